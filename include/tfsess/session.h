@@ -1,0 +1,107 @@
+/*
+ * tfsess/session.h - sessions: run a graph with feeds, fetches and
+ * targets.
+ *
+ * Lifecycle: build a graph; create a session on it with options; call
+ * tfs_session_run as often as needed (from several threads at once if you
+ * like); tfs_session_close (optional) then tfs_session_free.  The session
+ * keeps its graph alive: tfs_graph_free before tfs_session_free is fine.
+ *
+ * Each distinct (feeds, fetches, targets) signature is planned once: the
+ * graph is pruned to what the fetches and targets need (a fed tensor cuts
+ * the graph there), kernels are prepared and an order fixed; later runs
+ * with the same signature reuse the plan.  Variables live in the session:
+ * two sessions on one graph have separate values.
+ *
+ * Threads: tfs_session_run may be called concurrently on one session.
+ * Other functions take the session from one thread at a time.
+ */
+#ifndef TFSESS_SESSION_H
+#define TFSESS_SESSION_H
+
+#include "common.h"
+#include "graph.h"
+#include "status.h"
+#include "tensor.h"
+
+TFS_BEGIN_DECLS
+
+typedef struct tfs_session_options tfs_session_options;
+typedef struct tfs_session tfs_session;
+
+/* ---- options ------------------------------------------------------------- */
+
+/* Returns new options with TensorFlow's defaults (0 threads = one per
+ * core, soft placement off); caller frees with tfs_session_options_free.
+ * NULL only when memory runs out. */
+TFS_API tfs_session_options *tfs_session_options_new(void);
+TFS_API void tfs_session_options_free(tfs_session_options *o);
+
+/* Size of the intra-op pool (work inside one kernel) and of the inter-op
+ * pool (independent kernels at once).  0: one per core.  A negative
+ * inter-op count runs everything on the caller's thread. */
+TFS_API void tfs_session_options_set_intra_op_threads(tfs_session_options *o,
+                                                      int n);
+TFS_API void tfs_session_options_set_inter_op_threads(tfs_session_options *o,
+                                                      int n);
+/* Place an op on another device when the requested one is missing or has
+ * no kernel for it. */
+TFS_API void tfs_session_options_set_allow_soft_placement(
+    tfs_session_options *o, int allow);
+/* Print one line per node naming its device when a plan is built. */
+TFS_API void tfs_session_options_set_log_device_placement(
+    tfs_session_options *o, int log);
+
+TFS_API int tfs_session_options_intra_op_threads(const tfs_session_options *o);
+TFS_API int tfs_session_options_inter_op_threads(const tfs_session_options *o);
+TFS_API int tfs_session_options_allow_soft_placement(
+    const tfs_session_options *o);
+TFS_API int tfs_session_options_log_device_placement(
+    const tfs_session_options *o);
+
+/* ---- sessions ----------------------------------------------------------- */
+
+/* Returns a new session on `g` (NULL options: defaults); caller frees with
+ * tfs_session_free.  Does not take ownership of g or opts; the session
+ * keeps g alive until it is freed. */
+TFS_API tfs_session *tfs_session_new(tfs_graph *g,
+                                     const tfs_session_options *opts,
+                                     tfs_status *st);
+
+/* Runs the graph.  feeds[i] is set to feed_values[i] (not taken: the caller
+ * keeps its tensors and may reuse them); fetch_values[i] receives a new
+ * tensor for fetches[i], owned by the caller, valid after the session and
+ * the graph are gone; targets are run for their effects only.  Every
+ * fetch_values[i] is set to NULL first and stays NULL on error.
+ * Errors are TensorFlow's (e.g. "You must feed a value for placeholder
+ * tensor 'x' with dtype float and shape [?,3]").  Thread-safe. */
+TFS_API void tfs_session_run(tfs_session *s, const tfs_output *feeds,
+                             tfs_tensor *const *feed_values, int nfeeds,
+                             const tfs_output *fetches,
+                             tfs_tensor **fetch_values, int nfetches,
+                             tfs_operation *const *targets, int ntargets,
+                             tfs_status *st);
+
+/* Stops new runs ("Session has been closed.") and releases the variables.
+ * Idempotent. */
+TFS_API void tfs_session_close(tfs_session *s, tfs_status *st);
+
+/* Frees the session (closing it if needed).  Accepts NULL. */
+TFS_API void tfs_session_free(tfs_session *s);
+
+/* Scope-style use: creates a session on `g`, calls body(session, user),
+ * then closes and frees the session whatever body did (Python's
+ * `with tf.Session() as sess:`).  Returns body's result, or -1 when the
+ * session could not be created (st holds why).  body reports its own
+ * errors through `user` or its return value. */
+typedef int (*tfs_session_body)(tfs_session *s, void *user);
+TFS_API int tfs_session_with(tfs_graph *g, const tfs_session_options *opts,
+                             tfs_session_body body, void *user,
+                             tfs_status *st);
+
+/* Number of cached plans (one per distinct run signature). */
+TFS_API int tfs_session_num_plans(tfs_session *s);
+
+TFS_END_DECLS
+
+#endif /* TFSESS_SESSION_H */

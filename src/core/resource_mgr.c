@@ -1,0 +1,137 @@
+/*
+ * core/resource_mgr.c - the variable store of a session.
+ */
+#include "core/resource_mgr.h"
+
+#include <string.h>
+
+#include "core/alloc.h"
+#include "core/hashmap.h"
+#include "core/status.h"
+
+struct tfs_resource_mgr {
+  pthread_mutex_t mu;
+  tfs_map map;          /* key "kind/container/name" -> tfs_variable; */
+  char **keys;          /* guarded by: mu; owned keys */
+  tfs_variable **vars;
+  size_t n, cap;
+};
+
+tfs_resource_mgr *tfs_resource_mgr_new(void) {
+  tfs_resource_mgr *m = tfs_calloc(1, sizeof(*m));
+  if (!m) return NULL;
+  pthread_mutex_init(&m->mu, NULL);
+  return m;
+}
+
+void tfs_resource_mgr_free(tfs_resource_mgr *m) {
+  if (!m) return;
+  for (size_t i = 0; i < m->n; i++) {
+    tfs_variable *v = m->vars[i];
+    tfs_tensor_free(v->value);
+    tfs_free(v->container);
+    tfs_free(v->name);
+    pthread_mutex_destroy(&v->mu);
+    tfs_free(v);
+    tfs_free(m->keys[i]);
+  }
+  tfs_free(m->vars);
+  tfs_free(m->keys);
+  tfs_map_free(&m->map);
+  pthread_mutex_destroy(&m->mu);
+  tfs_free(m);
+}
+
+static char *make_key(const char *container, const char *name,
+                      tfs_var_kind kind) {
+  return tfs_asprintf("%d/%s/%s", (int)kind, container ? container : "",
+                      name ? name : "");
+}
+
+tfs_variable *tfs_resource_mgr_find(tfs_resource_mgr *m,
+                                    const char *container, const char *name,
+                                    tfs_var_kind kind) {
+  char *key = make_key(container, name, kind);
+  if (!key) return NULL;
+  pthread_mutex_lock(&m->mu);
+  tfs_variable *v = tfs_map_get_str(&m->map, key);
+  pthread_mutex_unlock(&m->mu);
+  tfs_free(key);
+  return v;
+}
+
+tfs_variable *tfs_resource_mgr_find_or_create(tfs_resource_mgr *m,
+                                              const char *container,
+                                              const char *name,
+                                              tfs_var_kind kind,
+                                              tfs_dtype dtype,
+                                              const tfs_shape *shape,
+                                              tfs_status *st) {
+  char *key = make_key(container, name, kind);
+  if (!key) {
+    TFS_OOM(st);
+    return NULL;
+  }
+  pthread_mutex_lock(&m->mu);
+  tfs_variable *v = tfs_map_get_str(&m->map, key);
+  if (v) {
+    pthread_mutex_unlock(&m->mu);
+    tfs_free(key);
+    return v;
+  }
+  v = tfs_calloc(1, sizeof(*v));
+  if (!v || tfs_grow((void **)&m->vars, &m->cap, m->n + 1, sizeof(void *)))
+    goto oom;
+  size_t kcap = m->cap;
+  /* keys grows in lockstep with vars */
+  char **nk = tfs_realloc(m->keys, sizeof(char *) * kcap);
+  if (!nk) goto oom;
+  m->keys = nk;
+  pthread_mutex_init(&v->mu, NULL);
+  v->kind = kind;
+  v->dtype = dtype;
+  if (shape)
+    v->shape = *shape;
+  else
+    v->shape.rank = -1;
+  v->container = tfs_strdup(container ? container : "");
+  v->name = tfs_strdup(name ? name : "");
+  if (!v->container || !v->name || tfs_map_put_str(&m->map, key, v)) {
+    tfs_free(v->container);
+    tfs_free(v->name);
+    pthread_mutex_destroy(&v->mu);
+    goto oom;
+  }
+  m->keys[m->n] = key;
+  m->vars[m->n++] = v;
+  pthread_mutex_unlock(&m->mu);
+  return v;
+oom:
+  pthread_mutex_unlock(&m->mu);
+  tfs_free(v);
+  tfs_free(key);
+  TFS_OOM(st);
+  return NULL;
+}
+
+tfs_tensor *tfs_variable_read(tfs_variable *v) {
+  pthread_mutex_lock(&v->mu);
+  tfs_tensor *t = tfs_tensor_ref(v->value);
+  pthread_mutex_unlock(&v->mu);
+  return t;
+}
+
+void tfs_variable_write(tfs_variable *v, tfs_tensor *t) {
+  pthread_mutex_lock(&v->mu);
+  tfs_tensor *old = v->value;
+  v->value = t;
+  pthread_mutex_unlock(&v->mu);
+  tfs_tensor_free(old);
+}
+
+int tfs_resource_mgr_count(tfs_resource_mgr *m) {
+  pthread_mutex_lock(&m->mu);
+  int n = (int)m->n;
+  pthread_mutex_unlock(&m->mu);
+  return n;
+}

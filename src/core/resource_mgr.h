@@ -1,0 +1,57 @@
+/*
+ * core/resource_mgr.h - per-session resources: variables, found by
+ * (container, name, kind).  A session owns one manager; two sessions on
+ * one graph have separate variables.  Thread-safe: lookups and creation
+ * lock the manager; a variable's value is guarded by its own mutex.
+ */
+#ifndef TFS_CORE_RESOURCE_MGR_H
+#define TFS_CORE_RESOURCE_MGR_H
+
+#include <pthread.h>
+
+#include "core/shape.h"
+#include "core/tensor.h"
+
+typedef enum {
+  TFS_VAR_REF = 0,      /* TF1 VariableV2 ("LegacyVar") */
+  TFS_VAR_RESOURCE = 1  /* resource variable ("Var") */
+} tfs_var_kind;
+
+typedef struct tfs_variable {
+  pthread_mutex_t mu;
+  tfs_var_kind kind;
+  tfs_dtype dtype;
+  tfs_shape shape;     /* declared shape */
+  char *container;
+  char *name;
+  tfs_tensor *value;   /* NULL: uninitialised; guarded by: mu */
+} tfs_variable;
+
+typedef struct tfs_resource_mgr tfs_resource_mgr;
+
+tfs_resource_mgr *tfs_resource_mgr_new(void);
+void tfs_resource_mgr_free(tfs_resource_mgr *m);
+
+/* The variable, or NULL.  Borrowed: valid while the manager lives. */
+tfs_variable *tfs_resource_mgr_find(tfs_resource_mgr *m, const char *container,
+                                    const char *name, tfs_var_kind kind);
+
+/* The variable, created (uninitialised) if absent.  NULL on OOM. */
+tfs_variable *tfs_resource_mgr_find_or_create(tfs_resource_mgr *m,
+                                              const char *container,
+                                              const char *name,
+                                              tfs_var_kind kind,
+                                              tfs_dtype dtype,
+                                              const tfs_shape *shape,
+                                              tfs_status *st);
+
+/* Current value (new reference) or NULL when uninitialised. */
+tfs_tensor *tfs_variable_read(tfs_variable *v);
+
+/* Replaces the value; takes ownership of `t`. */
+void tfs_variable_write(tfs_variable *v, tfs_tensor *t);
+
+/* Number of variables (tests and diagnostics). */
+int tfs_resource_mgr_count(tfs_resource_mgr *m);
+
+#endif

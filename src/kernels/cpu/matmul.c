@@ -1,0 +1,125 @@
+/*
+ * kernels/cpu/matmul.c - MatMul: float and double on the BLAS (sgemm,
+ * dgemm), half/bfloat16 through float, integers with plain loops.
+ */
+#include <cblas.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/alloc.h"
+#include "core/half.h"
+#include "kernels/cpu/cpu_tables.h"
+
+typedef struct {
+  int ta, tb;
+} mm_state;
+
+static int matmul_prepare(tfs_kernel_init *ki) {
+  mm_state *s = tfs_calloc(1, sizeof(*s));
+  if (!s) return tfs_ki_error(ki, TFS_RESOURCE_EXHAUSTED, "out of memory");
+  tfs_attrs_get_bool(ki->attrs, "transpose_a", &s->ta);
+  tfs_attrs_get_bool(ki->attrs, "transpose_b", &s->tb);
+  ki->state = s;
+  return 0;
+}
+
+/* Generic loops for types without a BLAS: C[m,n] = A op B, row-major. */
+#define MM_LOOP(NAME, T, ACC, LOAD, STORE)                                  \
+  static void NAME(const void *A, const void *B, void *C, int64_t m,        \
+                   int64_t n, int64_t k, int ta, int tb) {                  \
+    const T *a = A, *b = B;                                                 \
+    T *c = C;                                                               \
+    for (int64_t i = 0; i < m; i++) {                                       \
+      for (int64_t j = 0; j < n; j++) {                                     \
+        ACC acc = 0;                                                        \
+        for (int64_t p = 0; p < k; p++) {                                   \
+          ACC x = LOAD(a[ta ? p * m + i : i * k + p]);                      \
+          ACC y = LOAD(b[tb ? j * k + p : p * n + j]);                      \
+          acc += x * y;                                                     \
+        }                                                                   \
+        c[i * n + j] = STORE(acc);                                          \
+      }                                                                     \
+    }                                                                       \
+  }
+
+#define ID(x) (x)
+MM_LOOP(mm_i32, int32_t, uint64_t, (uint64_t)(uint32_t), (int32_t))
+MM_LOOP(mm_i64, int64_t, uint64_t, (uint64_t), (int64_t))
+MM_LOOP(mm_u8, uint8_t, uint64_t, ID, (uint8_t))
+MM_LOOP(mm_u16, uint16_t, uint64_t, ID, (uint16_t))
+MM_LOOP(mm_u32, uint32_t, uint64_t, ID, (uint32_t))
+MM_LOOP(mm_u64, uint64_t, uint64_t, ID, ID)
+MM_LOOP(mm_f16, uint16_t, float, tfs_half_to_float, tfs_float_to_half)
+MM_LOOP(mm_bf16, uint16_t, float, tfs_bf16_to_float, tfs_float_to_bf16)
+
+static void matmul_compute(tfs_kernel_ctx *c) {
+  const mm_state *s = c->state;
+  const tfs_tensor *a = c->inputs[0], *b = c->inputs[1];
+  char x[TFS_SHAPE_STRLEN], y[TFS_SHAPE_STRLEN];
+  if (a->shape.rank != 2) {
+    tfs_kctx_fail(c, TFS_INVALID_ARGUMENT,
+                  "In[0] is not a matrix. Instead it has shape %s",
+                  tfs_shape_str(&a->shape, x, sizeof x));
+    return;
+  }
+  if (b->shape.rank != 2) {
+    tfs_kctx_fail(c, TFS_INVALID_ARGUMENT,
+                  "In[1] is not a matrix. Instead it has shape %s",
+                  tfs_shape_str(&b->shape, x, sizeof x));
+    return;
+  }
+  int64_t m = a->shape.dims[s->ta ? 1 : 0], k = a->shape.dims[s->ta ? 0 : 1];
+  int64_t kb = b->shape.dims[s->tb ? 1 : 0], n = b->shape.dims[s->tb ? 0 : 1];
+  if (k != kb) {
+    tfs_kctx_fail(c, TFS_INVALID_ARGUMENT,
+                  "Matrix size-incompatible: In[0]: %s, In[1]: %s",
+                  tfs_shape_str(&a->shape, x, sizeof x),
+                  tfs_shape_str(&b->shape, y, sizeof y));
+    return;
+  }
+  tfs_shape os;
+  tfs_shape_2d(&os, m, n);
+  tfs_tensor *o = tfs_kctx_alloc_output(c, 0, &os);
+  if (!o || m == 0 || n == 0) return;
+  if (k == 0) {
+    memset(o->data, 0, o->nbytes);
+    return;
+  }
+  if (m > INT32_MAX || n > INT32_MAX || k > INT32_MAX) {
+    tfs_kctx_fail(c, TFS_INVALID_ARGUMENT, "MatMul dimensions too large");
+    return;
+  }
+  enum CBLAS_TRANSPOSE tA = s->ta ? CblasTrans : CblasNoTrans;
+  enum CBLAS_TRANSPOSE tB = s->tb ? CblasTrans : CblasNoTrans;
+  int lda = (int)a->shape.dims[1], ldb = (int)b->shape.dims[1];
+  switch (a->dtype) {
+    case TFS_FLOAT:
+      cblas_sgemm(CblasRowMajor, tA, tB, (int)m, (int)n, (int)k, 1.0f,
+                  a->data, lda, b->data, ldb, 0.0f, o->data, (int)n);
+      break;
+    case TFS_DOUBLE:
+      cblas_dgemm(CblasRowMajor, tA, tB, (int)m, (int)n, (int)k, 1.0,
+                  a->data, lda, b->data, ldb, 0.0, o->data, (int)n);
+      break;
+    case TFS_INT32: mm_i32(a->data, b->data, o->data, m, n, k, s->ta, s->tb); break;
+    case TFS_INT64: mm_i64(a->data, b->data, o->data, m, n, k, s->ta, s->tb); break;
+    case TFS_UINT8: mm_u8(a->data, b->data, o->data, m, n, k, s->ta, s->tb); break;
+    case TFS_UINT16: mm_u16(a->data, b->data, o->data, m, n, k, s->ta, s->tb); break;
+    case TFS_UINT32: mm_u32(a->data, b->data, o->data, m, n, k, s->ta, s->tb); break;
+    case TFS_UINT64: mm_u64(a->data, b->data, o->data, m, n, k, s->ta, s->tb); break;
+    case TFS_HALF: mm_f16(a->data, b->data, o->data, m, n, k, s->ta, s->tb); break;
+    case TFS_BFLOAT16: mm_bf16(a->data, b->data, o->data, m, n, k, s->ta, s->tb); break;
+    default:
+      tfs_kctx_fail(c, TFS_UNIMPLEMENTED, "MatMul is not implemented for %s",
+                    tfs_dtype_name(a->dtype));
+  }
+}
+
+const tfs_kernel_def tfs_cpu_kernels_matmul[] = {
+    {"MatMul", "CPU", "T",
+     TFS_DT_FLOATS | TFS_DT_BIT(TFS_INT32) | TFS_DT_BIT(TFS_INT64) |
+         TFS_DT_BIT(TFS_UINT8) | TFS_DT_BIT(TFS_UINT16) |
+         TFS_DT_BIT(TFS_UINT32) | TFS_DT_BIT(TFS_UINT64),
+     matmul_prepare, matmul_compute, free, TFS_KERNEL_EXPENSIVE, NULL},
+    {NULL, NULL, NULL, 0, NULL, NULL, NULL, 0, NULL},
+};

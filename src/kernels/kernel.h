@@ -1,0 +1,168 @@
+/*
+ * kernels/kernel.h - the kernel contract.
+ *
+ * A kernel computes one op on one device for some dtypes.  It is a
+ * `prepare` run once per plan (parse attrs, check what can be checked
+ * statically, pre-pack constant weights) and a `compute` run per step.
+ * compute gets a context: its inputs (borrowed), outputs it allocates
+ * through the context (so the executor can hand out planned memory or
+ * forward an input buffer the kernel holds alone), a parallel_for over the
+ * session's intra-op pool, the session's resources, and a way to fail with
+ * an error that names the node.  Kernels never touch the graph, the
+ * session or a global.
+ */
+#ifndef TFS_KERNELS_KERNEL_H
+#define TFS_KERNELS_KERNEL_H
+
+#include "core/attr_value.h"
+#include "core/resource_mgr.h"
+#include "core/status.h"
+#include "core/tensor.h"
+#include "ops/op_def.h"
+
+typedef struct tfs_kernel_init tfs_kernel_init;
+typedef struct tfs_kernel_ctx tfs_kernel_ctx;
+
+typedef int (*tfs_kernel_prepare_fn)(tfs_kernel_init *ki);
+typedef void (*tfs_kernel_compute_fn)(tfs_kernel_ctx *ctx);
+typedef void (*tfs_kernel_release_fn)(void *state);
+
+enum {
+  TFS_KERNEL_EXPENSIVE = 1u << 0, /* worth another inter-op thread */
+};
+
+typedef struct tfs_kernel_def {
+  const char *op;
+  const char *device;        /* "CPU" */
+  const char *type_attr;     /* attr whose dtype selects this kernel, or
+                                NULL for any */
+  uint64_t types;            /* TFS_DT_BIT set of dtypes; 0 = any */
+  tfs_kernel_prepare_fn prepare; /* may be NULL */
+  tfs_kernel_compute_fn compute;
+  tfs_kernel_release_fn release; /* frees prepare's state; may be NULL */
+  unsigned flags;
+  const void *data;          /* static data handed to prepare (ki->kdata) */
+} tfs_kernel_def;
+
+#define TFS_DT_BIT(dt) (1ull << (unsigned)(dt))
+#define TFS_DT_FLOATS                                                 \
+  (TFS_DT_BIT(TFS_FLOAT) | TFS_DT_BIT(TFS_DOUBLE) |                   \
+   TFS_DT_BIT(TFS_HALF) | TFS_DT_BIT(TFS_BFLOAT16))
+#define TFS_DT_INTS                                                   \
+  (TFS_DT_BIT(TFS_INT8) | TFS_DT_BIT(TFS_INT16) |                     \
+   TFS_DT_BIT(TFS_INT32) | TFS_DT_BIT(TFS_INT64) |                    \
+   TFS_DT_BIT(TFS_UINT8) | TFS_DT_BIT(TFS_UINT16) |                   \
+   TFS_DT_BIT(TFS_UINT32) | TFS_DT_BIT(TFS_UINT64))
+#define TFS_DT_REAL (TFS_DT_FLOATS | TFS_DT_INTS)
+
+/* ---- prepare ------------------------------------------------------------ */
+
+struct tfs_kernel_init {
+  const char *node_name;
+  const tfs_op_def *op;
+  const tfs_attrs *attrs;
+  int ninputs;
+  const tfs_dtype *in_types;         /* base dtypes seen by the kernel */
+  const tfs_shape *in_shapes;        /* inferred partial shapes */
+  const tfs_tensor *const *in_consts;/* constant inputs, else NULL */
+  int noutputs;
+  const tfs_dtype *out_types;
+  const tfs_shape *out_shapes;
+  const void *kdata;                 /* tfs_kernel_def.data */
+  void *state;                       /* set by prepare */
+  tfs_status *st;
+};
+
+/* Fails prepare with `code` and a message; adds the node context. */
+int tfs_ki_error(tfs_kernel_init *ki, tfs_code code, const char *fmt, ...)
+    TFS_PRINTF(3, 4);
+
+/* ---- compute ---------------------------------------------------------- */
+
+/* What a step offers kernels: the session's resources, the intra-op
+ * pool, cancellation.  Filled by the executor. */
+struct tfs_threadpool;
+typedef struct tfs_run {
+  tfs_resource_mgr *resources;
+  struct tfs_threadpool *intra_pool; /* NULL: run inline */
+  void (*log)(const char *text);     /* NULL: stderr */
+  int64_t step_id;
+} tfs_run;
+
+typedef void (*tfs_range_fn)(void *arg, int64_t begin, int64_t end);
+
+struct tfs_kernel_ctx {
+  const char *node_name;
+  const char *op_name;
+  void *state;
+  int ninputs;
+  tfs_tensor **inputs;          /* borrowed for the call */
+  tfs_tensor ***input_slots;    /* where input i lives (NULL: not stealable)*/
+  uint64_t forwardable;         /* bit i: input i may be reused in place */
+  int noutputs;
+  tfs_tensor **outputs;         /* set by the kernel; the executor takes them */
+  const tfs_dtype *out_types;
+  struct tfs_run *run;
+  tfs_status *st;
+  int failed;
+};
+
+static inline const tfs_tensor *tfs_kctx_input(const tfs_kernel_ctx *c,
+                                               int i) {
+  return c->inputs[i];
+}
+
+/* Allocates output i with `shape` (dtype from the node).  NULL after
+ * recording an error. */
+tfs_tensor *tfs_kctx_alloc_output(tfs_kernel_ctx *c, int i,
+                                  const tfs_shape *shape);
+
+/* Output i reusing input `in`'s buffer when the kernel holds it alone and
+ * dtype and size match (the shape may differ); else a fresh allocation. */
+tfs_tensor *tfs_kctx_forward_or_alloc(tfs_kernel_ctx *c, int in, int i,
+                                      const tfs_shape *shape);
+
+/* Sets output i to `t`, taking ownership. */
+void tfs_kctx_set_output(tfs_kernel_ctx *c, int i, tfs_tensor *t);
+
+/* Records an error with TensorFlow's node suffix ("\n\t [[{{node X}}]]").
+ * Only the first error of a call counts. */
+void tfs_kctx_fail(tfs_kernel_ctx *c, tfs_code code, const char *fmt, ...)
+    TFS_PRINTF(3, 4);
+/* Same, for an error already in `st`. */
+void tfs_kctx_fail_status(tfs_kernel_ctx *c, const tfs_status *st);
+
+/* Runs fn over [0, n) in chunks on the intra-op pool when the total cost
+ * (n * cost_per_unit, in rough nanoseconds) makes it worthwhile; else
+ * inline on this thread.  Returns when every chunk is done. */
+void tfs_kctx_parallel_for(tfs_kernel_ctx *c, int64_t n,
+                           int64_t cost_per_unit, tfs_range_fn fn,
+                           void *arg);
+
+/* The session's resources (variables). */
+tfs_resource_mgr *tfs_kctx_resources(tfs_kernel_ctx *c);
+
+/* The variable a ref input points to (TF1 VariableV2 edges), or NULL. */
+tfs_variable *tfs_kctx_input_ref(tfs_kernel_ctx *c, int i);
+
+/* A ref output pointing at variable v. */
+void tfs_kctx_set_ref_output(tfs_kernel_ctx *c, int i, tfs_variable *v);
+
+/* Where Print/Assert-style kernels write (stderr unless redirected). */
+void tfs_kctx_log(tfs_kernel_ctx *c, const char *text);
+
+/* ---- registry ----------------------------------------------------------- */
+
+/* The kernel for (op, device, dtype of its type_attr in attrs), or NULL
+ * with TensorFlow's "No OpKernel was registered to support Op ..." error
+ * naming `node_name`. */
+const tfs_kernel_def *tfs_kernel_find(const tfs_op_def *op,
+                                      const char *device,
+                                      const tfs_attrs *attrs,
+                                      const char *node_name,
+                                      tfs_status *st);
+
+/* Every registered kernel (for `tfsess ops`). */
+const tfs_kernel_def *const *tfs_kernel_all(int *n);
+
+#endif

@@ -1,0 +1,124 @@
+/*
+ * kernels/kernel_registry.c - finds the kernel for a node: by op name,
+ * device and the dtype of the kernel's constraint attr.
+ */
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/alloc.h"
+#include "core/hashmap.h"
+#include "core/log.h"
+#include "core/strbuf.h"
+#include "kernels/cpu/cpu_tables.h"
+
+static const tfs_kernel_def *const kTables[] = {
+    tfs_cpu_kernels_array,  tfs_cpu_kernels_binary, tfs_cpu_kernels_unary,
+    tfs_cpu_kernels_matmul, tfs_cpu_kernels_reduce, tfs_cpu_kernels_nn,
+    tfs_cpu_kernels_cast,   tfs_cpu_kernels_state,  tfs_cpu_kernels_logging,
+};
+
+typedef struct {
+  int n, cap;
+  const tfs_kernel_def **v;
+} kernel_list;
+
+static pthread_once_t g_once = PTHREAD_ONCE_INIT;
+static tfs_map g_by_op = TFS_MAP_INIT; /* op name -> kernel_list */
+static kernel_list *g_lists;
+static const tfs_kernel_def **g_all;
+static int g_nall;
+
+static void build(void) {
+  int total = 0;
+  for (size_t t = 0; t < TFS_ARRAY_LEN(kTables); t++)
+    for (const tfs_kernel_def *k = kTables[t]; k->op; k++) total++;
+  g_all = tfs_calloc((size_t)total + 1, sizeof(*g_all));
+  g_lists = tfs_calloc((size_t)total + 1, sizeof(kernel_list));
+  if (!g_all || !g_lists) return;
+  int nlists = 0;
+  for (size_t t = 0; t < TFS_ARRAY_LEN(kTables); t++) {
+    for (const tfs_kernel_def *k = kTables[t]; k->op; k++) {
+      if (!tfs_op_lookup(k->op)) {
+        tfs_log(TFS_LOG_ERROR, "kernel for unregistered op '%s'", k->op);
+        continue;
+      }
+      g_all[g_nall++] = k;
+      kernel_list *l = tfs_map_get_str(&g_by_op, k->op);
+      if (!l) {
+        l = &g_lists[nlists++];
+        if (tfs_map_put_str(&g_by_op, k->op, l)) continue;
+      }
+      size_t cap = (size_t)l->cap;
+      if (tfs_grow((void **)&l->v, &cap, (size_t)l->n + 1, sizeof(void *)))
+        continue;
+      l->cap = (int)cap;
+      l->v[l->n++] = k;
+    }
+  }
+}
+
+static void types_string(tfs_strbuf *b, uint64_t types) {
+  int first = 1;
+  tfs_strbuf_putc(b, '[');
+  for (int d = 1; d < 64; d++) {
+    if (!(types & TFS_DT_BIT(d)) || !tfs_dtype_is_valid((tfs_dtype)d))
+      continue;
+    if (!first) tfs_strbuf_puts(b, ", ");
+    first = 0;
+    tfs_strbuf_puts(b, tfs_dtype_enum_name((tfs_dtype)d));
+  }
+  tfs_strbuf_putc(b, ']');
+}
+
+const tfs_kernel_def *tfs_kernel_find(const tfs_op_def *op,
+                                      const char *device,
+                                      const tfs_attrs *attrs,
+                                      const char *node_name,
+                                      tfs_status *st) {
+  pthread_once(&g_once, build);
+  kernel_list *l = tfs_map_get_str(&g_by_op, op->name);
+  for (int i = 0; l && i < l->n; i++) {
+    const tfs_kernel_def *k = l->v[i];
+    if (strcmp(k->device, device) != 0) continue;
+    if (!k->type_attr || !k->types) return k;
+    tfs_dtype dt;
+    if (tfs_attrs_get_type(attrs, k->type_attr, &dt) == 0 &&
+        (unsigned)dt < 64 && (k->types & TFS_DT_BIT(dt)))
+      return k;
+  }
+  /* TensorFlow's message: the node's type attrs, then what exists. */
+  tfs_strbuf b = TFS_STRBUF_INIT;
+  tfs_strbuf_printf(&b, "No OpKernel was registered to support Op '%s' "
+                    "used by {{node %s}} with these attrs: [", op->name,
+                    node_name);
+  int first = 1;
+  for (int i = 0; attrs && i < attrs->n; i++) {
+    if (attrs->e[i].name[0] == '_') continue;
+    if (!first) tfs_strbuf_puts(&b, ", ");
+    first = 0;
+    tfs_strbuf_printf(&b, "%s=", attrs->e[i].name);
+    tfs_attr_value_summary(&b, &attrs->e[i].value);
+  }
+  tfs_strbuf_printf(&b, "]\nRegistered devices: [CPU]\nRegistered "
+                    "kernels:\n");
+  if (!l || !l->n) tfs_strbuf_puts(&b, "  <no registered kernels>\n");
+  for (int i = 0; l && i < l->n; i++) {
+    const tfs_kernel_def *k = l->v[i];
+    tfs_strbuf_printf(&b, "  device='%s'", k->device);
+    if (k->type_attr && k->types) {
+      tfs_strbuf_printf(&b, "; %s in ", k->type_attr);
+      types_string(&b, k->types);
+    }
+    tfs_strbuf_putc(&b, '\n');
+  }
+  tfs_status_set(st, TFS_INVALID_ARGUMENT, tfs_strbuf_str(&b));
+  tfs_strbuf_free(&b);
+  return NULL;
+}
+
+const tfs_kernel_def *const *tfs_kernel_all(int *n) {
+  pthread_once(&g_once, build);
+  *n = g_nall;
+  return g_all;
+}

@@ -1,0 +1,18 @@
+/*
+ * ops/op_tables.h - the op family tables the registry reads.  Each table
+ * ends with an entry whose name is NULL.  Adding a family: declare it here
+ * and list it in registry.c.
+ */
+#ifndef TFS_OPS_OP_TABLES_H
+#define TFS_OPS_OP_TABLES_H
+
+#include "ops/op_def.h"
+
+extern const tfs_op_spec tfs_ops_array[];
+extern const tfs_op_spec tfs_ops_math[];
+extern const tfs_op_spec tfs_ops_nn[];
+extern const tfs_op_spec tfs_ops_state[];
+extern const tfs_op_spec tfs_ops_logging[];
+extern const tfs_op_spec tfs_ops_control[];
+
+#endif

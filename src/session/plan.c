@@ -1,0 +1,364 @@
+/*
+ * session/plan.c - building a plan for one (feeds, fetches, targets)
+ * signature: validation with TensorFlow's messages, pruning (fed tensors
+ * cut the graph), execution order, slots, kernels, release counts.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/alloc.h"
+#include "core/log.h"
+#include "core/status.h"
+#include "session/session_internal.h"
+
+static void plan_free(tfs_plan *p) {
+  if (!p) return;
+  for (int i = 0; i < p->nnodes; i++) {
+    tfs_plan_node *n = &p->nodes[i];
+    if (n->kdef && n->kdef->release && n->kstate) n->kdef->release(n->kstate);
+    tfs_free(n->in_slots);
+    tfs_free(n->in_flags);
+    tfs_free(n->succ);
+  }
+  tfs_free(p->nodes);
+  tfs_free(p->slot_uses);
+  tfs_free(p->feeds);
+  tfs_free(p->feed_slots);
+  tfs_free(p->fetch_slots);
+  tfs_free(p->fetch_deref);
+  tfs_free(p->fetches);
+  tfs_free(p->key);
+  tfs_free(p);
+}
+
+void tfs_plan__unref(tfs_plan *p) {
+  if (p && atomic_fetch_sub(&p->refs, 1) == 1) plan_free(p);
+}
+
+static const char *tname(tfs_output o, char *buf, size_t cap) {
+  snprintf(buf, cap, "%s:%d", o.oper->name, o.index);
+  return buf;
+}
+
+/* ---- validation ---------------------------------------------------------- */
+
+static int check_signature(tfs_session *s, const tfs_output *feeds,
+                           int nfeeds, const tfs_output *fetches,
+                           int nfetches, tfs_operation *const *targets,
+                           int ntargets, tfs_status *st) {
+  char buf[512];
+  if (nfetches == 0 && ntargets == 0) {
+    tfs_status_set(st, TFS_INVALID_ARGUMENT,
+                   "Must specify at least one target to fetch or execute.");
+    return -1;
+  }
+  for (int i = 0; i < nfeeds; i++) {
+    tfs_output f = feeds[i];
+    if (!f.oper || f.oper->graph != s->graph) {
+      tfs_status_setf(st, TFS_NOT_FOUND,
+                      "FeedInputs: unable to find feed output %s",
+                      f.oper ? tname(f, buf, sizeof buf) : "(null)");
+      return -1;
+    }
+    if (f.index < 0 || f.index >= f.oper->noutputs) {
+      tfs_status_setf(st, TFS_INVALID_ARGUMENT,
+                      "FeedInputs: %s should have output index < %d",
+                      tname(f, buf, sizeof buf), f.oper->noutputs);
+      return -1;
+    }
+    for (int k = 0; k < i; k++) {
+      if (feeds[k].oper == f.oper && feeds[k].index == f.index) {
+        tfs_status_setf(st, TFS_INVALID_ARGUMENT,
+                        "Endpoint \"%s\" fed more than once.",
+                        tname(f, buf, sizeof buf));
+        return -1;
+      }
+    }
+  }
+  for (int i = 0; i < nfetches; i++) {
+    tfs_output f = fetches[i];
+    if (!f.oper || f.oper->graph != s->graph) {
+      tfs_status_setf(st, TFS_NOT_FOUND, "FetchOutputs node %s: not found",
+                      f.oper ? tname(f, buf, sizeof buf) : "(null)");
+      return -1;
+    }
+    if (f.oper->noutputs == 0) {
+      tfs_status_setf(st, TFS_INVALID_ARGUMENT,
+                      "Tried to fetch data for '%s', which produces no "
+                      "output.  To run to a node but not fetch any data, "
+                      "pass '%s' as an argument to the 'target_node_names' "
+                      "argument of the Session::Run API.",
+                      tname(f, buf, sizeof buf), buf);
+      return -1;
+    }
+    if (f.index < 0 || f.index >= f.oper->noutputs) {
+      tfs_status_setf(st, TFS_INVALID_ARGUMENT,
+                      "FetchOutputs %s: output index too large, must be < %d",
+                      tname(f, buf, sizeof buf), f.oper->noutputs);
+      return -1;
+    }
+    for (int k = 0; k < nfeeds; k++) {
+      if (feeds[k].oper == f.oper && feeds[k].index == f.index) {
+        tfs_status_setf(st, TFS_INVALID_ARGUMENT,
+                        "%s is both fed and fetched.",
+                        tname(f, buf, sizeof buf));
+        return -1;
+      }
+    }
+  }
+  for (int i = 0; i < ntargets; i++) {
+    if (!targets[i] || targets[i]->graph != s->graph) {
+      tfs_status_setf(st, TFS_NOT_FOUND,
+                      "PruneForTargets: Some target nodes not found: %s ",
+                      targets[i] ? targets[i]->name : "(null)");
+      return -1;
+    }
+  }
+  return 0;
+}
+
+/* ---- building -------------------------------------------------------------- */
+
+static int fed_index(const tfs_output *feeds, int nfeeds, tfs_output o) {
+  for (int k = 0; k < nfeeds; k++)
+    if (feeds[k].oper == o.oper && feeds[k].index == o.index) return k;
+  return -1;
+}
+
+static int cmp_int(const void *a, const void *b) {
+  int x = *(const int *)a, y = *(const int *)b;
+  return (x > y) - (x < y);
+}
+
+/* Marks what the fetches and targets need; returns the sorted op ids. */
+static int *prune(tfs_graph *g, const tfs_output *feeds, int nfeeds,
+                  const tfs_output *fetches, int nfetches,
+                  tfs_operation *const *targets, int ntargets, int *count) {
+  uint8_t *mark = tfs_calloc(g->nops + 1, 1);
+  int *stack = tfs_malloc(sizeof(int) * (g->nops + 1));
+  int *ids = tfs_malloc(sizeof(int) * (g->nops + 1));
+  int sp = 0, n = 0;
+  if (!mark || !stack || !ids) goto oom;
+#define PUSH(op)                        \
+  do {                                  \
+    if (!mark[(op)->id]) {              \
+      mark[(op)->id] = 1;               \
+      stack[sp++] = (op)->id;           \
+    }                                   \
+  } while (0)
+  for (int i = 0; i < nfetches; i++) PUSH(fetches[i].oper);
+  for (int i = 0; i < ntargets; i++) PUSH(targets[i]);
+  while (sp) {
+    tfs_operation *op = g->ops[stack[--sp]];
+    ids[n++] = op->id;
+    for (int i = 0; i < op->ninputs; i++)
+      if (fed_index(feeds, nfeeds, op->inputs[i]) < 0)
+        PUSH(op->inputs[i].oper);
+    for (int i = 0; i < op->ncontrol; i++) PUSH(op->control_inputs[i]);
+  }
+#undef PUSH
+  /* Operations are added after their inputs, so id order is a valid
+   * execution order. */
+  qsort(ids, (size_t)n, sizeof(int), cmp_int);
+  tfs_free(mark);
+  tfs_free(stack);
+  *count = n;
+  return ids;
+oom:
+  tfs_free(mark);
+  tfs_free(stack);
+  tfs_free(ids);
+  return NULL;
+}
+
+static int prepare_kernel(tfs_plan_node *pn, tfs_status *st) {
+  tfs_operation *op = pn->op;
+  const tfs_kernel_def *k =
+      tfs_kernel_find(op->def, "CPU", &op->attrs, op->name, st);
+  if (!k) return -1;
+  pn->kdef = k;
+  pn->expensive = (k->flags & TFS_KERNEL_EXPENSIVE) != 0;
+  if (!k->prepare) return 0;
+  int n = op->ninputs;
+  tfs_dtype *in_types = tfs_malloc(sizeof(tfs_dtype) * (size_t)(n + 1));
+  tfs_shape *in_shapes = tfs_malloc(sizeof(tfs_shape) * (size_t)(n + 1));
+  const tfs_tensor **consts = tfs_calloc((size_t)(n + 1), sizeof(void *));
+  int rc = -1;
+  if (!in_types || !in_shapes || !consts) {
+    TFS_OOM(st);
+    goto done;
+  }
+  for (int i = 0; i < n; i++) {
+    tfs_output src = op->inputs[i];
+    in_types[i] = tfs_dtype_base(op->in_types[i]);
+    in_shapes[i] = src.oper->out_shapes[src.index];
+    consts[i] = tfs_graph__const_value(src);
+  }
+  tfs_kernel_init ki = {
+      .node_name = op->name,
+      .op = op->def,
+      .attrs = &op->attrs,
+      .ninputs = n,
+      .in_types = in_types,
+      .in_shapes = in_shapes,
+      .in_consts = consts,
+      .noutputs = op->noutputs,
+      .out_types = op->out_types,
+      .out_shapes = op->out_shapes,
+      .kdata = k->data,
+      .state = NULL,
+      .st = st,
+  };
+  rc = k->prepare(&ki);
+  pn->kstate = ki.state;
+done:
+  tfs_free(in_types);
+  tfs_free(in_shapes);
+  tfs_free(consts);
+  return rc;
+}
+
+static int add_succ(tfs_plan_node *from, int to) {
+  for (int i = 0; i < from->nsucc; i++)
+    if (from->succ[i] == to) return 0;
+  int32_t *s = tfs_realloc(from->succ, sizeof(int32_t) * (size_t)(from->nsucc + 1));
+  if (!s) return -1;
+  from->succ = s;
+  from->succ[from->nsucc++] = to;
+  return 1;
+}
+
+static void *make_key(const tfs_output *feeds, int nfeeds,
+                      const tfs_output *fetches, int nfetches,
+                      tfs_operation *const *targets, int ntargets,
+                      size_t *len) {
+  size_t n = 3 + 2 * (size_t)nfeeds + 2 * (size_t)nfetches + (size_t)ntargets;
+  int32_t *k = tfs_malloc(n * sizeof(int32_t));
+  if (!k) return NULL;
+  size_t p = 0;
+  k[p++] = nfeeds;
+  k[p++] = nfetches;
+  k[p++] = ntargets;
+  for (int i = 0; i < nfeeds; i++) {
+    k[p++] = feeds[i].oper ? feeds[i].oper->id : -1;
+    k[p++] = feeds[i].index;
+  }
+  for (int i = 0; i < nfetches; i++) {
+    k[p++] = fetches[i].oper ? fetches[i].oper->id : -1;
+    k[p++] = fetches[i].index;
+  }
+  for (int i = 0; i < ntargets; i++) k[p++] = targets[i] ? targets[i]->id : -1;
+  *len = n * sizeof(int32_t);
+  return k;
+}
+
+tfs_plan *tfs_plan__build(tfs_session *s, const tfs_output *feeds,
+                          int nfeeds, const tfs_output *fetches,
+                          int nfetches, tfs_operation *const *targets,
+                          int ntargets, tfs_status *st) {
+  if (check_signature(s, feeds, nfeeds, fetches, nfetches, targets, ntargets,
+                      st))
+    return NULL;
+  tfs_graph *g = s->graph;
+  tfs_plan *p = tfs_calloc(1, sizeof(*p));
+  int *ids = NULL, *pos = NULL, *slot_base = NULL;
+  if (!p) goto oom;
+  atomic_init(&p->refs, 1);
+  p->key = make_key(feeds, nfeeds, fetches, nfetches, targets, ntargets,
+                    &p->keylen);
+  int n = 0;
+  ids = prune(g, feeds, nfeeds, fetches, nfetches, targets, ntargets, &n);
+  pos = tfs_malloc(sizeof(int) * (g->nops + 1));
+  slot_base = tfs_malloc(sizeof(int) * (size_t)(n + 1));
+  p->nodes = tfs_calloc((size_t)(n + 1), sizeof(tfs_plan_node));
+  if (!p->key || !ids || !pos || !slot_base || !p->nodes) goto oom;
+  for (size_t i = 0; i <= g->nops; i++) pos[i] = -1;
+  p->nnodes = n;
+  int nslots = 0;
+  for (int i = 0; i < n; i++) {
+    tfs_operation *op = g->ops[ids[i]];
+    pos[op->id] = i;
+    p->nodes[i].op = op;
+    p->nodes[i].noutputs = op->noutputs;
+    p->nodes[i].out_slot = nslots;
+    slot_base[i] = nslots;
+    nslots += op->noutputs;
+  }
+  /* feeds get their own slots after the node outputs */
+  p->nfeeds = nfeeds;
+  p->feeds = tfs_malloc(sizeof(tfs_output) * (size_t)(nfeeds + 1));
+  p->feed_slots = tfs_malloc(sizeof(int32_t) * (size_t)(nfeeds + 1));
+  if (!p->feeds || !p->feed_slots) goto oom;
+  for (int i = 0; i < nfeeds; i++) {
+    p->feeds[i] = feeds[i];
+    p->feed_slots[i] = nslots++;
+  }
+  p->nslots = nslots;
+  p->slot_uses = tfs_calloc((size_t)(nslots + 1), sizeof(int32_t));
+  if (!p->slot_uses) goto oom;
+
+  for (int i = 0; i < n; i++) {
+    tfs_plan_node *pn = &p->nodes[i];
+    tfs_operation *op = pn->op;
+    pn->ninputs = op->ninputs;
+    pn->in_slots = tfs_malloc(sizeof(int32_t) * (size_t)(op->ninputs + 1));
+    pn->in_flags = tfs_calloc((size_t)(op->ninputs + 1), 1);
+    if (!pn->in_slots || !pn->in_flags) goto oom;
+    for (int k = 0; k < op->ninputs; k++) {
+      tfs_output src = op->inputs[k];
+      int f = fed_index(feeds, nfeeds, src);
+      int slot;
+      if (f >= 0) {
+        slot = p->feed_slots[f];
+      } else {
+        int sp = pos[src.oper->id];
+        slot = slot_base[sp] + src.index;
+        if (tfs_dtype_is_ref(src.oper->out_types[src.index]) &&
+            !tfs_dtype_is_ref(op->in_types[k]))
+          pn->in_flags[k] |= TFS_IN_DEREF;
+        int r = add_succ(&p->nodes[sp], i);
+        if (r < 0) goto oom;
+        pn->npending += r;
+      }
+      pn->in_slots[k] = slot;
+      p->slot_uses[slot]++;
+    }
+    for (int k = 0; k < op->ncontrol; k++) {
+      int sp = pos[op->control_inputs[k]->id];
+      int r = add_succ(&p->nodes[sp], i);
+      if (r < 0) goto oom;
+      pn->npending += r;
+    }
+    if (prepare_kernel(pn, st)) goto fail;
+  }
+
+  p->nfetches = nfetches;
+  p->fetch_slots = tfs_malloc(sizeof(int32_t) * (size_t)(nfetches + 1));
+  p->fetch_deref = tfs_calloc((size_t)(nfetches + 1), 1);
+  p->fetches = tfs_malloc(sizeof(tfs_output) * (size_t)(nfetches + 1));
+  if (!p->fetch_slots || !p->fetch_deref || !p->fetches) goto oom;
+  for (int i = 0; i < nfetches; i++) {
+    int sp = pos[fetches[i].oper->id];
+    p->fetches[i] = fetches[i];
+    p->fetch_slots[i] = slot_base[sp] + fetches[i].index;
+    p->fetch_deref[i] =
+        (uint8_t)tfs_dtype_is_ref(fetches[i].oper->out_types[fetches[i].index]);
+    p->slot_uses[p->fetch_slots[i]]++;
+  }
+  tfs_free(ids);
+  tfs_free(pos);
+  tfs_free(slot_base);
+  if (tfs_log_enabled(TFS_LOG_DEBUG))
+    tfs_log(TFS_LOG_DEBUG, "plan: %d nodes, %d slots, %d feeds, %d fetches",
+            p->nnodes, p->nslots, nfeeds, nfetches);
+  return p;
+oom:
+  TFS_OOM(st);
+fail:
+  tfs_free(ids);
+  tfs_free(pos);
+  tfs_free(slot_base);
+  plan_free(p);
+  return NULL;
+}

@@ -1,0 +1,217 @@
+/*
+ * session/session.c - session lifetime, options, the plan cache and run.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/alloc.h"
+#include "core/status.h"
+#include "session/session_internal.h"
+
+/* ---- options --------------------------------------------------------------- */
+
+tfs_session_options *tfs_session_options_new(void) {
+  return tfs_calloc(1, sizeof(tfs_session_options));
+}
+
+void tfs_session_options_free(tfs_session_options *o) { tfs_free(o); }
+
+void tfs_session_options_set_intra_op_threads(tfs_session_options *o,
+                                              int n) {
+  if (o) o->intra_op_threads = n;
+}
+void tfs_session_options_set_inter_op_threads(tfs_session_options *o,
+                                              int n) {
+  if (o) o->inter_op_threads = n;
+}
+void tfs_session_options_set_allow_soft_placement(tfs_session_options *o,
+                                                  int allow) {
+  if (o) o->allow_soft_placement = allow != 0;
+}
+void tfs_session_options_set_log_device_placement(tfs_session_options *o,
+                                                  int log) {
+  if (o) o->log_device_placement = log != 0;
+}
+int tfs_session_options_intra_op_threads(const tfs_session_options *o) {
+  return o ? o->intra_op_threads : 0;
+}
+int tfs_session_options_inter_op_threads(const tfs_session_options *o) {
+  return o ? o->inter_op_threads : 0;
+}
+int tfs_session_options_allow_soft_placement(const tfs_session_options *o) {
+  return o ? o->allow_soft_placement : 0;
+}
+int tfs_session_options_log_device_placement(const tfs_session_options *o) {
+  return o ? o->log_device_placement : 0;
+}
+
+/* ---- sessions -------------------------------------------------------------- */
+
+tfs_session *tfs_session_new(tfs_graph *g, const tfs_session_options *opts,
+                             tfs_status *st) {
+  TFS_CHECK_ARG(g != NULL, st, NULL);
+  tfs_session *s = tfs_calloc(1, sizeof(*s));
+  if (!s) {
+    TFS_OOM(st);
+    return NULL;
+  }
+  s->resources = tfs_resource_mgr_new();
+  if (!s->resources) {
+    tfs_free(s);
+    TFS_OOM(st);
+    return NULL;
+  }
+  if (opts) s->opts = *opts;
+  s->graph = g;
+  pthread_mutex_init(&s->mu, NULL);
+  pthread_cond_init(&s->idle, NULL);
+  atomic_init(&s->next_step, 1);
+  tfs_graph__retain(g);
+  tfs_status_clear(st);
+  return s;
+}
+
+static void drop_plans(tfs_session *s) {
+  const tfs_map_entry *e;
+  for (size_t i = 0; tfs_map_next(&s->plans, &i, &e);)
+    tfs_plan__unref(e->value);
+  tfs_map_free(&s->plans);
+}
+
+void tfs_session_close(tfs_session *s, tfs_status *st) {
+  TFS_CHECK_ARG(s != NULL, st, );
+  pthread_mutex_lock(&s->mu);
+  s->closed = 1;
+  while (s->active_runs > 0) pthread_cond_wait(&s->idle, &s->mu);
+  drop_plans(s);
+  tfs_resource_mgr_free(s->resources);
+  s->resources = NULL;
+  pthread_mutex_unlock(&s->mu);
+  tfs_status_clear(st);
+}
+
+void tfs_session_free(tfs_session *s) {
+  if (!s) return;
+  tfs_session_close(s, NULL);
+  pthread_mutex_destroy(&s->mu);
+  pthread_cond_destroy(&s->idle);
+  tfs_graph *g = s->graph;
+  tfs_free(s);
+  tfs_graph__release(g);
+}
+
+int tfs_session_num_plans(tfs_session *s) {
+  if (!s) return 0;
+  pthread_mutex_lock(&s->mu);
+  int n = (int)s->plans.count;
+  pthread_mutex_unlock(&s->mu);
+  return n;
+}
+
+static int closed_error(tfs_status *st) {
+  tfs_status_set(st, TFS_CANCELLED, "Session has been closed.");
+  return -1;
+}
+
+/* Finds or builds the plan and marks a run active.  Lock order: the graph
+ * mutex before the session mutex. */
+static tfs_plan *acquire_plan(tfs_session *s, const tfs_output *feeds,
+                              int nfeeds, const tfs_output *fetches,
+                              int nfetches, tfs_operation *const *targets,
+                              int ntargets, tfs_status *st) {
+  int32_t small[64];
+  size_t n = 3 + 2 * (size_t)nfeeds + 2 * (size_t)nfetches + (size_t)ntargets;
+  int32_t *key = n <= 64 ? small : tfs_malloc(n * sizeof(int32_t));
+  if (!key) {
+    TFS_OOM(st);
+    return NULL;
+  }
+  size_t p = 0;
+  key[p++] = nfeeds;
+  key[p++] = nfetches;
+  key[p++] = ntargets;
+  for (int i = 0; i < nfeeds; i++) {
+    key[p++] = feeds[i].oper ? feeds[i].oper->id : -1;
+    key[p++] = feeds[i].index;
+  }
+  for (int i = 0; i < nfetches; i++) {
+    key[p++] = fetches[i].oper ? fetches[i].oper->id : -1;
+    key[p++] = fetches[i].index;
+  }
+  for (int i = 0; i < ntargets; i++) key[p++] = targets[i] ? targets[i]->id : -1;
+  size_t klen = n * sizeof(int32_t);
+
+  tfs_plan *plan = NULL;
+  pthread_mutex_lock(&s->mu);
+  if (s->closed) {
+    pthread_mutex_unlock(&s->mu);
+    closed_error(st);
+    goto out;
+  }
+  plan = tfs_map_get(&s->plans, key, klen);
+  if (plan) {
+    atomic_fetch_add(&plan->refs, 1);
+    s->active_runs++;
+    pthread_mutex_unlock(&s->mu);
+    goto out;
+  }
+  pthread_mutex_unlock(&s->mu);
+
+  pthread_mutex_lock(&s->graph->mu);
+  pthread_mutex_lock(&s->mu);
+  if (s->closed) {
+    closed_error(st);
+  } else if ((plan = tfs_map_get(&s->plans, key, klen)) != NULL) {
+    atomic_fetch_add(&plan->refs, 1);
+    s->active_runs++;
+  } else {
+    plan = tfs_plan__build(s, feeds, nfeeds, fetches, nfetches, targets,
+                           ntargets, st);
+    if (plan) {
+      if (tfs_map_put(&s->plans, plan->key, plan->keylen, plan) == 0)
+        atomic_fetch_add(&plan->refs, 1); /* the cache's reference */
+      s->active_runs++;
+    }
+  }
+  pthread_mutex_unlock(&s->mu);
+  pthread_mutex_unlock(&s->graph->mu);
+out:
+  if (key != small) tfs_free(key);
+  return plan;
+}
+
+static void release_run(tfs_session *s, tfs_plan *plan) {
+  tfs_plan__unref(plan);
+  pthread_mutex_lock(&s->mu);
+  if (--s->active_runs == 0) pthread_cond_broadcast(&s->idle);
+  pthread_mutex_unlock(&s->mu);
+}
+
+void tfs_session_run(tfs_session *s, const tfs_output *feeds,
+                     tfs_tensor *const *feed_values, int nfeeds,
+                     const tfs_output *fetches, tfs_tensor **fetch_values,
+                     int nfetches, tfs_operation *const *targets,
+                     int ntargets, tfs_status *st) {
+  for (int i = 0; fetch_values && i < nfetches; i++) fetch_values[i] = NULL;
+  TFS_CHECK_ARG(s != NULL, st, );
+  TFS_CHECK_ARG(nfeeds >= 0 && nfetches >= 0 && ntargets >= 0, st, );
+  TFS_CHECK_ARG(nfeeds == 0 || (feeds != NULL && feed_values != NULL), st, );
+  TFS_CHECK_ARG(nfetches == 0 || (fetches != NULL && fetch_values != NULL),
+                st, );
+  TFS_CHECK_ARG(ntargets == 0 || targets != NULL, st, );
+  tfs_plan *plan = acquire_plan(s, feeds, nfeeds, fetches, nfetches, targets,
+                                ntargets, st);
+  if (!plan) return;
+  tfs_plan__run(s, plan, feed_values, fetch_values, st);
+  release_run(s, plan);
+}
+
+int tfs_session_with(tfs_graph *g, const tfs_session_options *opts,
+                     tfs_session_body body, void *user, tfs_status *st) {
+  TFS_CHECK_ARG(g != NULL && body != NULL, st, -1);
+  tfs_session *s = tfs_session_new(g, opts, st);
+  if (!s) return -1;
+  int rc = body(s, user);
+  tfs_session_free(s);
+  return rc;
+}

@@ -1,0 +1,91 @@
+/*
+ * session/session_internal.h - the session, its options and its plans.
+ *
+ * A plan is what one (feeds, fetches, targets) signature runs: the pruned
+ * nodes in execution order, each with its kernel and prepared state, input
+ * slot indices, output slots, consumer counts (for releasing intermediates
+ * after their last use), pending counts and successors (for a parallel
+ * executor).  Slots hold tensor references during a run.
+ */
+#ifndef TFS_SESSION_SESSION_INTERNAL_H
+#define TFS_SESSION_SESSION_INTERNAL_H
+
+#include <pthread.h>
+#include <stdatomic.h>
+
+#include "core/hashmap.h"
+#include "core/resource_mgr.h"
+#include "graph_builder/graph_internal.h"
+#include "kernels/kernel.h"
+#include "tfsess/session.h"
+
+struct tfs_session_options {
+  int intra_op_threads;
+  int inter_op_threads;
+  int allow_soft_placement;
+  int log_device_placement;
+};
+
+enum {
+  TFS_IN_DEREF = 1u << 0 /* read a ref edge's variable value */
+};
+
+typedef struct tfs_plan_node {
+  tfs_operation *op;
+  const tfs_kernel_def *kdef;
+  void *kstate;
+  int ninputs;
+  int32_t *in_slots;
+  uint8_t *in_flags;
+  int noutputs;
+  int32_t out_slot;      /* outputs use out_slot .. out_slot+noutputs-1 */
+  int npending;          /* distinct predecessors in the plan */
+  int nsucc;
+  int32_t *succ;         /* distinct successors (node indices) */
+  uint8_t expensive;
+} tfs_plan_node;
+
+typedef struct tfs_plan {
+  atomic_int refs;
+  void *key;             /* signature bytes (owned) */
+  size_t keylen;
+  int nnodes;
+  tfs_plan_node *nodes;  /* execution order */
+  int nslots;
+  int32_t *slot_uses;    /* consumer inputs + fetches per slot */
+  int nfeeds;
+  tfs_output *feeds;
+  int32_t *feed_slots;
+  int nfetches;
+  int32_t *fetch_slots;
+  uint8_t *fetch_deref;
+  tfs_output *fetches;
+} tfs_plan;
+
+struct tfs_session {
+  tfs_graph *graph;
+  tfs_session_options opts;
+  pthread_mutex_t mu;
+  pthread_cond_t idle;
+  tfs_map plans;                /* guarded by: mu */
+  tfs_resource_mgr *resources;  /* guarded by: mu (lifetime) */
+  int closed;                   /* guarded by: mu */
+  int active_runs;              /* guarded by: mu */
+  atomic_llong next_step;
+};
+
+/* Builds the plan for a signature.  Caller holds s->graph->mu.  Errors are
+ * TensorFlow's feed/fetch messages. */
+tfs_plan *tfs_plan__build(tfs_session *s, const tfs_output *feeds,
+                          int nfeeds, const tfs_output *fetches,
+                          int nfetches, tfs_operation *const *targets,
+                          int ntargets, tfs_status *st);
+void tfs_plan__unref(tfs_plan *p);
+
+/* Runs a plan once.  feed_values are validated against the plan's feeds
+ * first. */
+void tfs_plan__run(tfs_session *s, tfs_plan *p,
+                   tfs_tensor *const *feed_values, tfs_tensor **fetch_values,
+                   tfs_status *st);
+
+#endif

@@ -1,0 +1,20 @@
+#!/bin/sh
+# tests/run_test.sh - runs one test program.  When examples/NAME.expected
+# exists, the program's standard output must equal it; CUnit suites report
+# through their exit status.
+prog="$1"
+shift
+name=$(basename "$prog")
+expected="${top_srcdir:-.}/examples/$name.expected"
+if [ -f "$expected" ]; then
+  out=$("$prog" "$@") || { echo "$name exited with status $?"; echo "$out"; exit 1; }
+  printf '%s\n' "$out"
+  if [ "$out" != "$(cat "$expected")" ]; then
+    echo "--- output differs from $expected:"
+    printf '%s\n' "$out" | diff "$expected" - || true
+    exit 1
+  fi
+  echo "TFS-RESULT: passed=1 failed=0"
+  exit 0
+fi
+exec "$prog" "$@"

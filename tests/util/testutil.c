@@ -1,0 +1,95 @@
+/*
+ * tests/util/testutil.c - the shared main() and helpers of the CUnit
+ * suites.  main prints a machine-readable totals line that scripts/check
+ * adds up: "TFS-RESULT: passed=N failed=N".
+ */
+#include "testutil.h"
+
+#include <CUnit/Basic.h>
+#include <stdlib.h>
+
+tfs_tensor *tu_run1(tfs_session *s, tfs_output fetch, const tfs_output *feeds,
+                    tfs_tensor *const *values, int nfeeds) {
+  tfs_status *st = tfs_status_new();
+  tfs_tensor *out = NULL;
+  tfs_session_run(s, feeds, values, nfeeds, &fetch, &out, 1, NULL, 0, st);
+  if (tfs_status_code(st) != TFS_OK)
+    fprintf(stderr, "\n  run failed: %s\n", tfs_status_message(st));
+  CU_ASSERT_EQUAL(tfs_status_code(st), TFS_OK);
+  tfs_status_free(st);
+  return out;
+}
+
+tfs_code tu_run_error(tfs_session *s, tfs_output fetch,
+                      const tfs_output *feeds, tfs_tensor *const *values,
+                      int nfeeds, char *msg, size_t cap) {
+  tfs_status *st = tfs_status_new();
+  tfs_tensor *out = (tfs_tensor *)1; /* must be reset to NULL */
+  tfs_session_run(s, feeds, values, nfeeds, &fetch, &out, 1, NULL, 0, st);
+  CU_ASSERT_PTR_NULL(out);
+  tfs_code code = tfs_status_code(st);
+  if (msg && cap) snprintf(msg, cap, "%s", tfs_status_message(st));
+  tfs_status_free(st);
+  return code;
+}
+
+tfs_tensor *tu_floats(const int64_t *dims, int ndims, const float *values) {
+  tfs_status *st = tfs_status_new();
+  int64_t n = 1;
+  for (int i = 0; i < ndims; i++) n *= dims[i];
+  tfs_tensor *t = tfs_tensor_new_copy(TFS_FLOAT, dims, ndims, values,
+                                      (size_t)n * sizeof(float), st);
+  CU_ASSERT_EQUAL_FATAL(tfs_status_code(st), TFS_OK);
+  tfs_status_free(st);
+  return t;
+}
+
+tfs_tensor *tu_int32s(const int64_t *dims, int ndims, const int32_t *values) {
+  tfs_status *st = tfs_status_new();
+  int64_t n = 1;
+  for (int i = 0; i < ndims; i++) n *= dims[i];
+  tfs_tensor *t = tfs_tensor_new_copy(TFS_INT32, dims, ndims, values,
+                                      (size_t)n * sizeof(int32_t), st);
+  CU_ASSERT_EQUAL_FATAL(tfs_status_code(st), TFS_OK);
+  tfs_status_free(st);
+  return t;
+}
+
+float tu_scalar_float(const tfs_tensor *t) {
+  CU_ASSERT_PTR_NOT_NULL_FATAL(t);
+  CU_ASSERT_EQUAL_FATAL(tfs_tensor_dtype(t), TFS_FLOAT);
+  CU_ASSERT_EQUAL_FATAL(tfs_tensor_num_elements(t), 1);
+  return *(const float *)tfs_tensor_data(t);
+}
+
+static int matches(const char *filter, const char *suite, const char *name) {
+  if (!filter) return 1;
+  const char *sep = strstr(filter, "::");
+  if (!sep) return strcmp(filter, suite) == 0;
+  size_t n = (size_t)(sep - filter);
+  return strlen(suite) == n && strncmp(filter, suite, n) == 0 &&
+         (!name || strcmp(sep + 2, name) == 0);
+}
+
+int main(int argc, char **argv) {
+  const char *filter = argc > 1 ? argv[1] : NULL;
+  if (CU_initialize_registry() != CUE_SUCCESS) return 2;
+  for (const tfs_test_suite *s = tfs_test_suites; s->name; s++) {
+    if (!matches(filter, s->name, NULL)) continue;
+    CU_pSuite suite = CU_add_suite(s->name, NULL, NULL);
+    if (!suite) return 2;
+    for (const tfs_test_case *c = s->cases; c->name; c++) {
+      if (filter && strstr(filter, "::") && !matches(filter, s->name, c->name))
+        continue;
+      if (!CU_add_test(suite, c->name, c->fn)) return 2;
+    }
+  }
+  CU_basic_set_mode(CU_BRM_VERBOSE);
+  CU_basic_run_tests();
+  unsigned run = CU_get_number_of_tests_run();
+  unsigned failed = CU_get_number_of_tests_failed();
+  unsigned asserts_failed = CU_get_number_of_failures();
+  printf("\nTFS-RESULT: passed=%u failed=%u\n", run - failed, failed);
+  CU_cleanup_registry();
+  return (failed || asserts_failed) ? 1 : 0;
+}

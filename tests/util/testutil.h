@@ -1,0 +1,84 @@
+/*
+ * tests/util/testutil.h - the CUnit harness every suite uses: tables of
+ * cases, assertions that print the status message, graph helpers.
+ *
+ * A test file defines `const tfs_test_suite tfs_test_suites[]` ending with
+ * {NULL}; the shared main() registers and runs them.  Run one case with
+ * `./test_x suite::case`, one suite with `./test_x suite`.
+ */
+#ifndef TFS_TESTS_TESTUTIL_H
+#define TFS_TESTS_TESTUTIL_H
+
+#include <CUnit/CUnit.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "tfsess/tfsess.h"
+
+typedef struct tfs_test_case {
+  const char *name;
+  void (*fn)(void);
+} tfs_test_case;
+
+typedef struct tfs_test_suite {
+  const char *name;
+  const tfs_test_case *cases; /* ends with {NULL, NULL} */
+} tfs_test_suite;
+
+extern const tfs_test_suite tfs_test_suites[];
+
+/* Fails (fatally) unless st is OK, printing the message. */
+#define TFS_ASSERT_OK(st)                                                  \
+  do {                                                                     \
+    if (tfs_status_code(st) != TFS_OK)                                     \
+      fprintf(stderr, "\n  %s:%d: unexpected error %s: %s\n", __FILE__,    \
+              __LINE__, tfs_code_name(tfs_status_code(st)),                \
+              tfs_status_message(st));                                     \
+    CU_ASSERT_EQUAL_FATAL(tfs_status_code(st), TFS_OK);                    \
+  } while (0)
+
+/* Asserts code and that the message contains `needle`. */
+#define TFS_ASSERT_ERROR(st, code, needle)                                 \
+  do {                                                                     \
+    int ok_ = tfs_status_code(st) == (code) &&                             \
+              strstr(tfs_status_message(st), (needle)) != NULL;            \
+    if (!ok_)                                                              \
+      fprintf(stderr,                                                      \
+              "\n  %s:%d: expected %s containing \"%s\"\n    got %s: %s\n",\
+              __FILE__, __LINE__, tfs_code_name(code), (needle),           \
+              tfs_code_name(tfs_status_code(st)), tfs_status_message(st)); \
+    CU_ASSERT_TRUE(ok_);                                                   \
+  } while (0)
+
+/* Asserts the message equals `expected` exactly. */
+#define TFS_ASSERT_MESSAGE(st, expected)                                   \
+  do {                                                                     \
+    int ok_ = strcmp(tfs_status_message(st), (expected)) == 0;             \
+    if (!ok_)                                                              \
+      fprintf(stderr, "\n  %s:%d: expected message\n    \"%s\"\n  got\n"   \
+              "    \"%s\"\n", __FILE__, __LINE__, (expected),              \
+              tfs_status_message(st));                                     \
+    CU_ASSERT_TRUE(ok_);                                                   \
+  } while (0)
+
+#define TFS_ASSERT_FLOAT_NEAR(a, b, tol)                                   \
+  CU_ASSERT_DOUBLE_EQUAL((double)(a), (double)(b), (double)(tol))
+
+/* ---- helpers --------------------------------------------------------------- */
+
+/* Runs `fetch` with optional feeds and returns the fetched tensor (the
+ * caller frees), asserting success. */
+tfs_tensor *tu_run1(tfs_session *s, tfs_output fetch, const tfs_output *feeds,
+                    tfs_tensor *const *values, int nfeeds);
+/* Same, but expects failure and returns the status code; the message is
+ * copied to msg (cap bytes). */
+tfs_code tu_run_error(tfs_session *s, tfs_output fetch,
+                      const tfs_output *feeds, tfs_tensor *const *values,
+                      int nfeeds, char *msg, size_t cap);
+/* A float tensor of shape dims with the given values (caller frees). */
+tfs_tensor *tu_floats(const int64_t *dims, int ndims, const float *values);
+tfs_tensor *tu_int32s(const int64_t *dims, int ndims, const int32_t *values);
+/* A scalar float of a fetched tensor, asserting dtype and size. */
+float tu_scalar_float(const tfs_tensor *t);
+
+#endif
