@@ -19,6 +19,7 @@
 #ifndef TFSESS_SESSION_H
 #define TFSESS_SESSION_H
 
+#include "buffer.h"
 #include "common.h"
 #include "graph.h"
 #include "status.h"
@@ -52,6 +53,19 @@ TFS_API void tfs_session_options_set_allow_soft_placement(
 TFS_API void tfs_session_options_set_log_device_placement(
     tfs_session_options *o, int log);
 
+/* Sets every option from TensorFlow ConfigProto bytes (threads, soft
+ * placement, device placement log, operation timeout, GPU and graph /
+ * rewriter options).  Fields tfsess does not use are ignored, as
+ * TensorFlow ignores unknown fields.  INVALID_ARGUMENT "Unparseable
+ * ConfigProto" when the bytes do not parse. */
+TFS_API void tfs_session_options_set_config(tfs_session_options *o,
+                                            const void *proto, size_t len,
+                                            tfs_status *st);
+/* Serializes the options as ConfigProto bytes into `out` (which must be
+ * empty; freed by tfs_buffer_free). */
+TFS_API void tfs_session_options_get_config(const tfs_session_options *o,
+                                            tfs_buffer *out, tfs_status *st);
+
 TFS_API int tfs_session_options_intra_op_threads(const tfs_session_options *o);
 TFS_API int tfs_session_options_inter_op_threads(const tfs_session_options *o);
 TFS_API int tfs_session_options_allow_soft_placement(
@@ -81,6 +95,21 @@ TFS_API void tfs_session_run(tfs_session *s, const tfs_output *feeds,
                              tfs_tensor **fetch_values, int nfetches,
                              tfs_operation *const *targets, int ntargets,
                              tfs_status *st);
+
+/* tfs_session_run with TensorFlow RunOptions bytes (NULL or empty: none;
+ * trace_level, timeout_in_ms, inter_op_thread_pool are honoured) and,
+ * when run_metadata is not NULL, RunMetadata bytes written into it (it
+ * must be empty: "Passing non-empty run_metadata is invalid."); with
+ * tracing on they hold step_stats (per node: start, end, outputs,
+ * device).  "Unparseable RunOptions proto" for bad bytes. */
+TFS_API void tfs_session_run_ex(tfs_session *s,
+                                const tfs_buffer *run_options,
+                                const tfs_output *feeds,
+                                tfs_tensor *const *feed_values, int nfeeds,
+                                const tfs_output *fetches,
+                                tfs_tensor **fetch_values, int nfetches,
+                                tfs_operation *const *targets, int ntargets,
+                                tfs_buffer *run_metadata, tfs_status *st);
 
 /* Stops new runs ("Session has been closed.") and releases the variables.
  * Idempotent. */

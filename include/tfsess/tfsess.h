@@ -5,9 +5,11 @@
 #ifndef TFSESS_TFSESS_H
 #define TFSESS_TFSESS_H
 
+#include "buffer.h"
 #include "common.h"
 #include "dtype.h"
 #include "graph.h"
+#include "graphdef.h"
 #include "ops.h"
 #include "session.h"
 #include "status.h"

@@ -130,9 +130,42 @@ out:
   return rc;
 }
 
-void tfs_plan__run(tfs_session *s, tfs_plan *p,
+/* Appends one node's record to `stats`. */
+static void record(tfs_step_stats *stats, const tfs_plan_node *pn,
+                   tfs_tensor *const *slots, int64_t start_wall,
+                   int64_t start, int64_t end) {
+  size_t cap = (size_t)stats->cap;
+  if (tfs_grow((void **)&stats->nodes, &cap, (size_t)stats->n + 1,
+               sizeof(tfs_node_stats)))
+    return;
+  stats->cap = (int)cap;
+  tfs_node_stats *ns = &stats->nodes[stats->n++];
+  memset(ns, 0, sizeof(*ns));
+  ns->node_name = pn->op->name;
+  ns->op_type = pn->op->def->name;
+  ns->all_start_nanos = start_wall;
+  ns->scheduled_nanos = start_wall;
+  ns->op_start_rel_nanos = 0;
+  ns->op_end_rel_nanos = end - start;
+  ns->all_end_rel_nanos = end - start;
+  ns->outputs = tfs_calloc((size_t)(pn->noutputs + 1),
+                           sizeof(tfs_node_output_stats));
+  if (!ns->outputs) return;
+  for (int i = 0; i < pn->noutputs; i++) {
+    const tfs_tensor *t = slots[pn->out_slot + i];
+    if (!t || tfs_dtype_is_ref(t->dtype)) continue;
+    tfs_node_output_stats *o = &ns->outputs[ns->noutputs++];
+    o->slot = i;
+    o->dtype = t->dtype;
+    o->shape = t->shape;
+    o->bytes = (int64_t)t->nbytes;
+  }
+}
+
+void tfs_plan__run(tfs_session *s, tfs_plan *p, const tfs_run_options *ro,
                    tfs_tensor *const *feed_values, tfs_tensor **fetch_values,
-                   tfs_status *st) {
+                   tfs_step_stats *stats, tfs_status *st) {
+  (void)ro;
   for (int i = 0; i < p->nfeeds; i++)
     if (tfs_placeholder__validate_feed(p->feeds[i], feed_values[i], i, st))
       return;
@@ -154,8 +187,15 @@ void tfs_plan__run(tfs_session *s, tfs_plan *p,
       .step_id = atomic_fetch_add(&s->next_step, 1),
   };
   int ok = 1;
-  for (int i = 0; i < p->nnodes && ok; i++)
+  for (int i = 0; i < p->nnodes && ok; i++) {
+    if (!stats) {
+      ok = run_node(&run, &p->nodes[i], slots, uses, st) == 0;
+      continue;
+    }
+    int64_t wall = tfs_now_wall_us() * 1000, t0 = tfs_now_ns();
     ok = run_node(&run, &p->nodes[i], slots, uses, st) == 0;
+    if (ok) record(stats, &p->nodes[i], slots, wall, t0, tfs_now_ns());
+  }
   for (int i = 0; ok && i < p->nfetches; i++) {
     tfs_tensor *t = slots[p->fetch_slots[i]];
     tfs_tensor *val;

@@ -202,7 +202,7 @@ void tfs_session_run(tfs_session *s, const tfs_output *feeds,
   tfs_plan *plan = acquire_plan(s, feeds, nfeeds, fetches, nfetches, targets,
                                 ntargets, st);
   if (!plan) return;
-  tfs_plan__run(s, plan, feed_values, fetch_values, st);
+  tfs_plan__run(s, plan, NULL, feed_values, fetch_values, NULL, st);
   release_run(s, plan);
 }
 

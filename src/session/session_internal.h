@@ -17,6 +17,7 @@
 #include "core/resource_mgr.h"
 #include "graph_builder/graph_internal.h"
 #include "kernels/kernel.h"
+#include "session/step_stats.h"
 #include "tfsess/session.h"
 
 struct tfs_session_options {
@@ -83,9 +84,10 @@ tfs_plan *tfs_plan__build(tfs_session *s, const tfs_output *feeds,
 void tfs_plan__unref(tfs_plan *p);
 
 /* Runs a plan once.  feed_values are validated against the plan's feeds
- * first. */
-void tfs_plan__run(tfs_session *s, tfs_plan *p,
+ * first.  `ro` may be NULL (defaults); when `stats` is not NULL every
+ * node's timings and outputs are recorded into it. */
+void tfs_plan__run(tfs_session *s, tfs_plan *p, const tfs_run_options *ro,
                    tfs_tensor *const *feed_values, tfs_tensor **fetch_values,
-                   tfs_status *st);
+                   tfs_step_stats *stats, tfs_status *st);
 
 #endif

@@ -1,0 +1,49 @@
+/*
+ * session/step_stats.h - what one run records when tracing is on, in plain
+ * C: per node its start and end times, thread and outputs.  The executor
+ * fills it; config_proto turns it into RunMetadata.step_stats bytes.
+ */
+#ifndef TFS_SESSION_STEP_STATS_H
+#define TFS_SESSION_STEP_STATS_H
+
+#include <stdint.h>
+
+#include "core/shape.h"
+
+typedef struct tfs_node_output_stats {
+  int slot;
+  tfs_dtype dtype;
+  tfs_shape shape;
+  int64_t bytes;             /* allocated bytes of the output */
+} tfs_node_output_stats;
+
+typedef struct tfs_node_stats {
+  const char *node_name;     /* borrowed from the graph */
+  const char *op_type;       /* borrowed */
+  int64_t all_start_nanos;   /* wall clock, since the epoch */
+  int64_t op_start_rel_nanos;
+  int64_t op_end_rel_nanos;
+  int64_t all_end_rel_nanos;
+  int64_t scheduled_nanos;   /* wall clock when it became ready */
+  uint32_t thread_id;
+  int noutputs;
+  tfs_node_output_stats *outputs; /* owned */
+} tfs_node_stats;
+
+typedef struct tfs_step_stats {
+  const char *device;        /* "/job:localhost/replica:0/task:0/device:CPU:0" */
+  int n, cap;
+  tfs_node_stats *nodes;     /* owned */
+} tfs_step_stats;
+
+/* Options of one run (RunOptions). */
+typedef struct tfs_run_options {
+  int trace_level;           /* 0 NO_TRACE ... 3 FULL_TRACE */
+  int64_t timeout_in_ms;     /* 0: the session's operation_timeout_in_ms */
+  int inter_op_thread_pool;  /* index into session_inter_op_thread_pool;
+                                -1: the caller's thread */
+} tfs_run_options;
+
+void tfs_step_stats_clear(tfs_step_stats *s);
+
+#endif
