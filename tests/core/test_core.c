@@ -9,6 +9,7 @@
 #include "core/half.h"
 #include "core/hashmap.h"
 #include "core/shape.h"
+#include "core/status.h"
 #include "core/strbuf.h"
 #include "core/tensor.h"
 #include "core/tstring.h"
