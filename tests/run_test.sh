@@ -1,11 +1,14 @@
 #!/bin/sh
-# tests/run_test.sh - runs one test program.  When examples/NAME.expected
-# exists, the program's standard output must equal it; CUnit suites report
-# through their exit status.
+# tests/run_test.sh - runs one test program.  When NAME.expected exists
+# beside the program's source (examples/, examples/c_api/) or in
+# examples/, the program's standard output must equal it; CUnit suites
+# report through their exit status.
 prog="$1"
 shift
 name=$(basename "$prog")
-expected="${top_srcdir:-.}/examples/$name.expected"
+# NAME.expected beside the program's source (examples/, examples/c_api/)
+expected="${top_srcdir:-.}/$(dirname "$prog")/$name.expected"
+[ -f "$expected" ] || expected="${top_srcdir:-.}/examples/$name.expected"
 if [ -f "$expected" ]; then
   out=$("$prog" "$@") || { echo "$name exited with status $?"; echo "$out"; exit 1; }
   printf '%s\n' "$out"

@@ -6,11 +6,17 @@
 #define TFSESS_TFSESS_H
 
 #include "buffer.h"
+#include "callable.h"
 #include "common.h"
+#include "device.h"
 #include "dtype.h"
+#include "eager.h"
+#include "function.h"
 #include "graph.h"
 #include "graphdef.h"
+#include "io.h"
 #include "ops.h"
+#include "optimizer.h"
 #include "session.h"
 #include "status.h"
 #include "tensor.h"

@@ -3,6 +3,7 @@
  */
 #include "core/resource_mgr.h"
 
+#include <stdatomic.h>
 #include <string.h>
 
 #include "core/alloc.h"
@@ -10,6 +11,7 @@
 #include "core/status.h"
 
 struct tfs_resource_mgr {
+  atomic_int refs;
   pthread_mutex_t mu;
   tfs_map map;          /* key "kind/container/name" -> tfs_variable; */
   char **keys;          /* guarded by: mu; owned keys */
@@ -20,12 +22,18 @@ struct tfs_resource_mgr {
 tfs_resource_mgr *tfs_resource_mgr_new(void) {
   tfs_resource_mgr *m = tfs_calloc(1, sizeof(*m));
   if (!m) return NULL;
+  atomic_init(&m->refs, 1);
   pthread_mutex_init(&m->mu, NULL);
   return m;
 }
 
+tfs_resource_mgr *tfs_resource_mgr_ref(tfs_resource_mgr *m) {
+  if (m) atomic_fetch_add(&m->refs, 1);
+  return m;
+}
+
 void tfs_resource_mgr_free(tfs_resource_mgr *m) {
-  if (!m) return;
+  if (!m || atomic_fetch_sub(&m->refs, 1) != 1) return;
   for (size_t i = 0; i < m->n; i++) {
     tfs_variable *v = m->vars[i];
     tfs_tensor_free(v->value);

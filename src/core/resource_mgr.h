@@ -29,7 +29,12 @@ typedef struct tfs_variable {
 
 typedef struct tfs_resource_mgr tfs_resource_mgr;
 
+/* A new manager with one reference. */
 tfs_resource_mgr *tfs_resource_mgr_new(void);
+/* Adds a reference (sessions of traced functions share the eager
+ * context's variables). */
+tfs_resource_mgr *tfs_resource_mgr_ref(tfs_resource_mgr *m);
+/* Drops a reference; the last one frees every variable.  Accepts NULL. */
 void tfs_resource_mgr_free(tfs_resource_mgr *m);
 
 /* The variable, or NULL.  Borrowed: valid while the manager lives. */

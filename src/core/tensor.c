@@ -36,6 +36,13 @@ static void buf_destroy(tfs_buf *b) {
     case TFS_BUF_EXTERNAL:
       if (b->dealloc) b->dealloc(b->data, b->len, b->arg);
       break;
+    case TFS_BUF_ARENA:
+      /* A planned buffer tells its planner; the planner owns the struct. */
+      if (b->dealloc) {
+        b->dealloc(b->data, b->len, b->arg);
+        return;
+      }
+      break;
     default:
       break;
   }
@@ -108,14 +115,22 @@ tfs_tensor *tfs_tensor__over_buf(tfs_dtype dt, const tfs_shape *shape,
     TFS_OOM(st);
     return NULL;
   }
+  tfs_tensor__init_embedded(t, dt, shape, buf, data);
+  t->embedded = 0;
+  return t;
+}
+
+void tfs_tensor__init_embedded(tfs_tensor *t, tfs_dtype dt,
+                               const tfs_shape *shape, tfs_buf *buf,
+                               void *data) {
   atomic_init(&t->refs, 1);
   t->dtype = dt;
+  t->embedded = 1;
   t->shape = *shape;
   t->nelems = tfs_shape_num_elements(shape);
   t->nbytes = (size_t)t->nelems * tfs_dtype__storage_size(dt);
   t->buf = buf;
   t->data = data;
-  return t;
 }
 
 tfs_tensor *tfs_tensor__alloc(tfs_dtype dt, const tfs_shape *shape,
@@ -352,8 +367,9 @@ tfs_tensor *tfs_tensor_ref(tfs_tensor *t) {
 void tfs_tensor_free(tfs_tensor *t) {
   if (!t) return;
   if (atomic_fetch_sub_explicit(&t->refs, 1, memory_order_acq_rel) == 1) {
-    tfs_buf__unref(t->buf);
-    tfs_free(t);
+    tfs_buf *b = t->buf;
+    if (!t->embedded) tfs_free(t);
+    tfs_buf__unref(b); /* may hand an embedded struct back to its planner */
   }
 }
 

@@ -44,12 +44,21 @@ typedef struct tfs_buf {
 struct tfs_tensor {
   atomic_int refs;
   tfs_dtype dtype;
+  uint8_t embedded;  /* the struct belongs to its buffer's planner (an
+                        arena slot): tfs_tensor_free does not free it */
   int64_t nelems;
   size_t nbytes;
   void *data;
   tfs_buf *buf;
   tfs_shape shape;
 };
+
+/* Initialises a tensor struct the caller owns (embedded = 1) over `buf`
+ * (takes one buffer reference).  The struct must stay valid until the
+ * buffer is released. */
+void tfs_tensor__init_embedded(tfs_tensor *t, tfs_dtype dt,
+                               const tfs_shape *shape, tfs_buf *buf,
+                               void *data);
 
 /* Bytes per stored element: 24 for strings, sizeof(pointer) for
  * resources, tfs_dtype_size otherwise (0 for unsupported types). */
@@ -71,7 +80,9 @@ tfs_tensor *tfs_tensor__over_buf(tfs_dtype dt, const tfs_shape *shape,
 tfs_tensor *tfs_tensor__view(const tfs_tensor *src, const tfs_shape *shape,
                              tfs_status *st);
 
-/* A buffer over arena memory: never freed by tfsess. */
+/* A buffer over arena memory: never freed by tfsess.  (The executor's
+ * memory planner makes ARENA buffers with a `dealloc` callback instead:
+ * the callback runs when the last reference goes and owns the struct.) */
 tfs_buf *tfs_buf__arena(void *data, size_t len);
 
 void tfs_buf__ref(tfs_buf *b);

@@ -18,6 +18,7 @@
 #include "core/resource_mgr.h"
 #include "core/status.h"
 #include "core/tensor.h"
+#include "core/threadpool.h"
 #include "ops/op_def.h"
 
 typedef struct tfs_kernel_init tfs_kernel_init;
@@ -87,9 +88,13 @@ typedef struct tfs_run {
   struct tfs_threadpool *intra_pool; /* NULL: run inline */
   void (*log)(const char *text);     /* NULL: stderr */
   int64_t step_id;
+  /* The executor's allocator for outputs (memory planning): returns a
+   * tensor for output i of the node of `c`, or NULL to let the kernel
+   * context allocate on the heap.  NULL: always the heap. */
+  tfs_tensor *(*alloc)(struct tfs_run *run, struct tfs_kernel_ctx *c,
+                       int i, const tfs_shape *shape);
+  void *exec;                        /* the executor's per-run state */
 } tfs_run;
-
-typedef void (*tfs_range_fn)(void *arg, int64_t begin, int64_t end);
 
 struct tfs_kernel_ctx {
   const char *node_name;
@@ -105,6 +110,9 @@ struct tfs_kernel_ctx {
   struct tfs_run *run;
   tfs_status *st;
   int failed;
+  int node;                     /* executor's node index (for run->alloc) */
+  int alloc_cursor;             /* executor-private, 0 at compute start */
+  int scratch_used;             /* 0 at compute start */
 };
 
 static inline const tfs_tensor *tfs_kctx_input(const tfs_kernel_ctx *c,
@@ -133,11 +141,28 @@ void tfs_kctx_fail(tfs_kernel_ctx *c, tfs_code code, const char *fmt, ...)
 void tfs_kctx_fail_status(tfs_kernel_ctx *c, const tfs_status *st);
 
 /* Runs fn over [0, n) in chunks on the intra-op pool when the total cost
- * (n * cost_per_unit, in rough nanoseconds) makes it worthwhile; else
- * inline on this thread.  Returns when every chunk is done. */
+ * (n * cost_per_unit, in rough nanoseconds of one core) makes it
+ * worthwhile (each thread gets >= TFS_PARALLEL_MIN_NS, 20 us, of work);
+ * else inline on this thread with no synchronisation.  Returns when every
+ * chunk is done.  fn must accept any split of [0, n) into contiguous
+ * ranges and may run on several threads at once; it must not call back
+ * into the context (no allocation, no fail: record errors in `arg`).
+ * Cost guide: ~1 per float add/mul, ~4-20 for exp/log/tanh, 2*k per
+ * output of a k-deep dot product divided by 32 (tfs_gemm_cost_ns). */
 void tfs_kctx_parallel_for(tfs_kernel_ctx *c, int64_t n,
                            int64_t cost_per_unit, tfs_range_fn fn,
                            void *arg);
+
+/* The session's intra-op pool (for tfs_gemm_f32 and friends); may be
+ * NULL (single-threaded). */
+struct tfs_threadpool *tfs_kctx_intra_pool(tfs_kernel_ctx *c);
+
+/* `bytes` of 64-byte aligned scratch memory private to this compute call
+ * (im2col buffers, row temporaries): valid until compute returns, never
+ * freed by the kernel.  Several calls return distinct memory.  Steady
+ * state reuses a per-thread arena, so it does not call malloc.  NULL
+ * after recording RESOURCE_EXHAUSTED. */
+void *tfs_kctx_scratch(tfs_kernel_ctx *c, size_t bytes);
 
 /* The session's resources (variables). */
 tfs_resource_mgr *tfs_kctx_resources(tfs_kernel_ctx *c);

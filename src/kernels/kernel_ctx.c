@@ -3,6 +3,7 @@
  * allocate or forward outputs, fail naming its node, split work, reach
  * the session's resources.
  */
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -31,7 +32,9 @@ static void failed_in_st(tfs_kernel_ctx *c) {
 tfs_tensor *tfs_kctx_alloc_output(tfs_kernel_ctx *c, int i,
                                   const tfs_shape *shape) {
   if (c->failed) return NULL;
-  tfs_tensor *t = tfs_tensor__alloc(c->out_types[i], shape, c->st);
+  tfs_tensor *t = c->run && c->run->alloc ? c->run->alloc(c->run, c, i, shape)
+                                          : NULL;
+  if (!t) t = tfs_tensor__alloc(c->out_types[i], shape, c->st);
   if (!t) {
     failed_in_st(c);
     return NULL;
@@ -87,9 +90,96 @@ void tfs_kctx_fail_status(tfs_kernel_ctx *c, const tfs_status *st) {
 void tfs_kctx_parallel_for(tfs_kernel_ctx *c, int64_t n,
                            int64_t cost_per_unit, tfs_range_fn fn,
                            void *arg) {
-  (void)c;
-  (void)cost_per_unit;
-  if (n > 0) fn(arg, 0, n);
+  tfs_threadpool_parallel_for(c->run ? c->run->intra_pool : NULL, n,
+                              cost_per_unit, fn, arg);
+}
+
+tfs_threadpool *tfs_kctx_intra_pool(tfs_kernel_ctx *c) {
+  return c->run ? c->run->intra_pool : NULL;
+}
+
+/* ---- scratch: a per-thread bump arena, reset when a compute starts ------ */
+
+typedef struct scratch_chunk {
+  struct scratch_chunk *next; /* retired chunks, freed at the next reset */
+  size_t cap;
+} scratch_chunk;
+
+#define CHUNK_HDR 64 /* keeps the data 64-byte aligned */
+
+typedef struct scratch_tls {
+  scratch_chunk *cur;   /* NULL until first use */
+  size_t used;
+  scratch_chunk *retired;
+} scratch_tls;
+
+static pthread_key_t g_scratch_key;
+static pthread_once_t g_scratch_once = PTHREAD_ONCE_INIT;
+
+static void free_chunks(scratch_chunk *ch) {
+  while (ch) {
+    scratch_chunk *next = ch->next;
+    tfs_aligned_free(ch);
+    ch = next;
+  }
+}
+
+static void scratch_destroy(void *p) {
+  scratch_tls *s = p;
+  free_chunks(s->retired);
+  tfs_aligned_free(s->cur);
+  free(s);
+}
+
+static void scratch_key_init(void) {
+  pthread_key_create(&g_scratch_key, scratch_destroy);
+}
+
+static scratch_tls *scratch_state(void) {
+  static __thread scratch_tls *s;
+  if (!s) {
+    pthread_once(&g_scratch_once, scratch_key_init);
+    s = calloc(1, sizeof(*s));
+    if (s) pthread_setspecific(g_scratch_key, s);
+  }
+  return s;
+}
+
+void *tfs_kctx_scratch(tfs_kernel_ctx *c, size_t bytes) {
+  if (c->failed) return NULL;
+  scratch_tls *s = scratch_state();
+  if (!s) goto oom;
+  if (!c->scratch_used) { /* first call of this compute: reset */
+    s->used = 0;
+    free_chunks(s->retired);
+    s->retired = NULL;
+    c->scratch_used = 1;
+  }
+  size_t need = (bytes + 63) & ~(size_t)63;
+  if (need < bytes) goto oom;
+  if (!s->cur || s->used + need > s->cur->cap) {
+    size_t cap = s->cur ? s->cur->cap * 2 : 1u << 16;
+    while (cap < need) cap *= 2;
+    scratch_chunk *ch = tfs_aligned_alloc(CHUNK_HDR + cap);
+    if (!ch) goto oom;
+    ch->cap = cap;
+    ch->next = NULL;
+    if (s->cur && s->used) { /* earlier pointers stay valid */
+      s->cur->next = s->retired;
+      s->retired = s->cur;
+    } else {
+      tfs_aligned_free(s->cur);
+    }
+    s->cur = ch;
+    s->used = 0;
+  }
+  void *p = (char *)s->cur + CHUNK_HDR + s->used;
+  s->used += need;
+  return p;
+oom:
+  tfs_kctx_fail(c, TFS_RESOURCE_EXHAUSTED,
+                "OOM when allocating %zu bytes of scratch memory", bytes);
+  return NULL;
 }
 
 tfs_resource_mgr *tfs_kctx_resources(tfs_kernel_ctx *c) {

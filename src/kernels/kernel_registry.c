@@ -11,11 +11,31 @@
 #include "core/log.h"
 #include "core/strbuf.h"
 #include "kernels/cpu/cpu_tables.h"
+#include "tfs_config.h"
+#ifdef TFS_HAVE_CUDA
+#include "kernels/cuda/cuda_tables.h"
+#endif
 
 static const tfs_kernel_def *const kTables[] = {
+    tfs_cpu_kernels_array_shape, tfs_cpu_kernels_array_transpose,
+    tfs_cpu_kernels_array_space, tfs_cpu_kernels_array_concat,
+    tfs_cpu_kernels_array_slice, tfs_cpu_kernels_array_gather,
+    tfs_cpu_kernels_array_misc, tfs_cpu_kernels_array_resize,
+    tfs_cpu_kernels_array_einsum,
     tfs_cpu_kernels_array,  tfs_cpu_kernels_binary, tfs_cpu_kernels_unary,
     tfs_cpu_kernels_matmul, tfs_cpu_kernels_reduce, tfs_cpu_kernels_nn,
     tfs_cpu_kernels_cast,   tfs_cpu_kernels_state,  tfs_cpu_kernels_logging,
+    tfs_cpu_kernels_nn_activations, tfs_cpu_kernels_nn_losses,
+    tfs_cpu_kernels_conv2d, tfs_cpu_kernels_pool, tfs_cpu_kernels_batch_norm,
+    tfs_cpu_kernels_conv_depthwise, tfs_cpu_kernels_conv_transpose,
+    tfs_cpu_kernels_divmod, tfs_cpu_kernels_compare,
+    tfs_cpu_kernels_unary_math, tfs_cpu_kernels_select,
+    tfs_cpu_kernels_argminmax, tfs_cpu_kernels_batch_matmul,
+    tfs_cpu_kernels_fused_matmul, tfs_cpu_kernels_fused_conv,
+    tfs_cpu_kernels_random, tfs_cpu_kernels_string_format,
+#ifdef TFS_HAVE_CUDA
+    TFS_CUDA_KERNEL_TABLES,
+#endif
 };
 
 typedef struct {

@@ -16,6 +16,7 @@
 static const tfs_op_spec *const kFamilies[] = {
     tfs_ops_array, tfs_ops_math,    tfs_ops_nn,
     tfs_ops_state, tfs_ops_logging, tfs_ops_control,
+    tfs_ops_random, tfs_ops_fused,
 };
 
 static pthread_once_t g_once = PTHREAD_ONCE_INIT;

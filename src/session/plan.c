@@ -1,7 +1,8 @@
 /*
  * session/plan.c - building a plan for one (feeds, fetches, targets)
  * signature: validation with TensorFlow's messages, pruning (fed tensors
- * cut the graph), execution order, slots, kernels, release counts.
+ * cut the graph), execution order, slots, kernels, release counts, and
+ * the executor's per-plan facts (roots, overlap, feed checks).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -10,10 +11,12 @@
 #include "core/alloc.h"
 #include "core/log.h"
 #include "core/status.h"
+#include "session/exec.h"
 #include "session/session_internal.h"
 
 static void plan_free(tfs_plan *p) {
   if (!p) return;
+  tfs_exec__free(p);
   for (int i = 0; i < p->nnodes; i++) {
     tfs_plan_node *n = &p->nodes[i];
     if (n->kdef && n->kdef->release && n->kstate) n->kdef->release(n->kstate);
@@ -172,7 +175,8 @@ oom:
   return NULL;
 }
 
-static int prepare_kernel(tfs_plan_node *pn, tfs_status *st) {
+static int prepare_kernel(tfs_plan_node *pn, const tfs_output *feeds,
+                          int nfeeds, tfs_status *st) {
   tfs_operation *op = pn->op;
   const tfs_kernel_def *k =
       tfs_kernel_find(op->def, "CPU", &op->attrs, op->name, st);
@@ -193,7 +197,10 @@ static int prepare_kernel(tfs_plan_node *pn, tfs_status *st) {
     tfs_output src = op->inputs[i];
     in_types[i] = tfs_dtype_base(op->in_types[i]);
     in_shapes[i] = src.oper->out_shapes[src.index];
-    consts[i] = tfs_graph__const_value(src);
+    /* a fed Const is not constant in this plan */
+    consts[i] = fed_index(feeds, nfeeds, src) >= 0
+                    ? NULL
+                    : tfs_graph__const_value(src);
   }
   tfs_kernel_init ki = {
       .node_name = op->name,
@@ -330,7 +337,7 @@ tfs_plan *tfs_plan__build(tfs_session *s, const tfs_output *feeds,
       if (r < 0) goto oom;
       pn->npending += r;
     }
-    if (prepare_kernel(pn, st)) goto fail;
+    if (prepare_kernel(pn, feeds, nfeeds, st)) goto fail;
   }
 
   p->nfetches = nfetches;
@@ -349,9 +356,12 @@ tfs_plan *tfs_plan__build(tfs_session *s, const tfs_output *feeds,
   tfs_free(ids);
   tfs_free(pos);
   tfs_free(slot_base);
+  ids = pos = slot_base = NULL;
+  if (!tfs_exec__prepare(p, st)) goto fail;
   if (tfs_log_enabled(TFS_LOG_DEBUG))
-    tfs_log(TFS_LOG_DEBUG, "plan: %d nodes, %d slots, %d feeds, %d fetches",
-            p->nnodes, p->nslots, nfeeds, nfetches);
+    tfs_log(TFS_LOG_DEBUG, "plan: %d nodes, %d slots, %d feeds, %d fetches, "
+            "%s", p->nnodes, p->nslots, nfeeds, nfetches,
+            p->exec->overlap ? "parallel-capable" : "sequential");
   return p;
 oom:
   TFS_OOM(st);

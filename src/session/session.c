@@ -4,45 +4,70 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "config_proto/run_metadata.h"
 #include "core/alloc.h"
 #include "core/status.h"
+#include "session/exec.h"
 #include "session/session_internal.h"
 
 /* ---- options --------------------------------------------------------------- */
 
 tfs_session_options *tfs_session_options_new(void) {
-  return tfs_calloc(1, sizeof(tfs_session_options));
+  tfs_session_options *o = tfs_calloc(1, sizeof(tfs_session_options));
+  if (o) tfs_config__init(&o->config);
+  return o;
 }
 
-void tfs_session_options_free(tfs_session_options *o) { tfs_free(o); }
+void tfs_session_options_free(tfs_session_options *o) {
+  if (!o) return;
+  tfs_config__clear(&o->config);
+  tfs_free(o);
+}
 
 void tfs_session_options_set_intra_op_threads(tfs_session_options *o,
                                               int n) {
-  if (o) o->intra_op_threads = n;
+  if (o) o->config.intra_op_parallelism_threads = n;
 }
 void tfs_session_options_set_inter_op_threads(tfs_session_options *o,
                                               int n) {
-  if (o) o->inter_op_threads = n;
+  if (o) o->config.inter_op_parallelism_threads = n;
 }
 void tfs_session_options_set_allow_soft_placement(tfs_session_options *o,
                                                   int allow) {
-  if (o) o->allow_soft_placement = allow != 0;
+  if (o) o->config.allow_soft_placement = allow != 0;
 }
 void tfs_session_options_set_log_device_placement(tfs_session_options *o,
                                                   int log) {
-  if (o) o->log_device_placement = log != 0;
+  if (o) o->config.log_device_placement = log != 0;
 }
 int tfs_session_options_intra_op_threads(const tfs_session_options *o) {
-  return o ? o->intra_op_threads : 0;
+  return o ? o->config.intra_op_parallelism_threads : 0;
 }
 int tfs_session_options_inter_op_threads(const tfs_session_options *o) {
-  return o ? o->inter_op_threads : 0;
+  return o ? o->config.inter_op_parallelism_threads : 0;
 }
 int tfs_session_options_allow_soft_placement(const tfs_session_options *o) {
-  return o ? o->allow_soft_placement : 0;
+  return o ? o->config.allow_soft_placement : 0;
 }
 int tfs_session_options_log_device_placement(const tfs_session_options *o) {
-  return o ? o->log_device_placement : 0;
+  return o ? o->config.log_device_placement : 0;
+}
+
+/* As TF_SetConfig: the bytes replace every option. */
+void tfs_session_options_set_config(tfs_session_options *o,
+                                    const void *proto, size_t len,
+                                    tfs_status *st) {
+  TFS_CHECK_ARG(o != NULL && (proto != NULL || len == 0), st, );
+  tfs_config c;
+  if (tfs_config__parse(proto, len, &c, st)) return;
+  tfs_config__clear(&o->config);
+  o->config = c;
+}
+
+void tfs_session_options_get_config(const tfs_session_options *o,
+                                    tfs_buffer *out, tfs_status *st) {
+  TFS_CHECK_ARG(o != NULL && out != NULL, st, );
+  tfs_config__serialize(&o->config, out, st);
 }
 
 /* ---- sessions -------------------------------------------------------------- */
@@ -61,7 +86,18 @@ tfs_session *tfs_session_new(tfs_graph *g, const tfs_session_options *opts,
     TFS_OOM(st);
     return NULL;
   }
-  if (opts) s->opts = *opts;
+  if (opts && tfs_config__copy(&s->opts.config, &opts->config)) {
+    tfs_resource_mgr_free(s->resources);
+    tfs_free(s);
+    TFS_OOM(st);
+    return NULL;
+  }
+  if (tfs_session__exec_init(s, st)) { /* thread pools, GEMM setup */
+    tfs_config__clear(&s->opts.config);
+    tfs_resource_mgr_free(s->resources);
+    tfs_free(s);
+    return NULL;
+  }
   s->graph = g;
   pthread_mutex_init(&s->mu, NULL);
   pthread_cond_init(&s->idle, NULL);
@@ -80,6 +116,7 @@ static void drop_plans(tfs_session *s) {
 
 void tfs_session_close(tfs_session *s, tfs_status *st) {
   TFS_CHECK_ARG(s != NULL, st, );
+  tfs_session__exec_close(s); /* cancels in-flight runs, detaches callables */
   pthread_mutex_lock(&s->mu);
   s->closed = 1;
   while (s->active_runs > 0) pthread_cond_wait(&s->idle, &s->mu);
@@ -93,9 +130,11 @@ void tfs_session_close(tfs_session *s, tfs_status *st) {
 void tfs_session_free(tfs_session *s) {
   if (!s) return;
   tfs_session_close(s, NULL);
+  tfs_session__exec_free(s);
   pthread_mutex_destroy(&s->mu);
   pthread_cond_destroy(&s->idle);
   tfs_graph *g = s->graph;
+  tfs_config__clear(&s->opts.config);
   tfs_free(s);
   tfs_graph__release(g);
 }
@@ -204,6 +243,70 @@ void tfs_session_run(tfs_session *s, const tfs_output *feeds,
   if (!plan) return;
   tfs_plan__run(s, plan, NULL, feed_values, fetch_values, NULL, st);
   release_run(s, plan);
+}
+
+/* RunMetadata for run_ex.  As TensorFlow's TF_SessionRun, it is written
+ * whether or not the run succeeded; the run's own error wins over one
+ * from serializing. */
+static void write_run_metadata(const tfs_step_stats *stats, tfs_buffer *out,
+                               tfs_tensor **fetch_values, int nfetches,
+                               tfs_status *st) {
+  tfs_status *ms = tfs_status_new();
+  if (ms && tfs_run_metadata__serialize(stats, out, ms) == 0) {
+    tfs_status_free(ms);
+    return;
+  }
+  if (tfs_status_ok(st)) {
+    if (ms)
+      tfs_status_copy(st, ms);
+    else
+      TFS_OOM(st);
+    for (int i = 0; i < nfetches; i++) {
+      tfs_tensor_free(fetch_values[i]);
+      fetch_values[i] = NULL;
+    }
+  }
+  tfs_status_free(ms);
+}
+
+void tfs_session_run_ex(tfs_session *s, const tfs_buffer *run_options,
+                        const tfs_output *feeds,
+                        tfs_tensor *const *feed_values, int nfeeds,
+                        const tfs_output *fetches, tfs_tensor **fetch_values,
+                        int nfetches, tfs_operation *const *targets,
+                        int ntargets, tfs_buffer *run_metadata,
+                        tfs_status *st) {
+  for (int i = 0; fetch_values && i < nfetches; i++) fetch_values[i] = NULL;
+  TFS_CHECK_ARG(s != NULL, st, );
+  TFS_CHECK_ARG(nfeeds >= 0 && nfetches >= 0 && ntargets >= 0, st, );
+  TFS_CHECK_ARG(nfeeds == 0 || (feeds != NULL && feed_values != NULL), st, );
+  TFS_CHECK_ARG(nfetches == 0 || (fetches != NULL && fetch_values != NULL),
+                st, );
+  TFS_CHECK_ARG(ntargets == 0 || targets != NULL, st, );
+  tfs_run_options ro;
+  if (tfs_run_options__parse(run_options ? run_options->data : NULL,
+                             run_options ? run_options->length : 0, &ro, st))
+    return;
+  if (run_metadata && run_metadata->data) {
+    tfs_status_set(st, TFS_INVALID_ARGUMENT,
+                   "Passing non-empty run_metadata is invalid.");
+    return;
+  }
+  tfs_step_stats stats;
+  memset(&stats, 0, sizeof stats);
+  tfs_step_stats_clear(&stats); /* sets the device name */
+  int trace = ro.trace_level > TFS_TRACE_NONE;
+  tfs_plan *plan = acquire_plan(s, feeds, nfeeds, fetches, nfetches, targets,
+                                ntargets, st);
+  if (plan) {
+    tfs_plan__run(s, plan, &ro, feed_values, fetch_values,
+                  trace ? &stats : NULL, st);
+    release_run(s, plan);
+  }
+  if (run_metadata)
+    write_run_metadata(trace && plan ? &stats : NULL, run_metadata,
+                       fetch_values, nfetches, st);
+  tfs_step_stats_clear(&stats);
 }
 
 int tfs_session_with(tfs_graph *g, const tfs_session_options *opts,

@@ -13,6 +13,7 @@
 #include <pthread.h>
 #include <stdatomic.h>
 
+#include "config_proto/config.h"
 #include "core/hashmap.h"
 #include "core/resource_mgr.h"
 #include "graph_builder/graph_internal.h"
@@ -20,15 +21,25 @@
 #include "session/step_stats.h"
 #include "tfsess/session.h"
 
+/* Everything ConfigProto holds (threads, placement, timeouts, GPU, graph
+ * and rewriter options): config.intra_op_parallelism_threads,
+ * config.allow_soft_placement, ...  The session keeps a deep copy. */
 struct tfs_session_options {
-  int intra_op_threads;
-  int inter_op_threads;
-  int allow_soft_placement;
-  int log_device_placement;
+  tfs_config config;
 };
 
 enum {
   TFS_IN_DEREF = 1u << 0 /* read a ref edge's variable value */
+};
+
+/* What the executor must do besides running a node's kernel.  Room for
+ * TF1 control flow (CONTROL_FLOW_CHECKPOINTS.md): a plan without these
+ * kinds runs on the plain executor and pays nothing for them (a dead
+ * value will be a sentinel in its slot, not a per-slot flag). */
+enum {
+  TFS_NODE_PLAIN = 0,
+  TFS_NODE_SWITCH, TFS_NODE_MERGE, TFS_NODE_ENTER, TFS_NODE_EXIT,
+  TFS_NODE_NEXT_ITERATION, TFS_NODE_LOOP_COND, TFS_NODE_CONTROL_TRIGGER
 };
 
 typedef struct tfs_plan_node {
@@ -44,6 +55,7 @@ typedef struct tfs_plan_node {
   int nsucc;
   int32_t *succ;         /* distinct successors (node indices) */
   uint8_t expensive;
+  uint8_t kind;          /* TFS_NODE_* */
 } tfs_plan_node;
 
 typedef struct tfs_plan {
@@ -61,6 +73,7 @@ typedef struct tfs_plan {
   int32_t *fetch_slots;
   uint8_t *fetch_deref;
   tfs_output *fetches;
+  struct tfs_plan_exec *exec; /* executor caches (session/exec.h) */
 } tfs_plan;
 
 struct tfs_session {
@@ -73,6 +86,7 @@ struct tfs_session {
   int closed;                   /* guarded by: mu */
   int active_runs;              /* guarded by: mu */
   atomic_llong next_step;
+  struct tfs_session_exec *exec; /* pools, timeout, cancellation */
 };
 
 /* Builds the plan for a signature.  Caller holds s->graph->mu.  Errors are

@@ -15,6 +15,8 @@ typedef struct tfs_node_output_stats {
   tfs_dtype dtype;
   tfs_shape shape;
   int64_t bytes;             /* allocated bytes of the output */
+  uint64_t ptr;              /* data address (AllocationDescription.ptr):
+                                equal for an output reusing an input */
 } tfs_node_output_stats;
 
 typedef struct tfs_node_stats {

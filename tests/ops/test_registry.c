@@ -144,7 +144,7 @@ static void test_kernel_lookup(void) {
   const tfs_kernel_def *k =
       tfs_kernel_find(tfs_op_lookup("AddV2"), "CPU", &a, "add", st);
   CU_ASSERT_PTR_NOT_NULL(k);
-  CU_ASSERT_PTR_NULL(tfs_kernel_find(tfs_op_lookup("AddV2"), "GPU", &a, "add", st));
+  CU_ASSERT_PTR_NULL(tfs_kernel_find(tfs_op_lookup("AddV2"), "TPU", &a, "add", st));
   TFS_ASSERT_ERROR(st, TFS_INVALID_ARGUMENT,
                    "No OpKernel was registered to support Op 'AddV2' used by "
                    "{{node add}} with these attrs: [T=DT_FLOAT]");

@@ -14,6 +14,8 @@ typedef struct {
   size_t esize;  /* input element size */
   size_t oesize; /* output element size */
   const char *error;
+  int64_t cost;
+  tfs_code code;
 } ew_state;
 
 static int prepare(tfs_kernel_init *ki, int binary) {
@@ -21,14 +23,20 @@ static int prepare(tfs_kernel_init *ki, int binary) {
   tfs_bin_fn fn = NULL;
   tfs_un_fn ufn = NULL;
   const char *error;
+  int cost;
+  tfs_code code;
   if (binary) {
     const tfs_bin_table *t = ki->kdata;
     fn = (unsigned)dt < 24 ? t->fn[dt] : NULL;
     error = t->error;
+    cost = t->cost ? t->cost : 1;
+    code = t->code;
   } else {
     const tfs_un_table *t = ki->kdata;
     ufn = (unsigned)dt < 24 ? t->fn[dt] : NULL;
     error = t->error;
+    cost = t->cost ? t->cost : 4;
+    code = t->code;
   }
   if (!fn && !ufn)
     return tfs_ki_error(ki, TFS_UNIMPLEMENTED, "%s is not implemented for %s",
@@ -40,6 +48,8 @@ static int prepare(tfs_kernel_init *ki, int binary) {
   s->esize = tfs_dtype__storage_size(dt);
   s->oesize = tfs_dtype__storage_size(ki->out_types[0]);
   s->error = error;
+  s->cost = cost;
+  s->code = code ? code : TFS_INVALID_ARGUMENT;
   ki->state = s;
   return 0;
 }
@@ -175,7 +185,7 @@ void tfs_binary_compute(tfs_kernel_ctx *c) {
                   : same_a         ? TFS_BIN_VS
                                    : TFS_BIN_SV,
                   0};
-    tfs_kctx_parallel_for(c, n, 1, flat_range, &j);
+    tfs_kctx_parallel_for(c, n, s->cost, flat_range, &j);
     rc = j.rc;
   } else {
     bcast_job j;
@@ -202,10 +212,10 @@ void tfs_binary_compute(tfs_kernel_ctx *c) {
     int64_t ia = j.sa[r - 1], ib = j.sb[r - 1];
     j.mode = ia && ib ? TFS_BIN_VV : ia ? TFS_BIN_VS : TFS_BIN_SV;
     int64_t rows = n / j.dims[r - 1];
-    tfs_kctx_parallel_for(c, rows, j.dims[r - 1], bcast_range, &j);
+    tfs_kctx_parallel_for(c, rows, j.dims[r - 1] * s->cost, bcast_range, &j);
     rc = j.rc;
   }
-  if (rc) tfs_kctx_fail(c, TFS_INVALID_ARGUMENT, "%s", s->error);
+  if (rc) tfs_kctx_fail(c, s->code, "%s", s->error);
 }
 
 typedef struct {
@@ -229,6 +239,6 @@ void tfs_unary_compute(tfs_kernel_ctx *c) {
   tfs_tensor *o = tfs_kctx_forward_or_alloc(c, 0, 0, &x->shape);
   if (!o || x->nelems == 0) return;
   un_job j = {s, x->data, o->data, 0};
-  tfs_kctx_parallel_for(c, x->nelems, 4, un_range, &j);
-  if (j.rc) tfs_kctx_fail(c, TFS_INVALID_ARGUMENT, "%s", s->error);
+  tfs_kctx_parallel_for(c, x->nelems, s->cost, un_range, &j);
+  if (j.rc) tfs_kctx_fail(c, s->code, "%s", s->error);
 }

@@ -28,11 +28,16 @@ typedef struct tfs_bin_table {
   tfs_bin_fn fn[24];
   /* Message for a non-zero loop result, e.g. "Integer division by zero". */
   const char *error;
+  int cost;       /* rough ns per element for parallel_for; 0: 1 (binary),
+                     4 (unary) */
+  tfs_code code;  /* status code of `error`; 0: INVALID_ARGUMENT */
 } tfs_bin_table;
 
 typedef struct tfs_un_table {
   tfs_un_fn fn[24];
   const char *error;
+  int cost;
+  tfs_code code;
 } tfs_un_table;
 
 /* Kernel entry points: `state` is the table. */

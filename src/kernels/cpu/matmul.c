@@ -1,17 +1,20 @@
 /*
- * kernels/cpu/matmul.c - MatMul: float and double on the BLAS (sgemm,
- * dgemm), half/bfloat16 through float, integers with plain loops.
+ * kernels/cpu/matmul.c - MatMul: float on tfsess's GEMM (constant weights
+ * packed once at prepare time), double on the BLAS split over the pool,
+ * half/bfloat16 through float, integers with plain loops.
  */
-#include <cblas.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "core/alloc.h"
 #include "core/half.h"
 #include "kernels/cpu/cpu_tables.h"
+#include "kernels/cpu/gemm.h"
 
 typedef struct {
   int ta, tb;
+  const tfs_tensor *b_const;  /* the Const tensor packed below */
+  tfs_gemm_packed *b_packed;  /* op(B) of a constant float B, or NULL */
 } mm_state;
 
 static int matmul_prepare(tfs_kernel_init *ki) {
@@ -19,8 +22,22 @@ static int matmul_prepare(tfs_kernel_init *ki) {
   if (!s) return tfs_ki_error(ki, TFS_RESOURCE_EXHAUSTED, "out of memory");
   tfs_attrs_get_bool(ki->attrs, "transpose_a", &s->ta);
   tfs_attrs_get_bool(ki->attrs, "transpose_b", &s->tb);
+  const tfs_tensor *b = ki->in_consts ? ki->in_consts[1] : NULL;
+  if (b && b->dtype == TFS_FLOAT && b->shape.rank == 2 && b->nelems > 0) {
+    int64_t r = b->shape.dims[0], cols = b->shape.dims[1];
+    s->b_packed = tfs_gemm_pack_b_f32(s->tb, s->tb ? cols : r,
+                                      s->tb ? r : cols, b->data, cols);
+    if (s->b_packed) s->b_const = b; /* else: pack per run */
+  }
   ki->state = s;
   return 0;
+}
+
+static void matmul_release(void *state) {
+  mm_state *s = state;
+  if (!s) return;
+  tfs_gemm_packed_free(s->b_packed);
+  tfs_free(s);
 }
 
 /* Generic loops for types without a BLAS: C[m,n] = A op B, row-major. */
@@ -89,17 +106,20 @@ static void matmul_compute(tfs_kernel_ctx *c) {
     tfs_kctx_fail(c, TFS_INVALID_ARGUMENT, "MatMul dimensions too large");
     return;
   }
-  enum CBLAS_TRANSPOSE tA = s->ta ? CblasTrans : CblasNoTrans;
-  enum CBLAS_TRANSPOSE tB = s->tb ? CblasTrans : CblasNoTrans;
-  int lda = (int)a->shape.dims[1], ldb = (int)b->shape.dims[1];
+  tfs_threadpool *pool = tfs_kctx_intra_pool(c);
+  int64_t lda = a->shape.dims[1], ldb = b->shape.dims[1];
   switch (a->dtype) {
     case TFS_FLOAT:
-      cblas_sgemm(CblasRowMajor, tA, tB, (int)m, (int)n, (int)k, 1.0f,
-                  a->data, lda, b->data, ldb, 0.0f, o->data, (int)n);
+      if (s->b_packed && b == s->b_const)
+        tfs_gemm_f32_packed(s->ta, m, 1.0f, a->data, lda, s->b_packed, 0.0f,
+                            o->data, n, pool);
+      else
+        tfs_gemm_f32(s->ta, s->tb, m, n, k, 1.0f, a->data, lda, b->data, ldb,
+                     0.0f, o->data, n, pool);
       break;
     case TFS_DOUBLE:
-      cblas_dgemm(CblasRowMajor, tA, tB, (int)m, (int)n, (int)k, 1.0,
-                  a->data, lda, b->data, ldb, 0.0, o->data, (int)n);
+      tfs_gemm_f64(s->ta, s->tb, m, n, k, 1.0, a->data, lda, b->data, ldb,
+                   0.0, o->data, n, pool);
       break;
     case TFS_INT32: mm_i32(a->data, b->data, o->data, m, n, k, s->ta, s->tb); break;
     case TFS_INT64: mm_i64(a->data, b->data, o->data, m, n, k, s->ta, s->tb); break;
@@ -120,6 +140,7 @@ const tfs_kernel_def tfs_cpu_kernels_matmul[] = {
      TFS_DT_FLOATS | TFS_DT_BIT(TFS_INT32) | TFS_DT_BIT(TFS_INT64) |
          TFS_DT_BIT(TFS_UINT8) | TFS_DT_BIT(TFS_UINT16) |
          TFS_DT_BIT(TFS_UINT32) | TFS_DT_BIT(TFS_UINT64),
-     matmul_prepare, matmul_compute, free, TFS_KERNEL_EXPENSIVE, NULL},
+     matmul_prepare, matmul_compute, matmul_release, TFS_KERNEL_EXPENSIVE,
+     NULL},
     {NULL, NULL, NULL, 0, NULL, NULL, NULL, 0, NULL},
 };

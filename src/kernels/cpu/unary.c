@@ -1,105 +1,123 @@
 /*
- * kernels/cpu/unary.c - elementwise unary math: Neg, Square, Sqrt, Exp,
- * Log, Tanh, Sigmoid, Relu.
+ * kernels/cpu/unary.c - elementwise unary arithmetic: Neg, Abs, Sign,
+ * Reciprocal, Square, Floor, Ceil, Round (half to even), Rint, IsNan,
+ * IsInf, IsFinite, and Relu.  Integer negation and abs wrap (-MIN == MIN)
+ * as TensorFlow's do.  Transcendental functions live in unary_math.c.
  */
 #include <stdlib.h>
 
 #include "kernels/cpu/cpu_tables.h"
-#include "kernels/cpu/elementwise.h"
+#include "kernels/cpu/ew_loops.h"
 
-#define H2F tfs_half_to_float
-#define F2H tfs_float_to_half
-#define B2F tfs_bf16_to_float
-#define F2B tfs_float_to_bf16
+#define EW_UN_COMPLEX(OP, EXPR_C64, EXPR_C128)                            \
+  EW_UN(OP##_c64, tfs_c64, EXPR_C64)                                      \
+  EW_UN(OP##_c128, tfs_c128, EXPR_C128)
 
-#define FLOAT_LOOPS(OP, EXPR_F, EXPR_D)               \
-  TFS_UN_LOOP(OP##_f32, float, EXPR_F)                \
-  TFS_UN_LOOP(OP##_f64, double, EXPR_D)               \
-  TFS_UN_LOOP_F16(OP##_f16, H2F, F2H, EXPR_F)         \
-  TFS_UN_LOOP_F16(OP##_bf16, B2F, F2B, EXPR_F)
+/* neg */
+EW_UN_FLOATS(neg, -x, -x)
+EW_UN_COMPLEX(neg, -x, -x)
+#define MK_NEG(N, T, U) EW_UN(N, T, (T)(0 - (U)x))
+EW_SIGNED(neg, MK_NEG)
 
-#define FLOAT_ENTRIES(OP)                             \
-  [TFS_FLOAT] = OP##_f32, [TFS_DOUBLE] = OP##_f64,    \
-  [TFS_HALF] = OP##_f16, [TFS_BFLOAT16] = OP##_bf16
+/* abs */
+EW_UN_FLOATS(abs, fabsf(x), fabs(x))
+#define MK_ABS(N, T, U) EW_UN(N, T, x < 0 ? (T)(0 - (U)x) : x)
+EW_SIGNED(abs, MK_ABS)
 
-#define SIGNED_LOOPS(OP, MAKE)                        \
-  MAKE(OP##_i8, int8_t, uint8_t)                      \
-  MAKE(OP##_i16, int16_t, uint16_t)                   \
-  MAKE(OP##_i32, int32_t, uint32_t)                   \
-  MAKE(OP##_i64, int64_t, uint64_t)
-#define UNSIGNED_LOOPS(OP, MAKE)                      \
-  MAKE(OP##_u8, uint8_t, uint8_t)                     \
-  MAKE(OP##_u16, uint16_t, uint16_t)                  \
-  MAKE(OP##_u32, uint32_t, uint32_t)                  \
-  MAKE(OP##_u64, uint64_t, uint64_t)
-#define SIGNED_ENTRIES(OP)                            \
-  [TFS_INT8] = OP##_i8, [TFS_INT16] = OP##_i16,       \
-  [TFS_INT32] = OP##_i32, [TFS_INT64] = OP##_i64
-#define UNSIGNED_ENTRIES(OP)                          \
-  [TFS_UINT8] = OP##_u8, [TFS_UINT16] = OP##_u16,     \
-  [TFS_UINT32] = OP##_u32, [TFS_UINT64] = OP##_u64
-
-FLOAT_LOOPS(neg, -x, -x)
-#define MK_NEG(N, T, U) TFS_UN_LOOP(N, T, (T)(0 - (U)x))
-SIGNED_LOOPS(neg, MK_NEG)
-
-FLOAT_LOOPS(square, x *x, x *x)
-#define MK_SQUARE(N, T, U) TFS_UN_LOOP(N, T, (T)((U)x * (U)x))
-SIGNED_LOOPS(square, MK_SQUARE)
-UNSIGNED_LOOPS(square, MK_SQUARE)
-
-FLOAT_LOOPS(sqrt, sqrtf(x), sqrt(x))
-FLOAT_LOOPS(exp, expf(x), exp(x))
-FLOAT_LOOPS(log, logf(x), log(x))
-FLOAT_LOOPS(tanh, tanhf(x), tanh(x))
-
-static inline float sigmoidf(float x) {
-  /* 1 / (1 + e^-x), written to stay exact for large |x| */
-  if (x >= 0) return 1.0f / (1.0f + expf(-x));
-  float e = expf(x);
-  return e / (1.0f + e);
+/* sign: NaN stays NaN; zero (either sign) gives +0; complex x / |x| */
+#define SIGN(x) ((x) != (x) ? (x) : (__typeof__(x))(((x) > 0) - ((x) < 0)))
+EW_UN_FLOATS(sign, SIGN(x), SIGN(x))
+static inline tfs_c64 csign_c64(tfs_c64 x) {
+  return x == 0 ? 0 : x / cabsf(x);
 }
-static inline double sigmoidd(double x) {
-  if (x >= 0) return 1.0 / (1.0 + exp(-x));
-  double e = exp(x);
-  return e / (1.0 + e);
+static inline tfs_c128 csign_c128(tfs_c128 x) {
+  return x == 0 ? 0 : x / cabs(x);
 }
-FLOAT_LOOPS(sigmoid, sigmoidf(x), sigmoidd(x))
+EW_UN_COMPLEX(sign, csign_c64(x), csign_c128(x))
+#define MK_SIGN(N, T, U) EW_UN(N, T, (T)((x > 0) - (x < 0)))
+EW_SIGNED(sign, MK_SIGN)
 
-FLOAT_LOOPS(relu, x > 0 ? x : (x != x ? x : 0), x > 0 ? x : (x != x ? x : 0))
-#define MK_RELU(N, T, U) TFS_UN_LOOP(N, T, x > 0 ? x : 0)
-SIGNED_LOOPS(relu, MK_RELU)
-#define MK_COPY(N, T, U) TFS_UN_LOOP(N, T, x)
-UNSIGNED_LOOPS(relu, MK_COPY)
+/* reciprocal */
+EW_UN_FLOATS(recip, 1.0f / x, 1.0 / x)
+EW_UN_COMPLEX(recip, 1.0f / x, 1.0 / x)
 
-static const tfs_un_table kNeg = {{FLOAT_ENTRIES(neg), SIGNED_ENTRIES(neg)},
-                                  ""};
+/* square */
+EW_UN_FLOATS(square, x *x, x *x)
+EW_UN_COMPLEX(square, x *x, x *x)
+#define MK_SQUARE(N, T, U) EW_UN(N, T, (T)((U)x * (U)x))
+EW_INTS(square, MK_SQUARE)
+
+/* rounding; rint rounds half to even in the default rounding mode */
+EW_UN_FLOATS(floor, floorf(x), floor(x))
+EW_UN_FLOATS(ceil, ceilf(x), ceil(x))
+EW_UN_FLOATS(round, rintf(x), rint(x))
+#define MK_COPY(N, T, U) EW_UN(N, T, x)
+MK_COPY(round_i32, int32_t, uint32_t)
+MK_COPY(round_i64, int64_t, uint64_t)
+
+/* classification, bool output */
+#define TO_BOOL(x) ((uint8_t)(x))
+#define CLASSIFY(OP, EXPR)                                                \
+  EW_UN_GEN(OP##_f32, float, uint8_t, EW_ID, TO_BOOL, EXPR)               \
+  EW_UN_GEN(OP##_f64, double, uint8_t, EW_ID, TO_BOOL, EXPR)              \
+  EW_UN_GEN(OP##_f16, uint16_t, uint8_t, H2F, TO_BOOL, EXPR)              \
+  EW_UN_GEN(OP##_bf16, uint16_t, uint8_t, B2F, TO_BOOL, EXPR)
+CLASSIFY(isnan, x != x)
+CLASSIFY(isinf, isinf(x))
+CLASSIFY(isfinite, isfinite(x))
+
+/* relu (kept here with the other cheap elementwise loops) */
+EW_UN_FLOATS(relu, x > 0 ? x : (x != x ? x : 0), x > 0 ? x : (x != x ? x : 0))
+#define MK_RELU(N, T, U) EW_UN(N, T, x > 0 ? x : 0)
+EW_SIGNED(relu, MK_RELU)
+EW_UNSIGNED(relu, MK_COPY)
+
+#define FLOAT_C(OP) EW_FLOAT_ENTRIES(OP), EW_COMPLEX_ENTRIES(OP)
+static const tfs_un_table kNeg = {
+    {FLOAT_C(neg), EW_SIGNED_ENTRIES(neg)}, "", 1, 0};
+static const tfs_un_table kAbs = {
+    {EW_FLOAT_ENTRIES(abs), EW_SIGNED_ENTRIES(abs)}, "", 1, 0};
+static const tfs_un_table kSign = {
+    {FLOAT_C(sign), EW_SIGNED_ENTRIES(sign)}, "", 2, 0};
+static const tfs_un_table kRecip = {{FLOAT_C(recip)}, "", 2, 0};
 static const tfs_un_table kSquare = {
-    {FLOAT_ENTRIES(square), SIGNED_ENTRIES(square), UNSIGNED_ENTRIES(square)},
-    ""};
-static const tfs_un_table kSqrt = {{FLOAT_ENTRIES(sqrt)}, ""};
-static const tfs_un_table kExp = {{FLOAT_ENTRIES(exp)}, ""};
-static const tfs_un_table kLog = {{FLOAT_ENTRIES(log)}, ""};
-static const tfs_un_table kTanh = {{FLOAT_ENTRIES(tanh)}, ""};
-static const tfs_un_table kSigmoid = {{FLOAT_ENTRIES(sigmoid)}, ""};
+    {FLOAT_C(square), EW_INT_ENTRIES(square)}, "", 1, 0};
+static const tfs_un_table kFloor = {{EW_FLOAT_ENTRIES(floor)}, "", 1, 0};
+static const tfs_un_table kCeil = {{EW_FLOAT_ENTRIES(ceil)}, "", 1, 0};
+static const tfs_un_table kRound = {
+    {EW_FLOAT_ENTRIES(round), [TFS_INT32] = round_i32,
+     [TFS_INT64] = round_i64},
+    "", 1, 0};
+static const tfs_un_table kRint = {
+    {[TFS_FLOAT] = round_f32, [TFS_DOUBLE] = round_f64}, "", 1, 0};
+static const tfs_un_table kIsNan = {{EW_FLOAT_ENTRIES(isnan)}, "", 1, 0};
+static const tfs_un_table kIsInf = {{EW_FLOAT_ENTRIES(isinf)}, "", 1, 0};
+static const tfs_un_table kIsFinite = {{EW_FLOAT_ENTRIES(isfinite)}, "", 1,
+                                       0};
 static const tfs_un_table kRelu = {
-    {FLOAT_ENTRIES(relu), SIGNED_ENTRIES(relu), UNSIGNED_ENTRIES(relu)}, ""};
+    {EW_FLOAT_ENTRIES(relu), EW_SIGNED_ENTRIES(relu),
+     EW_UNSIGNED_ENTRIES(relu)},
+    "", 1, 0};
 
-#define SIGNED                                                      \
-  (TFS_DT_BIT(TFS_INT8) | TFS_DT_BIT(TFS_INT16) |                   \
-   TFS_DT_BIT(TFS_INT32) | TFS_DT_BIT(TFS_INT64))
+#define FL TFS_DT_FLOATS
 #define UN(OP, TYPES, TABLE)                                        \
   {OP, "CPU", "T", TYPES, tfs_unary_prepare, tfs_unary_compute,     \
    free, 0, &TABLE}
 
 const tfs_kernel_def tfs_cpu_kernels_unary[] = {
-    UN("Neg", TFS_DT_FLOATS | SIGNED, kNeg),
-    UN("Square", TFS_DT_REAL, kSquare),
-    UN("Sqrt", TFS_DT_FLOATS, kSqrt),
-    UN("Exp", TFS_DT_FLOATS, kExp),
-    UN("Log", TFS_DT_FLOATS, kLog),
-    UN("Tanh", TFS_DT_FLOATS, kTanh),
-    UN("Sigmoid", TFS_DT_FLOATS, kSigmoid),
+    UN("Neg", FL | EW_DT_COMPLEX | EW_DT_SIGNED, kNeg),
+    UN("Abs", FL | EW_DT_SIGNED, kAbs),
+    UN("Sign", FL | EW_DT_COMPLEX | EW_DT_SIGNED, kSign),
+    UN("Reciprocal", FL | EW_DT_COMPLEX, kRecip),
+    UN("Square", FL | EW_DT_COMPLEX | EW_DT_SIGNED | EW_DT_UNSIGNED,
+       kSquare),
+    UN("Floor", FL, kFloor),
+    UN("Ceil", FL, kCeil),
+    UN("Round", FL | EW_DT(INT32) | EW_DT(INT64), kRound),
+    UN("Rint", EW_DT(FLOAT) | EW_DT(DOUBLE), kRint),
+    UN("IsNan", FL, kIsNan),
+    UN("IsInf", FL, kIsInf),
+    UN("IsFinite", FL, kIsFinite),
     UN("Relu", TFS_DT_REAL, kRelu),
     {NULL, NULL, NULL, 0, NULL, NULL, NULL, 0, NULL},
 };

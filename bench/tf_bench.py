@@ -1,0 +1,49 @@
+"""bench/tf_bench.py - TensorFlow's side of the benchmark: imports the same
+GraphDef into a tf.compat.v1.Session with the default ConfigProto and
+times Session.run (mode "run") or a callable from Session.make_callable
+(mode "callable").  Protocol: benchlib.py."""
+import argparse
+import json
+import os
+import sys
+
+os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
+
+import numpy as np  # noqa: E402
+import tensorflow as tf  # noqa: E402
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from benchlib import emit, measure  # noqa: E402
+
+
+def main():
+    p = argparse.ArgumentParser()
+    p.add_argument("--meta", required=True)
+    p.add_argument("--mode", default="callable")
+    p.add_argument("--threads", type=int, default=1)
+    p.add_argument("--seconds", type=float, default=1.0)
+    a = p.parse_args()
+    meta = json.load(open(a.meta))
+    gd = tf.compat.v1.GraphDef()
+    with open(meta["pb"], "rb") as f:
+        gd.ParseFromString(f.read())
+    g = tf.Graph()
+    with g.as_default():
+        tf.import_graph_def(gd, name="")
+    sess = tf.compat.v1.Session(graph=g)
+    feeds = [g.get_tensor_by_name(n) for n in meta["tf_feeds"]]
+    arrays = [np.load(f) for f in meta["inputs"]]
+    fetch = g.get_tensor_by_name(meta["tf_fetch"])
+    if a.mode == "callable":
+        fn = sess.make_callable(fetch, feed_list=feeds)
+        run_once = lambda: fn(*arrays)  # noqa: E731
+    else:
+        fd = dict(zip(feeds, arrays))
+        run_once = lambda: sess.run(fetch, fd)  # noqa: E731
+    checksum = float(np.sum(run_once(), dtype=np.float64))
+    samples, k = measure(run_once, a.threads, a.seconds)
+    emit("tensorflow", samples, k, checksum, version=tf.__version__)
+
+
+if __name__ == "__main__":
+    main()

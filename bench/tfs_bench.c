@@ -1,0 +1,262 @@
+/*
+ * bench/tfs_bench.c - tfsess's side of the benchmark harness: times a
+ * GraphDef through tfs_session_run or a callable (one or more threads)
+ * and prints one JSON line (per-run microseconds, peak RSS, checksum);
+ * `--gemm N` times N^3 SGEMM of tfsess against OpenBLAS instead.
+ */
+
+/*
+ * harness.py runs the same protocol in tf_bench.py and ort_bench.py
+ * (benchlib.py): warm up, then samples of back-to-back runs.
+ */
+#include <math.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+
+#include "core/threadpool.h"
+#include "core/util.h"
+#include "kernels/cpu/gemm.h"
+#include "tfsess/tfsess.h"
+
+extern char *openblas_get_corename(void) __attribute__((weak));
+extern void openblas_set_num_threads(int n) __attribute__((weak));
+extern void cblas_sgemm(int, int, int, int, int, int, float, const float *,
+                        int, const float *, int, float, float *, int);
+
+#define MAX_FEEDS 8
+#define MAX_SAMPLES 400
+
+typedef struct {
+  const char *pb, *fetch, *mode;
+  const char *feed_names[MAX_FEEDS], *feed_files[MAX_FEEDS];
+  int nfeeds, threads, gemm;
+  double seconds;
+} args;
+
+typedef struct {
+  tfs_session *s;
+  tfs_callable *c;
+  tfs_output feeds[MAX_FEEDS], fetch;
+  tfs_tensor *in[MAX_FEEDS];
+  int nfeeds, callable;
+} engine;
+
+static void die(const char *what, const tfs_status *st) {
+  fprintf(stderr, "tfs_bench: %s: %s\n", what, st ? tfs_status_message(st)
+                                                  : "");
+  exit(1);
+}
+
+/* One run; returns the fetched tensor (caller frees). */
+static tfs_tensor *run_once(engine *e, tfs_status *st) {
+  tfs_tensor *out = NULL;
+  if (e->callable)
+    tfs_callable_run(e->c, e->in, e->nfeeds, &out, 1, st);
+  else
+    tfs_session_run(e->s, e->feeds, e->in, e->nfeeds, &e->fetch, &out, 1,
+                    NULL, 0, st);
+  if (!tfs_status_ok(st)) die("run", st);
+  return out;
+}
+
+typedef struct {
+  engine *e;
+  int64_t k;
+  pthread_barrier_t *start;
+} worker;
+
+static void *work(void *arg) {
+  worker *w = arg;
+  tfs_status *st = tfs_status_new();
+  pthread_barrier_wait(w->start);
+  for (int64_t i = 0; i < w->k; i++) tfs_tensor_free(run_once(w->e, st));
+  tfs_status_free(st);
+  return NULL;
+}
+
+/* Wall time of `threads` threads doing k runs each, per run, in us. */
+static double sample(engine *e, int threads, int64_t k) {
+  tfs_status *st = tfs_status_new();
+  double us;
+  if (threads == 1) {
+    int64_t t0 = tfs_now_ns();
+    for (int64_t i = 0; i < k; i++) tfs_tensor_free(run_once(e, st));
+    us = (double)(tfs_now_ns() - t0) / 1e3 / (double)k;
+  } else {
+    pthread_barrier_t start;
+    pthread_barrier_init(&start, NULL, (unsigned)threads + 1);
+    pthread_t th[64];
+    worker w = {e, k, &start};
+    for (int t = 0; t < threads; t++) pthread_create(&th[t], NULL, work, &w);
+    pthread_barrier_wait(&start);
+    int64_t t0 = tfs_now_ns();
+    for (int t = 0; t < threads; t++) pthread_join(th[t], NULL);
+    us = (double)(tfs_now_ns() - t0) / 1e3 / (double)(k * threads);
+    pthread_barrier_destroy(&start);
+  }
+  tfs_status_free(st);
+  return us;
+}
+
+static long rss_kb(void) {
+  struct rusage ru;
+  getrusage(RUSAGE_SELF, &ru);
+  return ru.ru_maxrss;
+}
+
+static int run_model(const args *a) {
+  tfs_status *st = tfs_status_new();
+  FILE *f = fopen(a->pb, "rb");
+  if (!f) die(a->pb, NULL);
+  fseek(f, 0, SEEK_END);
+  long len = ftell(f);
+  fseek(f, 0, SEEK_SET);
+  char *bytes = malloc((size_t)len + 1);
+  if (fread(bytes, 1, (size_t)len, f) != (size_t)len) die("read", NULL);
+  fclose(f);
+  tfs_graph *g = tfs_graph_new();
+  tfs_import_results *r = tfs_graph_import_graphdef(g, bytes, (size_t)len,
+                                                    NULL, st);
+  if (!r) die("import", st);
+  tfs_import_results_free(r);
+  free(bytes);
+  engine e = {0};
+  e.s = tfs_session_new(g, NULL, st);
+  if (!e.s) die("session", st);
+  e.nfeeds = a->nfeeds;
+  e.callable = strcmp(a->mode, "callable") == 0;
+  for (int i = 0; i < a->nfeeds; i++) {
+    e.feeds[i] = tfs_graph_output_by_name(g, a->feed_names[i], st);
+    if (!e.feeds[i].oper) die(a->feed_names[i], st);
+    e.in[i] = tfs_npy_read(a->feed_files[i], st);
+    if (!e.in[i]) die(a->feed_files[i], st);
+  }
+  e.fetch = tfs_graph_output_by_name(g, a->fetch, st);
+  if (!e.fetch.oper) die(a->fetch, st);
+  if (e.callable) {
+    e.c = tfs_session_make_callable(e.s, e.feeds, e.nfeeds, &e.fetch, 1,
+                                    NULL, 0, NULL, st);
+    if (!e.c) die("callable", st);
+  }
+  /* checksum of one output, then warm up (plans, memory plans, caches) */
+  tfs_tensor *out = run_once(&e, st);
+  double sum = 0;
+  const float *d = tfs_tensor_data(out);
+  for (int64_t i = 0; i < tfs_tensor_num_elements(out); i++) sum += d[i];
+  tfs_tensor_free(out);
+  int64_t t0 = tfs_now_ns(), warm = 0;
+  while (warm < 20 || tfs_now_ns() - t0 < 300000000LL) {
+    tfs_tensor_free(run_once(&e, st));
+    warm++;
+  }
+  double per_run_ns = (double)(tfs_now_ns() - t0) / (double)warm;
+  int64_t k = (int64_t)ceil(20e6 / per_run_ns / a->threads);
+  if (k < 1) k = 1;
+  double us[MAX_SAMPLES];
+  int n = 0;
+  int64_t end = tfs_now_ns() + (int64_t)(a->seconds * 1e9);
+  while (n < MAX_SAMPLES && (n < 7 || tfs_now_ns() < end))
+    us[n++] = sample(&e, a->threads, k);
+  printf("{\"engine\": \"tfsess\", \"us\": [");
+  for (int i = 0; i < n; i++) printf("%s%.4f", i ? ", " : "", us[i]);
+  printf("], \"runs_per_sample\": %lld, \"rss_kb\": %ld, "
+         "\"checksum\": %.6g, \"gemm\": \"%s\"}\n",
+         (long long)k, rss_kb(), sum, tfs_gemm_describe());
+  for (int i = 0; i < e.nfeeds; i++) tfs_tensor_free(e.in[i]);
+  tfs_callable_free(e.c);
+  tfs_session_free(e.s);
+  tfs_graph_free(g);
+  tfs_status_free(st);
+  return 0;
+}
+
+/* ---- GEMM ------------------------------------------------------------------- */
+
+static double best_gflops(int n, const float *a, const float *b, float *c,
+                          int which, tfs_threadpool *pool) {
+  double best = 0;
+  for (int r = 0; r < 7; r++) {
+    int64_t t0 = tfs_now_ns();
+    if (which)
+      tfs_gemm_f32(0, 0, n, n, n, 1.0f, a, n, b, n, 0.0f, c, n, pool);
+    else
+      cblas_sgemm(101 /* row major */, 111, 111, n, n, n, 1.0f, a, n, b, n,
+                  0.0f, c, n);
+    double s = (double)(tfs_now_ns() - t0) / 1e9;
+    double gf = 2.0 * n * n * (double)n / s / 1e9;
+    if (r > 0 && gf > best) best = gf; /* the first is warm-up */
+  }
+  return best;
+}
+
+static int run_gemm(int n) {
+  float *a = malloc(sizeof(float) * (size_t)n * n);
+  float *b = malloc(sizeof(float) * (size_t)n * n);
+  float *c = malloc(sizeof(float) * (size_t)n * n);
+  for (size_t i = 0; i < (size_t)n * n; i++) {
+    a[i] = (float)((i * 7) % 13) / 13.0f - 0.5f;
+    b[i] = (float)((i * 5) % 11) / 11.0f - 0.5f;
+  }
+  int cores = tfs_num_cores();
+  /* OpenBLAS as the process loaded it (OPENBLAS_CORETYPE from the
+   * environment is honoured), before tfsess limits it to one thread. */
+  if (openblas_set_num_threads) openblas_set_num_threads(1);
+  double ob1 = best_gflops(n, a, b, c, 0, NULL);
+  if (openblas_set_num_threads) openblas_set_num_threads(cores);
+  double obn = best_gflops(n, a, b, c, 0, NULL);
+  tfs_status *st = tfs_status_new();
+  tfs_threadpool *pool = tfs_threadpool_new("bench", cores, st);
+  double t1 = best_gflops(n, a, b, c, 1, NULL);
+  double tn = best_gflops(n, a, b, c, 1, pool);
+  printf("{\"engine\": \"gemm\", \"n\": %d, \"cores\": %d, "
+         "\"openblas_core\": \"%s\", \"openblas_1t\": %.2f, "
+         "\"openblas_nt\": %.2f, \"tfsess_1t\": %.2f, \"tfsess_nt\": %.2f, "
+         "\"tfsess_path\": \"%s\"}\n",
+         n, cores, openblas_get_corename ? openblas_get_corename() : "?", ob1,
+         obn, t1, tn, tfs_gemm_describe());
+  tfs_threadpool_free(pool);
+  tfs_status_free(st);
+  free(a);
+  free(b);
+  free(c);
+  return 0;
+}
+
+int main(int argc, char **argv) {
+  args a = {.mode = "callable", .threads = 1, .seconds = 1.0};
+  for (int i = 1; i < argc; i++) {
+    const char *v = i + 1 < argc ? argv[i + 1] : "";
+    if (!strcmp(argv[i], "--pb")) {
+      a.pb = v, i++;
+    } else if (!strcmp(argv[i], "--fetch")) {
+      a.fetch = v, i++;
+    } else if (!strcmp(argv[i], "--mode")) {
+      a.mode = v, i++;
+    } else if (!strcmp(argv[i], "--threads")) {
+      a.threads = atoi(v), i++;
+    } else if (!strcmp(argv[i], "--seconds")) {
+      a.seconds = atof(v), i++;
+    } else if (!strcmp(argv[i], "--gemm")) {
+      a.gemm = atoi(v), i++;
+    } else if (!strcmp(argv[i], "--feed") && a.nfeeds < MAX_FEEDS) {
+      char *eq = strchr(argv[i + 1], '=');
+      if (!eq) die("--feed NAME=FILE.npy", NULL);
+      *eq = 0;
+      a.feed_names[a.nfeeds] = argv[i + 1];
+      a.feed_files[a.nfeeds++] = eq + 1;
+      i++;
+    } else {
+      fprintf(stderr, "usage: tfs_bench --pb MODEL.pb --feed NAME=FILE.npy "
+                      "--fetch NAME [--mode run|callable] [--threads N] "
+                      "[--seconds S] | --gemm N\n");
+      return 2;
+    }
+  }
+  if (a.threads < 1 || a.threads > 64) a.threads = 1;
+  if (a.gemm > 0) return run_gemm(a.gemm);
+  if (!a.pb || !a.fetch) die("--pb and --fetch are required", NULL);
+  return run_model(&a);
+}

@@ -1,0 +1,38 @@
+"""bench/workloads.py - what the harness measures, one entry per table row.
+
+  name     row label
+  model    a builder in models.py (the same GraphDef for tfsess and
+           TensorFlow, the equivalent ONNX model for ONNX Runtime)
+  mode     "run" (tfs_session_run / Session.run) or "callable"
+           (tfs_callable_run / Session.make_callable); ONNX Runtime always
+           times InferenceSession.run
+  threads  callers running at once (throughput: wall time / total runs)
+  per      the time is divided by this (per-node cost of the chain)
+  target   the issue's goal, for the notes column
+
+A new workload is a new entry here (and a builder in models.py when it
+needs a new graph).
+"""
+
+WORKLOADS = [
+    dict(name="1-node graph, run", model="one_node", mode="run",
+         target="tfsess <= 3 us"),
+    dict(name="1-node graph, callable", model="one_node", mode="callable",
+         target="tfsess <= 1 us"),
+    dict(name="chain of 1,000 scalar Adds, per node", model="chain",
+         mode="callable", per=1000, target="tfsess <= 0.3 us/node"),
+    dict(name="MLP 784-512-512-10, batch 1", model="mlp_b1",
+         target=">= 1.2x TF, >= 1.0x ORT"),
+    dict(name="MLP 784-512-512-10, batch 256", model="mlp_b256",
+         target=">= 1.2x TF, >= 1.0x ORT"),
+    dict(name="CNN (conv-BN-ReLU-pool x3, dense), batch 1", model="cnn_b1",
+         target=">= 1.2x TF, >= 1.0x ORT"),
+    dict(name="CNN (conv-BN-ReLU-pool x3, dense), batch 32",
+         model="cnn_b32", target=">= 1.2x TF, >= 1.0x ORT"),
+    dict(name="MLP batch 1, 8 threads calling run", model="mlp_b1",
+         mode="run", threads=8, target="throughput"),
+    dict(name="MatMul 1024x1024x1024", model="matmul_1024",
+         target="GEMM speed"),
+]
+
+MODELS = sorted({w["model"] for w in WORKLOADS})

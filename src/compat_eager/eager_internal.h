@@ -1,0 +1,112 @@
+/*
+ * compat_eager/eager_internal.h - contexts, values, op calls, the eager
+ * one-node-plan cache and traced functions, shared by the files of the
+ * compat_eager module.
+ */
+#ifndef TFS_COMPAT_EAGER_INTERNAL_H
+#define TFS_COMPAT_EAGER_INTERNAL_H
+
+#include <pthread.h>
+
+#include "core/hashmap.h"
+#include "graph_builder/graph_internal.h"
+#include "session/session_internal.h"
+#include "tfsess/eager.h"
+#include "tfsess/function.h"
+#include "tfsess/ops.h"
+
+#include <stdio.h>
+
+#define TFS_CPU_DEVICE "/job:localhost/replica:0/task:0/device:CPU:0"
+
+struct tfs_value {
+  tfs_ctx *ctx;
+  int owned_by_ctx;       /* graph/tracing values: freed with the context */
+  tfs_tensor *tensor;     /* eager */
+  tfs_output out;         /* symbolic */
+  tfs_value *next_owned;  /* ctx's list of owned values */
+};
+
+/* Tracing state of a function graph being built. */
+typedef struct tfs_trace {
+  tfs_ctx *eager;              /* the context the function runs on */
+  int ncaptures, captures_cap;
+  tfs_tensor **capture_values; /* resource handles fed at every call */
+  tfs_output *capture_outputs; /* their placeholders in the trace graph */
+  tfs_operation *last_stateful;/* orders side effects in program order */
+} tfs_trace;
+
+struct tfs_ctx {
+  tfs_ctx_kind kind;
+  tfs_graph *graph;            /* eager: private; graph: the user's;
+                                  tracing: the function's */
+  int owns_graph;
+  tfs_session *session;        /* eager: runs the cached one-node plans */
+  tfs_session_options opts;
+  pthread_rwlock_t cache_lock; /* eager cache */
+  tfs_map cache;               /* 16-byte fingerprint -> entry */
+  pthread_mutex_t build_mu;    /* eager: one cache miss built at a time */
+  tfs_value *owned;            /* graph/tracing: values to free */
+  tfs_trace *trace;            /* tracing only */
+  int64_t next_var;            /* unique variable names (eager) */
+};
+
+/* One cached eager op: its one-node plan. */
+typedef struct tfs_eager_entry {
+  uint8_t key[16];
+  tfs_plan *plan;
+  int noutputs;
+} tfs_eager_entry;
+
+struct tfs_op_call {
+  tfs_ctx *ctx;
+  const tfs_op_def *def;
+  char *device;
+  tfs_attrs attrs;
+  tfs_value **inputs;          /* inline_inputs until it outgrows them */
+  int ninputs, inputs_cap;
+  int args_given;
+  int defaults_filled;
+  tfs_value *inline_inputs[6];
+};
+
+/* ---- values ---------------------------------------------------------- */
+
+/* A value owned by the caller (eager) holding a new reference to t. */
+tfs_value *tfs_eager__value(tfs_ctx *c, tfs_tensor *t, tfs_status *st);
+/* A value owned by the context (graph/tracing) for output o. */
+tfs_value *tfs_eager__symbolic(tfs_ctx *c, tfs_output o, tfs_status *st);
+
+/* ---- execution ------------------------------------------------------- */
+
+/* Eager execution through the one-node-plan cache.  `inputs` hold
+ * tensors; the attrs are complete (defaults filled).  On a cache miss
+ * `check` validates the call (and gives the output count) before the
+ * one-node plan is built.  *outputs receives a malloc'd array of new
+ * tensor references and *noutputs its length. */
+int tfs_eager__execute(tfs_op_call *call, tfs_tensor **inputs,
+                       int (*check)(tfs_op_call *call, tfs_status *st),
+                       tfs_tensor ***outputs, int *noutputs, tfs_status *st);
+
+/* Graph and tracing execution: adds the node; outputs are symbolic. */
+int tfs_eager__add_node(tfs_op_call *call, tfs_value **outputs,
+                        int noutputs, tfs_status *st);
+
+/* Tracing: the graph output standing for value v (capturing values of the
+ * eager context).  Returns {NULL,-1} with an error. */
+tfs_output tfs_trace__input(tfs_ctx *c, tfs_value *v, tfs_status *st);
+
+/* Runs a plan of a private session (for functions). */
+void tfs_eager__run_plan(tfs_session *s, tfs_plan *p,
+                         tfs_tensor *const *feeds, tfs_tensor **fetches,
+                         tfs_status *st);
+
+/* A session on g sharing the variables of `with` (the eager context's
+ * session). */
+tfs_session *tfs_eager__shared_session(tfs_graph *g, tfs_session *with,
+                                       tfs_status *st);
+
+/* Tracing contexts (function.c). */
+tfs_ctx *tfs_trace__ctx_new(tfs_ctx *eager, tfs_status *st);
+
+#endif

@@ -1,0 +1,403 @@
+/*
+ * core/threadpool.c - persistent worker pools with an intrusive task queue,
+ * cost-aware parallel_for in which the caller takes part, and the small
+ * waiting primitives (event, latch) the executor uses: spin first, then
+ * sleep on a futex (Linux) or yield.
+ */
+#define _GNU_SOURCE
+#include "core/threadpool.h"
+
+#include <limits.h>
+#include <pthread.h>
+#include <sched.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "core/alloc.h"
+#include "core/log.h"
+#include "core/status.h"
+
+#ifdef __linux__
+#include <linux/futex.h>
+#include <sys/syscall.h>
+#endif
+
+/* How long an idle worker or a waiter spins before it sleeps. */
+#define SPIN_NS 50000
+/* At most this many helpers per parallel_for (bounded stack use). */
+#define MAX_HELPERS 63
+
+static inline void cpu_relax(void) {
+#if defined(__x86_64__) || defined(__i386__)
+  __builtin_ia32_pause();
+#elif defined(__aarch64__)
+  __asm__ __volatile__("yield");
+#endif
+}
+
+/* ---- futex-or-yield sleeping --------------------------------------------- */
+
+/* Sleeps while *a == val (or until woken / rel elapses). */
+static void sleep_on(atomic_int *a, int val, int64_t rel_ns) {
+#ifdef __linux__
+  struct timespec ts, *tp = NULL;
+  if (rel_ns > 0) {
+    ts.tv_sec = rel_ns / 1000000000;
+    ts.tv_nsec = rel_ns % 1000000000;
+    tp = &ts;
+  }
+  syscall(SYS_futex, (int *)a, FUTEX_WAIT_PRIVATE, val, tp, NULL, 0);
+#else
+  (void)a;
+  (void)val;
+  (void)rel_ns;
+  sched_yield();
+#endif
+}
+
+/* Wakes every sleeper on a.  Reads no memory at a (it may be gone). */
+static void wake_all(atomic_int *a) {
+#ifdef __linux__
+  syscall(SYS_futex, (int *)a, FUTEX_WAKE_PRIVATE, INT_MAX, NULL, NULL, 0);
+#else
+  (void)a;
+#endif
+}
+
+void tfs_event_notify(tfs_event *e) {
+  if (atomic_exchange_explicit(&e->state, 1, memory_order_acq_rel) == 2)
+    wake_all(&e->state);
+}
+
+int tfs_event_wait(tfs_event *e, int64_t deadline_ns) {
+  int64_t spin_end = tfs_now_ns() + SPIN_NS;
+  for (int i = 0;; i++) {
+    if (atomic_load_explicit(&e->state, memory_order_acquire) == 1) return 1;
+    if ((i & 63) == 63 && tfs_now_ns() >= spin_end) break;
+    cpu_relax();
+  }
+  for (;;) {
+    int s = atomic_load_explicit(&e->state, memory_order_acquire);
+    if (s == 1) return 1;
+    int64_t rel = 0;
+    if (deadline_ns) {
+      rel = deadline_ns - tfs_now_ns();
+      if (rel <= 0) return 0;
+    }
+    if (s == 0 && !atomic_compare_exchange_weak_explicit(
+                      &e->state, &s, 2, memory_order_acq_rel,
+                      memory_order_acquire))
+      continue;
+    sleep_on(&e->state, 2, rel);
+  }
+}
+
+void tfs_latch_count_down(tfs_latch *l) {
+  int v = atomic_fetch_sub_explicit(&l->v, 2, memory_order_acq_rel);
+  if ((v >> 1) == 1 && (v & 1)) wake_all(&l->v);
+}
+
+void tfs_latch_wait(tfs_latch *l) {
+  int64_t spin_end = tfs_now_ns() + SPIN_NS;
+  for (int i = 0;; i++) {
+    if ((atomic_load_explicit(&l->v, memory_order_acquire) >> 1) == 0) return;
+    if ((i & 63) == 63 && tfs_now_ns() >= spin_end) break;
+    cpu_relax();
+  }
+  for (;;) {
+    int v = atomic_load_explicit(&l->v, memory_order_acquire);
+    if ((v >> 1) == 0) return;
+    if (!(v & 1)) {
+      if (!atomic_compare_exchange_weak_explicit(&l->v, &v, v | 1,
+                                                 memory_order_acq_rel,
+                                                 memory_order_acquire))
+        continue;
+      v |= 1;
+    }
+    sleep_on(&l->v, v, 0);
+  }
+}
+
+/* ---- the pool ------------------------------------------------------------- */
+
+struct tfs_threadpool {
+  pthread_mutex_t mu;
+  pthread_cond_t cv;
+  tfs_task *head, *tail; /* guarded by: mu */
+  int nsleeping;         /* guarded by: mu */
+  int stop;              /* guarded by: mu */
+  atomic_int nqueued;    /* queue length, read without mu by spinners */
+  int nworkers;
+  pthread_t *threads;
+  char name[24];
+};
+
+static tfs_task *pop_locked(tfs_threadpool *p) {
+  tfs_task *t = p->head;
+  if (!t) return NULL;
+  p->head = t->next;
+  if (p->head)
+    p->head->prev = NULL;
+  else
+    p->tail = NULL;
+  t->next = t->prev = NULL;
+  t->queued = 0;
+  atomic_fetch_sub_explicit(&p->nqueued, 1, memory_order_relaxed);
+  return t;
+}
+
+static void unlink_locked(tfs_threadpool *p, tfs_task *t) {
+  if (t->prev)
+    t->prev->next = t->next;
+  else
+    p->head = t->next;
+  if (t->next)
+    t->next->prev = t->prev;
+  else
+    p->tail = t->prev;
+  t->next = t->prev = NULL;
+  t->queued = 0;
+  atomic_fetch_sub_explicit(&p->nqueued, 1, memory_order_relaxed);
+}
+
+static void *worker_main(void *arg) {
+  tfs_threadpool *p = arg;
+  pthread_mutex_lock(&p->mu);
+  for (;;) {
+    tfs_task *t = pop_locked(p);
+    if (t) {
+      pthread_mutex_unlock(&p->mu);
+      t->fn(t);
+      pthread_mutex_lock(&p->mu);
+      continue;
+    }
+    if (p->stop) break;
+    /* Spin a little outside the lock: work often comes right back (the
+     * next node of a run, the next parallel loop of a kernel). */
+    pthread_mutex_unlock(&p->mu);
+    int64_t end = tfs_now_ns() + SPIN_NS;
+    for (int i = 0;
+         atomic_load_explicit(&p->nqueued, memory_order_relaxed) == 0; i++) {
+      if ((i & 63) == 63 && tfs_now_ns() >= end) break;
+      cpu_relax();
+    }
+    pthread_mutex_lock(&p->mu);
+    if (p->head || p->stop) continue;
+    p->nsleeping++;
+    pthread_cond_wait(&p->cv, &p->mu);
+    p->nsleeping--;
+  }
+  pthread_mutex_unlock(&p->mu);
+  return NULL;
+}
+
+tfs_threadpool *tfs_threadpool_new(const char *name, int parallelism,
+                                   tfs_status *st) {
+  tfs_threadpool *p = tfs_calloc(1, sizeof(*p));
+  if (!p) {
+    TFS_OOM(st);
+    return NULL;
+  }
+  pthread_mutex_init(&p->mu, NULL);
+  pthread_cond_init(&p->cv, NULL);
+  atomic_init(&p->nqueued, 0);
+  snprintf(p->name, sizeof p->name, "%s", name ? name : "pool");
+  int nw = parallelism > 1 ? parallelism - 1 : 0;
+  if (nw) {
+    p->threads = tfs_calloc((size_t)nw, sizeof(pthread_t));
+    if (!p->threads) {
+      tfs_threadpool_free(p);
+      TFS_OOM(st);
+      return NULL;
+    }
+  }
+  for (int i = 0; i < nw; i++) {
+    if (pthread_create(&p->threads[i], NULL, worker_main, p) != 0) {
+      tfs_threadpool_free(p);
+      tfs_status_setf(st, TFS_RESOURCE_EXHAUSTED,
+                      "Could not start thread %d of the %s pool", i,
+                      name ? name : "");
+      return NULL;
+    }
+    p->nworkers++;
+#ifdef __linux__
+    char tn[24];
+    snprintf(tn, sizeof tn, "tfs-%.6s-%d", p->name, i % 1000);
+    tn[15] = 0; /* the kernel's limit */
+    pthread_setname_np(p->threads[i], tn);
+#endif
+  }
+  tfs_status_clear(st);
+  return p;
+}
+
+void tfs_threadpool_free(tfs_threadpool *p) {
+  if (!p) return;
+  pthread_mutex_lock(&p->mu);
+  p->stop = 1;
+  pthread_cond_broadcast(&p->cv);
+  pthread_mutex_unlock(&p->mu);
+  for (int i = 0; i < p->nworkers; i++) pthread_join(p->threads[i], NULL);
+  /* Workers drain the queue before stopping; anything left (no workers)
+   * runs here. */
+  while (tfs_threadpool_run_one(p)) {
+  }
+  pthread_cond_destroy(&p->cv);
+  pthread_mutex_destroy(&p->mu);
+  tfs_free(p->threads);
+  tfs_free(p);
+}
+
+int tfs_threadpool_parallelism(const tfs_threadpool *p) {
+  return p ? p->nworkers + 1 : 1;
+}
+
+void tfs_threadpool_schedule(tfs_threadpool *p, tfs_task *t) {
+  if (!p || p->nworkers == 0) {
+    t->fn(t);
+    return;
+  }
+  pthread_mutex_lock(&p->mu);
+  t->next = NULL;
+  t->prev = p->tail;
+  if (p->tail)
+    p->tail->next = t;
+  else
+    p->head = t;
+  p->tail = t;
+  t->queued = 1;
+  atomic_fetch_add_explicit(&p->nqueued, 1, memory_order_relaxed);
+  if (p->nsleeping) pthread_cond_signal(&p->cv);
+  pthread_mutex_unlock(&p->mu);
+}
+
+int tfs_threadpool_cancel(tfs_threadpool *p, tfs_task *t) {
+  if (!p || p->nworkers == 0) return 0;
+  pthread_mutex_lock(&p->mu);
+  int taken = t->queued;
+  if (taken) unlink_locked(p, t);
+  pthread_mutex_unlock(&p->mu);
+  return taken;
+}
+
+int tfs_threadpool_run_one(tfs_threadpool *p) {
+  if (!p || atomic_load_explicit(&p->nqueued, memory_order_relaxed) == 0)
+    return 0;
+  pthread_mutex_lock(&p->mu);
+  tfs_task *t = pop_locked(p);
+  pthread_mutex_unlock(&p->mu);
+  if (!t) return 0;
+  t->fn(t);
+  return 1;
+}
+
+/* ---- parallel_for ----------------------------------------------------------- */
+
+typedef struct pf_job {
+  tfs_range_fn fn;
+  void *arg;
+  int64_t n, block, nblocks;
+  atomic_llong next;
+  tfs_latch helpers; /* helpers that may still touch the job */
+} pf_job;
+
+typedef struct pf_helper {
+  tfs_task task; /* first member: the task pointer is the helper's */
+  pf_job *job;
+} pf_helper;
+
+static void run_blocks(pf_job *j) {
+  for (;;) {
+    int64_t b = atomic_fetch_add_explicit(&j->next, 1, memory_order_relaxed);
+    if (b >= j->nblocks) return;
+    int64_t s = b * j->block;
+    int64_t e = s + j->block < j->n ? s + j->block : j->n;
+    j->fn(j->arg, s, e);
+  }
+}
+
+static void helper_main(tfs_task *t) {
+  pf_job *j = ((pf_helper *)t)->job;
+  run_blocks(j);
+  tfs_latch_count_down(&j->helpers); /* last touch of the job */
+}
+
+int tfs_threadpool_plan_threads(const tfs_threadpool *p, int64_t n,
+                                int64_t cost_per_unit) {
+  int maxp = tfs_threadpool_parallelism(p);
+  if (maxp <= 1 || n <= 1) return 1;
+  double total = (double)n * (double)(cost_per_unit > 0 ? cost_per_unit : 1);
+  double t = total / TFS_PARALLEL_MIN_NS;
+  if (t < 2) return 1;
+  int nt = t > maxp ? maxp : (int)t;
+  if (nt > n) nt = (int)n;
+  if (nt > MAX_HELPERS + 1) nt = MAX_HELPERS + 1;
+  return nt;
+}
+
+void tfs_threadpool_parallel_for(tfs_threadpool *p, int64_t n,
+                                 int64_t cost_per_unit, tfs_range_fn fn,
+                                 void *arg) {
+  if (n <= 0) return;
+  int nt = tfs_threadpool_plan_threads(p, n, cost_per_unit);
+  if (nt <= 1) {
+    fn(arg, 0, n);
+    return;
+  }
+  pf_job j;
+  j.fn = fn;
+  j.arg = arg;
+  j.n = n;
+  /* A few blocks per thread balance uneven chunks without much traffic
+   * on the block counter. */
+  int64_t want = (int64_t)nt * 4;
+  if (want > n) want = n;
+  j.block = (n + want - 1) / want;
+  j.nblocks = (n + j.block - 1) / j.block;
+  atomic_init(&j.next, 0);
+  int nh = nt - 1;
+  tfs_latch_init(&j.helpers, nh);
+  pf_helper helpers[MAX_HELPERS];
+  for (int i = 0; i < nh; i++) {
+    helpers[i].task.fn = helper_main;
+    helpers[i].task.queued = 0;
+    helpers[i].job = &j;
+    tfs_threadpool_schedule(p, &helpers[i].task);
+  }
+  run_blocks(&j);
+  /* Helpers that no worker picked up yet are taken back: the caller only
+   * waits for those already running (no deadlock when nested). */
+  for (int i = 0; i < nh; i++)
+    if (tfs_threadpool_cancel(p, &helpers[i].task))
+      tfs_latch_count_down(&j.helpers);
+  tfs_latch_wait(&j.helpers);
+}
+
+/* ---- machine facts ------------------------------------------------------------ */
+
+int tfs_num_cores(void) {
+#ifdef __linux__
+  cpu_set_t set;
+  if (sched_getaffinity(0, sizeof set, &set) == 0) {
+    int n = CPU_COUNT(&set);
+    if (n > 0) return n;
+  }
+#endif
+  long n = sysconf(_SC_NPROCESSORS_ONLN);
+  return n > 0 ? (int)n : 1;
+}
+
+uint32_t tfs_thread_id(void) {
+  static __thread uint32_t id;
+  if (!id) {
+#ifdef __linux__
+    id = (uint32_t)syscall(SYS_gettid);
+#else
+    static atomic_uint next = 1;
+    id = atomic_fetch_add(&next, 1);
+#endif
+  }
+  return id;
+}

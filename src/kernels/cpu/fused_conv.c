@@ -1,0 +1,224 @@
+/*
+ * kernels/cpu/fused_conv.c - the remapper's fused convolutions on the
+ * CPU: _FusedConv2D (Conv2D + BiasAdd or inference FusedBatchNorm [+
+ * activation]) and _FusedDepthwiseConv2dNative (+ BiasAdd [+
+ * activation]).  The convolution is Conv2D's (NHWC im2col blocks into the
+ * GEMM, NCHW through an NHWC copy; conv_common.h); each block of output
+ * pixels gets its bias / batch norm and activation right after its GEMM,
+ * while it is still in cache.  float only.
+ */
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC optimize("tree-vectorize", "vect-cost-model=dynamic")
+#endif
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/alloc.h"
+#include "kernels/cpu/conv_common.h"
+#include "kernels/cpu/cpu_tables.h"
+#include "kernels/cpu/fused_epilogue.h"
+
+typedef struct fconv_state {
+  tfs_window w;
+  tfs_fused_epilogue e;
+  int depthwise;
+} fconv_state;
+
+static int fconv_prepare_common(tfs_kernel_init *ki, int depthwise) {
+  fconv_state *s = tfs_calloc(1, sizeof(*s));
+  if (!s) return tfs_ki_error(ki, TFS_RESOURCE_EXHAUSTED, "out of memory");
+  ki->state = s;
+  s->depthwise = depthwise;
+  const char *name = depthwise ? "DepthwiseConv2D" : "Conv2D";
+  if (tfs_window_parse(ki->attrs,
+                       depthwise ? TFS_WINDOW_DEPTHWISE : TFS_WINDOW_CONV2D,
+                       name, &s->w, ki->st))
+    return tfs_ki_error(ki, TFS_INVALID_ARGUMENT, "%s",
+                        tfs_status_message(ki->st));
+  if (tfs_conv_check_batch_depth(ki, &s->w, TFS_UNIMPLEMENTED)) return -1;
+  size_t len;
+  const char *ff = tfs_attrs_get_string(ki->attrs, "filter_format", &len);
+  int64_t host = 0;
+  tfs_attrs_get_int(ki->attrs, "num_host_args", &host);
+  if ((ff && strcmp(ff, "HWIO") != 0) || host != 0)
+    return tfs_ki_error(ki, TFS_UNIMPLEMENTED,
+                        "_FusedConv2D on CPU supports HWIO filters and no "
+                        "host args");
+  unsigned allowed = 1u << TFS_FE_BIAS;
+  if (!depthwise) allowed |= 1u << TFS_FE_BATCH_NORM;
+  return tfs_fused_parse(ki, allowed, &s->e);
+}
+
+static int fconv_prepare(tfs_kernel_init *ki) {
+  return fconv_prepare_common(ki, 0);
+}
+static int fdw_prepare(tfs_kernel_init *ki) {
+  return fconv_prepare_common(ki, 1);
+}
+
+typedef struct fconv_job {
+  const conv_geom *g;
+  const fconv_state *s;
+  const float *in, *filt;
+  float *out;
+  const float *scale, *shift;
+  int64_t k, mb, cout_g;
+  int direct;
+  int failed;
+} fconv_job;
+
+/* Blocks [b0, b1) of mb output pixels: GEMM per group, then epilogue. */
+static void fconv_blocks(void *arg, int64_t b0, int64_t b1) {
+  fconv_job *j = arg;
+  const conv_geom *g = j->g;
+  int64_t m = g->n * g->oh * g->ow;
+  float *col = NULL;
+  if (!j->direct &&
+      !(col = tfs_malloc(sizeof(float) * (size_t)(j->mb * j->k)))) {
+    j->failed = 1;
+    return;
+  }
+  for (int64_t blk = b0; blk < b1; blk++) {
+    int64_t r0 = blk * j->mb, r1 = r0 + j->mb < m ? r0 + j->mb : m;
+    for (int64_t grp = 0; grp < g->groups; grp++) {
+      const float *a;
+      int64_t lda;
+      if (j->direct) {
+        a = j->in + r0 * g->c + grp * g->kc;
+        lda = g->c;
+      } else {
+        tfs_conv_im2col(g, j->in, sizeof(float), grp, r0, r1, col);
+        a = col;
+        lda = j->k;
+      }
+      tfs_conv_gemm(TFS_FLOAT, 0, r1 - r0, j->cout_g, j->k, a, lda,
+                    j->filt + grp * j->cout_g, g->kn,
+                    j->out + r0 * g->kn + grp * j->cout_g, g->kn);
+    }
+    tfs_fused_apply(&j->s->e, j->out + r0 * g->kn, r1 - r0, g->kn, g->kn,
+                    j->scale, j->shift);
+  }
+  tfs_free(col);
+}
+
+/* Depthwise rows [r0, r1) (one row: one (n, oy)), then epilogue. */
+static void fdw_rows(void *arg, int64_t r0, int64_t r1) {
+  const fconv_job *j = arg;
+  const conv_geom *g = j->g;
+  const int64_t C = g->c, M = g->kn, OC = C * M;
+  for (int64_t r = r0; r < r1; r++) {
+    int64_t b = r / g->oh, oy = r % g->oh;
+    float *row = j->out + (b * g->oh + oy) * g->ow * OC;
+    for (int64_t ox = 0; ox < g->ow; ox++) {
+      float *acc = row + ox * OC;
+      for (int64_t k = 0; k < OC; k++) acc[k] = 0;
+      for (int64_t ky = 0; ky < g->kh; ky++) {
+        int64_t iy = oy * g->sh - g->pt + ky * g->dh;
+        if (iy < 0 || iy >= g->h) continue;
+        for (int64_t kx = 0; kx < g->kw; kx++) {
+          int64_t ix = ox * g->sw - g->pl + kx * g->dw;
+          if (ix < 0 || ix >= g->w) continue;
+          const float *p = j->in + ((b * g->h + iy) * g->w + ix) * C;
+          const float *fp = j->filt + (ky * g->kw + kx) * OC;
+          if (M == 1) {
+            for (int64_t ch = 0; ch < C; ch++) acc[ch] += p[ch] * fp[ch];
+          } else {
+            for (int64_t ch = 0; ch < C; ch++)
+              for (int64_t mm = 0; mm < M; mm++)
+                acc[ch * M + mm] += p[ch] * fp[ch * M + mm];
+          }
+        }
+      }
+    }
+    tfs_fused_apply(&j->s->e, row, g->ow, OC, OC, j->scale, j->shift);
+  }
+}
+
+/* Geometry from input x and filter f; fails c on bad shapes. */
+static int fconv_geometry(tfs_kernel_ctx *c, const fconv_state *s,
+                          const tfs_tensor *x, const tfs_tensor *f,
+                          conv_geom *g) {
+  char buf[TFS_SHAPE_STRLEN];
+  if (x->shape.rank != 4 || f->shape.rank != 4) {
+    tfs_kctx_fail(c, TFS_INVALID_ARGUMENT,
+                  "convolution %s must be 4-dimensional: %s",
+                  x->shape.rank != 4 ? "input" : "filter",
+                  tfs_shape_str(x->shape.rank != 4 ? &x->shape : &f->shape, buf,
+                                sizeof buf));
+    return -1;
+  }
+  memset(g, 0, sizeof *g);
+  tfs_conv_geom_window(&s->w, g);
+  tfs_conv_geom_input(&s->w, &x->shape, g);
+  g->kh = f->shape.dims[0], g->kw = f->shape.dims[1];
+  g->kc = f->shape.dims[2], g->kn = f->shape.dims[3];
+  if (s->depthwise ? g->c != g->kc : (g->kc <= 0 || g->c % g->kc != 0)) {
+    tfs_kctx_fail(c, TFS_INVALID_ARGUMENT,
+                  "input depth %lld does not match filter depth %lld",
+                  (long long)g->c, (long long)g->kc);
+    return -1;
+  }
+  if (tfs_conv_geom_output(c, &s->w, g)) return -1;
+  g->groups = s->depthwise ? 1 : g->c / g->kc;
+  g->oc = s->depthwise ? g->c * g->kn : g->kn;
+  if (!s->depthwise && (g->kn % g->groups != 0 || g->kn < g->groups)) {
+    tfs_kctx_fail(c, TFS_INVALID_ARGUMENT,
+                  "output depth must be evenly divisible by number of "
+                  "groups: %lld vs %lld",
+                  (long long)g->kn, (long long)g->groups);
+    return -1;
+  }
+  return 0;
+}
+
+static void fconv_compute(tfs_kernel_ctx *c) {
+  const fconv_state *s = c->state;
+  const tfs_tensor *x = c->inputs[0], *f = c->inputs[1];
+  conv_geom g;
+  if (fconv_geometry(c, s, x, f, &g)) return;
+  float *params = tfs_kctx_scratch(c, sizeof(float) * (size_t)(2 * g.oc + 1));
+  fconv_job j;
+  memset(&j, 0, sizeof j);
+  if (!params ||
+      tfs_fused_channel_params(c, &s->e, g.oc, params, &j.scale, &j.shift))
+    return;
+  tfs_shape os;
+  tfs_conv_shape(&s->w, g.n, g.oh, g.ow, g.oc, &os);
+  tfs_tensor *y = tfs_kctx_alloc_output(c, 0, &os);
+  if (!y || y->nelems == 0) return;
+  conv_stage st;
+  int ok = tfs_conv_stage_begin(&st, s->w.nchw, x, f, NULL, 0, y) == 0;
+  if (ok) {
+    j.g = &g;
+    j.s = s;
+    j.in = st.in;
+    j.filt = st.filt;
+    j.out = st.out;
+    if (s->depthwise) {
+      int64_t cost = g.ow * g.oc * g.kh * g.kw + 1;
+      tfs_kctx_parallel_for(c, g.n * g.oh, cost, fdw_rows, &j);
+    } else {
+      j.k = g.kh * g.kw * g.kc;
+      j.cout_g = g.kn / g.groups;
+      j.direct = g.kh == 1 && g.kw == 1 && g.sh == 1 && g.sw == 1 &&
+                 g.pt == 0 && g.pl == 0 && g.oh == g.h && g.ow == g.w;
+      int64_t m = g.n * g.oh * g.ow;
+      j.mb = tfs_conv_block_rows(m, j.k, sizeof(float));
+      int64_t nblocks = (m + j.mb - 1) / j.mb;
+      int64_t cost = (2 * j.mb * j.k * g.kn) / 16 + 1;
+      tfs_kctx_parallel_for(c, nblocks, cost, fconv_blocks, &j);
+    }
+    ok = !j.failed && tfs_conv_stage_end(&st, s->w.nchw, y) == 0;
+  }
+  tfs_conv_stage_free(&st);
+  if (!ok) tfs_kctx_fail(c, TFS_RESOURCE_EXHAUSTED, "out of memory");
+}
+
+const tfs_kernel_def tfs_cpu_kernels_fused_conv[] = {
+    {"_FusedConv2D", "CPU", "T", TFS_DT_BIT(TFS_FLOAT), fconv_prepare,
+     fconv_compute, free, TFS_KERNEL_EXPENSIVE, NULL},
+    {"_FusedDepthwiseConv2dNative", "CPU", "T", TFS_DT_BIT(TFS_FLOAT),
+     fdw_prepare, fconv_compute, free, TFS_KERNEL_EXPENSIVE, NULL},
+    {NULL, NULL, NULL, 0, NULL, NULL, NULL, 0, NULL},
+};

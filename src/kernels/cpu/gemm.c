@@ -1,0 +1,517 @@
+/*
+ * kernels/cpu/gemm.c - the GEMM driver: picks the micro-kernel family for
+ * this CPU once, blocks the product for the caches, packs A and B (B
+ * possibly once, ahead of time) and splits the macro tiles over the
+ * intra-op pool; without AVX2, rows go to single-threaded OpenBLAS.
+ */
+
+/*
+ * Blocking is BLIS's: N blocks of NC columns, K blocks of KC, M blocks of
+ * MC rows; a KCxNR B panel stays in L1 while the MCxKC A block streams
+ * from L2 and the KCxNC B block sits in L3.
+ */
+#include "kernels/cpu/gemm.h"
+
+#include <cblas.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/alloc.h"
+#include "core/log.h"
+#include "core/threadpool.h"
+#include "kernels/cpu/gemm_internal.h"
+
+/* OpenBLAS extensions; weak so that another CBLAS also links. */
+extern char *openblas_get_corename(void) __attribute__((weak));
+extern char *openblas_get_config(void) __attribute__((weak));
+extern void openblas_set_num_threads(int n) __attribute__((weak));
+
+static pthread_once_t g_once = PTHREAD_ONCE_INIT;
+static pthread_key_t g_key;
+static const tfs_gemm_isa *g_auto;       /* best family for this CPU */
+static tfs_gemm_isa g_custom;            /* tfs_gemm__set_blocking */
+static const tfs_gemm_isa *_Atomic g_isa; /* in use; NULL: OpenBLAS */
+static char g_desc[160];
+static atomic_ullong g_tag;
+
+#define MIN(a, b) ((a) < (b) ? (a) : (b))
+
+/* Per-thread packing buffers, freed when the thread exits. */
+typedef struct tls_bufs {
+  float *a, *b;
+  size_t acap, bcap;  /* floats */
+  uint64_t a_tag;     /* which A block `a` holds: call, row block, */
+  int64_t a_block, a_pc; /* depth offset */
+} tls_bufs;
+
+static void tls_destroy(void *p) {
+  tls_bufs *t = p;
+  tfs_aligned_free(t->a);
+  tfs_aligned_free(t->b);
+  free(t);
+}
+
+static void describe(void) {
+  const tfs_gemm_isa *isa = atomic_load(&g_isa);
+  const char *core = openblas_get_corename ? openblas_get_corename() : NULL;
+  if (isa)
+    snprintf(g_desc, sizeof g_desc, "tfsess %s (OpenBLAS core %s, 1 thread)",
+             isa->name, core ? core : "n/a");
+  else
+    snprintf(g_desc, sizeof g_desc, "OpenBLAS core %s, 1 thread per "
+             "intra-op worker", core ? core : "unknown");
+}
+
+static void init_once(void) {
+  pthread_key_create(&g_key, tls_destroy);
+  __builtin_cpu_init();
+  if (__builtin_cpu_supports("avx512f"))
+    g_auto = &tfs_gemm_isa_avx512;
+  else if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma"))
+    g_auto = &tfs_gemm_isa_avx2;
+  atomic_store(&g_isa, g_auto);
+  /* We split GEMMs over the intra-op pool ourselves: OpenBLAS's own
+   * threads would only compete with it. */
+  if (openblas_set_num_threads) openblas_set_num_threads(1);
+  describe();
+}
+
+void tfs_gemm_init(void) {
+  pthread_once(&g_once, init_once);
+  if (tfs_log_enabled(TFS_LOG_DEBUG))
+    tfs_log(TFS_LOG_DEBUG, "gemm: %s; %s", g_desc,
+            openblas_get_config ? openblas_get_config() : "no OpenBLAS");
+}
+
+const char *tfs_gemm_describe(void) {
+  pthread_once(&g_once, init_once);
+  return g_desc;
+}
+
+int tfs_gemm__force_path(const char *name) {
+  pthread_once(&g_once, init_once);
+  const tfs_gemm_isa *isa;
+  if (!name || strcmp(name, "auto") == 0) {
+    isa = g_auto;
+  } else if (strcmp(name, "openblas") == 0) {
+    isa = NULL;
+  } else if (strcmp(name, "avx2") == 0) {
+    if (!__builtin_cpu_supports("avx2") || !__builtin_cpu_supports("fma"))
+      return -1;
+    isa = &tfs_gemm_isa_avx2;
+  } else if (strcmp(name, "avx512") == 0) {
+    if (!__builtin_cpu_supports("avx512f")) return -1;
+    isa = &tfs_gemm_isa_avx512;
+  } else {
+    return -1;
+  }
+  atomic_store(&g_isa, isa);
+  describe();
+  return 0;
+}
+
+int tfs_gemm__set_blocking(int kc, int mc, int nc) {
+  pthread_once(&g_once, init_once);
+  const tfs_gemm_isa *cur = atomic_load(&g_isa);
+  if (!cur || kc < 1 || mc < cur->mr || nc < cur->nr) return -1;
+  if (cur != &g_custom) g_custom = *cur;
+  g_custom.kc = kc;
+  g_custom.mc = mc - mc % g_custom.mr;
+  g_custom.nc = nc - nc % g_custom.nr;
+  atomic_store(&g_isa, &g_custom);
+  return 0;
+}
+
+static tls_bufs *tls(void) {
+  static __thread tls_bufs *t;
+  if (!t) {
+    t = calloc(1, sizeof(*t));
+    if (t) pthread_setspecific(g_key, t);
+  }
+  return t;
+}
+
+static float *tls_grow(float **p, size_t *cap, size_t need) {
+  if (*cap >= need) return *p;
+  tfs_aligned_free(*p);
+  *p = tfs_aligned_alloc(need * sizeof(float));
+  *cap = *p ? need : 0;
+  return *p;
+}
+
+/* ---- packing ---------------------------------------------------------------- */
+
+/* A rows [r0, r0 + mb) x cols [pc, pc + kb) into MR-row panels. */
+static void pack_a(const tfs_gemm_isa *isa, int trans, const float *a,
+                   int64_t lda, int64_t r0, int64_t mb, int64_t pc,
+                   int64_t kb, float *out) {
+  const int mr = isa->mr;
+  for (int64_t ip = 0; ip * mr < mb; ip++) {
+    float *dst = out + ip * kb * mr;
+    int64_t row = r0 + ip * mr;
+    int rows = (int)MIN((int64_t)mr, mb - ip * mr);
+    if (!trans) {
+      /* read mr rows side by side, write the panel contiguously */
+      const float *src[TFS_GEMM_MAX_MR];
+      for (int i = 0; i < rows; i++) src[i] = a + (row + i) * lda + pc;
+      if (rows == 6 && mr == 6) { /* the row pointers in registers */
+        const float *s0 = src[0], *s1 = src[1], *s2 = src[2], *s3 = src[3],
+                    *s4 = src[4], *s5 = src[5];
+        for (int64_t p = 0; p < kb; p++, dst += 6) {
+          dst[0] = s0[p], dst[1] = s1[p], dst[2] = s2[p];
+          dst[3] = s3[p], dst[4] = s4[p], dst[5] = s5[p];
+        }
+      } else if (rows == mr) {
+        for (int64_t p = 0; p < kb; p++, dst += mr)
+          for (int i = 0; i < mr; i++) dst[i] = src[i][p];
+      } else {
+        for (int64_t p = 0; p < kb; p++, dst += mr) {
+          for (int i = 0; i < rows; i++) dst[i] = src[i][p];
+          for (int i = rows; i < mr; i++) dst[i] = 0.0f;
+        }
+      }
+    } else {
+      for (int64_t p = 0; p < kb; p++) {
+        const float *src = a + (pc + p) * lda + row;
+        float *d = dst + p * mr;
+        for (int i = 0; i < rows; i++) d[i] = src[i];
+        for (int i = rows; i < mr; i++) d[i] = 0.0f;
+      }
+    }
+  }
+}
+
+/* B panels [p0, p1) of the block rows [pc, pc + kb) x cols [jc, jc + nb);
+ * panel jp goes to out + jp * stride. */
+static void pack_b(int nr, int trans, const float *b, int64_t ldb,
+                   int64_t pc, int64_t kb, int64_t jc, int64_t nb,
+                   int64_t p0, int64_t p1, float *out, int64_t stride) {
+  for (int64_t jp = p0; jp < p1; jp++) {
+    float *dst = out + jp * stride;
+    int64_t col = jc + jp * nr;
+    int cols = (int)MIN((int64_t)nr, jc + nb - col);
+    if (!trans) {
+      for (int64_t p = 0; p < kb; p++) {
+        const float *src = b + (pc + p) * ldb + col;
+        float *d = dst + p * nr;
+        memcpy(d, src, sizeof(float) * (size_t)cols);
+        for (int j = cols; j < nr; j++) d[j] = 0.0f;
+      }
+    } else {
+      for (int j = 0; j < cols; j++) {
+        const float *src = b + (col + j) * ldb + pc;
+        for (int64_t p = 0; p < kb; p++) dst[p * nr + j] = src[p];
+      }
+      for (int64_t p = 0; p < kb; p++)
+        for (int j = cols; j < nr; j++) dst[p * nr + j] = 0.0f;
+    }
+  }
+}
+
+typedef struct {
+  int nr, trans;
+  const float *b;
+  int64_t ldb, pc, kb, jc, nb, stride;
+  float *out;
+} packb_job;
+
+static void packb_range(void *arg, int64_t begin, int64_t end) {
+  packb_job *j = arg;
+  pack_b(j->nr, j->trans, j->b, j->ldb, j->pc, j->kb, j->jc, j->nb, begin,
+         end, j->out, j->stride);
+}
+
+/* ---- macro tiles ---------------------------------------------------------------- */
+
+/* One N block of a product whose B block is packed over the whole depth
+ * k: panel jp at bpack + jp * k * nr.  Tasks are (column chunk, row
+ * block) pairs; each walks all of K itself, so a product is one fork. */
+typedef struct {
+  const tfs_gemm_isa *isa;
+  int trans_a;
+  const float *a;
+  int64_t lda, m, k;
+  const float *bpack;
+  int64_t nb, npanels;   /* columns of this block, their panels */
+  float alpha, beta;
+  float *c;              /* column 0 of this block */
+  int64_t ldc;
+  int64_t mblocks, chunk_panels;
+  uint64_t tag;
+} macro_job;
+
+/* Scalar fallback for one tile when a packing buffer is unavailable. */
+static void tile_naive(const macro_job *j, int64_t ic, int64_t mb,
+                       int64_t jp0, int64_t jp1) {
+  const int nr = j->isa->nr;
+  for (int64_t i = ic; i < ic + mb; i++) {
+    for (int64_t jp = jp0; jp < jp1; jp++) {
+      const float *bp = j->bpack + jp * j->k * nr;
+      int64_t col = jp * nr;
+      int cols = (int)MIN((int64_t)nr, j->nb - col);
+      for (int q = 0; q < cols; q++) {
+        float acc = 0.0f;
+        for (int64_t p = 0; p < j->k; p++) {
+          float x = j->trans_a ? j->a[p * j->lda + i] : j->a[i * j->lda + p];
+          acc += x * bp[p * nr + q];
+        }
+        float *cc = j->c + i * j->ldc + col + q;
+        *cc = j->alpha * acc + (j->beta != 0.0f ? j->beta * *cc : 0.0f);
+      }
+    }
+  }
+}
+
+static void macro_range(void *arg, int64_t begin, int64_t end) {
+  const macro_job *j = arg;
+  const tfs_gemm_isa *isa = j->isa;
+  const int mr = isa->mr, nr = isa->nr;
+  tls_bufs *t = tls();
+  float *abuf = t ? tls_grow(&t->a, &t->acap,
+                             (size_t)(isa->mc / mr + 1) * mr * isa->kc)
+                  : NULL;
+  for (int64_t task = begin; task < end; task++) {
+    /* chunk-major: a thread's consecutive tasks share B panels */
+    int64_t ci = task / j->mblocks, mi = task % j->mblocks;
+    int64_t ic = mi * isa->mc, mb = MIN((int64_t)isa->mc, j->m - ic);
+    int64_t jp0 = ci * j->chunk_panels;
+    int64_t jp1 = MIN(j->npanels, jp0 + j->chunk_panels);
+    int64_t mpanels = (mb + mr - 1) / mr;
+    if (!abuf) {
+      tile_naive(j, ic, mb, jp0, jp1);
+      continue;
+    }
+    for (int64_t pc = 0; pc < j->k; pc += isa->kc) {
+      int64_t kb = MIN((int64_t)isa->kc, j->k - pc);
+      float beta = pc == 0 ? j->beta : 1.0f;
+      if (t->a_tag != j->tag || t->a_block != mi || t->a_pc != pc) {
+        pack_a(isa, j->trans_a, j->a, j->lda, ic, mb, pc, kb, abuf);
+        t->a_tag = j->tag;
+        t->a_block = mi;
+        t->a_pc = pc;
+      }
+      for (int64_t jp = jp0; jp < jp1; jp++) {
+        const float *bp = j->bpack + jp * j->k * nr + pc * nr;
+        int cols = (int)MIN((int64_t)nr, j->nb - jp * nr);
+        float *crow = j->c + ic * j->ldc + jp * nr;
+        for (int64_t ip = 0; ip < mpanels; ip++) {
+          int rows = (int)MIN((int64_t)mr, mb - ip * mr);
+          isa->ukr[rows](kb, abuf + ip * kb * mr, bp,
+                         crow + ip * mr * j->ldc, j->ldc, cols, j->alpha,
+                         beta);
+        }
+      }
+    }
+  }
+}
+
+/* Runs one N block: one parallel loop over its macro tiles. */
+static void run_block(macro_job *j, tfs_threadpool *pool) {
+  const tfs_gemm_isa *isa = j->isa;
+  j->mblocks = (j->m + isa->mc - 1) / isa->mc;
+  /* Time on one core: the FMAs (~32 flop/ns) plus streaming the packed B
+   * (~16 bytes/ns from L3), which dominates thin products (batch 1) and
+   * is worth splitting too. */
+  int64_t flops = 2 * j->m * j->nb * j->k;
+  int64_t cost = flops / 32 + j->k * j->npanels * isa->nr * 4 / 16 + 1;
+  int nt = tfs_threadpool_plan_threads(pool, cost, 1);
+  /* Enough tasks for every thread (twice over, for balance), by cutting
+   * the columns when there are too few row blocks. */
+  int64_t nchunks = 1;
+  if (nt > 1 && j->mblocks < 2 * nt) {
+    nchunks = (2 * nt + j->mblocks - 1) / j->mblocks;
+    if (nchunks > j->npanels) nchunks = j->npanels;
+  }
+  j->chunk_panels = (j->npanels + nchunks - 1) / nchunks;
+  nchunks = (j->npanels + j->chunk_panels - 1) / j->chunk_panels;
+  j->tag = atomic_fetch_add(&g_tag, 1) + 1;
+  int64_t ntasks = j->mblocks * nchunks;
+  tfs_threadpool_parallel_for(pool, ntasks, cost / ntasks + 1, macro_range,
+                              j);
+}
+
+static void scale_c(int64_t m, int64_t n, float beta, float *c, int64_t ldc) {
+  for (int64_t i = 0; i < m; i++) {
+    float *r = c + i * ldc;
+    if (beta == 0.0f)
+      memset(r, 0, sizeof(float) * (size_t)n);
+    else
+      for (int64_t q = 0; q < n; q++) r[q] *= beta;
+  }
+}
+
+/* ---- OpenBLAS path: rows over the pool, one BLAS thread each ------------------ */
+
+typedef struct {
+  int ta, tb;
+  int64_t n, k;
+  float alpha, beta;
+  const float *a, *b;
+  int64_t lda, ldb, ldc;
+  float *c;
+} blas_job;
+
+static void blas_rows(void *arg, int64_t r0, int64_t r1) {
+  const blas_job *j = arg;
+  const float *a = j->ta ? j->a + r0 : j->a + r0 * j->lda;
+  cblas_sgemm(CblasRowMajor, j->ta ? CblasTrans : CblasNoTrans,
+              j->tb ? CblasTrans : CblasNoTrans, (int)(r1 - r0), (int)j->n,
+              (int)j->k, j->alpha, a, (int)j->lda, j->b, (int)j->ldb,
+              j->beta, j->c + r0 * j->ldc, (int)j->ldc);
+}
+
+static void gemm_blas(int ta, int tb, int64_t m, int64_t n, int64_t k,
+                      float alpha, const float *a, int64_t lda,
+                      const float *b, int64_t ldb, float beta, float *c,
+                      int64_t ldc, tfs_threadpool *pool) {
+  blas_job j = {ta, tb, n, k, alpha, beta, a, b, lda, ldb, ldc, c};
+  tfs_threadpool_parallel_for(pool, m, 2 * n * k / 32 + 1, blas_rows, &j);
+}
+
+typedef struct {
+  int ta, tb;
+  int64_t n, k;
+  double alpha, beta;
+  const double *a, *b;
+  int64_t lda, ldb, ldc;
+  double *c;
+} dblas_job;
+
+static void dblas_rows(void *arg, int64_t r0, int64_t r1) {
+  const dblas_job *j = arg;
+  const double *a = j->ta ? j->a + r0 : j->a + r0 * j->lda;
+  cblas_dgemm(CblasRowMajor, j->ta ? CblasTrans : CblasNoTrans,
+              j->tb ? CblasTrans : CblasNoTrans, (int)(r1 - r0), (int)j->n,
+              (int)j->k, j->alpha, a, (int)j->lda, j->b, (int)j->ldb,
+              j->beta, j->c + r0 * j->ldc, (int)j->ldc);
+}
+
+void tfs_gemm_f64(int trans_a, int trans_b, int64_t m, int64_t n, int64_t k,
+                  double alpha, const double *a, int64_t lda,
+                  const double *b, int64_t ldb, double beta, double *c,
+                  int64_t ldc, tfs_threadpool *pool) {
+  pthread_once(&g_once, init_once);
+  if (m <= 0 || n <= 0) return;
+  dblas_job j = {trans_a, trans_b, n, k, alpha, beta, a, b, lda, ldb, ldc, c};
+  /* ~16 double flop/ns on one AVX2 core */
+  tfs_threadpool_parallel_for(pool, m, 2 * n * k / 16 + 1, dblas_rows, &j);
+}
+
+/* ---- entry points ------------------------------------------------------------- */
+
+/* Largest B block packed at once (floats): K x columns. */
+#define MAX_BBLOCK (8 << 20)
+
+void tfs_gemm_f32(int trans_a, int trans_b, int64_t m, int64_t n, int64_t k,
+                  float alpha, const float *a, int64_t lda, const float *b,
+                  int64_t ldb, float beta, float *c, int64_t ldc,
+                  tfs_threadpool *pool) {
+  pthread_once(&g_once, init_once);
+  if (m <= 0 || n <= 0) return;
+  if (k <= 0 || alpha == 0.0f) {
+    scale_c(m, n, beta, c, ldc);
+    return;
+  }
+  const tfs_gemm_isa *isa = atomic_load_explicit(&g_isa, memory_order_relaxed);
+  /* N blocks whose whole-depth B panels fit MAX_BBLOCK (at least one
+   * panel, at most NC columns) */
+  int64_t nc = isa ? MIN((int64_t)isa->nc, MAX_BBLOCK / k) : 0;
+  if (isa) nc = nc < isa->nr ? isa->nr : nc - nc % isa->nr;
+  tls_bufs *t = isa ? tls() : NULL;
+  float *bbuf =
+      t ? tls_grow(&t->b, &t->bcap,
+                   (size_t)k * (size_t)(MIN(n, nc) + isa->nr))
+        : NULL;
+  if (!bbuf) {
+    gemm_blas(trans_a, trans_b, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc,
+              pool);
+    return;
+  }
+  for (int64_t jc = 0; jc < n; jc += nc) {
+    int64_t nb = MIN(nc, n - jc);
+    int64_t npanels = (nb + isa->nr - 1) / isa->nr;
+    packb_job pj = {isa->nr, trans_b, b, ldb, 0, k, jc, nb, k * isa->nr,
+                    bbuf};
+    tfs_threadpool_parallel_for(pool, npanels, k * isa->nr / 4 + 1,
+                                packb_range, &pj);
+    macro_job mj = {
+        .isa = isa, .trans_a = trans_a, .a = a, .lda = lda, .m = m, .k = k,
+        .bpack = bbuf, .nb = nb, .npanels = npanels, .alpha = alpha,
+        .beta = beta, .c = c + jc, .ldc = ldc,
+    };
+    run_block(&mj, pool);
+  }
+}
+
+struct tfs_gemm_packed {
+  int64_t k, n;
+  const tfs_gemm_isa *isa; /* NULL: `data` is op(B) row-major, k x n */
+  float *data;             /* panel j at data + j * k * nr */
+};
+
+tfs_gemm_packed *tfs_gemm_pack_b_f32(int trans_b, int64_t k, int64_t n,
+                                     const float *b, int64_t ldb) {
+  pthread_once(&g_once, init_once);
+  tfs_gemm_packed *p = tfs_calloc(1, sizeof(*p));
+  if (!p) return NULL;
+  p->k = k;
+  p->n = n;
+  p->isa = atomic_load(&g_isa);
+  if (p->isa) {
+    int nr = p->isa->nr;
+    int64_t npanels = (n + nr - 1) / nr;
+    p->data = tfs_aligned_alloc(sizeof(float) * (size_t)(npanels * nr * k + 1));
+    if (!p->data) goto oom;
+    pack_b(nr, trans_b, b, ldb, 0, k, 0, n, 0, npanels, p->data, k * nr);
+  } else {
+    p->data = tfs_aligned_alloc(sizeof(float) * (size_t)(k * n + 1));
+    if (!p->data) goto oom;
+    for (int64_t q = 0; q < k; q++)
+      for (int64_t j = 0; j < n; j++)
+        p->data[q * n + j] = trans_b ? b[j * ldb + q] : b[q * ldb + j];
+  }
+  return p;
+oom:
+  tfs_free(p);
+  return NULL;
+}
+
+void tfs_gemm_packed_free(tfs_gemm_packed *p) {
+  if (!p) return;
+  tfs_aligned_free(p->data);
+  tfs_free(p);
+}
+
+int64_t tfs_gemm_packed_k(const tfs_gemm_packed *p) { return p->k; }
+int64_t tfs_gemm_packed_n(const tfs_gemm_packed *p) { return p->n; }
+
+void tfs_gemm_f32_packed(int trans_a, int64_t m, float alpha,
+                         const float *a, int64_t lda,
+                         const tfs_gemm_packed *b, float beta, float *c,
+                         int64_t ldc, tfs_threadpool *pool) {
+  const int64_t n = b->n, k = b->k;
+  if (m <= 0 || n <= 0) return;
+  if (k <= 0 || alpha == 0.0f) {
+    scale_c(m, n, beta, c, ldc);
+    return;
+  }
+  const tfs_gemm_isa *isa = b->isa;
+  if (!isa) {
+    gemm_blas(trans_a, 0, m, n, k, alpha, a, lda, b->data, n, beta, c, ldc,
+              pool);
+    return;
+  }
+  for (int64_t jc = 0; jc < n; jc += isa->nc) {
+    int64_t nb = MIN((int64_t)isa->nc, n - jc);
+    macro_job mj = {
+        .isa = isa, .trans_a = trans_a, .a = a, .lda = lda, .m = m, .k = k,
+        .bpack = b->data + (jc / isa->nr) * k * isa->nr, .nb = nb,
+        .npanels = (nb + isa->nr - 1) / isa->nr, .alpha = alpha,
+        .beta = beta, .c = c + jc, .ldc = ldc,
+    };
+    run_block(&mj, pool);
+  }
+}

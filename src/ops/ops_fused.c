@@ -1,0 +1,68 @@
+/*
+ * ops/ops_fused.c - the internal fused ops the remapper creates.
+ * _FusedMatMul, _FusedConv2D and _FusedDepthwiseConv2dNative have
+ * TensorFlow's names, arguments and attrs (so graphs using them load in
+ * TensorFlow); _FusedBatchMatMulV2 (TensorFlow's oneDNN-only
+ * _MklFusedBatchMatMulV2 under a plain name) and _TfsSwish (TensorFlow's
+ * Intel-only _MklSwish) are tfsess's own.  Shapes are those of the
+ * unfused contraction.
+ */
+#include "ops/op_tables.h"
+#include "ops/shape_ctx.h"
+
+/* The shape of the contraction `op` from the first two inputs. */
+static int contraction_shape(tfs_shape_ctx *c, const char *op) {
+  const tfs_op_def *def = tfs_op_lookup(op);
+  if (!def || !def->shape_fn || c->ninputs < 2) return tfs_shape_fn_unknown(c);
+  tfs_shape_ctx c2 = *c;
+  c2.op = def;
+  c2.ninputs = 2;
+  return def->shape_fn(&c2);
+}
+
+static int fused_matmul_shape(tfs_shape_ctx *c) {
+  return contraction_shape(c, "MatMul");
+}
+static int fused_conv2d_shape(tfs_shape_ctx *c) {
+  return contraction_shape(c, "Conv2D");
+}
+static int fused_depthwise_shape(tfs_shape_ctx *c) {
+  return contraction_shape(c, "DepthwiseConv2dNative");
+}
+static int fused_batch_matmul_shape(tfs_shape_ctx *c) {
+  return contraction_shape(c, "BatchMatMulV2");
+}
+
+#define FUSED_ATTRS                                                        \
+  "fused_ops: list(string) = []; epsilon: float = 9.999999747378752e-05; " \
+  "leakyrelu_alpha: float = 0.20000000298023224"
+
+const tfs_op_spec tfs_ops_fused[] = {
+    {"_FusedMatMul", "a: T; b: T; args: num_args * T", "product: T",
+     "transpose_a: bool = false; transpose_b: bool = false; T: {bfloat16, "
+     "half, float}; num_args: int >= 0; " FUSED_ATTRS,
+     fused_matmul_shape, 0},
+    {"_FusedConv2D",
+     "input: T; filter: T; args: TArgs; host_args: num_host_args * float",
+     "output: T",
+     "T: {half, float, double, int8, qint8}; TArgs: list(type) >= 1; "
+     "num_args: int >= 0; num_host_args: int >= 0 = 0; strides: list(int); "
+     "padding: {'SAME', 'VALID', 'EXPLICIT'}; explicit_paddings: list(int) "
+     "= []; data_format: {'NHWC', 'NCHW', 'NCHW_VECT_C'} = 'NHWC'; "
+     "filter_format: {'HWIO', 'OIHW', 'OIHW_VECT_I'} = 'HWIO'; dilations: "
+     "list(int) = [1, 1, 1, 1]; use_cudnn_on_gpu: bool = true; " FUSED_ATTRS,
+     fused_conv2d_shape, 0},
+    {"_FusedDepthwiseConv2dNative", "input: T; filter: T; args: num_args * T",
+     "output: T",
+     "T: {half, bfloat16, float, double}; num_args: int >= 0; strides: "
+     "list(int); padding: {'SAME', 'VALID'}; data_format: {'NHWC', 'NCHW'} "
+     "= 'NHWC'; dilations: list(int) = [1, 1, 1, 1]; " FUSED_ATTRS,
+     fused_depthwise_shape, 0},
+    {"_FusedBatchMatMulV2", "x: T; y: T; args: num_args * T", "output: T",
+     "T: {bfloat16, float, half}; adj_x: bool = false; adj_y: bool = false; "
+     "num_args: int >= 0; " FUSED_ATTRS,
+     fused_batch_matmul_shape, 0},
+    {"_TfsSwish", "features: T", "activations: T", "T: {float, double} = float",
+     tfs_shape_fn_unchanged, TFS_OP_ELEMENTWISE},
+    {NULL, NULL, NULL, NULL, NULL, 0},
+};

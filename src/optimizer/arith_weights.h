@@ -1,0 +1,28 @@
+/*
+ * optimizer/arith_weights.h - the arithmetic optimizer's weight folding:
+ * Mul/Div of a contraction's output by constants, or of its input by a
+ * scalar, folded into the constant weights of MatMul, Conv2D and
+ * DepthwiseConv2dNative.  Also used by the remapper to fold batch norms.
+ */
+#ifndef TFS_OPTIMIZER_ARITH_WEIGHTS_H
+#define TFS_OPTIMIZER_ARITH_WEIGHTS_H
+
+#include "optimizer/optimizer.h"
+
+/* Tries node v; returns 1 when rewritten, 0 when not applicable, -1 on
+ * error. */
+int tfs_arith__fold_weights(tfs_opt_ctx *c, int v);
+
+/* The number of output channels of contraction node p (MatMul, Conv2D,
+ * DepthwiseConv2dNative, NHWC) whose weights are the constant W, or -1. */
+int64_t tfs_arith__out_channels(const tfs_ograph *g, int p,
+                                const tfs_tensor *w);
+
+/* A copy of contraction p's weights W with output channel j multiplied by
+ * scale[j] (scale has `n` entries: 1 for a scalar, else the channel
+ * count).  NULL with st set on OOM or an unsupported layout. */
+tfs_tensor *tfs_arith__scaled_weights(const tfs_ograph *g, int p,
+                                      const tfs_tensor *w, const double *scale,
+                                      int64_t n, tfs_status *st);
+
+#endif

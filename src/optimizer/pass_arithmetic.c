@@ -1,0 +1,359 @@
+/*
+ * optimizer/pass_arithmetic.c - arithmetic_optimizer: peephole rewrites
+ * run to a fixed point: neutral elements (x*1, x/1, x+0, x-0), involutions
+ * (Neg(Neg x), Reciprocal(Reciprocal x), LogicalNot(LogicalNot x)),
+ * identity and composed Transposes, no-op and chained Reshapes, Add/AddN
+ * of identical inputs -> Mul(x, n), common factors hoisted out of sums
+ * (a*b + a*c -> a*(b+c), b/a + c/a -> (b+c)/a), and Mul/Div by constants
+ * folded into MatMul / Conv2D weights (arith_weights.c).  Rewritten nodes
+ * keep their names; helpers go under "ArithmeticOptimizer/".
+ */
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/alloc.h"
+#include "core/status.h"
+#include "optimizer/arith_weights.h"
+#include "optimizer/opt_util.h"
+
+enum {
+  S_NEUTRAL,
+  S_INVOLUTION,
+  S_TRANSPOSE,
+  S_RESHAPE,
+  S_AGGREGATE,
+  S_HOIST,
+  S_WEIGHTS,
+  S_COUNT
+};
+
+static const char *const kStageNames[S_COUNT] = {
+    "neutral elements (x*1, x+0, ...)",
+    "involutions (Neg(Neg x), ...)",
+    "Transposes",
+    "Reshapes",
+    "sums of identical inputs -> Mul",
+    "common factors hoisted",
+    "Mul/Div folded into weights"};
+
+static int is_op(const tfs_ograph *g, int i, const char *op) {
+  return i >= 0 && strcmp(g->n[i].def->name, op) == 0;
+}
+
+/* ---- x*1, x/1, x+0, x-0 -------------------------------------------------- */
+
+static int neutral(tfs_opt_ctx *c, int v) {
+  tfs_ograph *g = c->g;
+  tfs_onode *n = &g->n[v];
+  const char *op = n->def->name;
+  double want;
+  int both;
+  if (strcmp(op, "Mul") == 0) {
+    want = 1;
+    both = 1;
+  } else if (strcmp(op, "Div") == 0 || strcmp(op, "RealDiv") == 0) {
+    want = 1;
+    both = 0;
+  } else if (strcmp(op, "Add") == 0 || strcmp(op, "AddV2") == 0) {
+    want = 0;
+    both = 1;
+  } else if (strcmp(op, "Sub") == 0) {
+    want = 0;
+    both = 0;
+  } else {
+    return 0;
+  }
+  if (n->nin != 2) return 0;
+  for (int k = both ? 0 : 1; k < 2; k++) {
+    const tfs_tensor *t = tfs_og__const_value(g, n->in[k]);
+    tfs_oref x = n->in[1 - k];
+    if (!t || !tfs_opt__tensor_all(t, want)) continue;
+    if (tfs_og__dtype(g, x) != n->out_types[0]) continue;
+    if (!tfs_opt__broadcasts_into(&t->shape, tfs_og__shape(g, x))) continue;
+    return tfs_opt__bypass(c, v, x) ? -1 : 1;
+  }
+  return 0;
+}
+
+/* ---- involutions --------------------------------------------------------- */
+
+static int involution(tfs_opt_ctx *c, int v) {
+  tfs_ograph *g = c->g;
+  tfs_onode *n = &g->n[v];
+  const char *op = n->def->name;
+  if (strcmp(op, "Neg") != 0 && strcmp(op, "Reciprocal") != 0 &&
+      strcmp(op, "LogicalNot") != 0 && strcmp(op, "Conj") != 0)
+    return 0;
+  if (n->nin != 1) return 0;
+  int p = tfs_og__producer(g, v, 0);
+  if (!is_op(g, p, op) || (g->n[p].flags & TFS_ON_SIDE_EFFECT)) return 0;
+  return tfs_opt__bypass(c, v, g->n[p].in[0]) ? -1 : 1;
+}
+
+/* ---- Transposes ------------------------------------------------------------
+ */
+
+static int read_perm(const tfs_ograph *g, tfs_oref s, int64_t *perm, int *n) {
+  const tfs_tensor *t = tfs_og__const_value(g, s);
+  if (!t || t->shape.rank != 1 || t->nelems > TFS_MAX_RANK ||
+      (t->dtype != TFS_INT32 && t->dtype != TFS_INT64))
+    return -1;
+  *n = (int)t->nelems;
+  for (int i = 0; i < *n; i++) perm[i] = tfs_tensor__get_as_int64(t, i);
+  return 0;
+}
+
+static int is_identity_perm(const int64_t *perm, int n) {
+  for (int i = 0; i < n; i++)
+    if (perm[i] != i) return 0;
+  return 1;
+}
+
+static int transpose(tfs_opt_ctx *c, int v) {
+  tfs_ograph *g = c->g;
+  if (!is_op(g, v, "Transpose") || g->n[v].nin != 2) return 0;
+  int64_t p2[TFS_MAX_RANK], p1[TFS_MAX_RANK];
+  int n2, n1;
+  if (read_perm(g, g->n[v].in[1], p2, &n2)) return 0;
+  if (is_identity_perm(p2, n2))
+    return tfs_opt__bypass(c, v, g->n[v].in[0]) ? -1 : 1;
+  int p = tfs_og__producer(g, v, 0);
+  if (!is_op(g, p, "Transpose") || (g->n[p].flags & TFS_ON_SIDE_EFFECT) ||
+      read_perm(g, g->n[p].in[1], p1, &n1) || n1 != n2)
+    return 0;
+  int64_t comp[TFS_MAX_RANK];
+  for (int i = 0; i < n2; i++) {
+    if (p2[i] < 0 || p2[i] >= n1) return 0;
+    comp[i] = p1[p2[i]];
+  }
+  tfs_oref x = g->n[p].in[0];
+  if (is_identity_perm(comp, n2)) return tfs_opt__bypass(c, v, x) ? -1 : 1;
+  tfs_shape s;
+  tfs_shape_1d(&s, n2);
+  tfs_tensor *t = tfs_opt__tensor(TFS_INT32, &s, c->st);
+  if (!t) return -1;
+  for (int i = 0; i < n2; i++) tfs_opt__set(t, i, (double)comp[i]);
+  char *base = tfs_asprintf("ArithmeticOptimizer/ComposeTranspose_%s_perm",
+                            g->n[v].name);
+  int k = base ? tfs_opt__const(c, t, base, g->n[v].device) : -1;
+  tfs_free(base);
+  tfs_tensor_free(t);
+  if (k < 0) return -1;
+  tfs_attrs a;
+  tfs_attrs_init(&a);
+  if (tfs_opt__set_type(&a, "T", tfs_og__dtype(g, x)) ||
+      tfs_opt__set_type(&a, "Tperm", TFS_INT32)) {
+    tfs_attrs_clear(&a);
+    TFS_OOM(c->st);
+    return -1;
+  }
+  tfs_oref in[2] = {x, {k, 0}};
+  if (tfs_opt__rebuild(c, v, "Transpose", &a, 2, in) < 0) return -1;
+  tfs_og__kill_unused(g, p);
+  return 1;
+}
+
+/* ---- Reshapes
+ * ---------------------------------------------------------------- */
+
+static int reshape(tfs_opt_ctx *c, int v) {
+  tfs_ograph *g = c->g;
+  if (!is_op(g, v, "Reshape") || g->n[v].nin != 2) return 0;
+  const tfs_shape *in = tfs_og__shape(g, g->n[v].in[0]);
+  const tfs_shape *out = &g->n[v].out_shapes[0];
+  if (tfs_shape_is_fully_defined(in) && tfs_shape_equal(in, out))
+    return tfs_opt__bypass(c, v, g->n[v].in[0]) ? -1 : 1;
+  int p = tfs_og__producer(g, v, 0);
+  if (!is_op(g, p, "Reshape") || (g->n[p].flags & TFS_ON_SIDE_EFFECT)) return 0;
+  if (tfs_og__set_input(g, v, 0, g->n[p].in[0])) {
+    TFS_OOM(c->st);
+    return -1;
+  }
+  tfs_og__kill_unused(g, p);
+  return 1;
+}
+
+/* ---- Add(x, x), AddN(x, ..., x) -> Mul(x, n) -------------------------------
+ */
+
+static int aggregate(tfs_opt_ctx *c, int v) {
+  tfs_ograph *g = c->g;
+  tfs_onode *n = &g->n[v];
+  const char *op = n->def->name;
+  if (strcmp(op, "Add") != 0 && strcmp(op, "AddV2") != 0 &&
+      strcmp(op, "AddN") != 0)
+    return 0;
+  if (n->nin < 2) return 0;
+  tfs_oref x = n->in[0];
+  for (int k = 1; k < n->nin; k++)
+    if (n->in[k].node != x.node || n->in[k].port != x.port) return 0;
+  tfs_dtype dt = n->out_types[0];
+  if (dt != TFS_FLOAT && dt != TFS_DOUBLE && dt != TFS_INT32 &&
+      dt != TFS_INT64 && dt != TFS_HALF && dt != TFS_BFLOAT16)
+    return 0;
+  if (!tfs_shape_equal(tfs_og__shape(g, x), &n->out_shapes[0])) return 0;
+  char *base =
+      tfs_asprintf("ArithmeticOptimizer/SimplifyAggregation_%s_n", n->name);
+  int k =
+      base ? tfs_opt__scalar_const(c, dt, (double)n->nin, base, n->device) : -1;
+  tfs_free(base);
+  if (k < 0) {
+    if (tfs_status_ok(c->st)) TFS_OOM(c->st);
+    return -1;
+  }
+  tfs_attrs a;
+  tfs_attrs_init(&a);
+  if (tfs_opt__set_type(&a, "T", dt)) {
+    TFS_OOM(c->st);
+    return -1;
+  }
+  tfs_oref in[2] = {x, {k, 0}};
+  return tfs_opt__rebuild(c, v, "Mul", &a, 2, in) < 0 ? -1 : 1;
+}
+
+/* ---- hoisting common factors
+ * ------------------------------------------------- */
+
+static int same_ref(tfs_oref a, tfs_oref b) {
+  return a.node == b.node && a.port == b.port;
+}
+
+static int hoist(tfs_opt_ctx *c, int v) {
+  tfs_ograph *g = c->g;
+  tfs_onode *n = &g->n[v];
+  const char *op = n->def->name;
+  if (strcmp(op, "Add") != 0 && strcmp(op, "AddV2") != 0 &&
+      strcmp(op, "Sub") != 0)
+    return 0;
+  if (n->nin != 2) return 0;
+  int a = tfs_og__producer(g, v, 0), b = tfs_og__producer(g, v, 1);
+  if (a < 0 || b < 0 || a == b) return 0;
+  if (!tfs_opt__single_use(g, a) || !tfs_opt__single_use(g, b)) return 0;
+  const char *oa = g->n[a].def->name, *ob = g->n[b].def->name;
+  int mul = strcmp(oa, "Mul") == 0 && strcmp(ob, "Mul") == 0;
+  int div = strcmp(oa, ob) == 0 &&
+            (strcmp(oa, "RealDiv") == 0 || strcmp(oa, "Div") == 0);
+  if (!mul && !div) return 0;
+  tfs_oref common = {-1, 0}, x = {-1, 0}, y = {-1, 0};
+  if (mul) {
+    for (int i = 0; i < 2 && common.node < 0; i++)
+      for (int j = 0; j < 2 && common.node < 0; j++)
+        if (same_ref(g->n[a].in[i], g->n[b].in[j])) {
+          common = g->n[a].in[i];
+          x = g->n[a].in[1 - i];
+          y = g->n[b].in[1 - j];
+        }
+  } else if (same_ref(g->n[a].in[1], g->n[b].in[1])) {
+    common = g->n[a].in[1];
+    x = g->n[a].in[0];
+    y = g->n[b].in[0];
+  }
+  if (common.node < 0) return 0;
+  const tfs_shape *sx = tfs_og__shape(g, x), *sy = tfs_og__shape(g, y);
+  if (!tfs_shape_is_fully_defined(sx) || !tfs_shape_equal(sx, sy)) return 0;
+  if (!tfs_shape_equal(&g->n[a].out_shapes[0], &n->out_shapes[0])) return 0;
+  tfs_dtype dt = n->out_types[0];
+  tfs_attrs ia, oa2;
+  tfs_attrs_init(&ia);
+  tfs_attrs_init(&oa2);
+  if (tfs_opt__set_type(&ia, "T", dt) || tfs_opt__set_type(&oa2, "T", dt)) {
+    tfs_attrs_clear(&ia);
+    tfs_attrs_clear(&oa2);
+    TFS_OOM(c->st);
+    return -1;
+  }
+  char *base =
+      tfs_asprintf("ArithmeticOptimizer/HoistCommonFactor_%s", n->name);
+  tfs_oref xy[2] = {x, y};
+  tfs_onode_spec spec = {.base = base,
+                         .op = op,
+                         .device = n->device,
+                         .attrs = &ia,
+                         .nin = 2,
+                         .in = xy};
+  int inner = base ? tfs_og__add(g, &spec, c->st) : -1;
+  tfs_free(base);
+  if (inner < 0) {
+    tfs_attrs_clear(&ia);
+    tfs_attrs_clear(&oa2);
+    if (tfs_status_ok(c->st)) TFS_OOM(c->st);
+    return -1;
+  }
+  tfs_oref in[2];
+  const char *outer_op = mul ? "Mul" : oa;
+  if (mul) {
+    in[0] = common;
+    in[1] = (tfs_oref){inner, 0};
+  } else {
+    in[0] = (tfs_oref){inner, 0};
+    in[1] = common;
+  }
+  if (tfs_opt__rebuild(c, v, outer_op, &oa2, 2, in) < 0) return -1;
+  tfs_og__kill_unused(g, a);
+  tfs_og__kill_unused(g, b);
+  return 1;
+}
+
+/* ---- driver
+ * ------------------------------------------------------------------ */
+
+typedef int (*stage_fn)(tfs_opt_ctx *c, int v);
+
+/* The ops some stage rewrites: everything else is skipped at once. */
+static const char *const kOps[] = {
+    "Mul",        "Div",        "RealDiv", "Add",
+    "AddV2",      "Sub",        "AddN",    "Neg",
+    "Reciprocal", "LogicalNot", "Conj",    "Transpose",
+    "Reshape",    "MatMul",     "Conv2D",  "DepthwiseConv2dNative"};
+static const tfs_op_def *g_defs[sizeof(kOps) / sizeof(kOps[0])];
+static pthread_once_t g_once = PTHREAD_ONCE_INIT;
+
+static void find_defs(void) {
+  for (size_t i = 0; i < sizeof(kOps) / sizeof(kOps[0]); i++)
+    g_defs[i] = tfs_op_lookup(kOps[i]);
+}
+
+static int interesting(const tfs_op_def *d) {
+  for (size_t i = 0; i < sizeof(kOps) / sizeof(kOps[0]); i++)
+    if (g_defs[i] == d) return 1;
+  return 0;
+}
+
+int tfs_pass__arithmetic(tfs_opt_ctx *c) {
+  static const stage_fn kStages[S_COUNT] = {neutral,
+                                            involution,
+                                            transpose,
+                                            reshape,
+                                            aggregate,
+                                            hoist,
+                                            tfs_arith__fold_weights};
+  tfs_ograph *g = c->g;
+  int counts[S_COUNT] = {0};
+  pthread_once(&g_once, find_defs);
+  for (int sweep = 0; sweep < 8; sweep++) {
+    int changed = 0;
+    for (int v = 0; v < g->nn; v++) {
+      if (!interesting(g->n[v].def)) continue;
+      for (int s = 0; s < S_COUNT; s++) {
+        if (!tfs_og__live(g, v) || !tfs_og__replaceable(g, v)) break;
+        int r = kStages[s](c, v);
+        if (r < 0) return -1;
+        if (r > 0) {
+          counts[s]++;
+          changed++;
+          break;
+        }
+      }
+    }
+    if (!changed) break;
+  }
+  int64_t total = 0;
+  for (int s = 0; s < S_COUNT; s++) {
+    if (!counts[s]) continue;
+    tfs_opt__note(c, "%s: %d", kStageNames[s], counts[s]);
+    total += counts[s];
+  }
+  c->changes += total;
+  return g->oom ? (TFS_OOM(c->st), -1) : 0;
+}

@@ -1,0 +1,230 @@
+/*
+ * optimizer/pass_remap.c - remapper: replaces op patterns by fused ops
+ * with CPU kernels (kernels/cpu/fused_*.c):
+ *   MatMul + BiasAdd [+ act]                -> _FusedMatMul
+ *   Conv2D + BiasAdd [+ act]                -> _FusedConv2D
+ *   Conv2D + FusedBatchNorm(V3, inference) [+ act]
+ *       -> _FusedConv2D with the batch norm folded into the filter and a
+ *          bias when filter and statistics are constants, else
+ *          fused_ops ["FusedBatchNorm", act]
+ *   DepthwiseConv2dNative + BiasAdd | constant batch norm [+ act]
+ *                                          -> _FusedDepthwiseConv2dNative
+ *   inference FusedBatchNorm with constant statistics, not after a
+ *   convolution                             -> Mul + Add
+ *   BatchMatMulV2 * scalar                  -> _FusedBatchMatMulV2
+ *   x * Sigmoid(x)                          -> _TfsSwish
+ * act: Relu, Relu6, Elu, LeakyRelu, Tanh, Sigmoid.  float only.  Inner
+ * nodes must have one consumer and not be preserved; the fused node takes
+ * the last node's name.  When the output must load in TensorFlow, the last
+ * two (tfsess's own ops) are not made, and a depthwise convolution only
+ * gets its constant batch norm folded into the filter and a BiasAdd
+ * (stock TensorFlow runs _FusedDepthwiseConv2dNative in oneDNN builds
+ * only).
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/alloc.h"
+#include "core/status.h"
+#include "optimizer/arith_weights.h"
+#include "optimizer/opt_util.h"
+#include "optimizer/remap_util.h"
+
+static const char *const kActs[] = {"Relu",      "Relu6", "Elu",
+                                    "LeakyRelu", "Tanh",  "Sigmoid"};
+
+static int is_activation(const tfs_ograph *g, int v) {
+  for (size_t i = 0; i < sizeof(kActs) / sizeof(kActs[0]); i++)
+    if (tfs_og__is(g, v, kActs[i])) return 1;
+  return 0;
+}
+
+static int is_float_node(const tfs_ograph *g, int v) {
+  return g->n[v].nout >= 1 && g->n[v].out_types[0] == TFS_FLOAT;
+}
+
+/* Producer of input k of v for fusion: live, not fed, output port 0,
+ * used only by v, removable, float, on v's device. */
+static int fusable_input(const tfs_ograph *g, int v, int k) {
+  int p = tfs_og__producer(g, v, k);
+  if (p < 0 || g->n[v].in[k].port != 0 || !tfs_opt__single_use(g, p) ||
+      !is_float_node(g, p) || strcmp(g->n[p].device, g->n[v].device) != 0)
+    return -1;
+  return p;
+}
+
+static int is_inference_bn(const tfs_ograph *g, int p) {
+  if (!tfs_og__is(g, p, "FusedBatchNorm") &&
+      !tfs_og__is(g, p, "FusedBatchNormV3"))
+    return 0;
+  int training = 1;
+  tfs_attrs_get_bool(g->n[p].attrs, "is_training", &training);
+  if (training) return 0;
+  for (int port = 1; port < g->n[p].nout; port++)
+    if (tfs_og__port_uses(g, p, port)) return 0;
+  return tfs_og__type_attr(g, p, "U") == TFS_INVALID ||
+         tfs_og__type_attr(g, p, "U") == TFS_FLOAT;
+}
+
+static int same_format(const tfs_ograph *g, int a, int b) {
+  int na = tfs_opt__attr_is(g, a, "data_format", "NCHW");
+  int nb = tfs_opt__attr_is(g, b, "data_format", "NCHW");
+  return na == nb;
+}
+
+/* Matches the chain ending at `root`: [act] <- (BiasAdd | BN) <-
+ * contraction.  Fills m; returns 1 on a match. */
+static int match_contraction(tfs_opt_ctx *c, int root, tfs_remap_match *m) {
+  tfs_ograph *g = c->g;
+  memset(m, 0, sizeof(*m));
+  m->root = root;
+  m->act = -1;
+  int mid = root;
+  if (!is_activation(g, root) && tfs_opt__single_use(g, root)) {
+    /* an activation below takes the whole chain */
+    int below = g->n[root].fan[0].node;
+    if (is_activation(g, below) && tfs_og__replaceable(g, below) &&
+        is_float_node(g, below))
+      return 0;
+  }
+  if (is_activation(g, root)) {
+    m->act = root;
+    mid = fusable_input(g, root, 0);
+    if (mid < 0) return 0;
+  }
+  if (tfs_og__is(g, mid, "BiasAdd")) {
+    m->kind = TFS_REMAP_BIAS;
+  } else if (is_inference_bn(g, mid)) {
+    m->kind = TFS_REMAP_BN;
+  } else {
+    return 0;
+  }
+  m->mid = mid;
+  int q = fusable_input(g, mid, 0);
+  if (q < 0 || (mid != root && !tfs_opt__single_use(g, mid))) return 0;
+  m->contraction = q;
+  if (tfs_og__is(g, q, "MatMul")) {
+    if (m->kind != TFS_REMAP_BIAS) return 0;
+    m->op = TFS_REMAP_MATMUL;
+  } else if (tfs_og__is(g, q, "Conv2D")) {
+    if (!same_format(g, q, mid)) return 0;
+    m->op = TFS_REMAP_CONV;
+  } else if (tfs_og__is(g, q, "DepthwiseConv2dNative")) {
+    if (!same_format(g, q, mid) ||
+        tfs_opt__attr_is(g, q, "padding", "EXPLICIT"))
+      return 0;
+    m->op = TFS_REMAP_DEPTHWISE;
+  } else {
+    return 0;
+  }
+  if (tfs_og__type_attr(g, q, "T") != TFS_FLOAT) return 0;
+  if (m->kind == TFS_REMAP_BN && !tfs_remap__bn_constant(g, m) &&
+      m->op != TFS_REMAP_CONV)
+    return 0;
+  return 1;
+}
+
+/* Ops a pattern can end at. */
+static int is_root_op(const tfs_ograph *g, int v) {
+  return is_activation(g, v) || tfs_og__is(g, v, "BiasAdd") ||
+         tfs_og__is(g, v, "Mul") || tfs_og__is(g, v, "FusedBatchNorm") ||
+         tfs_og__is(g, v, "FusedBatchNormV3");
+}
+
+/* A batch norm a convolution fuses with (so it is not decomposed). */
+static int after_convolution(const tfs_ograph *g, int bn) {
+  int q = fusable_input(g, bn, 0);
+  return q >= 0 && (tfs_og__is(g, q, "Conv2D") ||
+                    tfs_og__is(g, q, "DepthwiseConv2dNative"));
+}
+
+/* x * Sigmoid(x) -> _TfsSwish(x). */
+static int swish(tfs_opt_ctx *c, int v, tfs_remap_stats *stats) {
+  tfs_ograph *g = c->g;
+  if (c->cfg->tf_compatible || !tfs_og__is(g, v, "Mul") ||
+      !is_float_node(g, v) || g->n[v].nin != 2)
+    return 0;
+  for (int k = 0; k < 2; k++) {
+    int s = fusable_input(g, v, k);
+    tfs_oref x = g->n[v].in[1 - k];
+    if (s < 0 || !tfs_og__is(g, s, "Sigmoid")) continue;
+    tfs_oref sx = g->n[s].in[0];
+    if (sx.node != x.node || sx.port != x.port) continue;
+    tfs_attrs a;
+    tfs_attrs_init(&a);
+    if (tfs_opt__set_type(&a, "T", TFS_FLOAT)) {
+      TFS_OOM(c->st);
+      return -1;
+    }
+    if (tfs_remap__replace(c, v, "_TfsSwish", &a, 1, &x, s, -1) < 0) return -1;
+    tfs_remap__count(stats, "Sigmoid*x -> _TfsSwish");
+    return 1;
+  }
+  return 0;
+}
+
+/* BatchMatMulV2(x, y) * scalar -> _FusedBatchMatMulV2(x, y, scalar). */
+static int bmm_scale(tfs_opt_ctx *c, int v, tfs_remap_stats *stats) {
+  tfs_ograph *g = c->g;
+  if (c->cfg->tf_compatible || !tfs_og__is(g, v, "Mul") ||
+      !is_float_node(g, v) || g->n[v].nin != 2)
+    return 0;
+  for (int k = 0; k < 2; k++) {
+    int b = fusable_input(g, v, k);
+    if (b < 0 || (!tfs_og__is(g, b, "BatchMatMulV2") &&
+                  !tfs_og__is(g, b, "BatchMatMul")))
+      continue;
+    if (tfs_og__type_attr(g, b, "T") != TFS_FLOAT) continue;
+    tfs_oref sc = g->n[v].in[1 - k];
+    const tfs_shape *ss = tfs_og__shape(g, sc);
+    const tfs_shape *bs = &g->n[b].out_shapes[0];
+    if (tfs_shape_num_elements(ss) != 1 || ss->rank > bs->rank || bs->rank < 0)
+      continue;
+    int adj_x = 0, adj_y = 0;
+    tfs_attrs_get_bool(g->n[b].attrs, "adj_x", &adj_x);
+    tfs_attrs_get_bool(g->n[b].attrs, "adj_y", &adj_y);
+    tfs_attrs a;
+    tfs_attrs_init(&a);
+    const char *ops[1] = {"Mul"};
+    if (tfs_opt__set_type(&a, "T", TFS_FLOAT) ||
+        tfs_opt__set_bool(&a, "adj_x", adj_x) ||
+        tfs_opt__set_bool(&a, "adj_y", adj_y) ||
+        tfs_opt__set_int(&a, "num_args", 1) ||
+        tfs_opt__set_strings(&a, "fused_ops", ops, 1)) {
+      tfs_attrs_clear(&a);
+      TFS_OOM(c->st);
+      return -1;
+    }
+    tfs_oref in[3] = {g->n[b].in[0], g->n[b].in[1], sc};
+    if (tfs_remap__replace(c, v, "_FusedBatchMatMulV2", &a, 3, in, b, -1) < 0)
+      return -1;
+    tfs_remap__count(stats, "BatchMatMulV2*scalar -> _FusedBatchMatMulV2");
+    return 1;
+  }
+  return 0;
+}
+
+int tfs_pass__remap(tfs_opt_ctx *c) {
+  tfs_ograph *g = c->g;
+  tfs_remap_stats stats;
+  memset(&stats, 0, sizeof stats);
+  int n0 = g->nn, total = 0;
+  for (int v = 0; v < n0; v++) {
+    if (!tfs_og__live(g, v) || !tfs_og__replaceable(g, v)) continue;
+    if (!is_float_node(g, v) || !is_root_op(g, v)) continue;
+    int r = 0;
+    tfs_remap_match m;
+    if (match_contraction(c, v, &m))
+      r = tfs_remap__fuse_contraction(c, &m, &stats);
+    else if (is_inference_bn(g, v) && !after_convolution(g, v))
+      r = tfs_remap__decompose_bn(c, v, &stats);
+    if (!r) r = swish(c, v, &stats);
+    if (!r) r = bmm_scale(c, v, &stats);
+    if (r < 0) return -1;
+    total += r;
+  }
+  for (int i = 0; i < stats.n; i++)
+    tfs_opt__note(c, "%s: %d", stats.what[i], stats.count[i]);
+  c->changes += total;
+  return g->oom ? (TFS_OOM(c->st), -1) : 0;
+}

@@ -1,0 +1,43 @@
+/*
+ * tests/conformance/conformance.h - the conformance case runner (one case
+ * directory: import, apply the manifest, run, compare with TensorFlow's
+ * outputs), the tensor comparison it uses (also used by the command line
+ * tests), and the bundled-model checks.
+ */
+#ifndef TFS_TESTS_CONFORMANCE_H
+#define TFS_TESTS_CONFORMANCE_H
+
+#include <stddef.h>
+
+#include "testutil.h"
+
+/* Runs the case in `dir` (named `name` in messages).  With `reexport`
+ * the imported graph is exported, the export imported into a fresh graph
+ * and that graph run instead (and exporting it again must give the same
+ * bytes).  When `export_dir` is not NULL, a re-exported case is also
+ * written to export_dir/name (graph.pb plus the case's other files).
+ * Returns 0, or -1 with what went wrong in err. */
+int tc_run_case(const char *dir, const char *name, int reexport,
+                const char *export_dir, char *err, size_t cap);
+
+/* Compares `got` with TensorFlow's `want`: same dtype and shape; integers,
+ * bool and strings exactly; floats within atol + rtol * |want| (NaN
+ * equals NaN).  rtol/atol < 0 pick the dtype's default (float32: 1e-5 and
+ * 1e-6, float64: 1e-10 and 1e-12, float16: 1e-3 and 1e-3).  Returns 0,
+ * or -1 with "element 7 (index [1,3]): got ..., expected ..." in err. */
+int tc_compare(const tfs_tensor *got, const tfs_tensor *want, double rtol,
+               double atol, char *err, size_t cap);
+
+/* Row i of the generated 10,000-row input of the batch tests (64 floats,
+ * the formula of scripts/fixtures/gen_digits.py generated_rows). */
+void tc_generated_row(int64_t i, float *row);
+
+/* Builds a few graphs with tfsess's builder API, runs them and writes
+ * them as cases under root/native/ (native.c).  Returns 0, or -1 with
+ * what failed in err. */
+int tc_write_native_cases(const char *root, char *err, size_t cap);
+
+/* The "models" suite (models.c). */
+extern const tfs_test_case tc_model_cases[];
+
+#endif

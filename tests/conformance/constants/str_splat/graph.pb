@@ -1,0 +1,5 @@
+
+6
+cConst*
+dtype0*
+valueBBsame"ª

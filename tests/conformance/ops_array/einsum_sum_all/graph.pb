@@ -1,0 +1,10 @@
+
+8
+in0Placeholder*
+dtype0*
+shape:
+9
+outEinsumin0*
+equationijk->*
+T0*
+N"ª

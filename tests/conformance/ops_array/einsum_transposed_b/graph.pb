@@ -1,0 +1,14 @@
+
+8
+in0Placeholder*
+dtype0*
+shape:
+8
+in1Placeholder*
+dtype0*
+shape:
+E
+outEinsumin0in1*
+equationbij,bkj->bik*
+T0*
+N"ª

@@ -1,0 +1,13 @@
+
+.
+in0Placeholder*
+dtype0*
+shape:
+.
+in1Placeholder*
+dtype0*
+shape:
+0
+outSplitin0in1*
+T0*
+	num_split"ª

@@ -1,0 +1,14 @@
+
+2
+xPlaceholder*
+dtype0
+*
+shape
+:
+.
+yPlaceholder*
+dtype0
+*
+shape:
+
+out	LogicalOrxy"ª

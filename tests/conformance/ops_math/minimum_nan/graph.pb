@@ -1,0 +1,34 @@
+
+2
+f32/xPlaceholder*
+dtype0*
+shape:
+2
+f32/yPlaceholder*
+dtype0*
+shape:
+)
+f32/outMinimumf32/xf32/y*
+T0
+2
+f64/xPlaceholder*
+dtype0*
+shape:
+2
+f64/yPlaceholder*
+dtype0*
+shape:
+)
+f64/outMinimumf64/xf64/y*
+T0
+2
+f16/xPlaceholder*
+dtype0*
+shape:
+2
+f16/yPlaceholder*
+dtype0*
+shape:
+)
+f16/outMinimumf16/xf16/y*
+T0"ª

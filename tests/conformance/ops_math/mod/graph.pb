@@ -1,0 +1,49 @@
+
+6
+f32/xPlaceholder*
+dtype0*
+shape
+:
+2
+f32/yPlaceholder*
+dtype0*
+shape:
+%
+f32/outModf32/xf32/y*
+T0
+6
+f64/xPlaceholder*
+dtype0*
+shape
+:
+2
+f64/yPlaceholder*
+dtype0*
+shape:
+%
+f64/outModf64/xf64/y*
+T0
+6
+i32/xPlaceholder*
+dtype0*
+shape
+:
+2
+i32/yPlaceholder*
+dtype0*
+shape:
+%
+i32/outModi32/xi32/y*
+T0
+6
+i64/xPlaceholder*
+dtype0	*
+shape
+:
+2
+i64/yPlaceholder*
+dtype0	*
+shape:
+%
+i64/outModi64/xi64/y*
+T0	"ª

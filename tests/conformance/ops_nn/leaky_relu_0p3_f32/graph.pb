@@ -1,0 +1,12 @@
+
+,
+xPlaceholder*
+dtype0*
+shape:
+2
+	LeakyRelu	LeakyRelux*
+T0*
+alpha%š™™>
+#
+outIdentity	LeakyRelu*
+T0"ª

@@ -1,0 +1,11 @@
+
+,
+xPlaceholder*
+dtype0*
+shape:
+
+SoftmaxSoftmaxx*
+T0
+!
+outIdentitySoftmax*
+T0"ª

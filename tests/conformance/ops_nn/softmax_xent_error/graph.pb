@@ -1,0 +1,15 @@
+
+,
+fPlaceholder*
+dtype0*
+shape:
+,
+lPlaceholder*
+dtype0*
+shape:
+M
+SoftmaxCrossEntropyWithLogitsSoftmaxCrossEntropyWithLogitsfl*
+T0
+7
+outIdentitySoftmaxCrossEntropyWithLogits*
+T0"ª

@@ -1,0 +1,155 @@
+/*
+ * tests/kernels/test_gemm.c - tfs_gemm_f32 against a double-precision
+ * reference on every path this CPU can run (AVX-512, AVX2, OpenBLAS),
+ * every transpose, edge sizes around the tiles and cache blocks, alpha and
+ * beta, packed weights, one thread and the pool; and MatMul through a
+ * session with constant (packed) and fed weights.  No timings.
+ */
+#include <math.h>
+#include <stdlib.h>
+
+#include "core/threadpool.h"
+#include "core/util.h"
+#include "kernels/cpu/gemm.h"
+#include "testutil.h"
+
+static float frand(unsigned *s) {
+  *s = *s * 1103515245u + 12345u;
+  return (float)((*s >> 16) % 2001) / 1000.0f - 1.0f;
+}
+
+/* max relative error of C against the reference */
+static double check(int ta, int tb, int64_t m, int64_t n, int64_t k,
+                    int packed, tfs_threadpool *pool) {
+  unsigned seed = (unsigned)(m * 131 + n * 7 + k + ta * 3 + tb);
+  int64_t lda = (ta ? m : k) + 3, ldb = (tb ? k : n) + 1, ldc = n + 2;
+  float *a = malloc(sizeof(float) * (size_t)(lda * (ta ? k : m) + 1));
+  float *b = malloc(sizeof(float) * (size_t)(ldb * (tb ? n : k) + 1));
+  float *c = malloc(sizeof(float) * (size_t)(ldc * m + 1));
+  for (int64_t i = 0; i < lda * (ta ? k : m); i++) a[i] = frand(&seed);
+  for (int64_t i = 0; i < ldb * (tb ? n : k); i++) b[i] = frand(&seed);
+  for (int64_t i = 0; i < ldc * m; i++) c[i] = 0.5f;
+  const float alpha = 1.5f, beta = (m + n) % 2 ? 0.25f : 0.0f;
+  if (packed) {
+    tfs_gemm_packed *p = tfs_gemm_pack_b_f32(tb, k, n, b, ldb);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(p);
+    CU_ASSERT_EQUAL(tfs_gemm_packed_k(p), k);
+    CU_ASSERT_EQUAL(tfs_gemm_packed_n(p), n);
+    tfs_gemm_f32_packed(ta, m, alpha, a, lda, p, beta, c, ldc, pool);
+    tfs_gemm_packed_free(p);
+  } else {
+    tfs_gemm_f32(ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc, pool);
+  }
+  double worst = 0;
+  for (int64_t i = 0; i < m; i++) {
+    for (int64_t j = 0; j < ldc; j++) {
+      double got = c[i * ldc + j], want;
+      if (j >= n) {
+        want = 0.5; /* padding past n is never written */
+      } else {
+        double s = 0;
+        for (int64_t p = 0; p < k; p++)
+          s += (double)(ta ? a[p * lda + i] : a[i * lda + p]) *
+               (tb ? b[j * ldb + p] : b[p * ldb + j]);
+        want = alpha * s + beta * 0.5;
+      }
+      double e = fabs(got - want) / (1.0 + fabs(want));
+      if (e > worst) worst = e;
+    }
+  }
+  free(a);
+  free(b);
+  free(c);
+  return worst;
+}
+
+static void test_gemm_matches_reference(void) {
+  static const int64_t sizes[][3] = {
+      {1, 1, 1},   {1, 512, 784}, {7, 13, 5},   {6, 16, 256}, {12, 32, 257},
+      {13, 35, 300}, {100, 70, 513}, {5, 4100, 3}, {193, 33, 20}, {0, 5, 5},
+      {5, 0, 5},   {4, 4, 0}};
+  static const char *paths[] = {"avx512", "avx2", "openblas"};
+  tfs_threadpool *pool = tfs_threadpool_new("gemm", 3, NULL);
+  int tried = 0;
+  for (size_t pi = 0; pi < 3; pi++) {
+    if (tfs_gemm__force_path(paths[pi])) continue; /* not on this CPU */
+    tried++;
+    for (size_t s = 0; s < TFS_ARRAY_LEN(sizes); s++)
+      for (int t = 0; t < 8; t++) {
+        double e = check(t & 1, (t >> 1) & 1, sizes[s][0], sizes[s][1],
+                         sizes[s][2], (t >> 2) & 1, s % 2 ? pool : NULL);
+        /* float rounding grows with the depth k; a wrong element is off
+         * by O(1) */
+        double tol = 1e-6 + 1e-7 * (double)sizes[s][2];
+        if (e > tol)
+          fprintf(stderr, "\n  %s %lldx%lldx%lld t=%d: error %g\n",
+                  paths[pi], (long long)sizes[s][0], (long long)sizes[s][1],
+                  (long long)sizes[s][2], t, e);
+        CU_ASSERT_TRUE(e <= tol);
+      }
+  }
+  CU_ASSERT_TRUE(tried >= 1);
+  CU_ASSERT_EQUAL(tfs_gemm__force_path("no-such-path"), -1);
+  CU_ASSERT_EQUAL(tfs_gemm__force_path(NULL), 0);
+  CU_ASSERT_PTR_NOT_NULL(strstr(tfs_gemm_describe(), "OpenBLAS"));
+  tfs_threadpool_free(pool);
+}
+
+static void test_gemm_f64(void) {
+  double a[6] = {1, 2, 3, 4, 5, 6}, b[6] = {1, 0, 0, 1, 1, 1}, c[4];
+  tfs_gemm_f64(0, 0, 2, 2, 3, 1.0, a, 3, b, 2, 0.0, c, 2, NULL);
+  CU_ASSERT_EQUAL(c[0], 4);
+  CU_ASSERT_EQUAL(c[1], 5);
+  CU_ASSERT_EQUAL(c[2], 10);
+  CU_ASSERT_EQUAL(c[3], 11);
+}
+
+/* MatMul with a constant B (packed at prepare) and with the same B fed. */
+static void test_matmul_packed_and_fed(void) {
+  tfs_status *st = tfs_status_new();
+  tfs_graph *g = tfs_graph_new();
+  int64_t ad[2] = {3, 40}, bd[2] = {24, 40};
+  float av[120], bv[960];
+  unsigned seed = 1;
+  for (int i = 0; i < 120; i++) av[i] = frand(&seed);
+  for (int i = 0; i < 960; i++) bv[i] = frand(&seed);
+  tfs_tensor *at = tu_floats(ad, 2, av), *bt = tu_floats(bd, 2, bv);
+  tfs_output a = tfs_op_placeholder(g, "a", TFS_FLOAT, NULL, -1, st);
+  tfs_output b = tfs_op_const(g, "b", bt, st);
+  tfs_output y = tfs_op_matmul(g, "y", a, b, 0, 1, st); /* a * b^T */
+  TFS_ASSERT_OK(st);
+  tfs_session *s = tfs_session_new(g, NULL, st);
+  tfs_tensor *packed = tu_run1(s, y, &a, &at, 1);
+  tfs_output feeds[2] = {a, b};
+  tfs_tensor *vals[2] = {at, bt};
+  tfs_tensor *fed = NULL;
+  tfs_session_run(s, feeds, vals, 2, &y, &fed, 1, NULL, 0, st);
+  TFS_ASSERT_OK(st);
+  CU_ASSERT_EQUAL(tfs_tensor_dim(packed, 0), 3);
+  CU_ASSERT_EQUAL(tfs_tensor_dim(packed, 1), 24);
+  const float *p = tfs_tensor_data(packed), *f = tfs_tensor_data(fed);
+  for (int i = 0; i < 3; i++)
+    for (int j = 0; j < 24; j++) {
+      double want = 0;
+      for (int q = 0; q < 40; q++)
+        want += (double)av[i * 40 + q] * bv[j * 40 + q];
+      TFS_ASSERT_FLOAT_NEAR(p[i * 24 + j], want, 1e-4);
+      TFS_ASSERT_FLOAT_NEAR(f[i * 24 + j], want, 1e-4);
+    }
+  tfs_tensor_free(packed);
+  tfs_tensor_free(fed);
+  tfs_tensor_free(at);
+  tfs_tensor_free(bt);
+  tfs_session_free(s);
+  tfs_graph_free(g);
+  tfs_status_free(st);
+}
+
+static const tfs_test_case gemm_cases[] = {
+    {"matches_reference", test_gemm_matches_reference},
+    {"f64", test_gemm_f64},
+    {"matmul_packed_and_fed", test_matmul_packed_and_fed},
+    {NULL, NULL}};
+
+const tfs_test_suite tfs_test_suites[] = {{"gemm", gemm_cases},
+                                          {NULL, NULL}};

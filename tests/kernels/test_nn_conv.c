@@ -1,0 +1,563 @@
+/*
+ * tests/kernels/test_nn_conv.c - Conv2D, DepthwiseConv2dNative and
+ * Conv2DBackpropInput against direct reference loops over every padding,
+ * stride, dilation, group and layout variant, 16-bit and integer dtypes,
+ * and every input the kernels reject (TensorFlow's messages).
+ */
+#include "core/half.h"
+#include "nn_test_util.h"
+
+/* One configuration; filter is [kh, kw, kc, kn] (HWIO). */
+typedef struct conv_case {
+  int n, h, w, c, kh, kw, kc, kn;
+  int sh, sw, dh, dw;
+  const char *padding;
+  int pads[4]; /* EXPLICIT: top, bottom, left, right */
+  int nchw;
+} conv_case;
+
+static int64_t out_size(int in, int k, int d, int s, const char *p, int pb,
+                        int pa, int *before) {
+  int eff = (k - 1) * d + 1;
+  if (strcmp(p, "SAME") == 0) {
+    int o = (in + s - 1) / s;
+    int need = (o - 1) * s + eff - in;
+    if (need < 0) need = 0;
+    *before = need / 2;
+    return o;
+  }
+  if (strcmp(p, "VALID") == 0) pb = pa = 0;
+  *before = pb;
+  return (in + pb + pa - eff + s) / s;
+}
+
+/* NHWC index of (b, y, x, ch) in a tensor laid out as NHWC or NCHW. */
+static int64_t idx(int nchw, int h, int w, int c, int b, int y, int x, int ch) {
+  return nchw ? (((int64_t)b * c + ch) * h + y) * w + x
+              : (((int64_t)b * h + y) * w + x) * c + ch;
+}
+
+/* Direct convolution (grouped when c > kc); depthwise when dw_mult. */
+static void ref_conv(const conv_case *k, const float *x, const float *f,
+                     float *y, int oh, int ow, int pt, int pl, int depthwise) {
+  int oc = depthwise ? k->c * k->kn : k->kn;
+  int groups = depthwise ? 1 : k->c / k->kc, cog = k->kn / groups;
+  for (int b = 0; b < k->n; b++)
+    for (int oy = 0; oy < oh; oy++)
+      for (int ox = 0; ox < ow; ox++)
+        for (int o = 0; o < oc; o++) {
+          double acc = 0;
+          for (int ky = 0; ky < k->kh; ky++)
+            for (int kx = 0; kx < k->kw; kx++) {
+              int iy = oy * k->sh - pt + ky * k->dh;
+              int ix = ox * k->sw - pl + kx * k->dw;
+              if (iy < 0 || iy >= k->h || ix < 0 || ix >= k->w) continue;
+              if (depthwise) {
+                int ch = o / k->kn, m = o % k->kn;
+                acc += x[idx(k->nchw, k->h, k->w, k->c, b, iy, ix, ch)] *
+                       f[((ky * k->kw + kx) * k->c + ch) * k->kn + m];
+                continue;
+              }
+              int g = o / cog;
+              for (int q = 0; q < k->kc; q++)
+                acc += x[idx(k->nchw, k->h, k->w, k->c, b, iy, ix,
+                             g * k->kc + q)] *
+                       f[((ky * k->kw + kx) * k->kc + q) * k->kn + o];
+            }
+          y[idx(k->nchw, oh, ow, oc, b, oy, ox, o)] = (float)acc;
+        }
+}
+
+static void conv_attrs(const conv_case *k, nt_attr *a, int *na) {
+  int n = 0;
+  if (k->nchw) {
+    a[n++] = (nt_attr)NT_LIST4("strides", 1, 1, k->sh, k->sw);
+    a[n++] = (nt_attr)NT_LIST4("dilations", 1, 1, k->dh, k->dw);
+    a[n++] = (nt_attr)NT_STR("data_format", "NCHW");
+  } else {
+    a[n++] = (nt_attr)NT_LIST4("strides", 1, k->sh, k->sw, 1);
+    a[n++] = (nt_attr)NT_LIST4("dilations", 1, k->dh, k->dw, 1);
+  }
+  a[n++] = (nt_attr)NT_STR("padding", k->padding);
+  if (strcmp(k->padding, "EXPLICIT") == 0) {
+    nt_attr e = {"explicit_paddings", 'l', 8, {0}, NULL, 0};
+    int h = k->nchw ? 2 : 1, w = k->nchw ? 3 : 2;
+    e.iv[2 * h] = k->pads[0];
+    e.iv[2 * h + 1] = k->pads[1];
+    e.iv[2 * w] = k->pads[2];
+    e.iv[2 * w + 1] = k->pads[3];
+    a[n++] = e;
+  }
+  *na = n;
+}
+
+static void run_conv_case(const conv_case *k, int depthwise, uint32_t seed) {
+  int pt, pl;
+  int oh = (int)out_size(k->h, k->kh, k->dh, k->sh, k->padding, k->pads[0],
+                         k->pads[1], &pt);
+  int ow = (int)out_size(k->w, k->kw, k->dw, k->sw, k->padding, k->pads[2],
+                         k->pads[3], &pl);
+  int oc = depthwise ? k->c * k->kn : k->kn;
+  int64_t xd[4] = {k->n, k->nchw ? k->c : k->h, k->nchw ? k->h : k->w,
+                   k->nchw ? k->w : k->c};
+  int64_t fd[4] = {k->kh, k->kw, k->kc, k->kn};
+  int64_t yd[4] = {k->n, k->nchw ? oc : oh, k->nchw ? oh : ow,
+                   k->nchw ? ow : oc};
+  tfs_tensor *in[2] = {nt_random(xd, 4, seed), nt_random(fd, 4, seed + 1)};
+  nt_attr a[6];
+  int na;
+  conv_attrs(k, a, &na);
+  int64_t ny = (int64_t)k->n * oh * ow * oc;
+  float *want = malloc(sizeof(float) * (size_t)(ny ? ny : 1));
+  ref_conv(k, tfs_tensor_data(in[0]), tfs_tensor_data(in[1]), want, oh, ow, pt,
+           pl, depthwise);
+  /* fed (kernel sees shapes at run time) and constant (prepared filter) */
+  for (int consts = 0; consts < (ny > 0 ? 2 : 1); consts++) {
+    tfs_tensor *y = NULL;
+    char msg[1024];
+    tfs_code code = nt_run_ex(depthwise ? "DepthwiseConv2dNative" : "Conv2D",
+                              in, 2, a, na, &y, 1, msg, sizeof msg, consts);
+    if (code != TFS_OK) fprintf(stderr, "\n  conv failed: %s\n", msg);
+    CU_ASSERT_EQUAL_FATAL(code, TFS_OK);
+    nt_check_f32(y, yd, 4, want, 1e-5, 1e-5);
+    tfs_tensor_free(y);
+  }
+  free(want);
+  for (int i = 0; i < 2; i++) tfs_tensor_free(in[i]);
+}
+
+static const conv_case kConvCases[] = {
+    /* n h w c  kh kw kc kn  sh sw dh dw  padding */
+    {1, 5, 5, 3, 3, 3, 3, 4, 1, 1, 1, 1, "SAME", {0}, 0},
+    {2, 6, 7, 3, 3, 3, 3, 5, 1, 1, 1, 1, "VALID", {0}, 0},
+    {2, 7, 6, 4, 3, 2, 4, 3, 2, 2, 1, 1, "SAME", {0}, 0},
+    {1, 8, 8, 2, 3, 3, 2, 2, 2, 1, 1, 1, "VALID", {0}, 0},
+    {1, 9, 9, 3, 3, 3, 3, 2, 1, 1, 2, 2, "SAME", {0}, 0},
+    {1, 9, 8, 3, 2, 3, 3, 2, 1, 2, 3, 1, "VALID", {0}, 0},
+    {2, 5, 5, 3, 3, 3, 3, 4, 1, 1, 1, 1, "EXPLICIT", {1, 2, 0, 3}, 0},
+    {1, 6, 6, 2, 3, 3, 2, 3, 2, 2, 1, 1, "EXPLICIT", {2, 0, 1, 1}, 0},
+    {2, 4, 4, 8, 1, 1, 8, 6, 1, 1, 1, 1, "VALID", {0}, 0}, /* 1x1 GEMM */
+    {1, 5, 5, 8, 1, 1, 8, 6, 2, 2, 1, 1, "SAME", {0}, 0},  /* 1x1 strided */
+    {1, 6, 6, 6, 3, 3, 2, 6, 1, 1, 1, 1, "SAME", {0}, 0},  /* 3 groups */
+    {1, 4, 4, 4, 1, 1, 2, 4, 1, 1, 1, 1, "VALID", {0}, 0}, /* 1x1 groups */
+    {2, 5, 6, 3, 3, 3, 3, 4, 2, 1, 1, 2, "SAME", {0}, 1},  /* NCHW */
+    {1, 6, 6, 4, 3, 3, 2, 4, 1, 1, 1, 1, "EXPLICIT", {1, 1, 2, 0}, 1},
+    {1, 5, 5, 3, 6, 3, 3, 2, 1, 1, 1, 1, "VALID", {0}, 0},     /* empty out */
+    {1, 3, 3, 2, 5, 5, 2, 2, 1, 1, 1, 1, "SAME", {0}, 0},      /* k > input */
+    {3, 20, 20, 16, 3, 3, 16, 32, 1, 1, 1, 1, "SAME", {0}, 0}, /* blocks */
+};
+
+static void test_conv2d_reference(void) {
+  for (size_t i = 0; i < sizeof kConvCases / sizeof *kConvCases; i++)
+    run_conv_case(&kConvCases[i], 0, 100 + (uint32_t)i);
+}
+
+static const conv_case kDwCases[] = {
+    {1, 5, 5, 3, 3, 3, 3, 1, 1, 1, 1, 1, "SAME", {0}, 0},
+    {2, 6, 7, 4, 3, 3, 4, 2, 2, 2, 1, 1, "VALID", {0}, 0},
+    {1, 7, 7, 2, 3, 2, 2, 3, 1, 2, 1, 1, "SAME", {0}, 0},
+    {1, 9, 9, 3, 3, 3, 3, 1, 1, 1, 2, 2, "SAME", {0}, 0},
+    {1, 6, 6, 2, 3, 3, 2, 2, 1, 1, 1, 1, "EXPLICIT", {1, 2, 2, 0}, 0},
+    {2, 5, 6, 3, 3, 3, 3, 2, 2, 1, 1, 1, "SAME", {0}, 1},
+    {1, 12, 12, 32, 3, 3, 32, 1, 2, 2, 1, 1, "SAME", {0}, 0},
+};
+
+static void test_depthwise_reference(void) {
+  for (size_t i = 0; i < sizeof kDwCases / sizeof *kDwCases; i++)
+    run_conv_case(&kDwCases[i], 1, 200 + (uint32_t)i);
+}
+
+/* Conv2DBackpropInput is the adjoint of Conv2D: <conv(x), dy> equals
+ * <x, backprop(dy)> for every x, so check it on unit vectors. */
+static void run_backprop_case(const conv_case *k, uint32_t seed) {
+  int pt, pl;
+  int oh = (int)out_size(k->h, k->kh, k->dh, k->sh, k->padding, k->pads[0],
+                         k->pads[1], &pt);
+  int ow = (int)out_size(k->w, k->kw, k->dw, k->sw, k->padding, k->pads[2],
+                         k->pads[3], &pl);
+  int64_t xd[4] = {k->n, k->nchw ? k->c : k->h, k->nchw ? k->h : k->w,
+                   k->nchw ? k->w : k->c};
+  int64_t fd[4] = {k->kh, k->kw, k->kc, k->kn};
+  int64_t yd[4] = {k->n, k->nchw ? k->kn : oh, k->nchw ? oh : ow,
+                   k->nchw ? ow : k->kn};
+  int32_t sizes[4] = {(int32_t)xd[0], (int32_t)xd[1], (int32_t)xd[2],
+                      (int32_t)xd[3]};
+  tfs_tensor *in[3] = {nt_tensor(TFS_INT32, (int64_t[]){4}, 1, sizes),
+                       nt_random(fd, 4, seed), nt_random(yd, 4, seed + 1)};
+  nt_attr a[6];
+  int na;
+  conv_attrs(k, a, &na);
+  tfs_tensor *dx = nt_run1("Conv2DBackpropInput", in, 3, a, na);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(dx);
+  int64_t nx = (int64_t)k->n * k->h * k->w * k->c;
+  int64_t ny = (int64_t)k->n * oh * ow * k->kn;
+  float *x = calloc((size_t)nx, sizeof(float));
+  float *y = malloc(sizeof(float) * (size_t)ny);
+  float *want = malloc(sizeof(float) * (size_t)nx);
+  const float *dy = tfs_tensor_data(in[2]);
+  for (int64_t i = 0; i < nx; i++) {
+    x[i] = 1;
+    ref_conv(k, x, tfs_tensor_data(in[1]), y, oh, ow, pt, pl, 0);
+    double s = 0;
+    for (int64_t j = 0; j < ny; j++) s += (double)y[j] * dy[j];
+    want[i] = (float)s;
+    x[i] = 0;
+  }
+  nt_check_f32(dx, xd, 4, want, 1e-5, 1e-5);
+  free(x);
+  free(y);
+  free(want);
+  tfs_tensor_free(dx);
+  for (int i = 0; i < 3; i++) tfs_tensor_free(in[i]);
+}
+
+static void test_backprop_reference(void) {
+  static const conv_case k[] = {
+      {1, 5, 5, 3, 3, 3, 3, 2, 1, 1, 1, 1, "SAME", {0}, 0},
+      {2, 6, 6, 2, 3, 3, 2, 3, 2, 2, 1, 1, "SAME", {0}, 0},
+      {1, 7, 6, 2, 3, 2, 2, 2, 2, 1, 1, 1, "VALID", {0}, 0},
+      {1, 5, 5, 2, 3, 3, 2, 2, 2, 2, 1, 1, "EXPLICIT", {1, 0, 0, 1}, 0},
+      {1, 7, 7, 2, 3, 3, 2, 2, 1, 1, 2, 2, "SAME", {0}, 0},
+      {1, 6, 6, 4, 3, 3, 2, 4, 1, 1, 1, 1, "SAME", {0}, 0},
+      {2, 5, 6, 3, 3, 3, 3, 2, 2, 1, 1, 1, "SAME", {0}, 1},
+  };
+  for (size_t i = 0; i < sizeof k / sizeof *k; i++)
+    run_backprop_case(&k[i], 300 + (uint32_t)i);
+}
+
+/* half, bfloat16, double and int32 against the float result. */
+static void test_conv_dtypes(void) {
+  static const tfs_dtype kTypes[4] = {TFS_HALF, TFS_BFLOAT16, TFS_DOUBLE,
+                                      TFS_INT32};
+  int64_t xd[4] = {1, 4, 4, 3}, fd[4] = {3, 3, 3, 2};
+  nt_attr a[2] = {NT_LIST4("strides", 1, 1, 1, 1), NT_STR("padding", "SAME")};
+  float xv[48], fv[54];
+  for (int i = 0; i < 48; i++) xv[i] = (float)((i * 5) % 7 - 3);
+  for (int i = 0; i < 54; i++) fv[i] = (float)((i * 3) % 5 - 2);
+  tfs_tensor *ref_in[2] = {nt_f32(xd, 4, xv), nt_f32(fd, 4, fv)};
+  tfs_tensor *ref = nt_run1("Conv2D", ref_in, 2, a, 2);
+  const float *rv = tfs_tensor_data(ref);
+  for (int t = 0; t < 4; t++) {
+    tfs_status *st = tfs_status_new();
+    tfs_tensor *in[2];
+    for (int i = 0; i < 2; i++) {
+      const float *src = i ? fv : xv;
+      int64_t n = i ? 54 : 48;
+      in[i] = tfs_tensor_new(kTypes[t], i ? fd : xd, 4, st);
+      for (int64_t e = 0; e < n; e++) {
+        void *p = tfs_tensor_data(in[i]);
+        if (kTypes[t] == TFS_HALF)
+          ((uint16_t *)p)[e] = tfs_float_to_half(src[e]);
+        if (kTypes[t] == TFS_BFLOAT16)
+          ((uint16_t *)p)[e] = tfs_float_to_bf16(src[e]);
+        if (kTypes[t] == TFS_DOUBLE) ((double *)p)[e] = src[e];
+        if (kTypes[t] == TFS_INT32) ((int32_t *)p)[e] = (int32_t)src[e];
+      }
+    }
+    tfs_tensor *y = nt_run1("Conv2D", in, 2, a, 2);
+    CU_ASSERT_EQUAL_FATAL(tfs_tensor_dtype(y), kTypes[t]);
+    const void *p = tfs_tensor_data(y);
+    for (int64_t e = 0; e < 32; e++) {
+      double v = kTypes[t] == TFS_HALF ? tfs_half_to_float(((uint16_t *)p)[e])
+                 : kTypes[t] == TFS_BFLOAT16
+                     ? tfs_bf16_to_float(((uint16_t *)p)[e])
+                 : kTypes[t] == TFS_DOUBLE ? ((double *)p)[e]
+                                           : ((int32_t *)p)[e];
+      /* small integers are exact in every type */
+      CU_ASSERT_DOUBLE_EQUAL(v, rv[e], 0);
+    }
+    tfs_tensor_free(y);
+    for (int i = 0; i < 2; i++) tfs_tensor_free(in[i]);
+    tfs_status_free(st);
+  }
+  tfs_tensor_free(ref);
+  for (int i = 0; i < 2; i++) tfs_tensor_free(ref_in[i]);
+}
+
+static void test_conv_empty(void) {
+  nt_attr a[2] = {NT_LIST4("strides", 1, 1, 1, 1), NT_STR("padding", "SAME")};
+  tfs_tensor *in[2] = {nt_f32((int64_t[]){0, 4, 4, 3}, 4, NULL),
+                       nt_random((int64_t[]){3, 3, 3, 2}, 4, 1)};
+  tfs_tensor *y = nt_run1("Conv2D", in, 2, a, 2);
+  CU_ASSERT(tfs_tensor_dim(y, 0) == 0 && tfs_tensor_dim(y, 3) == 2);
+  tfs_tensor_free(y);
+  y = nt_run1("DepthwiseConv2dNative", in, 2, a, 2);
+  CU_ASSERT(tfs_tensor_dim(y, 0) == 0 && tfs_tensor_dim(y, 3) == 6);
+  tfs_tensor_free(y);
+  tfs_tensor_free(in[1]);
+  /* no output channels */
+  in[1] = nt_f32((int64_t[]){3, 3, 3, 0}, 4, NULL);
+  tfs_tensor_free(in[0]);
+  in[0] = nt_random((int64_t[]){1, 4, 4, 3}, 4, 2);
+  y = nt_run1("Conv2D", in, 2, a, 2);
+  CU_ASSERT_EQUAL(tfs_tensor_num_elements(y), 0);
+  tfs_tensor_free(y);
+  for (int i = 0; i < 2; i++) tfs_tensor_free(in[i]);
+}
+
+static void test_conv2d_errors(void) {
+  nt_attr a[2] = {NT_LIST4("strides", 1, 1, 1, 1), NT_STR("padding", "SAME")};
+  tfs_tensor *in[2] = {nt_random((int64_t[]){5, 5, 4}, 3, 1),
+                       nt_random((int64_t[]){3, 3, 4, 2}, 4, 2)};
+  NT_EXPECT_ERROR("Conv2D", in, 2, a, 2, TFS_INVALID_ARGUMENT,
+                  "convolution input must be 4-dimensional: [5,5,4]");
+  NT_EXPECT_BUILD_ERROR("Conv2D", in, 2, a, 2,
+                        "Shape must be rank 4 but is rank 3");
+  tfs_tensor_free(in[0]);
+  in[0] = nt_random((int64_t[]){1, 5, 5, 4}, 4, 1);
+  tfs_tensor_free(in[1]);
+  in[1] = nt_random((int64_t[]){3, 4, 2}, 3, 2);
+  NT_EXPECT_ERROR("Conv2D", in, 2, a, 2, TFS_INVALID_ARGUMENT,
+                  "convolution filter must be 4-dimensional: [3,4,2]");
+  tfs_tensor_free(in[1]);
+  in[1] = nt_random((int64_t[]){3, 3, 3, 2}, 4, 2);
+  NT_EXPECT_ERROR("Conv2D", in, 2, a, 2, TFS_INVALID_ARGUMENT,
+                  "input depth must be evenly divisible by filter depth: 4 vs "
+                  "3");
+  NT_EXPECT_BUILD_ERROR("Conv2D", in, 2, a, 2,
+                        "Depth of input (4) is not a multiple of input depth "
+                        "of filter (3)");
+  tfs_tensor_free(in[1]);
+  in[1] = nt_f32((int64_t[]){3, 3, 0, 2}, 4, NULL);
+  NT_EXPECT_ERROR("Conv2D", in, 2, a, 2, TFS_INVALID_ARGUMENT,
+                  "filter depth must be stricly positive, got 0");
+  NT_EXPECT_BUILD_ERROR("Conv2D", in, 2, a, 2, "Depth of filter must not be 0");
+  tfs_tensor_free(in[1]);
+  in[1] = nt_f32((int64_t[]){0, 3, 4, 2}, 4, NULL);
+  NT_EXPECT_ERROR("Conv2D", in, 2, a, 2, TFS_INVALID_ARGUMENT,
+                  "filter must not have zero elements (i.e. all dimensions "
+                  "must be non-zero)");
+  tfs_tensor_free(in[1]);
+  in[1] = nt_random((int64_t[]){3, 3, 2, 3}, 4, 2);
+  NT_EXPECT_ERROR("Conv2D", in, 2, a, 2, TFS_INVALID_ARGUMENT,
+                  "output depth must be evenly divisible by number of "
+                  "groups: 3 vs 2");
+  NT_EXPECT_BUILD_ERROR("Conv2D", in, 2, a, 2,
+                        "Depth of output (3) is not a multiple of the number "
+                        "of groups (2)");
+  tfs_tensor_free(in[1]);
+  in[1] = nt_random((int64_t[]){7, 3, 4, 2}, 4, 2);
+  nt_attr v[2] = {NT_LIST4("strides", 1, 1, 1, 1), NT_STR("padding", "VALID")};
+  NT_EXPECT_ERROR("Conv2D", in, 2, v, 2, TFS_INVALID_ARGUMENT,
+                  "Computed output size would be negative: -1 [input_size: "
+                  "5, effective_filter_size: 7, stride: 1]");
+  NT_EXPECT_BUILD_ERROR("Conv2D", in, 2, v, 2,
+                        "Negative dimension size caused by subtracting 7 "
+                        "from 5");
+  nt_attr sb[2] = {NT_LIST4("strides", 2, 1, 1, 1), NT_STR("padding", "SAME")};
+  NT_EXPECT_ERROR("Conv2D", in, 2, sb, 2, TFS_UNIMPLEMENTED,
+                  "Current implementation does not yet support strides in "
+                  "the batch and depth dimensions.");
+  nt_attr db[3] = {NT_LIST4("strides", 1, 1, 1, 1), NT_STR("padding", "SAME"),
+                   NT_LIST4("dilations", 1, 1, 1, 2)};
+  NT_EXPECT_ERROR("Conv2D", in, 2, db, 3, TFS_UNIMPLEMENTED,
+                  "Current implementation does not yet support dilations in "
+                  "the batch and depth dimensions.");
+  for (int i = 0; i < 2; i++) tfs_tensor_free(in[i]);
+}
+
+static void test_conv_attr_errors(void) {
+  tfs_tensor *in[2] = {nt_random((int64_t[]){1, 5, 5, 4}, 4, 1),
+                       nt_random((int64_t[]){3, 3, 4, 2}, 4, 2)};
+  nt_attr s3[2] = {{"strides", 'l', 3, {1, 1, 1}, NULL, 0},
+                   NT_STR("padding", "SAME")};
+  NT_EXPECT_BUILD_ERROR("Conv2D", in, 2, s3, 2,
+                        "Conv2D on data format NHWC requires the stride "
+                        "attribute to contain 4 values, but got: 3");
+  NT_EXPECT_BUILD_ERROR("DepthwiseConv2dNative", in, 2, s3, 2,
+                        "DepthwiseConv2D requires the stride attribute to "
+                        "contain 4 values, but got: 3");
+  nt_attr s0[2] = {NT_LIST4("strides", 1, 0, 1, 1), NT_STR("padding", "SAME")};
+  NT_EXPECT_BUILD_ERROR("Conv2D", in, 2, s0, 2,
+                        "Stride must be > 0, but got 0");
+  nt_attr d3[3] = {NT_LIST4("strides", 1, 1, 1, 1),
+                   NT_STR("padding", "SAME"),
+                   {"dilations", 'l', 3, {1, 1, 1}, NULL, 0}};
+  NT_EXPECT_BUILD_ERROR("Conv2D", in, 2, d3, 3,
+                        "Conv2D requires the dilation attribute to contain 4 "
+                        "values, but got: 3");
+  nt_attr d0[3] = {NT_LIST4("strides", 1, 1, 1, 1), NT_STR("padding", "SAME"),
+                   NT_LIST4("dilations", 1, 0, 1, 1)};
+  NT_EXPECT_BUILD_ERROR("Conv2D", in, 2, d0, 3,
+                        "Dilation rate must be >= 1, but got 0");
+  nt_attr e4[3] = {NT_LIST4("strides", 1, 1, 1, 1),
+                   NT_STR("padding", "EXPLICIT"),
+                   NT_LIST4("explicit_paddings", 0, 0, 1, 1)};
+  NT_EXPECT_BUILD_ERROR("Conv2D", in, 2, e4, 3,
+                        "explicit_paddings attribute must contain 8 values, "
+                        "but got: 4");
+  nt_attr en[3] = {
+      NT_LIST4("strides", 1, 1, 1, 1),
+      NT_STR("padding", "EXPLICIT"),
+      {"explicit_paddings", 'l', 8, {0, 0, -1, 1, 1, 1, 0, 0}, NULL, 0}};
+  NT_EXPECT_BUILD_ERROR("Conv2D", in, 2, en, 3,
+                        "All elements of explicit_paddings must be "
+                        "nonnegative");
+  nt_attr eb[3] = {
+      NT_LIST4("strides", 1, 1, 1, 1),
+      NT_STR("padding", "EXPLICIT"),
+      {"explicit_paddings", 'l', 8, {1, 0, 1, 1, 1, 1, 0, 0}, NULL, 0}};
+  NT_EXPECT_BUILD_ERROR("Conv2D", in, 2, eb, 3,
+                        "Nonzero explicit padding in the batch or depth "
+                        "dimensions is not supported");
+  nt_attr es[3] = {
+      NT_LIST4("strides", 1, 1, 1, 1),
+      NT_STR("padding", "SAME"),
+      {"explicit_paddings", 'l', 8, {0, 0, 1, 1, 1, 1, 0, 0}, NULL, 0}};
+  NT_EXPECT_BUILD_ERROR("Conv2D", in, 2, es, 3,
+                        "explicit_paddings attribute must be empty if the "
+                        "padding attribute is not EXPLICIT");
+  for (int i = 0; i < 2; i++) tfs_tensor_free(in[i]);
+}
+
+static void test_depthwise_errors(void) {
+  nt_attr a[2] = {NT_LIST4("strides", 1, 1, 1, 1), NT_STR("padding", "SAME")};
+  tfs_tensor *in[2] = {nt_random((int64_t[]){5, 5, 4}, 3, 1),
+                       nt_random((int64_t[]){3, 3, 4, 2}, 4, 2)};
+  NT_EXPECT_ERROR("DepthwiseConv2dNative", in, 2, a, 2, TFS_INVALID_ARGUMENT,
+                  "input must be 4-dimensional[5,5,4]");
+  tfs_tensor_free(in[0]);
+  in[0] = nt_random((int64_t[]){1, 5, 5, 4}, 4, 1);
+  tfs_tensor_free(in[1]);
+  in[1] = nt_random((int64_t[]){3, 4, 2}, 3, 2);
+  NT_EXPECT_ERROR("DepthwiseConv2dNative", in, 2, a, 2, TFS_INVALID_ARGUMENT,
+                  "filter must be 4-dimensional: [3,4,2]");
+  tfs_tensor_free(in[1]);
+  in[1] = nt_random((int64_t[]){3, 3, 3, 2}, 4, 2);
+  NT_EXPECT_ERROR("DepthwiseConv2dNative", in, 2, a, 2, TFS_INVALID_ARGUMENT,
+                  "input and filter must have the same depth: 4 vs 3");
+  NT_EXPECT_BUILD_ERROR("DepthwiseConv2dNative", in, 2, a, 2,
+                        "Dimensions must be equal, but are 4 and 3");
+  tfs_tensor_free(in[1]);
+  in[1] = nt_random((int64_t[]){7, 3, 4, 2}, 4, 2);
+  nt_attr v[2] = {NT_LIST4("strides", 1, 1, 1, 1), NT_STR("padding", "VALID")};
+  NT_EXPECT_ERROR("DepthwiseConv2dNative", in, 2, v, 2, TFS_INVALID_ARGUMENT,
+                  "Computed output size would be negative: -1 [input_size: "
+                  "5, effective_filter_size: 7, stride: 1]");
+  nt_attr sb[2] = {NT_LIST4("strides", 2, 1, 1, 1), NT_STR("padding", "SAME")};
+  NT_EXPECT_ERROR("DepthwiseConv2dNative", in, 2, sb, 2, TFS_INVALID_ARGUMENT,
+                  "Current implementation does not yet support strides in "
+                  "the batch and depth dimensions.");
+  for (int i = 0; i < 2; i++) tfs_tensor_free(in[i]);
+}
+
+static void test_backprop_errors(void) {
+  nt_attr a[2] = {NT_LIST4("strides", 1, 1, 1, 1), NT_STR("padding", "SAME")};
+  int32_t s4[4] = {1, 5, 5, 4}, s3[3] = {1, 5, 5}, sn[4] = {1, -5, 5, 4};
+  tfs_tensor *in[3] = {nt_tensor(TFS_INT32, (int64_t[]){1, 4}, 2, s4),
+                       nt_random((int64_t[]){3, 3, 4, 2}, 4, 1),
+                       nt_random((int64_t[]){1, 5, 5, 2}, 4, 2)};
+  NT_EXPECT_ERROR("Conv2DBackpropInput", in, 3, a, 2, TFS_INVALID_ARGUMENT,
+                  "Conv2DBackpropInput: input_sizes input must be 1-dim, not "
+                  "2");
+  tfs_tensor_free(in[0]);
+  in[0] = nt_tensor(TFS_INT32, (int64_t[]){3}, 1, s3);
+  NT_EXPECT_ERROR("Conv2DBackpropInput", in, 3, a, 2, TFS_INVALID_ARGUMENT,
+                  "Conv2DBackpropInput requires input_sizes to contain 4 "
+                  "values or 2 values, but got: 3");
+  NT_EXPECT_BUILD_ERROR("Conv2DBackpropInput", in, 3, a, 2,
+                        "Conv2DBackpropInput requires input_sizes to contain "
+                        "4 values or 2 values, but got: 3");
+  tfs_tensor_free(in[0]);
+  in[0] = nt_tensor(TFS_INT32, (int64_t[]){4}, 1, sn);
+  NT_EXPECT_ERROR("Conv2DBackpropInput", in, 3, a, 2, TFS_INVALID_ARGUMENT,
+                  "Dimension -5 must be >= 0");
+  NT_EXPECT_BUILD_ERROR("Conv2DBackpropInput", in, 3, a, 2,
+                        "Invalid value in tensor used for shape: -5");
+  tfs_tensor_free(in[0]);
+  in[0] = nt_tensor(TFS_INT32, (int64_t[]){4}, 1, s4);
+  tfs_tensor_free(in[2]);
+  in[2] = nt_random((int64_t[]){5, 5, 2}, 3, 2);
+  NT_EXPECT_ERROR("Conv2DBackpropInput", in, 3, a, 2, TFS_INVALID_ARGUMENT,
+                  "input_sizes must be 4-dimensional, got: 3");
+  tfs_tensor_free(in[2]);
+  in[2] = nt_random((int64_t[]){1, 4, 5, 2}, 4, 2);
+  NT_EXPECT_ERROR("Conv2DBackpropInput", in, 3, a, 2, TFS_INVALID_ARGUMENT,
+                  "Conv2DCustomBackpropInput: Size of out_backprop doesn't "
+                  "match computed: actual = 4, computed = 5 spatial_dim: 1 "
+                  "input: 5 filter: 3 output: 4 stride: 1 dilation: 1");
+  tfs_tensor_free(in[2]);
+  in[2] = nt_random((int64_t[]){1, 5, 5, 3}, 4, 2);
+  NT_EXPECT_ERROR("Conv2DBackpropInput", in, 3, a, 2, TFS_INVALID_ARGUMENT,
+                  "Conv2DCustomBackpropInput: filter and out_backprop must "
+                  "have the same out_depth");
+  NT_EXPECT_BUILD_ERROR("Conv2DBackpropInput", in, 3, a, 2,
+                        "Dimensions must be equal, but are 3 and 2");
+  tfs_tensor_free(in[2]);
+  in[2] = nt_random((int64_t[]){2, 5, 5, 2}, 4, 2);
+  NT_EXPECT_ERROR("Conv2DBackpropInput", in, 3, a, 2, TFS_INVALID_ARGUMENT,
+                  "Conv2DCustomBackpropInput: input and out_backprop must "
+                  "have the same batch size. Input batch: 1, outbackprop "
+                  "batch: 2, batch_dim: 0");
+  tfs_tensor_free(in[2]);
+  in[2] = nt_random((int64_t[]){1, 5, 5, 2}, 4, 2);
+  tfs_tensor_free(in[1]);
+  in[1] = nt_random((int64_t[]){3, 3, 3, 2}, 4, 1);
+  NT_EXPECT_ERROR("Conv2DBackpropInput", in, 3, a, 2, TFS_INVALID_ARGUMENT,
+                  "Conv2DCustomBackpropInput: input depth must be evenly "
+                  "divisible by filter depth");
+  tfs_tensor_free(in[1]);
+  in[1] = nt_random((int64_t[]){3, 4, 2}, 3, 1);
+  NT_EXPECT_ERROR("Conv2DBackpropInput", in, 3, a, 2, TFS_INVALID_ARGUMENT,
+                  "Conv2DCustomBackpropInput: filter must be 4-dimensional");
+  for (int i = 0; i < 3; i++) tfs_tensor_free(in[i]);
+}
+
+/* Shapes that inference computes for the convolution ops. */
+static void test_conv_shapes(void) {
+  tfs_status *st = tfs_status_new();
+  tfs_graph *g = tfs_graph_new();
+  int64_t xd[4] = {-1, 9, 9, 4};
+  tfs_output x = tfs_op_placeholder(g, "x", TFS_FLOAT, xd, 4, st);
+  tfs_tensor *fv = nt_random((int64_t[]){3, 3, 4, 6}, 4, 1);
+  tfs_output f = tfs_op_const(g, "f", fv, st);
+  tfs_op_desc *d = tfs_op_desc_new(g, "Conv2D", "c");
+  tfs_op_desc_add_input(d, x);
+  tfs_op_desc_add_input(d, f);
+  nt_attr a[3] = {NT_LIST4("strides", 1, 2, 2, 1), NT_STR("padding", "VALID"),
+                  NT_LIST4("dilations", 1, 2, 1, 1)};
+  nt_set_attrs(d, a, 3);
+  tfs_operation *c = tfs_op_desc_finish(d, st);
+  TFS_ASSERT_OK(st);
+  int64_t got[4];
+  tfs_graph_tensor_shape(g, (tfs_output){c, 0}, got, 4, st);
+  TFS_ASSERT_OK(st);
+  /* rows: (9 - 5 + 2) / 2 = 3; cols: (9 - 3 + 2) / 2 = 4 */
+  CU_ASSERT(got[0] == -1 && got[1] == 3 && got[2] == 4 && got[3] == 6);
+  d = tfs_op_desc_new(g, "DepthwiseConv2dNative", "dw");
+  tfs_op_desc_add_input(d, x);
+  tfs_op_desc_add_input(d, f);
+  nt_attr s[2] = {NT_LIST4("strides", 1, 2, 2, 1), NT_STR("padding", "SAME")};
+  nt_set_attrs(d, s, 2);
+  tfs_operation *dw = tfs_op_desc_finish(d, st);
+  TFS_ASSERT_OK(st);
+  tfs_graph_tensor_shape(g, (tfs_output){dw, 0}, got, 4, st);
+  CU_ASSERT(got[1] == 5 && got[2] == 5 && got[3] == 24);
+  tfs_tensor_free(fv);
+  tfs_graph_free(g);
+  tfs_status_free(st);
+}
+
+static const tfs_test_case kConv[] = {
+    {"conv2d_reference", test_conv2d_reference},
+    {"depthwise_reference", test_depthwise_reference},
+    {"backprop_reference", test_backprop_reference},
+    {"dtypes", test_conv_dtypes},
+    {"empty", test_conv_empty},
+    {"shapes", test_conv_shapes},
+    {NULL, NULL},
+};
+
+static const tfs_test_case kConvErrors[] = {
+    {"conv2d", test_conv2d_errors},
+    {"attrs", test_conv_attr_errors},
+    {"depthwise", test_depthwise_errors},
+    {"backprop", test_backprop_errors},
+    {NULL, NULL},
+};
+
+const tfs_test_suite tfs_test_suites[] = {
+    {"nn_conv", kConv},
+    {"nn_conv_errors", kConvErrors},
+    {NULL, NULL},
+};

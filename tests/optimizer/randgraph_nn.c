@@ -1,0 +1,254 @@
+/*
+ * tests/optimizer/randgraph_nn.c - random graph templates for neural
+ * network layers and for the patterns the optimizer rewrites: MatMul /
+ * Conv2D / DepthwiseConv2dNative with BiasAdd or inference batch norm and
+ * activations, scales next to contractions, pooling, x*Sigmoid(x),
+ * BatchMatMulV2 * scalar, sums of identical inputs, common factors, and
+ * neutral elements.
+ */
+#include "randgraph.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static int keep(rg_graph *r, tfs_output o, tfs_status *st) {
+  if (!o.oper) {
+    tfs_status_clear(st);
+    return 0;
+  }
+  rg_add_value(r, o);
+  return 1;
+}
+
+static tfs_output bias_or_bn(rg_graph *r, tfs_output y, int64_t ch,
+                             int allow_bn, tfs_status *st) {
+  int64_t d[1] = {ch};
+  if (!allow_bn || rg_unit(r) < 0.5)
+    return tfs_op_bias_add(r->g, NULL, y,
+                           rg_const(r, TFS_FLOAT, d, 1, -1, 1, st), st);
+  tfs_op_desc *bn = tfs_op_desc_new(r->g, "FusedBatchNormV3", NULL);
+  tfs_op_desc_add_input(bn, y);
+  tfs_op_desc_add_input(bn, rg_const(r, TFS_FLOAT, d, 1, 0.5, 1.5, st));
+  tfs_op_desc_add_input(bn, rg_const(r, TFS_FLOAT, d, 1, -1, 1, st));
+  tfs_op_desc_add_input(bn, rg_const(r, TFS_FLOAT, d, 1, -1, 1, st));
+  tfs_op_desc_add_input(bn, rg_const(r, TFS_FLOAT, d, 1, 0.5, 2, st));
+  tfs_op_desc_set_attr_bool(bn, "is_training", 0);
+  tfs_op_desc_set_attr_float(bn, "epsilon", 0.001f);
+  tfs_operation *op = tfs_op_desc_finish(bn, st);
+  return (tfs_output){op, op ? 0 : -1};
+}
+
+/* MatMul [+ BiasAdd] [+ act] [* scale]. */
+static int t_matmul(rg_graph *r, tfs_status *st) {
+  int i = rg_pick(r, TFS_FLOAT, 2, 2);
+  if (i < 0) return 0;
+  rg_value x = r->values[i];
+  int64_t k = x.dims[1], n = rg_int(r, 1, 5);
+  int tb = rg_unit(r) < 0.3;
+  int64_t wd[2] = {tb ? n : k, tb ? k : n};
+  tfs_output w = rg_const(r, TFS_FLOAT, wd, 2, -1, 1, st);
+  tfs_output y = tfs_op_matmul(r->g, NULL, x.o, w, 0, tb, st);
+  if (y.oper && rg_unit(r) < 0.3) { /* scale folded into the weights */
+    int64_t sd[1] = {n};
+    tfs_output s =
+        rg_const(r, TFS_FLOAT, sd, rg_unit(r) < 0.5 ? 0 : 1, 0.5, 2, st);
+    y = tfs_op_mul(r->g, NULL, y, s, st);
+  }
+  if (y.oper && rg_unit(r) < 0.75) y = bias_or_bn(r, y, n, 0, st);
+  if (y.oper && rg_unit(r) < 0.6) y = rg_act(r, y, st);
+  return keep(r, y, st);
+}
+
+/* Conv2D or DepthwiseConv2dNative [+ BiasAdd | batch norm] [+ act]. */
+static int t_conv(rg_graph *r, int depthwise, tfs_status *st) {
+  int i = rg_pick(r, TFS_FLOAT, 4, 4);
+  if (i < 0) return 0;
+  rg_value x = r->values[i];
+  int64_t c = x.dims[3], kh = rg_int(r, 1, 3), kw = rg_int(r, 1, 3);
+  int64_t mult = depthwise ? rg_int(r, 1, 2) : rg_int(r, 1, 4);
+  int64_t fd[4] = {kh, kw, c, mult};
+  tfs_output f = rg_const(r, TFS_FLOAT, fd, 4, -1, 1, st);
+  tfs_output in = x.o;
+  if (rg_unit(r) < 0.2) /* a scalar scale on the input */
+    in = tfs_op_mul(r->g, NULL, in, rg_const(r, TFS_FLOAT, NULL, 0, 0.5, 2, st),
+                    st);
+  int64_t s = rg_int(r, 1, 2);
+  int64_t strides[4] = {1, s, s, 1};
+  int valid = rg_unit(r) < 0.3 && x.dims[1] >= kh && x.dims[2] >= kw;
+  tfs_op_desc *d = tfs_op_desc_new(
+      r->g, depthwise ? "DepthwiseConv2dNative" : "Conv2D", NULL);
+  tfs_op_desc_add_input(d, in);
+  tfs_op_desc_add_input(d, f);
+  tfs_op_desc_set_attr_int_list(d, "strides", strides, 4);
+  tfs_op_desc_set_attr_string(d, "padding", valid ? "VALID" : "SAME",
+                              valid ? 5 : 4);
+  tfs_operation *op = tfs_op_desc_finish(d, st);
+  if (!op) {
+    tfs_status_clear(st);
+    return 0;
+  }
+  tfs_output y = {op, 0};
+  int64_t ch = depthwise ? c * mult : mult;
+  if (rg_unit(r) < 0.8) y = bias_or_bn(r, y, ch, 1, st);
+  if (y.oper && rg_unit(r) < 0.6) y = rg_act(r, y, st);
+  return keep(r, y, st);
+}
+
+static int t_pool(rg_graph *r, tfs_status *st) {
+  int i = rg_pick(r, TFS_FLOAT, 4, 4);
+  if (i < 0) return 0;
+  int64_t k[4] = {1, 2, 2, 1};
+  tfs_op_desc *d =
+      tfs_op_desc_new(r->g, rg_unit(r) < 0.5 ? "MaxPool" : "AvgPool", NULL);
+  tfs_op_desc_add_input(d, r->values[i].o);
+  tfs_op_desc_set_attr_int_list(d, "ksize", k, 4);
+  tfs_op_desc_set_attr_int_list(d, "strides", k, 4);
+  tfs_op_desc_set_attr_string(d, "padding", "SAME", 4);
+  tfs_operation *op = tfs_op_desc_finish(d, st);
+  return keep(r, (tfs_output){op, op ? 0 : -1}, st);
+}
+
+/* A batch norm not after a convolution (decomposed into Mul + Add). */
+static int t_batch_norm(rg_graph *r, tfs_status *st) {
+  int i = rg_pick(r, TFS_FLOAT, 4, 4);
+  if (i < 0) return 0;
+  tfs_output y = bias_or_bn(r, tfs_op_identity(r->g, NULL, r->values[i].o, st),
+                            r->values[i].dims[3], 1, st);
+  return keep(r, y, st);
+}
+
+static int t_swish(rg_graph *r, tfs_status *st) {
+  int i = rg_pick(r, TFS_FLOAT, 0, 4);
+  if (i < 0) return 0;
+  tfs_output x = r->values[i].o;
+  tfs_output s = tfs_op_unary(r->g, "Sigmoid", NULL, x, st);
+  return keep(r,
+              rg_unit(r) < 0.5 ? tfs_op_mul(r->g, NULL, x, s, st)
+                               : tfs_op_mul(r->g, NULL, s, x, st),
+              st);
+}
+
+static int t_bmm_scale(rg_graph *r, tfs_status *st) {
+  int i = rg_pick(r, TFS_FLOAT, 2, 3);
+  if (i < 0) return 0;
+  rg_value x = r->values[i];
+  int64_t wd[2] = {x.dims[x.rank - 1], rg_int(r, 1, 4)};
+  tfs_op_desc *d = tfs_op_desc_new(r->g, "BatchMatMulV2", NULL);
+  tfs_op_desc_add_input(d, x.o);
+  tfs_op_desc_add_input(d, rg_const(r, TFS_FLOAT, wd, 2, -1, 1, st));
+  tfs_operation *op = tfs_op_desc_finish(d, st);
+  if (!op) {
+    tfs_status_clear(st);
+    return 0;
+  }
+  tfs_output s = rg_const(r, TFS_FLOAT, NULL, 0, 0.1, 0.5, st);
+  return keep(r, tfs_op_mul(r->g, NULL, (tfs_output){op, 0}, s, st), st);
+}
+
+/* Add(x, x), AddN(x, x, x). */
+static int t_same_inputs(rg_graph *r, tfs_status *st) {
+  int i = rg_pick(r, TFS_FLOAT, 0, 4);
+  if (i < 0) return 0;
+  tfs_output x = r->values[i].o;
+  if (rg_unit(r) < 0.5) return keep(r, tfs_op_add(r->g, NULL, x, x, st), st);
+  tfs_output xs[3] = {x, x, x};
+  tfs_op_desc *d = tfs_op_desc_new(r->g, "AddN", NULL);
+  tfs_op_desc_add_input_list(d, xs, rg_int(r, 2, 3));
+  tfs_operation *op = tfs_op_desc_finish(d, st);
+  return keep(r, (tfs_output){op, op ? 0 : -1}, st);
+}
+
+/* a*b + a*c, b/a - c/a. */
+static int t_common_factor(rg_graph *r, tfs_status *st) {
+  int i = rg_pick(r, TFS_FLOAT, 0, 4);
+  if (i < 0) return 0;
+  rg_value a = r->values[i];
+  tfs_output b = rg_const(r, TFS_FLOAT, a.dims, a.rank, -1, 1, st);
+  tfs_output c = rg_const(r, TFS_FLOAT, a.dims, a.rank, -1, 1, st);
+  int div = rg_unit(r) < 0.3;
+  tfs_output den = div ? rg_const(r, TFS_FLOAT, NULL, 0, 1, 2, st) : a.o;
+  tfs_output p = div ? tfs_op_realdiv(r->g, NULL, a.o, den, st)
+                     : tfs_op_mul(r->g, NULL, a.o, b, st);
+  tfs_output q = div ? tfs_op_realdiv(r->g, NULL, b, den, st)
+                     : tfs_op_mul(r->g, NULL, c, a.o, st);
+  return keep(r,
+              rg_unit(r) < 0.5 ? tfs_op_add(r->g, NULL, p, q, st)
+                               : tfs_op_sub(r->g, NULL, p, q, st),
+              st);
+}
+
+/* x*1, x+0, x-0, Neg(Neg(x)). */
+static int t_neutral(rg_graph *r, tfs_status *st) {
+  int i = rg_pick(r, TFS_FLOAT, 0, 4);
+  if (i < 0) return 0;
+  tfs_output x = r->values[i].o;
+  switch (rg_int(r, 0, 3)) {
+    case 0:
+      return keep(r,
+                  tfs_op_mul(r->g, NULL, x,
+                             tfs_op_const_float(r->g, NULL, 1.0f, st), st),
+                  st);
+    case 1:
+      return keep(r,
+                  tfs_op_add(r->g, NULL,
+                             tfs_op_const_float(r->g, NULL, 0.0f, st), x, st),
+                  st);
+    case 2:
+      return keep(r,
+                  tfs_op_sub(r->g, NULL, x,
+                             tfs_op_const_float(r->g, NULL, 0.0f, st), st),
+                  st);
+    default:
+      return keep(r,
+                  tfs_op_unary(r->g, "Neg", NULL,
+                               tfs_op_unary(r->g, "Neg", NULL, x, st), st),
+                  st);
+  }
+}
+
+/* A duplicate of a contraction with its consumers (CSE on bigger nodes). */
+static int t_twin_matmul(rg_graph *r, tfs_status *st) {
+  int i = rg_pick(r, TFS_FLOAT, 2, 2);
+  if (i < 0) return 0;
+  rg_value x = r->values[i];
+  int64_t wd[2] = {x.dims[1], 3};
+  tfs_output w = rg_const(r, TFS_FLOAT, wd, 2, -1, 1, st);
+  tfs_output a = tfs_op_matmul(r->g, NULL, x.o, w, 0, 0, st);
+  tfs_output b = tfs_op_matmul(r->g, NULL, x.o, w, 0, 0, st);
+  tfs_output ra = tfs_op_unary(r->g, "Relu", NULL, a, st);
+  tfs_output rb = tfs_op_unary(r->g, "Relu", NULL, b, st);
+  return keep(r, tfs_op_sub(r->g, NULL, ra, rb, st), st);
+}
+
+int rg_nn_num_templates(void) {
+  return 12;
+}
+
+int rg_nn_template(rg_graph *r, int which, tfs_status *st) {
+  switch (which) {
+    case 0:
+      return t_matmul(r, st);
+    case 1:
+      return t_conv(r, 0, st);
+    case 2:
+      return t_conv(r, 1, st);
+    case 3:
+      return t_pool(r, st);
+    case 4:
+      return t_batch_norm(r, st);
+    case 5:
+      return t_swish(r, st);
+    case 6:
+      return t_bmm_scale(r, st);
+    case 7:
+      return t_same_inputs(r, st);
+    case 8:
+      return t_common_factor(r, st);
+    case 9:
+      return t_neutral(r, st);
+    case 10:
+      return t_twin_matmul(r, st);
+    default:
+      return t_matmul(r, st);
+  }
+}

@@ -1,0 +1,377 @@
+/*
+ * tests/optimizer/test_optimizer.c - targeted tests of the optimizer:
+ * each rewrite and what the report says about it, preserved nodes (a
+ * fetched Identity survives, stateful ops are neither folded nor merged,
+ * feeds are not folded away), the RewriterConfig rules (min_graph_nodes,
+ * iterations, the optimizers list, disable_meta_optimizer, CSE off with
+ * arithmetic) and the process-wide options.  Pipeline, config and failure
+ * handling are in test_meta.c.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "opttest.h"
+
+/* ---- pruning ---------------------------------------------------------------
+ */
+
+static void test_optimizer_pruning__identity_chains(void) {
+  ot_setup();
+  tfs_output x = ot_placeholder("x", 2);
+  tfs_output a = tfs_op_identity(g, "a", x, st);
+  tfs_output b = tfs_op_unary(g, "StopGradient", "b", a, st);
+  tfs_output c = tfs_op_unary(g, "Relu", "c", b, st);
+  tfs_output out = tfs_op_identity(g, "out", c, st); /* fetched */
+  TFS_ASSERT_OK(st);
+  tfs_graph *og = ot_optimize(&x, 1, &out, 1, "pruning");
+  CU_ASSERT_PTR_NULL(tfs_graph_operation_by_name(og, "a"));
+  CU_ASSERT_PTR_NULL(tfs_graph_operation_by_name(og, "b"));
+  CU_ASSERT_STRING_EQUAL(ot_type(og, "out"), "Identity");
+  CU_ASSERT_STRING_EQUAL(ot_type(og, "c"), "Relu");
+  CU_ASSERT_PTR_NOT_NULL(strstr(ot_summary(0), "removed 2 trivial nodes"));
+  ot_check_same(og, &x, 1, &out, 1, 0);
+  tfs_graph_free(og);
+  ot_teardown();
+}
+
+static void test_optimizer_pruning__unreachable(void) {
+  ot_setup();
+  tfs_output x = ot_placeholder("x", 2);
+  tfs_output y = tfs_op_unary(g, "Tanh", "y", x, st);
+  tfs_op_unary(g, "Exp", "unused1", x, st);
+  tfs_op_unary(g, "Sigmoid", "unused2", x, st);
+  tfs_output z = tfs_op_unary(g, "Neg", "z", y, st);
+  TFS_ASSERT_OK(st);
+  tfs_graph *og = ot_optimize(&x, 1, &z, 1, "pruning");
+  CU_ASSERT_PTR_NULL(tfs_graph_operation_by_name(og, "unused1"));
+  CU_ASSERT_PTR_NULL(tfs_graph_operation_by_name(og, "unused2"));
+  CU_ASSERT_EQUAL(tfs_graph_num_operations(og), 3);
+  CU_ASSERT_PTR_NOT_NULL(strstr(ot_summary(0), "pruned 2 nodes"));
+  tfs_graph_free(og);
+  ot_teardown();
+}
+
+static void test_optimizer_pruning__controlled_identity_stays(void) {
+  ot_setup();
+  tfs_output x = ot_placeholder("x", 2);
+  tfs_output y = tfs_op_unary(g, "Tanh", "y", x, st);
+  tfs_operation *deps[1] = {y.oper};
+  tfs_output w = tfs_op_with_dependencies(g, "w", x, deps, 1, st);
+  tfs_output z = tfs_op_add(g, "z", w, y, st);
+  TFS_ASSERT_OK(st);
+  tfs_graph *og = ot_optimize(&x, 1, &z, 1, "pruning");
+  /* an Identity driven by a control edge orders work: it stays */
+  CU_ASSERT_STRING_EQUAL(ot_type(og, "w"), "Identity");
+  ot_check_same(og, &x, 1, &z, 1, 0);
+  tfs_graph_free(og);
+  ot_teardown();
+}
+
+/* ---- constant folding ------------------------------------------------------
+ */
+
+static void test_optimizer_constfold__folds_and_keeps_names(void) {
+  ot_setup();
+  tfs_output x = ot_placeholder("x", 2);
+  tfs_output a = tfs_op_const_float(g, "a", 2.0f, st);
+  tfs_output b = tfs_op_const_float(g, "b", 3.0f, st);
+  tfs_output s = tfs_op_add(g, "s", a, b, st);
+  tfs_output e = tfs_op_unary(g, "Exp", "e", s, st);
+  tfs_output y = tfs_op_mul(g, "y", x, e, st);
+  TFS_ASSERT_OK(st);
+  tfs_graph *og = ot_optimize(&x, 1, &y, 1, "constfold");
+  CU_ASSERT_STRING_EQUAL(ot_type(og, "e"), "Const");
+  CU_ASSERT_PTR_NULL(tfs_graph_operation_by_name(og, "s"));
+  CU_ASSERT_PTR_NULL(tfs_graph_operation_by_name(og, "a"));
+  CU_ASSERT_EQUAL(tfs_graph_num_operations(og), 3);
+  CU_ASSERT_PTR_NOT_NULL(strstr(ot_summary(0),
+                                "folded 2 nodes into 1 "
+                                "constant"));
+  ot_check_same(og, &x, 1, &y, 1, 0);
+  tfs_graph_free(og);
+  ot_teardown();
+}
+
+static void test_optimizer_constfold__shapes(void) {
+  ot_setup();
+  tfs_output x = ot_placeholder("x", 2); /* [2, 3] */
+  tfs_output shp = tfs_op_shape(g, "shp", x, st);
+  tfs_output f = tfs_op_cast(g, "f", shp, TFS_FLOAT, st);
+  tfs_output y =
+      tfs_op_sum(g, "y", f, tfs_op_const_int32(g, "ax", 0, st), 0, st);
+  tfs_output z = tfs_op_mul(g, "z", x, y, st);
+  TFS_ASSERT_OK(st);
+  tfs_graph *og = ot_optimize(&x, 1, &z, 1, "constfold");
+  CU_ASSERT_STRING_EQUAL(ot_type(og, "y"), "Const");
+  CU_ASSERT_PTR_NULL(tfs_graph_operation_by_name(og, "shp"));
+  CU_ASSERT_PTR_NOT_NULL(strstr(ot_summary(0), "materialized 1 shape"));
+  ot_check_same(og, &x, 1, &z, 1, 0);
+  tfs_graph_free(og);
+  ot_teardown();
+}
+
+static void test_optimizer_constfold__feeds_not_folded(void) {
+  ot_setup();
+  tfs_output x = ot_placeholder("x", 2);
+  tfs_output c = tfs_op_const_float(g, "c", 2.0f, st);
+  tfs_output d = tfs_op_unary(g, "Neg", "d", c, st);
+  tfs_output y = tfs_op_mul(g, "y", x, d, st);
+  TFS_ASSERT_OK(st);
+  /* c is fed: neither it nor what depends on it may be folded */
+  tfs_output feeds[2] = {x, c};
+  tfs_graph *og = ot_optimize(feeds, 2, &y, 1, "constfold");
+  CU_ASSERT_STRING_EQUAL(ot_type(og, "d"), "Neg");
+  CU_ASSERT_STRING_EQUAL(ot_type(og, "c"), "Const");
+  ot_check_same(og, feeds, 2, &y, 1, 0);
+  tfs_graph_free(og);
+  ot_teardown();
+}
+
+static void test_optimizer_constfold__stateful_not_folded(void) {
+  ot_setup();
+  tfs_output x = ot_placeholder("x", 2);
+  int32_t dims[2] = {2, 3};
+  int64_t d1[1] = {2};
+  tfs_tensor *dt = tfs_tensor_new_copy(TFS_INT32, d1, 1, dims, sizeof dims, st);
+  tfs_output shape = tfs_op_const(g, "shape", dt, st);
+  tfs_tensor_free(dt);
+  tfs_op_desc *d = tfs_op_desc_new(g, "RandomUniform", "r");
+  tfs_op_desc_add_input(d, shape);
+  tfs_op_desc_set_attr_type(d, "dtype", TFS_FLOAT);
+  tfs_op_desc_set_attr_int(d, "seed", 7);
+  tfs_op_desc_set_attr_int(d, "seed2", 9);
+  tfs_operation *r = tfs_op_desc_finish(d, st);
+  TFS_ASSERT_OK(st);
+  tfs_output y = tfs_op_add(g, "y", x, (tfs_output){r, 0}, st);
+  TFS_ASSERT_OK(st);
+  tfs_graph *og = ot_optimize(&x, 1, &y, 1, "constfold");
+  CU_ASSERT_STRING_EQUAL(ot_type(og, "r"), "RandomUniform");
+  tfs_graph_free(og);
+  ot_teardown();
+}
+
+static void test_optimizer_constfold__size_cap(void) {
+  ot_setup();
+  tfs_output x = ot_placeholder("x", 2);
+  int32_t dims[2] = {512, 512};
+  int64_t d1[1] = {2};
+  tfs_tensor *dt = tfs_tensor_new_copy(TFS_INT32, d1, 1, dims, sizeof dims, st);
+  tfs_output shape = tfs_op_const(g, "shape", dt, st);
+  tfs_tensor_free(dt);
+  tfs_output big =
+      tfs_op_fill(g, "big", shape, tfs_op_const_float(g, "v", 1.5f, st), st);
+  tfs_output s =
+      tfs_op_sum(g, "s", big, tfs_op_const_int32(g, "ax", 0, st), 0, st);
+  tfs_output y = tfs_op_identity(g, "y", s, st);
+  TFS_ASSERT_OK(st);
+  ot_config.max_fold_bytes = 4096; /* the 1 MiB Fill result is over it */
+  tfs_graph *og = ot_optimize(&x, 1, &y, 1, "constfold");
+  CU_ASSERT_STRING_EQUAL(ot_type(og, "big"), "Fill");
+  CU_ASSERT_PTR_NOT_NULL(strstr(ot_summary(0), "constant cap"));
+  tfs_graph_free(og);
+  ot_teardown();
+}
+
+/* ---- common subgraph elimination ------------------------------------------
+ */
+
+static void test_optimizer_cse__merges_duplicates(void) {
+  ot_setup();
+  tfs_output x = ot_placeholder("x", 2);
+  tfs_output a1 = tfs_op_unary(g, "Tanh", "a1", x, st);
+  tfs_output a2 = tfs_op_unary(g, "Tanh", "a2", x, st);
+  tfs_output b1 = tfs_op_mul(g, "b1", a1, x, st);
+  tfs_output b2 = tfs_op_mul(g, "b2", x, a2, st); /* commuted */
+  tfs_output y = tfs_op_sub(g, "y", b1, b2, st);
+  TFS_ASSERT_OK(st);
+  tfs_graph *og = ot_optimize(&x, 1, &y, 1, "common_subgraph_elimination");
+  CU_ASSERT_EQUAL(tfs_graph_num_operations(og), 4);
+  CU_ASSERT_PTR_NOT_NULL(strstr(ot_summary(0), "merged 2 duplicate nodes"));
+  ot_check_same(og, &x, 1, &y, 1, 0);
+  tfs_graph_free(og);
+  ot_teardown();
+}
+
+static void test_optimizer_cse__stateful_not_merged(void) {
+  ot_setup();
+  tfs_output x = ot_placeholder("x", 2);
+  tfs_output shape = tfs_op_shape(g, "shape", x, st);
+  tfs_operation *r[2];
+  for (int i = 0; i < 2; i++) {
+    tfs_op_desc *d = tfs_op_desc_new(g, "RandomUniform", i ? "r1" : "r0");
+    tfs_op_desc_add_input(d, shape);
+    tfs_op_desc_set_attr_type(d, "dtype", TFS_FLOAT);
+    r[i] = tfs_op_desc_finish(d, st);
+  }
+  TFS_ASSERT_OK(st);
+  tfs_output y =
+      tfs_op_sub(g, "y", (tfs_output){r[0], 0}, (tfs_output){r[1], 0}, st);
+  tfs_graph *og = ot_optimize(&x, 1, &y, 1, "common_subgraph_elimination");
+  CU_ASSERT_PTR_NOT_NULL(tfs_graph_operation_by_name(og, "r0"));
+  CU_ASSERT_PTR_NOT_NULL(tfs_graph_operation_by_name(og, "r1"));
+  tfs_graph_free(og);
+  ot_teardown();
+}
+
+static void test_optimizer_cse__preserved_duplicate_kept(void) {
+  ot_setup();
+  tfs_output x = ot_placeholder("x", 2);
+  tfs_output a1 = tfs_op_unary(g, "Tanh", "a1", x, st);
+  tfs_output a2 = tfs_op_unary(g, "Tanh", "a2", x, st);
+  tfs_output y = tfs_op_add(g, "y", a1, x, st);
+  TFS_ASSERT_OK(st);
+  tfs_output fetches[2] = {y, a2}; /* a2 is fetched: it stays, a1 goes */
+  tfs_graph *og = ot_optimize(&x, 1, fetches, 2, "common_subgraph_elimination");
+  CU_ASSERT_PTR_NULL(tfs_graph_operation_by_name(og, "a1"));
+  CU_ASSERT_PTR_NOT_NULL(tfs_graph_operation_by_name(og, "a2"));
+  ot_check_same(og, &x, 1, fetches, 2, 0);
+  tfs_graph_free(og);
+  ot_teardown();
+}
+
+/* ---- arithmetic ---------------------------------------------------------- */
+
+static void test_optimizer_arithmetic__neutral_and_involutions(void) {
+  ot_setup();
+  tfs_output x = ot_placeholder("x", 2);
+  tfs_output m = tfs_op_mul(g, "m", x, tfs_op_const_float(g, "one", 1, st), st);
+  tfs_output a =
+      tfs_op_add(g, "a", tfs_op_const_float(g, "zero", 0, st), m, st);
+  tfs_output n1 = tfs_op_unary(g, "Neg", "n1", a, st);
+  tfs_output n2 = tfs_op_unary(g, "Neg", "n2", n1, st);
+  tfs_output y = tfs_op_unary(g, "Tanh", "y", n2, st);
+  TFS_ASSERT_OK(st);
+  tfs_graph *og = ot_optimize(&x, 1, &y, 1, "arithmetic");
+  CU_ASSERT_EQUAL(tfs_graph_num_operations(og), 2);
+  const char *s = ot_summary(0);
+  CU_ASSERT_PTR_NOT_NULL(strstr(s, "neutral elements (x*1, x+0, ...): 2"));
+  CU_ASSERT_PTR_NOT_NULL(strstr(s, "involutions (Neg(Neg x), ...): 1"));
+  ot_check_same(og, &x, 1, &y, 1, 0);
+  tfs_graph_free(og);
+  ot_teardown();
+}
+
+static void test_optimizer_arithmetic__aggregation_and_hoisting(void) {
+  ot_setup();
+  tfs_output x = ot_placeholder("x", 2);
+  tfs_output xx = tfs_op_add(g, "xx", x, x, st);
+  tfs_output b = ot_const_like("b", 0.5f);
+  tfs_output c = ot_const_like("c", -1.25f);
+  tfs_output p = tfs_op_mul(g, "p", xx, b, st);
+  tfs_output q = tfs_op_mul(g, "q", c, xx, st);
+  tfs_output y = tfs_op_add(g, "y", p, q, st);
+  TFS_ASSERT_OK(st);
+  tfs_graph *og = ot_optimize(&x, 1, &y, 1, "arithmetic");
+  CU_ASSERT_STRING_EQUAL(ot_type(og, "xx"), "Mul");
+  CU_ASSERT_STRING_EQUAL(ot_type(og, "y"), "Mul");
+  CU_ASSERT_PTR_NULL(tfs_graph_operation_by_name(og, "p"));
+  const char *s = ot_summary(0);
+  CU_ASSERT_PTR_NOT_NULL(strstr(s, "sums of identical inputs -> Mul: 1"));
+  CU_ASSERT_PTR_NOT_NULL(strstr(s, "common factors hoisted: 1"));
+  ot_check_same(og, &x, 1, &y, 1, 1);
+  tfs_graph_free(og);
+  ot_teardown();
+}
+
+static void test_optimizer_arithmetic__transposes_and_reshapes(void) {
+  ot_setup();
+  tfs_output x = ot_placeholder("x", 2);
+  int32_t perm[2] = {1, 0};
+  tfs_output t1 = ot_transpose("t1", x, perm);
+  tfs_output t2 = ot_transpose("t2", t1, perm);
+  int32_t shp[1] = {6}, back[2] = {2, 3};
+  tfs_output r1 = ot_reshape("r1", t2, shp, 1);
+  tfs_output r2 = ot_reshape("r2", r1, back, 2);
+  tfs_output y = tfs_op_unary(g, "Relu", "y", r2, st);
+  TFS_ASSERT_OK(st);
+  tfs_graph *og = ot_optimize(&x, 1, &y, 1, "arithmetic");
+  CU_ASSERT_PTR_NULL(tfs_graph_operation_by_name(og, "t2"));
+  CU_ASSERT_PTR_NULL(tfs_graph_operation_by_name(og, "r2"));
+  CU_ASSERT_EQUAL(ot_count(og, "Transpose") + ot_count(og, "Reshape"), 0);
+  ot_check_same(og, &x, 1, &y, 1, 0);
+  tfs_graph_free(og);
+  ot_teardown();
+}
+
+static void test_optimizer_arithmetic__scale_into_weights(void) {
+  ot_setup();
+  tfs_output x = ot_placeholder("x", 2); /* [2, 3] */
+  tfs_output w = ot_matrix("w", 3, 4);
+  tfs_output mm = tfs_op_matmul(g, "mm", x, w, 0, 0, st);
+  float sv[4] = {0.5f, 2.0f, -1.0f, 3.0f};
+  int64_t sd[1] = {4};
+  tfs_tensor *t = tu_floats(sd, 1, sv);
+  tfs_output s = tfs_op_const(g, "s", t, st);
+  tfs_tensor_free(t);
+  tfs_output y = tfs_op_mul(g, "y", mm, s, st);
+  TFS_ASSERT_OK(st);
+  tfs_graph *og = ot_optimize(&x, 1, &y, 1, "arithmetic");
+  CU_ASSERT_STRING_EQUAL(ot_type(og, "y"), "MatMul");
+  CU_ASSERT_EQUAL(ot_count(og, "Mul"), 0);
+  CU_ASSERT_PTR_NOT_NULL(strstr(ot_summary(0), "folded into weights: 1"));
+  ot_check_same(og, &x, 1, &y, 1, 1);
+  tfs_graph_free(og);
+  ot_teardown();
+}
+
+/* ---- dependency -------------------------------------------------------------
+ */
+
+static void test_optimizer_dependency__control_edges(void) {
+  ot_setup();
+  tfs_output x = ot_placeholder("x", 2);
+  tfs_output a = tfs_op_unary(g, "Tanh", "a", x, st);
+  tfs_operation *da[1] = {a.oper};
+  tfs_operation *noop = tfs_op_group(g, "noop", da, 1, st);
+  tfs_operation *dn[2] = {noop, a.oper};
+  tfs_output b = tfs_op_with_dependencies(g, "b", a, dn, 2, st);
+  tfs_output y = tfs_op_unary(g, "Neg", "y", b, st);
+  TFS_ASSERT_OK(st);
+  tfs_graph *og = ot_optimize(&x, 1, &y, 1, "dependency");
+  CU_ASSERT_PTR_NULL(tfs_graph_operation_by_name(og, "noop"));
+  tfs_operation *bo = tfs_graph_operation_by_name(og, "b");
+  CU_ASSERT_PTR_NOT_NULL_FATAL(bo);
+  CU_ASSERT_EQUAL(tfs_operation_num_control_inputs(bo), 0);
+  CU_ASSERT_PTR_NOT_NULL(strstr(ot_summary(0), "bypassed 1 NoOp"));
+  ot_check_same(og, &x, 1, &y, 1, 0);
+  tfs_graph_free(og);
+  ot_teardown();
+}
+
+static const tfs_test_case kPasses[] = {
+    {"pruning_identity_chains", test_optimizer_pruning__identity_chains},
+    {"pruning_unreachable", test_optimizer_pruning__unreachable},
+    {"pruning_controlled_identity_stays",
+     test_optimizer_pruning__controlled_identity_stays},
+    {"constfold_folds_and_keeps_names",
+     test_optimizer_constfold__folds_and_keeps_names},
+    {"constfold_shapes", test_optimizer_constfold__shapes},
+    {"constfold_feeds_not_folded", test_optimizer_constfold__feeds_not_folded},
+    {"constfold_stateful_not_folded",
+     test_optimizer_constfold__stateful_not_folded},
+    {"constfold_size_cap", test_optimizer_constfold__size_cap},
+    {"cse_merges_duplicates", test_optimizer_cse__merges_duplicates},
+    {"cse_stateful_not_merged", test_optimizer_cse__stateful_not_merged},
+    {"cse_preserved_duplicate_kept",
+     test_optimizer_cse__preserved_duplicate_kept},
+    {"arithmetic_neutral_and_involutions",
+     test_optimizer_arithmetic__neutral_and_involutions},
+    {"arithmetic_aggregation_and_hoisting",
+     test_optimizer_arithmetic__aggregation_and_hoisting},
+    {"arithmetic_transposes_and_reshapes",
+     test_optimizer_arithmetic__transposes_and_reshapes},
+    {"arithmetic_scale_into_weights",
+     test_optimizer_arithmetic__scale_into_weights},
+    {"dependency_control_edges", test_optimizer_dependency__control_edges},
+    {NULL, NULL},
+};
+
+extern const tfs_test_case tfs_optimizer_nn_cases[];
+extern const tfs_test_case tfs_optimizer_meta_cases[];
+
+const tfs_test_suite tfs_test_suites[] = {
+    {"optimizer_passes", kPasses},
+    {"optimizer_nn", tfs_optimizer_nn_cases},
+    {"optimizer_meta", tfs_optimizer_meta_cases},
+    {NULL, NULL},
+};

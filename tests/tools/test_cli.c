@@ -1,0 +1,419 @@
+/*
+ * tests/tools/test_cli.c - the `tfsess` program as a user runs it: --help
+ * of every subcommand, exit statuses and one-line errors, `run` on a
+ * conformance case and on the bundled digits model, the 10,000-row
+ * `--batch 256` run against an unbatched run and TensorFlow's outputs,
+ * `inspect`, `ops` and `tensorboard`.
+ */
+#include <stdarg.h>
+#include <stdlib.h>
+#include <sys/wait.h>
+
+#include "conformance.h"
+#include "io/events.h"
+#include "iotest.h"
+#include "proto/event.pb-c.h"
+#include "testutil.h"
+
+#ifndef TFS_TEST_BUILDDIR
+#define TFS_TEST_BUILDDIR "."
+#endif
+
+typedef struct {
+  int status;
+  char *out, *err;
+} result;
+
+static void result_free(result *r) {
+  free(r->out);
+  free(r->err);
+}
+
+/* Runs `tfsess ARGS` (a shell-quoted argument string), capturing exit
+ * status, stdout and stderr. */
+static result tfsess(const char *fmt, ...) {
+  char args[8192], cmd[16384];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(args, sizeof args, fmt, ap);
+  va_end(ap);
+  snprintf(cmd, sizeof cmd, "cd '%s' && '%s/tfsess' %s >'%s' 2>'%s'",
+           it_srcdir(), TFS_TEST_BUILDDIR, args, it_tmp("stdout"),
+           it_tmp("stderr"));
+  result r = {0, NULL, NULL};
+  int st = system(cmd);
+  r.status = WIFEXITED(st) ? WEXITSTATUS(st) : 128;
+  size_t n;
+  r.out = (char *)it_read_file(it_tmp("stdout"), &n);
+  r.out = realloc(r.out, n + 1);
+  r.out[n] = 0;
+  r.err = (char *)it_read_file(it_tmp("stderr"), &n);
+  r.err = realloc(r.err, n + 1);
+  r.err[n] = 0;
+  return r;
+}
+
+static int count_lines(const char *s) {
+  int n = 0;
+  for (; *s; s++) n += *s == '\n';
+  return n;
+}
+
+/* Asserts a failure: the exit status and one stderr line containing
+ * `needle`. */
+static void assert_fails(result *r, int status, const char *needle) {
+  int ok = r->status == status && count_lines(r->err) == 1 &&
+           strstr(r->err, needle) != NULL;
+  if (!ok)
+    fprintf(stderr,
+            "\n  expected exit %d and one line with \"%s\"\n  got "
+            "exit %d, stderr: %s",
+            status, needle, r->status, r->err);
+  CU_ASSERT_TRUE(ok);
+  result_free(r);
+}
+
+static tfs_tensor *load(const char *path) {
+  tfs_status *st = tfs_status_new();
+  tfs_tensor *t = tfs_npy_read(path, st);
+  TFS_ASSERT_OK(st);
+  tfs_status_free(st);
+  return t;
+}
+
+/* ---- help and errors ----------------------------------------------------- */
+
+static void test_cli_help(void) {
+  static const char *cmds[] = {"run", "inspect", "ops", "tensorboard"};
+  result r = tfsess("--help");
+  CU_ASSERT_EQUAL(r.status, 0);
+  for (size_t i = 0; i < 4; i++) CU_ASSERT_PTR_NOT_NULL(strstr(r.out, cmds[i]));
+  result_free(&r);
+  for (size_t i = 0; i < 4; i++) {
+    char usage[64];
+    snprintf(usage, sizeof usage, "usage: tfsess %s", cmds[i]);
+    r = tfsess("%s --help", cmds[i]);
+    CU_ASSERT_EQUAL(r.status, 0);
+    CU_ASSERT_PTR_NOT_NULL(strstr(r.out, usage));
+    CU_ASSERT_STRING_EQUAL(r.err, "");
+    result_free(&r);
+    r = tfsess("help %s", cmds[i]);
+    CU_ASSERT_EQUAL(r.status, 0);
+    CU_ASSERT_PTR_NOT_NULL(strstr(r.out, usage));
+    result_free(&r);
+  }
+  r = tfsess("run --help");
+  CU_ASSERT_PTR_NOT_NULL(strstr(r.out, "--batch N"));
+  CU_ASSERT_PTR_NOT_NULL(strstr(r.out, "--intra N"));
+  CU_ASSERT_PTR_NOT_NULL(strstr(r.out, "--config CONFIG.pb"));
+  result_free(&r);
+  r = tfsess("--version");
+  CU_ASSERT_EQUAL(r.status, 0);
+  CU_ASSERT_PTR_NOT_NULL(strstr(r.out, TFS_VERSION_STRING));
+  result_free(&r);
+}
+
+static void test_cli_errors_are_one_line(void) {
+  result r = tfsess("frobnicate");
+  assert_fails(&r, 2, "tfsess: unknown command 'frobnicate'");
+  r = tfsess("");
+  CU_ASSERT_EQUAL(r.status, 2);
+  result_free(&r);
+  r = tfsess("run");
+  assert_fails(&r, 2, "tfsess run: missing arguments; usage: tfsess run");
+  r = tfsess("run models/digits/graph.pb --fetch probs --bogus 1");
+  assert_fails(&r, 2, "tfsess run: unknown option '--bogus'");
+  r = tfsess("run models/digits/graph.pb --fetch probs --batch 0");
+  assert_fails(&r, 2, "--batch needs an integer from 1");
+  r = tfsess("run models/digits/graph.pb");
+  assert_fails(&r, 2, "nothing to run: give --fetch or --target");
+  r = tfsess("run no/such/model.pb --fetch y");
+  assert_fails(&r, 1,
+               "tfsess run: no/such/model.pb: cannot read: No such "
+               "file or directory");
+  r = tfsess("run tests/io/data/f32_c.npy --fetch y");
+  assert_fails(&r, 1, "tfsess run: tests/io/data/f32_c.npy: ");
+  r = tfsess("run models/digits/graph.pb --fetch nope:0");
+  assert_fails(&r, 1, "fetch 'nope:0': ");
+  r = tfsess("run models/digits/graph.pb --fetch probs --fetch probs:0");
+  assert_fails(&r, 2, "fetch 'probs:0' is given twice");
+  r = tfsess("run models/digits/graph.pb --fetch probs --feed x");
+  assert_fails(&r, 2, "--feed 'x': expected NAME[:INDEX]=FILE.npy");
+  r = tfsess("run models/digits/graph.pb --fetch probs --feed x=none.npy");
+  assert_fails(&r, 1, "feed 'x': none.npy: cannot open");
+  /* A feed of the wrong dtype: the session's error, on one line. */
+  r = tfsess(
+      "run models/digits/graph.pb --fetch probs "
+      "--feed x=models/digits/y_test.npy");
+  assert_fails(&r, 1, "tfsess run: ");
+  r = tfsess("run models/digits/graph.pb --fetch probs --target nosuchop");
+  assert_fails(&r, 1, "target 'nosuchop': no operation of that name");
+  r = tfsess("run models/digits/graph.pb --fetch probs --config none.pb");
+  assert_fails(&r, 1, "none.pb: cannot read");
+  r = tfsess("inspect missing.pb");
+  assert_fails(&r, 1, "tfsess inspect: missing.pb: cannot read");
+  r = tfsess("inspect tests/io/data/f32_c.npy");
+  assert_fails(&r, 1, "f32_c.npy: not a GraphDef");
+  r = tfsess("tensorboard models/digits/graph.pb");
+  assert_fails(&r, 2, "--logdir DIR is required");
+  r = tfsess("ops NoSuchOpAnywhere");
+  assert_fails(&r, 1, "Op type not registered 'NoSuchOpAnywhere'");
+}
+
+/* ---- run ----------------------------------------------------------------- */
+
+static void test_cli_run_conformance_case(void) {
+  const char *dir = "tests/conformance/mlp/mlp_softmax";
+  result r = tfsess(
+      "run %s/graph.pb --feed x:0=%s/feed0.npy --fetch probs:0 "
+      "--fetch dense/Relu --out '%s'",
+      dir, dir, it_tmp("o1"));
+  CU_ASSERT_EQUAL_FATAL(r.status, 0);
+  CU_ASSERT_STRING_EQUAL(r.err, "");
+  CU_ASSERT_EQUAL(count_lines(r.out), 2);
+  char line[512];
+  snprintf(line, sizeof line, "probs:0: float [5,3] min ");
+  CU_ASSERT_PTR_NOT_NULL(strstr(r.out, line));
+  snprintf(line, sizeof line, " -> %s/dense__Relu_0.npy\n", it_tmp("o1"));
+  CU_ASSERT_PTR_NOT_NULL(strstr(r.out, line));
+  result_free(&r);
+  char path[4200], err[1024];
+  snprintf(path, sizeof path, "%s/probs_0.npy", it_tmp("o1"));
+  tfs_tensor *got = load(path);
+  snprintf(path, sizeof path, "%s/%s/fetch0.npy", it_srcdir(), dir);
+  tfs_tensor *want = load(path);
+  int rc = tc_compare(got, want, -1, -1, err, sizeof err);
+  if (rc) fprintf(stderr, "\n  %s\n", err);
+  CU_ASSERT_EQUAL(rc, 0);
+  tfs_tensor_free(got);
+  tfs_tensor_free(want);
+  /* --quiet prints nothing; a ConfigProto and thread flags are taken. */
+  r = tfsess(
+      "run tests/conformance/seed/session_config/graph.pb --fetch "
+      "product --config tests/conformance/seed/session_config/"
+      "config.pb --intra 1 --inter 1 --quiet --out '%s'",
+      it_tmp("o2"));
+  CU_ASSERT_EQUAL(r.status, 0);
+  CU_ASSERT_STRING_EQUAL(r.out, "");
+  result_free(&r);
+  snprintf(path, sizeof path, "%s/product_0.npy", it_tmp("o2"));
+  got = load(path);
+  CU_ASSERT_EQUAL(*(const int32_t *)tfs_tensor_data(got), 15);
+  tfs_tensor_free(got);
+}
+
+static void test_cli_run_digits_equals_tensorflow(void) {
+  result r = tfsess(
+      "run models/digits/graph.pb --feed x=models/digits/"
+      "x_test.npy --fetch probs --out '%s'",
+      it_tmp("d"));
+  CU_ASSERT_EQUAL_FATAL(r.status, 0);
+  CU_ASSERT_PTR_NOT_NULL(strstr(r.out, "probs: float [360,10] min "));
+  result_free(&r);
+  char path[4200], err[1024];
+  snprintf(path, sizeof path, "%s/probs_0.npy", it_tmp("d"));
+  tfs_tensor *got = load(path);
+  tfs_tensor *want = load(it_src("models/digits/tf_probs.npy"));
+  int rc = tc_compare(got, want, -1, -1, err, sizeof err);
+  if (rc) fprintf(stderr, "\n  %s\n", err);
+  CU_ASSERT_EQUAL(rc, 0);
+  tfs_tensor_free(got);
+  tfs_tensor_free(want);
+  /* The demo's scoring helper agrees with TensorFlow's predictions. */
+  char cmd[8192];
+  snprintf(cmd, sizeof cmd,
+           "cd '%s' && '%s/tools/npy_accuracy' '%s' "
+           "models/digits/y_test.npy models/digits/tf_predictions.npy "
+           ">/dev/null",
+           it_srcdir(), TFS_TEST_BUILDDIR, path);
+  CU_ASSERT_EQUAL(system(cmd), 0);
+}
+
+/* The issue's "done when": 10,000 generated rows through --batch 256 give
+ * what an unbatched run gives and what TensorFlow gives. */
+static void test_cli_batch_10k_rows(void) {
+  const int64_t n = 10000;
+  tfs_status *st = tfs_status_new();
+  tfs_tensor *x = tfs_tensor_new(TFS_FLOAT, (int64_t[]){n, 64}, 2, st);
+  for (int64_t i = 0; i < n; i++)
+    tc_generated_row(i, (float *)tfs_tensor_data(x) + i * 64);
+  tfs_npy_write(it_tmp("x10k.npy"), x, st);
+  TFS_ASSERT_OK(st);
+  tfs_tensor_free(x);
+  result r = tfsess(
+      "run models/digits/graph.pb --feed x='%s' --fetch probs "
+      "--batch 256 --out '%s'",
+      it_tmp("x10k.npy"), it_tmp("b256"));
+  CU_ASSERT_EQUAL_FATAL(r.status, 0);
+  CU_ASSERT_PTR_NOT_NULL(strstr(r.out, "probs: float [10000,10] min "));
+  result_free(&r);
+  r = tfsess(
+      "run models/digits/graph.pb --feed x='%s' --fetch probs --out "
+      "'%s' --quiet",
+      it_tmp("x10k.npy"), it_tmp("whole"));
+  CU_ASSERT_EQUAL_FATAL(r.status, 0);
+  result_free(&r);
+  char path[4200], err[1024];
+  snprintf(path, sizeof path, "%s/probs_0.npy", it_tmp("b256"));
+  tfs_tensor *batched = load(path);
+  snprintf(path, sizeof path, "%s/probs_0.npy", it_tmp("whole"));
+  tfs_tensor *whole = load(path);
+  int rc = tc_compare(batched, whole, 1e-6, 1e-7, err, sizeof err);
+  if (rc) fprintf(stderr, "\n  batched vs whole: %s\n", err);
+  CU_ASSERT_EQUAL(rc, 0);
+  /* TensorFlow's outputs for every 97th row. */
+  tfs_tensor *rows = load(it_src("models/digits/gen10k_rows.npy"));
+  tfs_tensor *want = load(it_src("models/digits/gen10k_tf_probs.npy"));
+  int64_t k = tfs_tensor_num_elements(rows);
+  tfs_tensor *sub = tfs_tensor_new(TFS_FLOAT, (int64_t[]){k, 10}, 2, st);
+  for (int64_t i = 0; i < k; i++)
+    memcpy((float *)tfs_tensor_data(sub) + i * 10,
+           (const float *)tfs_tensor_data(batched) +
+               ((const int64_t *)tfs_tensor_data(rows))[i] * 10,
+           10 * sizeof(float));
+  rc = tc_compare(sub, want, -1, -1, err, sizeof err);
+  if (rc) fprintf(stderr, "\n  batched vs TensorFlow: %s\n", err);
+  CU_ASSERT_EQUAL(rc, 0);
+  tfs_tensor_free(sub);
+  tfs_tensor_free(rows);
+  tfs_tensor_free(want);
+  tfs_tensor_free(batched);
+  tfs_tensor_free(whole);
+  tfs_status_free(st);
+}
+
+static void test_cli_batch_errors(void) {
+  tfs_status *st = tfs_status_new();
+  tfs_tensor *a = tfs_tensor_new(TFS_FLOAT, (int64_t[]){10, 3}, 2, st);
+  tfs_tensor *b = tfs_tensor_new(TFS_FLOAT, (int64_t[]){7, 3}, 2, st);
+  tfs_npy_write(it_tmp("a.npy"), a, st);
+  tfs_npy_write(it_tmp("b.npy"), b, st);
+  TFS_ASSERT_OK(st);
+  const char *g = "tests/conformance/mlp/placeholders_none_3/graph.pb";
+  result r = tfsess(
+      "run %s --feed x='%s' --feed y='%s' --fetch prod "
+      "--batch 4",
+      g, it_tmp("a.npy"), it_tmp("b.npy"));
+  assert_fails(&r, 1, "--batch: feed 'y' has 7 rows but feed 'x' has 10");
+  r = tfsess("run %s --feed x='%s' --feed y='%s' --fetch colmean --batch 4", g,
+             it_tmp("a.npy"), it_tmp("a.npy"));
+  assert_fails(&r, 1,
+               "batch at rows 0-4: fetch 'colmean' has 3 rows for 4 "
+               "input rows; with --batch every fetch needs one row "
+               "per input row");
+  r = tfsess(
+      "run %s --feed x='%s' --feed y='%s' --fetch prod --fetch rowsum "
+      "--batch 3 --out '%s'",
+      g, it_tmp("a.npy"), it_tmp("a.npy"), it_tmp("b3"));
+  CU_ASSERT_EQUAL(r.status, 0);
+  CU_ASSERT_PTR_NOT_NULL(strstr(r.out,
+                                "rowsum: float [10] min 0 mean 0 "
+                                "max 0"));
+  result_free(&r);
+  tfs_tensor_free(a);
+  tfs_tensor_free(b);
+  tfs_status_free(st);
+}
+
+/* ---- inspect, ops, tensorboard ------------------------------------------- */
+
+static void test_cli_inspect(void) {
+  result r = tfsess("inspect models/digits/graph.pb");
+  CU_ASSERT_EQUAL(r.status, 0);
+  CU_ASSERT_PTR_NOT_NULL(strstr(r.out, "Inputs (1):\n  x: float [?,64]\n"));
+  CU_ASSERT_PTR_NOT_NULL(strstr(r.out,
+                                "Likely outputs (1):\n  probs "
+                                "(Softmax)\n"));
+  CU_ASSERT_PTR_NOT_NULL(strstr(r.out, "MatMul\n"));
+  /* 64*32 + 32 + 32*10 + 10 weights and the 1/16 scale */
+  CU_ASSERT_PTR_NOT_NULL(strstr(r.out, "Parameters: 2411 in 5 Const nodes"));
+  CU_ASSERT_PTR_NOT_NULL(strstr(r.out, "Every op can run in this build."));
+  result_free(&r);
+  /* node {name: "n" op: "NoSuchOpAtAll" input: "m" input: "^m"}
+   * node {name: "m" op: "NoOp"} */
+  static const char gd[] =
+      "\x0a\x19\x0a\x01n\x12\x0dNoSuchOpAtAll"
+      "\x1a\x01m\x1a\x02^m"
+      "\x0a\x09\x0a\x01m\x12\x04NoOp";
+  it_write_file(it_tmp("odd.pb"), gd, sizeof gd - 1);
+  r = tfsess("inspect '%s'", it_tmp("odd.pb"));
+  CU_ASSERT_EQUAL(r.status, 0);
+  CU_ASSERT_PTR_NOT_NULL(strstr(r.out, "Cannot run (1 node):\n"));
+  CU_ASSERT_PTR_NOT_NULL(strstr(r.out,
+                                "  NoSuchOpAtAll: not registered in "
+                                "this build: n\n"));
+  CU_ASSERT_PTR_NOT_NULL(strstr(r.out,
+                                "Likely outputs (1):\n  n "
+                                "(NoSuchOpAtAll)\n"));
+  result_free(&r);
+}
+
+static void test_cli_ops(void) {
+  result r = tfsess("ops");
+  CU_ASSERT_EQUAL(r.status, 0);
+  CU_ASSERT_PTR_NOT_NULL(strstr(r.out, "\nMatMul "));
+  CU_ASSERT_PTR_NOT_NULL(strstr(r.out, "CPU["));
+  CU_ASSERT_PTR_NOT_NULL(strstr(r.out, " ops\n"));
+  result_free(&r);
+  r = tfsess("ops Softmax");
+  CU_ASSERT_EQUAL(r.status, 0);
+  CU_ASSERT_PTR_NOT_NULL(strstr(r.out, "Op<name=Softmax; signature="));
+  CU_ASSERT_PTR_NOT_NULL(strstr(r.out, "  kernels: CPU[float"));
+  result_free(&r);
+}
+
+static void test_cli_tensorboard(void) {
+  result r = tfsess(
+      "tensorboard models/digits/graph.pb --logdir '%s' "
+      "--feed x=models/digits/x_test.npy --fetch probs",
+      it_tmp("tb"));
+  CU_ASSERT_EQUAL_FATAL(r.status, 0);
+  CU_ASSERT_PTR_NOT_NULL(strstr(r.out, "(graph and a traced run)"));
+  char *path = strstr(r.out, "wrote ");
+  CU_ASSERT_PTR_NOT_NULL_FATAL(path);
+  path += 6;
+  *strstr(path, " (") = 0;
+  CU_ASSERT_PTR_NOT_NULL(strstr(path, "/" TFS_EVENTS_FILE_PREFIX));
+  tfs_status *st = tfs_status_new();
+  tfs_record_reader *rd = tfs_record_reader_open(path, st);
+  TFS_ASSERT_OK(st);
+  const void *d;
+  size_t len;
+  int kinds[4] = {0}, n = 0;
+  while (n < 4 && tfs_record_reader_next(rd, &d, &len, st) == 1) {
+    Tensorflow__Event *ev = tensorflow__event__unpack(NULL, len, d);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(ev);
+    kinds[n++] = ev->what_case;
+    if (ev->what_case == TENSORFLOW__EVENT__WHAT_TAGGED_RUN_METADATA) {
+      CU_ASSERT_STRING_EQUAL(ev->tagged_run_metadata->tag, TFS_EVENTS_RUN_TAG);
+      CU_ASSERT(ev->tagged_run_metadata->run_metadata.len > 10);
+    }
+    tensorflow__event__free_unpacked(ev, NULL);
+  }
+  TFS_ASSERT_OK(st);
+  CU_ASSERT_EQUAL(n, 3);
+  CU_ASSERT_EQUAL(kinds[0], TENSORFLOW__EVENT__WHAT_FILE_VERSION);
+  CU_ASSERT_EQUAL(kinds[1], TENSORFLOW__EVENT__WHAT_GRAPH_DEF);
+  CU_ASSERT_EQUAL(kinds[2], TENSORFLOW__EVENT__WHAT_TAGGED_RUN_METADATA);
+  tfs_record_reader_free(rd);
+  tfs_status_free(st);
+  result_free(&r);
+  r = tfsess("tensorboard models/digits/graph.pb --logdir '%s'", it_tmp("tb2"));
+  CU_ASSERT_EQUAL(r.status, 0);
+  CU_ASSERT_PTR_NOT_NULL(strstr(r.out, "(graph)\n"));
+  result_free(&r);
+}
+
+static const tfs_test_case cli_cases[] = {
+    {"help", test_cli_help},
+    {"errors_are_one_line", test_cli_errors_are_one_line},
+    {"run_conformance_case", test_cli_run_conformance_case},
+    {"run_digits_equals_tensorflow", test_cli_run_digits_equals_tensorflow},
+    {"batch_10k_rows", test_cli_batch_10k_rows},
+    {"batch_errors", test_cli_batch_errors},
+    {"inspect", test_cli_inspect},
+    {"ops", test_cli_ops},
+    {"tensorboard", test_cli_tensorboard},
+    {NULL, NULL}};
+
+const tfs_test_suite tfs_test_suites[] = {{"cli", cli_cases}, {NULL, NULL}};

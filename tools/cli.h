@@ -1,0 +1,174 @@
+/*
+ * tools/cli.h - what the subcommands of the `tfsess` program share: the
+ * command table entry, a table-driven option parser with --help, one-line
+ * error reporting, option groups (session options live in cli_session.c),
+ * and graph / feed / fetch helpers (cli_graph.c).
+ *
+ * Adding a subcommand: write tools/cmd_NAME.c defining
+ * `int tfs_cli_cmd_NAME(int argc, char **argv)` (argv[0] is "NAME"), add
+ * one line to tools/commands.def and the file to tools/tools.am.
+ * Adding a flag that every session-running subcommand understands: add a
+ * field to tfs_cli_session and an entry to tfs_cli_session_opts
+ * (cli_session.c), and apply it in tfs_cli_session_options.
+ */
+#ifndef TFS_TOOLS_CLI_H
+#define TFS_TOOLS_CLI_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include "core/util.h"
+#include "tfsess/tfsess.h"
+
+/* Exit statuses. */
+enum { TFS_CLI_OK = 0, TFS_CLI_FAILED = 1, TFS_CLI_USAGE = 2 };
+
+/* ---- errors -------------------------------------------------------------- */
+
+/* The running subcommand's name, for messages ("run"). */
+extern const char *tfs_cli_command;
+
+/* Prints "tfsess CMD: MESSAGE" on one line to stderr (newlines and tabs
+ * in the message become spaces).  Returns TFS_CLI_FAILED. */
+int tfs_cli_error(const char *fmt, ...) TFS_PRINTF(1, 2);
+/* Same with TFS_CLI_USAGE and a hint to use --help. */
+int tfs_cli_usage_error(const char *fmt, ...) TFS_PRINTF(1, 2);
+/* tfs_cli_error with the status message. */
+int tfs_cli_status_error(const tfs_status *st);
+
+/* ---- options ------------------------------------------------------------- */
+
+/* One option: --NAME VALUE (or --NAME=VALUE), or a switch --NAME when
+ * metavar is NULL.  `set` applies it to the group's context and returns
+ * 0, or -1 after reporting the problem with tfs_cli_usage_error. */
+typedef struct tfs_cli_opt {
+  const char *name;
+  const char *metavar;
+  const char *help;
+  int (*set)(void *ctx, const char *value);
+} tfs_cli_opt;
+
+/* A titled list of options (ends with {NULL}) applied to `ctx`. */
+typedef struct tfs_cli_group {
+  const char *title;
+  const tfs_cli_opt *opts;
+  void *ctx;
+} tfs_cli_group;
+
+/* What a subcommand says in --help. */
+typedef struct tfs_cli_help {
+  const char *usage;       /* "run MODEL.pb --feed ... [options]" */
+  const char *description; /* a paragraph, may hold newlines */
+  int min_positional, max_positional;
+} tfs_cli_help;
+
+/* Parses argv[1..argc) against `groups` (ngroups of them); positional
+ * arguments go to pos[0..*npos).  "--help"/"-h" prints the help to stdout
+ * and returns 1.  Returns 0, or -1 after a usage error was reported. */
+int tfs_cli_parse(int argc, char **argv, const tfs_cli_help *help,
+                  const tfs_cli_group *groups, int ngroups, char **pos,
+                  int *npos);
+
+/* Parsers for option values; report usage errors naming `opt`. */
+int tfs_cli_parse_int(const char *opt, const char *value, int64_t min,
+                      int64_t max, int64_t *out);
+
+/* A growable list of strings for repeated options. */
+typedef struct tfs_cli_list {
+  int n, cap;
+  const char **v;
+} tfs_cli_list;
+/* Appends (the string is borrowed from argv); -1 on OOM (reported). */
+int tfs_cli_list_add(tfs_cli_list *l, const char *s);
+void tfs_cli_list_free(tfs_cli_list *l);
+
+/* ---- session options (cli_session.c) ------------------------------------- */
+
+typedef struct tfs_cli_session {
+  const char *config_path; /* --config: ConfigProto bytes */
+  int64_t intra, inter;    /* --intra / --inter; TFS_CLI_UNSET if absent */
+  int no_optimize;         /* --no-optimize */
+  const char *passes;      /* --passes LIST, or NULL */
+} tfs_cli_session;
+
+#define TFS_CLI_UNSET INT64_MIN
+#define TFS_CLI_SESSION_INIT \
+  { NULL, TFS_CLI_UNSET, TFS_CLI_UNSET, 0, NULL }
+
+/* Applies --no-optimize / --passes to session options (their ConfigProto's
+ * rewrite_options; cmd_optimize.c).  Returns 0 or -1 (reported). */
+int tfs_cli_optimizer_flags(tfs_session_options *o, int no_optimize,
+                            const char *passes);
+
+/* The options of the "Session" group: --config, --intra, --inter,
+ * --no-optimize, --passes. */
+extern const tfs_cli_opt tfs_cli_session_opts[];
+
+/* Builds session options: ConfigProto from --config first, then the
+ * explicit flags over it.  Returns new options (caller frees) or NULL
+ * after reporting an error. */
+tfs_session_options *tfs_cli_session_options(const tfs_cli_session *s);
+
+/* ---- graphs, feeds and fetches (cli_graph.c) ----------------------------- */
+
+/* Reads and imports a GraphDef file.  Returns a new graph (caller frees)
+ * or NULL after reporting an error naming the file. */
+tfs_graph *tfs_cli_load_graph(const char *path);
+
+/* Reads a whole file; returns malloc'd bytes or NULL (reported). */
+uint8_t *tfs_cli_read_file(const char *path, size_t *len);
+
+/* "name" or "name:index" in `g`; `what` ("feed", "fetch") for messages.
+ * Returns 0 or -1 (reported). */
+int tfs_cli_resolve(tfs_graph *g, const char *name, const char *what,
+                    tfs_output *out);
+
+/* A feed given as NAME[:i]=FILE, where FILE is FILE.npy, FILE.npz (its
+ * only array) or FILE.npz:KEY. */
+typedef struct tfs_cli_feed {
+  const char *spec; /* as given */
+  char *name;       /* tensor name part */
+  char *file;       /* file part */
+  char *npz_key;    /* or NULL */
+  tfs_output port;
+} tfs_cli_feed;
+
+/* Splits a --feed spec and resolves the tensor.  Returns 0, or an exit
+ * status (TFS_CLI_USAGE for a malformed spec) after reporting; free with
+ * tfs_cli_feed_clear either way. */
+int tfs_cli_feed_parse(tfs_graph *g, const char *spec, tfs_cli_feed *f);
+void tfs_cli_feed_clear(tfs_cli_feed *f);
+/* Loads the whole value of a feed; a new tensor or NULL (reported). */
+tfs_tensor *tfs_cli_feed_load(const tfs_cli_feed *f);
+/* Non-zero when the feed's file is a .npz. */
+int tfs_cli_feed_is_npz(const tfs_cli_feed *f);
+
+/* Resolves --target names to operations.  Returns 0 or -1 (reported). */
+int tfs_cli_resolve_targets(tfs_graph *g, const tfs_cli_list *names,
+                            tfs_operation **out);
+
+/* The output file name of a fetch: "<name>_<index>.npy" with '/' turned
+ * into "__", under `dir`.  malloc'd (caller frees); NULL on OOM. */
+char *tfs_cli_fetch_path(const char *dir, const char *fetch_name);
+
+/* Creates a directory and its parents.  Returns 0 or -1 (reported). */
+int tfs_cli_mkdirs(const char *dir);
+
+/* Running statistics of a fetched tensor for the one-line summary. */
+typedef struct tfs_cli_stats {
+  tfs_dtype dtype;
+  int ndims;
+  int64_t dims[TFS_MAX_RANK];
+  int64_t count;
+  double min, max, sum;
+  int numeric;
+} tfs_cli_stats;
+
+/* Starts statistics with `t` (or adds its rows, appending along the first
+ * dimension, when `append` is non-zero). */
+void tfs_cli_stats_add(tfs_cli_stats *s, const tfs_tensor *t, int append);
+/* "NAME: float [2,3] min -1 mean 0.5 max 2" (+ " -> PATH" when path). */
+void tfs_cli_stats_print(FILE *out, const char *name, const char *path,
+                         const tfs_cli_stats *s);
+
+#endif /* TFS_TOOLS_CLI_H */

@@ -1,0 +1,251 @@
+/*
+ * tools/cmd_inspect.c - `tfsess inspect`: a summary of a GraphDef file in
+ * the spirit of TensorFlow's summarize_graph: inputs, likely outputs, op
+ * histogram, parameter count, and the nodes this build cannot run.  Works
+ * on the raw GraphDef, so graphs that would not import still inspect.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "core/attr_value.h"
+#include "core/hashmap.h"
+#include "kernels/kernel.h"
+#include "ops/op_def.h"
+#include "proto/graph.pb-c.h"
+
+static const tfs_cli_help kInspectHelp = {
+    "inspect MODEL.pb",
+    "Summarizes the GraphDef in MODEL.pb: its inputs (placeholders with\n"
+    "dtype and shape), likely outputs (nodes nothing consumes), an op\n"
+    "histogram, the parameter count (elements of Const nodes and of\n"
+    "variables), and the nodes whose op this build does not register or\n"
+    "has no CPU kernel for.",
+    1, 1};
+
+typedef Tensorflow__NodeDef node_def;
+
+static const Tensorflow__AttrValue *node_attr(const node_def *n,
+                                              const char *name) {
+  for (size_t i = 0; i < n->n_attr; i++)
+    if (n->attr[i]->key && strcmp(n->attr[i]->key, name) == 0)
+      return n->attr[i]->value;
+  return NULL;
+}
+
+static const char *shape_text(const Tensorflow__TensorShapeProto *s, char *buf,
+                              size_t cap) {
+  if (!s || s->unknown_rank) return "<unknown>";
+  size_t used = (size_t)snprintf(buf, cap, "[");
+  for (size_t i = 0; i < s->n_dim && used < cap; i++) {
+    int64_t d = s->dim[i]->size;
+    used += d < 0
+                ? (size_t)snprintf(buf + used, cap - used, "%s?", i ? "," : "")
+                : (size_t)snprintf(buf + used, cap - used, "%s%lld",
+                                   i ? "," : "", (long long)d);
+  }
+  if (used < cap) snprintf(buf + used, cap - used, "]");
+  return buf;
+}
+
+/* Elements of a fully known shape; 0 when unknown. */
+static int64_t shape_elems(const Tensorflow__TensorShapeProto *s) {
+  if (!s || s->unknown_rank) return 0;
+  int64_t n = 1;
+  for (size_t i = 0; i < s->n_dim; i++) {
+    if (s->dim[i]->size < 0 || tfs_mul_overflow_i64(n, s->dim[i]->size, &n))
+      return 0;
+  }
+  return n;
+}
+
+/* The node name an input string refers to ("^a", "a:1" -> "a"). */
+static void input_node(const char *in, char *buf, size_t cap) {
+  if (in[0] == '^') in++;
+  snprintf(buf, cap, "%s", in);
+  char *colon = strrchr(buf, ':');
+  if (colon) *colon = 0;
+}
+
+static void print_inputs_outputs(const Tensorflow__GraphDef *gd) {
+  tfs_map names = TFS_MAP_INIT;
+  char *consumed = calloc(gd->n_node + 1, 1);
+  for (size_t i = 0; i < gd->n_node; i++)
+    tfs_map_put_str(&names, gd->node[i]->name, (void *)(i + 1));
+  char buf[1024];
+  for (size_t i = 0; consumed && i < gd->n_node; i++) {
+    for (size_t k = 0; k < gd->node[i]->n_input; k++) {
+      input_node(gd->node[i]->input[k], buf, sizeof buf);
+      size_t idx = (size_t)tfs_map_get_str(&names, buf);
+      if (idx) consumed[idx - 1] = 1;
+    }
+  }
+  int nin = 0, nout = 0;
+  for (size_t i = 0; i < gd->n_node; i++)
+    nin += !strncmp(gd->node[i]->op, "Placeholder", 11);
+  printf("Inputs (%d):\n", nin);
+  for (size_t i = 0; i < gd->n_node; i++) {
+    const node_def *n = gd->node[i];
+    if (strncmp(n->op, "Placeholder", 11) != 0) continue;
+    const Tensorflow__AttrValue *dt = node_attr(n, "dtype");
+    const Tensorflow__AttrValue *sh = node_attr(n, "shape");
+    printf(
+        "  %s: %s %s%s\n", n->name,
+        dt && dt->value_case == TENSORFLOW__ATTR_VALUE__VALUE_TYPE
+            ? tfs_dtype_name((tfs_dtype)dt->type)
+            : "?",
+        shape_text(sh && sh->value_case == TENSORFLOW__ATTR_VALUE__VALUE_SHAPE
+                       ? sh->shape
+                       : NULL,
+                   buf, sizeof buf),
+        strcmp(n->op, "Placeholder") ? " (with default)" : "");
+  }
+  for (size_t i = 0; consumed && i < gd->n_node; i++) nout += !consumed[i];
+  printf("Likely outputs (%d):\n", nout);
+  for (size_t i = 0; consumed && i < gd->n_node; i++)
+    if (!consumed[i]) printf("  %s (%s)\n", gd->node[i]->name, gd->node[i]->op);
+  free(consumed);
+  tfs_map_free(&names);
+}
+
+typedef struct {
+  const char *op;
+  int count;
+} op_count;
+
+static int by_count(const void *a, const void *b) {
+  const op_count *x = a, *y = b;
+  if (x->count != y->count) return y->count - x->count;
+  return strcmp(x->op, y->op);
+}
+
+static void print_histogram(const Tensorflow__GraphDef *gd) {
+  op_count *h = calloc(gd->n_node + 1, sizeof *h);
+  size_t nh = 0;
+  if (!h) return;
+  for (size_t i = 0; i < gd->n_node; i++) {
+    size_t k = 0;
+    while (k < nh && strcmp(h[k].op, gd->node[i]->op)) k++;
+    if (k == nh) h[nh++].op = gd->node[i]->op;
+    h[k].count++;
+  }
+  qsort(h, nh, sizeof *h, by_count);
+  printf("Ops (%zu types):\n", nh);
+  for (size_t k = 0; k < nh; k++) printf("  %6d  %s\n", h[k].count, h[k].op);
+  free(h);
+}
+
+static void print_parameters(const Tensorflow__GraphDef *gd) {
+  int64_t consts = 0, vars = 0;
+  int nconst = 0, nvar = 0;
+  for (size_t i = 0; i < gd->n_node; i++) {
+    const node_def *n = gd->node[i];
+    if (strcmp(n->op, "Const") == 0) {
+      const Tensorflow__AttrValue *v = node_attr(n, "value");
+      if (v && v->value_case == TENSORFLOW__ATTR_VALUE__VALUE_TENSOR &&
+          v->tensor) {
+        consts += shape_elems(v->tensor->tensor_shape);
+        nconst++;
+      }
+    } else if (!strcmp(n->op, "VariableV2") || !strcmp(n->op, "Variable") ||
+               !strcmp(n->op, "VarHandleOp")) {
+      const Tensorflow__AttrValue *s = node_attr(n, "shape");
+      if (s && s->value_case == TENSORFLOW__ATTR_VALUE__VALUE_SHAPE)
+        vars += shape_elems(s->shape);
+      nvar++;
+    }
+  }
+  printf("Parameters: %lld in %d Const nodes, %lld in %d variables\n",
+         (long long)consts, nconst, (long long)vars, nvar);
+}
+
+/* Why `n` cannot run here (malloc'd), or NULL when it can. */
+static char *cannot_run(const node_def *n) {
+  const tfs_op_def *op = tfs_op_lookup(n->op);
+  if (!op) return tfs_strdup("not registered in this build");
+  tfs_attrs attrs;
+  tfs_attrs_init(&attrs);
+  tfs_strbuf why = TFS_STRBUF_INIT;
+  for (int i = 0; i < op->nattrs; i++) {
+    const tfs_attr_def *ad = &op->attrs[i];
+    if (ad->type != TFS_ATTR_TYPE || ad->is_list) continue;
+    const Tensorflow__AttrValue *v = node_attr(n, ad->name);
+    tfs_attr_value av;
+    if (v && v->value_case == TENSORFLOW__ATTR_VALUE__VALUE_TYPE)
+      tfs_attr_type_val(&av, (tfs_dtype)v->type);
+    else if (ad->has_default)
+      tfs_attr_type_val(&av, ad->def.u.type);
+    else
+      continue;
+    tfs_strbuf_printf(&why, "%s%s=%s", why.len ? ", " : "", ad->name,
+                      tfs_dtype_name(av.u.type));
+    tfs_attrs_set(&attrs, ad->name, &av);
+  }
+  tfs_status *st = tfs_status_new();
+  const tfs_kernel_def *k = tfs_kernel_find(op, "CPU", &attrs, n->name, st);
+  tfs_status_free(st);
+  tfs_attrs_clear(&attrs);
+  char *r = NULL;
+  if (!k)
+    r = tfs_asprintf("no CPU kernel%s%s", why.len ? " for " : "",
+                     tfs_strbuf_str(&why));
+  tfs_strbuf_free(&why);
+  return r;
+}
+
+static void print_unrunnable(const Tensorflow__GraphDef *gd) {
+  char **why = calloc(gd->n_node + 1, sizeof *why);
+  if (!why) return;
+  size_t bad = 0;
+  for (size_t i = 0; i < gd->n_node; i++)
+    bad += (why[i] = cannot_run(gd->node[i])) != NULL;
+  if (!bad) {
+    printf("Every op can run in this build.\n");
+  } else {
+    printf("Cannot run (%zu node%s):\n", bad, bad == 1 ? "" : "s");
+    /* One line per (op, reason), naming its nodes. */
+    for (size_t i = 0; i < gd->n_node; i++) {
+      if (!why[i]) continue;
+      printf("  %s: %s: %s", gd->node[i]->op, why[i], gd->node[i]->name);
+      for (size_t j = i + 1; j < gd->n_node; j++) {
+        if (why[j] && !strcmp(gd->node[j]->op, gd->node[i]->op) &&
+            !strcmp(why[j], why[i])) {
+          printf(", %s", gd->node[j]->name);
+          free(why[j]);
+          why[j] = NULL;
+        }
+      }
+      printf("\n");
+    }
+  }
+  for (size_t i = 0; i < gd->n_node; i++) free(why[i]);
+  free(why);
+}
+
+int tfs_cli_cmd_inspect(int argc, char **argv) {
+  char *pos[1];
+  int npos;
+  int rc = tfs_cli_parse(argc, argv, &kInspectHelp, NULL, 0, pos, &npos);
+  if (rc) return rc > 0 ? TFS_CLI_OK : TFS_CLI_USAGE;
+  size_t len;
+  uint8_t *bytes = tfs_cli_read_file(pos[0], &len);
+  if (!bytes) return TFS_CLI_FAILED;
+  Tensorflow__GraphDef *gd = tensorflow__graph_def__unpack(NULL, len, bytes);
+  free(bytes);
+  if (!gd)
+    return tfs_cli_error(
+        "%s: not a GraphDef (the bytes do not parse as "
+        "one)",
+        pos[0]);
+  printf("Graph: %s: %zu nodes", pos[0], gd->n_node);
+  if (gd->versions) printf(", producer version %d", gd->versions->producer);
+  if (gd->library && gd->library->n_function)
+    printf(", %zu library functions", gd->library->n_function);
+  printf("\n");
+  print_inputs_outputs(gd);
+  print_histogram(gd);
+  print_parameters(gd);
+  print_unrunnable(gd);
+  tensorflow__graph_def__free_unpacked(gd, NULL);
+  return TFS_CLI_OK;
+}

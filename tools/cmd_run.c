@@ -1,0 +1,386 @@
+/*
+ * tools/cmd_run.c - `tfsess run`: runs a GraphDef with feeds from .npy
+ * (or .npz) files, writes every fetch to DIR/<name>_<index>.npy and prints
+ * a summary line per fetch.  With --batch N the feeds are read N rows at a
+ * time (seeking in the .npy files) and the fetches appended row-wise to
+ * their output files, so inputs larger than memory go through.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+
+typedef struct run_args {
+  tfs_cli_list feeds, fetches, targets;
+  const char *out_dir;
+  int64_t batch; /* 0: one run over the whole feeds */
+  int quiet;
+} run_args;
+
+typedef struct run_state {
+  run_args *a;
+  tfs_graph *g;
+  tfs_session *s;
+  tfs_cli_feed *feeds;
+  tfs_output *feed_ports;
+  tfs_output *fetch_ports;
+  tfs_operation **targets;
+  char **paths;         /* output file per fetch, or NULL without --out */
+  tfs_cli_stats *stats; /* per fetch */
+} run_state;
+
+static int add_feed(void *c, const char *v) {
+  return tfs_cli_list_add(&((run_args *)c)->feeds, v);
+}
+static int add_fetch(void *c, const char *v) {
+  return tfs_cli_list_add(&((run_args *)c)->fetches, v);
+}
+static int add_target(void *c, const char *v) {
+  return tfs_cli_list_add(&((run_args *)c)->targets, v);
+}
+static int set_out(void *c, const char *v) {
+  ((run_args *)c)->out_dir = v;
+  return 0;
+}
+static int set_batch(void *c, const char *v) {
+  return tfs_cli_parse_int("batch", v, 1, INT64_MAX / 2,
+                           &((run_args *)c)->batch);
+}
+static int set_quiet(void *c, const char *v) {
+  ((run_args *)c)->quiet = 1;
+  return 0;
+}
+
+static const tfs_cli_opt kRunOpts[] = {
+    {"feed", "NAME[:i]=FILE",
+     "feed a tensor from FILE.npy, FILE.npz or FILE.npz:KEY (repeatable)",
+     add_feed},
+    {"fetch", "NAME[:i]", "fetch a tensor (repeatable)", add_fetch},
+    {"target", "NODE", "run an operation for its effects (repeatable)",
+     add_target},
+    {"out", "DIR", "write each fetch to DIR/<name>_<i>.npy ('/' -> '__')",
+     set_out},
+    {"batch", "N",
+     "run the feeds N rows at a time (first dimension) and concatenate the "
+     "fetches; .npy feeds are read a batch at a time",
+     set_batch},
+    {"quiet", NULL, "do not print the summary line of each fetch", set_quiet},
+    {NULL, NULL, NULL, NULL}};
+
+static const tfs_cli_help kRunHelp = {
+    "run MODEL.pb [--feed NAME[:i]=FILE.npy ...] [--fetch NAME[:i] ...] "
+    "[--target NODE ...] [--out DIR] [--batch N] [options]",
+    "Runs the graph in MODEL.pb (a GraphDef, e.g. a frozen TensorFlow model)\n"
+    "once with the given feeds, or once per batch with --batch, and prints\n"
+    "dtype, shape, min, mean and max of every fetched tensor.",
+    1, 1};
+
+/* ---- setup --------------------------------------------------------------- */
+
+static int setup(run_state *r, const char *model, tfs_cli_session *sess) {
+  run_args *a = r->a;
+  int rc;
+  if (a->fetches.n == 0 && a->targets.n == 0)
+    return tfs_cli_usage_error("nothing to run: give --fetch or --target");
+  r->g = tfs_cli_load_graph(model);
+  if (!r->g) return TFS_CLI_FAILED;
+  r->feeds = calloc((size_t)a->feeds.n + 1, sizeof *r->feeds);
+  r->feed_ports = calloc((size_t)a->feeds.n + 1, sizeof *r->feed_ports);
+  r->fetch_ports = calloc((size_t)a->fetches.n + 1, sizeof *r->fetch_ports);
+  r->targets = calloc((size_t)a->targets.n + 1, sizeof *r->targets);
+  r->paths = calloc((size_t)a->fetches.n + 1, sizeof *r->paths);
+  r->stats = calloc((size_t)a->fetches.n + 1, sizeof *r->stats);
+  if (!r->feeds || !r->feed_ports || !r->fetch_ports || !r->targets ||
+      !r->paths || !r->stats)
+    return tfs_cli_error("out of memory");
+  for (int i = 0; i < a->feeds.n; i++) {
+    if ((rc = tfs_cli_feed_parse(r->g, a->feeds.v[i], &r->feeds[i]))) return rc;
+    r->feed_ports[i] = r->feeds[i].port;
+  }
+  for (int i = 0; i < a->fetches.n; i++) {
+    if (tfs_cli_resolve(r->g, a->fetches.v[i], "fetch", &r->fetch_ports[i]))
+      return TFS_CLI_FAILED;
+    for (int j = 0; j < i; j++)
+      if (r->fetch_ports[j].oper == r->fetch_ports[i].oper &&
+          r->fetch_ports[j].index == r->fetch_ports[i].index)
+        return tfs_cli_usage_error("fetch '%s' is given twice",
+                                   a->fetches.v[i]);
+  }
+  if (tfs_cli_resolve_targets(r->g, &a->targets, r->targets))
+    return TFS_CLI_FAILED;
+  if (a->out_dir) {
+    if (tfs_cli_mkdirs(a->out_dir)) return TFS_CLI_FAILED;
+    for (int i = 0; i < a->fetches.n; i++) {
+      r->paths[i] = tfs_cli_fetch_path(a->out_dir, a->fetches.v[i]);
+      if (!r->paths[i]) return tfs_cli_error("out of memory");
+    }
+  }
+  tfs_session_options *opts = tfs_cli_session_options(sess);
+  if (!opts) return TFS_CLI_FAILED;
+  tfs_status *st = tfs_status_new();
+  r->s = tfs_session_new(r->g, opts, st);
+  tfs_session_options_free(opts);
+  rc = r->s ? TFS_CLI_OK : tfs_cli_status_error(st);
+  tfs_status_free(st);
+  return rc;
+}
+
+static void print_stats(const run_state *r) {
+  if (r->a->quiet) return;
+  for (int i = 0; i < r->a->fetches.n; i++)
+    tfs_cli_stats_print(stdout, r->a->fetches.v[i], r->paths[i], &r->stats[i]);
+}
+
+/* Runs once; fetched tensors go to out[] (new references). */
+static int run_step(run_state *r, tfs_tensor **in, tfs_tensor **out,
+                    const char *context) {
+  tfs_status *st = tfs_status_new();
+  tfs_session_run(r->s, r->feed_ports, in, r->a->feeds.n, r->fetch_ports, out,
+                  r->a->fetches.n, r->targets, r->a->targets.n, st);
+  int rc = TFS_CLI_OK;
+  if (!tfs_status_ok(st))
+    rc = tfs_cli_error("%s%s", context, tfs_status_message(st));
+  tfs_status_free(st);
+  return rc;
+}
+
+/* ---- one run ------------------------------------------------------------- */
+
+static int run_whole(run_state *r) {
+  int nf = r->a->feeds.n, nt = r->a->fetches.n, rc = TFS_CLI_OK;
+  tfs_tensor **in = calloc((size_t)nf + 1, sizeof *in);
+  tfs_tensor **out = calloc((size_t)nt + 1, sizeof *out);
+  if (!in || !out) rc = tfs_cli_error("out of memory");
+  for (int i = 0; rc == TFS_CLI_OK && i < nf; i++)
+    if (!(in[i] = tfs_cli_feed_load(&r->feeds[i]))) rc = TFS_CLI_FAILED;
+  if (rc == TFS_CLI_OK) rc = run_step(r, in, out, "");
+  tfs_status *st = tfs_status_new();
+  for (int i = 0; rc == TFS_CLI_OK && i < nt; i++) {
+    tfs_cli_stats_add(&r->stats[i], out[i], 0);
+    if (!r->paths[i]) continue;
+    tfs_npy_write(r->paths[i], out[i], st);
+    if (!tfs_status_ok(st))
+      rc = tfs_cli_error("fetch '%s': %s", r->a->fetches.v[i],
+                         tfs_status_message(st));
+  }
+  tfs_status_free(st);
+  if (rc == TFS_CLI_OK) print_stats(r);
+  for (int i = 0; in && i < nf; i++) tfs_tensor_free(in[i]);
+  for (int i = 0; out && i < nt; i++) tfs_tensor_free(out[i]);
+  free(in);
+  free(out);
+  return rc;
+}
+
+/* ---- batches ------------------------------------------------------------- */
+
+typedef struct batch_src {
+  tfs_npy_reader *reader; /* .npy: read a batch at a time */
+  tfs_tensor *whole;      /* .npz: loaded, then sliced */
+  int64_t rows;
+} batch_src;
+
+/* Rows [start, start+count) of an in-memory tensor, as a new tensor. */
+static tfs_tensor *slice_rows(const tfs_tensor *t, int64_t start, int64_t count,
+                              tfs_status *st) {
+  int nd = tfs_tensor_ndims(t);
+  int64_t dims[TFS_MAX_RANK];
+  for (int i = 0; i < nd; i++) dims[i] = tfs_tensor_dim(t, i);
+  int64_t row = dims[0] ? tfs_tensor_num_elements(t) / dims[0] : 0;
+  dims[0] = count;
+  if (tfs_tensor_dtype(t) != TFS_STRING) {
+    size_t es = tfs_dtype_size(tfs_tensor_dtype(t));
+    return tfs_tensor_new_copy(
+        tfs_tensor_dtype(t), dims, nd,
+        (const char *)tfs_tensor_data(t) + (size_t)(start * row) * es,
+        (size_t)(count * row) * es, st);
+  }
+  tfs_tensor *s = tfs_tensor_new(TFS_STRING, dims, nd, st);
+  for (int64_t i = 0; s && i < count * row; i++) {
+    size_t len;
+    const char *p = tfs_tensor_string_at(t, start * row + i, &len);
+    tfs_tensor_set_string(s, i, p, len, st);
+  }
+  return s;
+}
+
+static int open_sources(run_state *r, batch_src *src, int64_t *rows) {
+  tfs_status *st = tfs_status_new();
+  int rc = TFS_CLI_OK;
+  for (int i = 0; rc == TFS_CLI_OK && i < r->a->feeds.n; i++) {
+    const tfs_cli_feed *f = &r->feeds[i];
+    int nd;
+    if (tfs_cli_feed_is_npz(f)) {
+      if (!(src[i].whole = tfs_cli_feed_load(f))) {
+        rc = TFS_CLI_FAILED;
+        break;
+      }
+      nd = tfs_tensor_ndims(src[i].whole);
+      src[i].rows = nd ? tfs_tensor_dim(src[i].whole, 0) : 0;
+    } else {
+      src[i].reader = tfs_npy_reader_open(f->file, st);
+      if (!src[i].reader) {
+        rc = tfs_cli_error("feed '%s': %s", f->name, tfs_status_message(st));
+        break;
+      }
+      nd = tfs_npy_reader_ndims(src[i].reader);
+      src[i].rows = nd ? tfs_npy_reader_dims(src[i].reader)[0] : 0;
+    }
+    if (nd == 0)
+      rc = tfs_cli_error(
+          "--batch: feed '%s' is a scalar; batches are cut "
+          "along the first dimension",
+          f->name);
+    else if (i > 0 && src[i].rows != src[0].rows)
+      rc = tfs_cli_error(
+          "--batch: feed '%s' has %lld rows but feed '%s' "
+          "has %lld",
+          f->name, (long long)src[i].rows, r->feeds[0].name,
+          (long long)src[0].rows);
+  }
+  *rows = r->a->feeds.n ? src[0].rows : 0;
+  tfs_status_free(st);
+  return rc;
+}
+
+/* Appends fetch i of one batch to its statistics and output file. */
+static int collect(run_state *r, int i, const tfs_tensor *t, int64_t rows,
+                   int first, tfs_npy_writer **w, const char *ctx) {
+  const char *name = r->a->fetches.v[i];
+  int nd = tfs_tensor_ndims(t);
+  if (nd == 0)
+    return tfs_cli_error(
+        "%sfetch '%s' is a scalar; with --batch every "
+        "fetch needs a first dimension to concatenate on",
+        ctx, name);
+  if (r->a->feeds.n && tfs_tensor_dim(t, 0) != rows)
+    return tfs_cli_error(
+        "%sfetch '%s' has %lld rows for %lld input rows; "
+        "with --batch every fetch needs one row per input "
+        "row",
+        ctx, name, (long long)tfs_tensor_dim(t, 0), (long long)rows);
+  if (!first &&
+      (tfs_tensor_dtype(t) != r->stats[i].dtype || nd != r->stats[i].ndims))
+    return tfs_cli_error(
+        "%sfetch '%s' changed dtype or rank between "
+        "batches",
+        ctx, name);
+  for (int d = 1; !first && d < nd; d++)
+    if (tfs_tensor_dim(t, d) != r->stats[i].dims[d])
+      return tfs_cli_error(
+          "%sfetch '%s' changed shape between batches "
+          "(dimension %d is %lld, was %lld)",
+          ctx, name, d, (long long)tfs_tensor_dim(t, d),
+          (long long)r->stats[i].dims[d]);
+  tfs_cli_stats_add(&r->stats[i], t, !first);
+  if (!r->paths[i]) return TFS_CLI_OK;
+  tfs_status *st = tfs_status_new();
+  if (!*w)
+    *w = tfs_npy_writer_open(r->paths[i], tfs_tensor_dtype(t),
+                             tfs_tensor_dims(t) + 1, nd - 1, st);
+  if (*w) tfs_npy_writer_append(*w, t, st);
+  int rc = TFS_CLI_OK;
+  if (!tfs_status_ok(st))
+    rc = tfs_cli_error("%sfetch '%s': %s", ctx, name, tfs_status_message(st));
+  tfs_status_free(st);
+  return rc;
+}
+
+static int run_one_batch(run_state *r, batch_src *src, int64_t start,
+                         int64_t count, int first, tfs_npy_writer **writers) {
+  int nf = r->a->feeds.n, nt = r->a->fetches.n, rc = TFS_CLI_OK;
+  char ctx[96];
+  snprintf(ctx, sizeof ctx, "batch at rows %lld-%lld: ", (long long)start,
+           (long long)(start + count));
+  tfs_tensor **in = calloc((size_t)nf + 1, sizeof *in);
+  tfs_tensor **out = calloc((size_t)nt + 1, sizeof *out);
+  tfs_status *st = tfs_status_new();
+  if (!in || !out || !st) rc = tfs_cli_error("out of memory");
+  for (int i = 0; rc == TFS_CLI_OK && i < nf; i++) {
+    in[i] = src[i].reader
+                ? tfs_npy_reader_read_rows(src[i].reader, start, count, st)
+                : slice_rows(src[i].whole, start, count, st);
+    if (!in[i])
+      rc = tfs_cli_error("%sfeed '%s': %s", ctx, r->feeds[i].name,
+                         tfs_status_message(st));
+  }
+  if (rc == TFS_CLI_OK) rc = run_step(r, in, out, ctx);
+  for (int i = 0; rc == TFS_CLI_OK && i < nt; i++)
+    rc = collect(r, i, out[i], count, first, &writers[i], ctx);
+  for (int i = 0; in && i < nf; i++) tfs_tensor_free(in[i]);
+  for (int i = 0; out && i < nt; i++) tfs_tensor_free(out[i]);
+  free(in);
+  free(out);
+  tfs_status_free(st);
+  return rc;
+}
+
+static int run_batched(run_state *r) {
+  int nf = r->a->feeds.n, nt = r->a->fetches.n;
+  batch_src *src = calloc((size_t)nf + 1, sizeof *src);
+  tfs_npy_writer **writers = calloc((size_t)nt + 1, sizeof *writers);
+  int64_t rows = 0, b = r->a->batch;
+  int rc = src && writers ? open_sources(r, src, &rows)
+                          : tfs_cli_error("out of memory");
+  /* Always at least one run, so that zero rows still give outputs. */
+  for (int64_t start = 0; rc == TFS_CLI_OK && (start < rows || start == 0);
+       start += b) {
+    int64_t count = rows - start < b ? rows - start : b;
+    rc = run_one_batch(r, src, start, count, start == 0, writers);
+  }
+  tfs_status *st = tfs_status_new();
+  for (int i = 0; writers && i < nt; i++) {
+    if (!writers[i]) continue;
+    if (rc == TFS_CLI_OK) {
+      tfs_npy_writer_close(writers[i], st);
+      if (!tfs_status_ok(st)) rc = tfs_cli_status_error(st);
+    } else {
+      tfs_npy_writer_free(writers[i]);
+    }
+  }
+  tfs_status_free(st);
+  for (int i = 0; src && i < nf; i++) {
+    tfs_npy_reader_free(src[i].reader);
+    tfs_tensor_free(src[i].whole);
+  }
+  free(src);
+  free(writers);
+  if (rc == TFS_CLI_OK) print_stats(r);
+  return rc;
+}
+
+int tfs_cli_cmd_run(int argc, char **argv) {
+  run_args a;
+  memset(&a, 0, sizeof a);
+  tfs_cli_session sess = TFS_CLI_SESSION_INIT;
+  tfs_cli_group groups[] = {{"Run", kRunOpts, &a},
+                            {"Session", tfs_cli_session_opts, &sess}};
+  char *pos[1];
+  int npos;
+  int rc = tfs_cli_parse(argc, argv, &kRunHelp, groups, 2, pos, &npos);
+  if (rc) {
+    rc = rc > 0 ? TFS_CLI_OK : TFS_CLI_USAGE;
+    goto out_args;
+  }
+  run_state r;
+  memset(&r, 0, sizeof r);
+  r.a = &a;
+  rc = setup(&r, pos[0], &sess);
+  if (rc == TFS_CLI_OK) rc = a.batch ? run_batched(&r) : run_whole(&r);
+  tfs_session_free(r.s);
+  tfs_graph_free(r.g);
+  for (int i = 0; r.feeds && i < a.feeds.n; i++)
+    tfs_cli_feed_clear(&r.feeds[i]);
+  for (int i = 0; r.paths && i < a.fetches.n; i++) free(r.paths[i]);
+  free(r.feeds);
+  free(r.feed_ports);
+  free(r.fetch_ports);
+  free(r.targets);
+  free(r.paths);
+  free(r.stats);
+out_args:
+  tfs_cli_list_free(&a.feeds);
+  tfs_cli_list_free(&a.fetches);
+  tfs_cli_list_free(&a.targets);
+  return rc;
+}
