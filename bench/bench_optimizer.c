@@ -1,18 +1,25 @@
 /*
- * bench/bench_optimizer.c - how long the optimizer takes on generated
- * graphs of N nodes (default 1000, 10000, 100000), per pass and in all,
- * and what the first run of a session costs with and without it.  The
- * graph repeats a small dense layer (MatMul + BiasAdd + Relu, identities,
- * a neutral Mul, a constant subexpression, a duplicated branch) so every
- * pass has work.  Usage: bench_optimizer [N ...] [--report] [--save F];
- * bench_optimizer --model M.pb [BATCH] times a model ("x" -> "y") with
- * and without the optimizer (median of 50 runs).
+ * bench/bench_optimizer.c - what the optimizer costs and what it saves.
+ * On generated graphs of N nodes (default 1000, 10000, 100000): the
+ * optimizer alone (wall and CPU time) and the first run of a new session
+ * (session creation, plan building, one run) with the optimizer off
+ * (disable_meta_optimizer) and on (the default), medians of --repeat R
+ * measurements (default 3).  The graph repeats a small dense layer
+ * (MatMul + BiasAdd + Relu, identities, a neutral Mul, a constant
+ * subexpression, a duplicated branch) so every pass has work.  Usage:
+ * bench_optimizer [N ...] [--repeat R] [--report] [--save F];
+ * bench_optimizer --model M.pb [--fetch NAME] [--batch B] [--runs R]
+ * times a model (feed "x", fetch NAME, default "y"; unknown dimensions of
+ * x set to B, default 1) on two sessions, optimizer off and on, their R
+ * runs (default 200) interleaved; prints the medians and their ratio.
  */
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
+#include "graph_builder/graph_internal.h"
 #include "optimizer/optimizer.h"
 #include "tfsess/tfsess.h"
 
@@ -86,50 +93,86 @@ static tfs_graph *build(int nodes, tfs_output *x, tfs_output *y,
   return g;
 }
 
-static double first_run(tfs_graph *g, tfs_output x, const char *yname,
-                        tfs_tensor *xv, tfs_status *st) {
-  double t0 = now_ms();
-  tfs_session *s = tfs_session_new(g, NULL, st);
-  tfs_output xo = tfs_graph_output_by_name(g, tfs_operation_name(x.oper), st);
-  tfs_output yo = tfs_graph_output_by_name(g, yname, st);
+/* Session options with the optimizer on (the default) or off. */
+static tfs_session_options *session_options(int optimize, tfs_status *st) {
+  tfs_session_options *o = tfs_session_options_new();
+  if (optimize || !o) return o;
+  tfs_config c;
+  tfs_config__init(&c);
+  c.has_graph_options = 1;
+  c.graph_options.has_rewrite_options = 1;
+  c.graph_options.rewrite_options.disable_meta_optimizer = 1;
+  tfs_buffer *b = tfs_buffer_new();
+  tfs_config__serialize(&c, b, st);
+  tfs_session_options_set_config(o, b->data, b->length, st);
+  tfs_buffer_free(b);
+  tfs_config__clear(&c);
+  return o;
+}
+
+/* Wall and thread-CPU milliseconds from creating a session to the end
+ * of its first run (a sequential plan: everything on this thread). */
+static void first_run(tfs_graph *g, tfs_output x, tfs_output y,
+                      tfs_tensor *xv, int optimize, double *wall, double *cpu,
+                      tfs_status *st) {
+  tfs_session_options *o = session_options(optimize, st);
+  double t0 = now_ms(), c0 = cpu_ms();
+  tfs_session *s = tfs_session_new(g, o, st);
   tfs_tensor *out = NULL;
-  tfs_session_run(s, &xo, &xv, 1, &yo, &out, 1, NULL, 0, st);
-  double t = now_ms() - t0;
+  tfs_session_run(s, &x, &xv, 1, &y, &out, 1, NULL, 0, st);
+  *wall = now_ms() - t0;
+  *cpu = cpu_ms() - c0;
   if (!tfs_status_ok(st)) fprintf(stderr, "run: %s\n", tfs_status_message(st));
   tfs_tensor_free(out);
   tfs_session_free(s);
-  return t;
+  tfs_session_options_free(o);
 }
-
-/* ---- --model: a GraphDef run with and without the optimizer ---------- */
 
 static int cmp_double(const void *a, const void *b) {
   double x = *(const double *)a, y = *(const double *)b;
   return (x > y) - (x < y);
 }
 
-/* Median milliseconds of `runs` runs of y for feed x (after 3 warm-ups). */
-static double time_runs(tfs_graph *g, tfs_tensor *xv, int runs,
-                        tfs_status *st) {
-  tfs_session *s = tfs_session_new(g, NULL, st);
-  tfs_output x = tfs_graph_output_by_name(g, "x", st);
-  tfs_output y = tfs_graph_output_by_name(g, "y", st);
-  double *t = calloc((size_t)runs, sizeof(double));
-  for (int i = -3; i < runs && tfs_status_ok(st); i++) {
-    tfs_tensor *out = NULL;
-    double t0 = now_ms();
-    tfs_session_run(s, &x, &xv, 1, &y, &out, 1, NULL, 0, st);
-    if (i >= 0) t[i] = now_ms() - t0;
-    tfs_tensor_free(out);
-  }
-  qsort(t, (size_t)runs, sizeof(double), cmp_double);
-  double med = t[runs / 2];
-  free(t);
-  tfs_session_free(s);
-  return med;
+static double median(double *v, int n) {
+  qsort(v, (size_t)n, sizeof(double), cmp_double);
+  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
 }
 
-static int bench_model(const char *path, int batch, int runs) {
+/* ---- --model: a GraphDef run with and without the optimizer ---------- */
+
+/* Median milliseconds per run on a session with the optimizer off ([0])
+ * and one with it on ([1]), their runs interleaved so that both see the
+ * same machine (after 5 warm-ups each). */
+static void time_runs(tfs_graph *g, tfs_tensor *xv, const char *fetch,
+                      int runs, double med[2], tfs_status *st) {
+  tfs_output x = tfs_graph_output_by_name(g, "x", st);
+  tfs_output y = tfs_graph_output_by_name(g, fetch, st);
+  tfs_session *s[2];
+  double *t[2];
+  for (int k = 0; k < 2; k++) {
+    tfs_session_options *o = session_options(k, st);
+    s[k] = tfs_session_new(g, o, st);
+    tfs_session_options_free(o);
+    t[k] = calloc((size_t)runs, sizeof(double));
+  }
+  for (int i = -5; i < runs && tfs_status_ok(st); i++) {
+    for (int k = 0; k < 2 && tfs_status_ok(st); k++) {
+      tfs_tensor *out = NULL;
+      double t0 = now_ms();
+      tfs_session_run(s[k], &x, &xv, 1, &y, &out, 1, NULL, 0, st);
+      if (i >= 0) t[k][i] = now_ms() - t0;
+      tfs_tensor_free(out);
+    }
+  }
+  for (int k = 0; k < 2; k++) {
+    med[k] = median(t[k], runs);
+    free(t[k]);
+    tfs_session_free(s[k]);
+  }
+}
+
+static int bench_model(const char *path, const char *fetch, int batch,
+                       int runs) {
   tfs_status *st = tfs_status_new();
   FILE *f = fopen(path, "rb");
   if (!f) return fprintf(stderr, "cannot read %s\n", path), 1;
@@ -155,17 +198,22 @@ static int bench_model(const char *path, int batch, int runs) {
   float *p = tfs_tensor_data(xv);
   for (int64_t i = 0; i < tfs_tensor_num_elements(xv); i++)
     p[i] = (float)((i * 7919) % 1000) / 500.0f - 1.0f;
-  tfs_output y = tfs_graph_output_by_name(g, "y", st);
+  tfs_output y = tfs_graph_output_by_name(g, fetch, st);
+  if (!tfs_status_ok(st)) return fprintf(stderr, "%s\n",
+                                         tfs_status_message(st)), 1;
   tfs_optimizer_report *rep = NULL;
   tfs_graph *og = tfs_graph_optimize(g, &x, 1, &y, 1, NULL, 0, NULL, &rep,
                                      st);
   if (!og) return fprintf(stderr, "%s\n", tfs_status_message(st)), 1;
-  double plain = time_runs(g, xv, runs, st);
-  double opt = time_runs(og, xv, runs, st);
-  printf("%-24s batch %3d: %zu -> %zu nodes, %.3f ms -> %.3f ms per run "
-         "(%.2fx), optimizer %.2f ms\n", path, batch,
-         tfs_graph_num_operations(g), tfs_graph_num_operations(og), plain,
-         opt, plain / opt, tfs_optimizer_report_total_time_us(rep) / 1e3);
+  double med[2] = {0, 0};
+  time_runs(g, xv, fetch, runs, med, st);
+  if (!tfs_status_ok(st)) return fprintf(stderr, "%s\n",
+                                         tfs_status_message(st)), 1;
+  printf("%s batch %d: %zu -> %zu nodes, off %.2f us, on %.2f us per run "
+         "(off/on %.2fx), optimizer %.3f ms\n", path, batch,
+         tfs_graph_num_operations(g), tfs_graph_num_operations(og),
+         med[0] * 1e3, med[1] * 1e3, med[0] / med[1],
+         tfs_optimizer_report_total_time_us(rep) / 1e3);
   tfs_optimizer_report_free(rep);
   tfs_graph_free(og);
   tfs_graph_free(g);
@@ -174,71 +222,105 @@ static int bench_model(const char *path, int batch, int runs) {
   return 0;
 }
 
-int main(int argc, char **argv) {
-  for (int i = 1; i + 1 < argc; i++)
-    if (strcmp(argv[i], "--model") == 0) {
-      int batch = i + 2 < argc ? atoi(argv[i + 2]) : 1;
-      return bench_model(argv[i + 1], batch > 0 ? batch : 1, 50);
+/* One size: medians of `repeat` measurements; prints a table row. */
+static int bench_size(int nodes, int repeat, int report, const char *save,
+                      tfs_status *st) {
+  tfs_output x, y;
+  tfs_graph *g = build(nodes, &x, &y, st);
+  if (!tfs_status_ok(st)) {
+    fprintf(stderr, "build: %s\n", tfs_status_message(st));
+    tfs_graph_free(g);
+    return 1;
+  }
+  int64_t d[2] = {4, 8};
+  tfs_tensor *xv = tfs_tensor_new(TFS_FLOAT, d, 2, st);
+  memset(tfs_tensor_data(xv), 0, tfs_tensor_byte_size(xv));
+  enum { OPT_WALL, OPT_CPU, OFF_WALL, OFF_CPU, ON_WALL, ON_CPU, NCOL };
+  double *m = calloc((size_t)repeat * NCOL, sizeof(double)), med[NCOL];
+  size_t n0 = tfs_graph_num_operations(g), n1 = n0;
+  tfs_optimizer_report *rep = NULL;
+  for (int r = 0; r < repeat; r++) {
+    tfs_graph *og = NULL;
+    tfs_optimizer_report_free(rep);
+    rep = NULL;
+    double t0 = now_ms(), c0 = cpu_ms();
+    pthread_mutex_lock(&g->mu);
+    tfs_optimizer__optimize_for_plan(g, &x, 1, &y, 1, NULL, 0, NULL, &og,
+                                     &rep, st);
+    pthread_mutex_unlock(&g->mu);
+    m[OPT_WALL * repeat + r] = now_ms() - t0;
+    m[OPT_CPU * repeat + r] = cpu_ms() - c0;
+    if (og) n1 = tfs_graph_num_operations(og);
+    tfs_graph_free(og);
+    first_run(g, x, y, xv, 0, &m[OFF_WALL * repeat + r],
+              &m[OFF_CPU * repeat + r], st);
+    first_run(g, x, y, xv, 1, &m[ON_WALL * repeat + r],
+              &m[ON_CPU * repeat + r], st);
+  }
+  for (int c = 0; c < NCOL; c++) med[c] = median(m + c * repeat, repeat);
+  printf("%8zu %8zu %9.2f/%-9.2f %8.3f %9.2f/%-9.2f %9.2f/%-9.2f %6.2fx\n",
+         n0, n1, med[OPT_WALL], med[OPT_CPU],
+         med[OPT_CPU] / ((double)n0 / 1000.0), med[OFF_WALL], med[OFF_CPU],
+         med[ON_WALL], med[ON_CPU], med[ON_CPU] / med[OFF_CPU]);
+  if (report) {
+    char *txt = tfs_optimizer_report_to_string(rep);
+    printf("%s\n", txt ? txt : "");
+    free(txt);
+  }
+  if (save) {
+    tfs_buffer *b = tfs_buffer_new();
+    tfs_graph_to_graphdef(g, b, st);
+    FILE *f = fopen(save, "wb");
+    if (f) {
+      fwrite(b->data, 1, b->length, f);
+      fclose(f);
     }
-  int sizes[16], nsizes = 0, report = 0;
+    tfs_buffer_free(b);
+  }
+  tfs_optimizer_report_free(rep);
+  free(m);
+  tfs_graph_free(g);
+  tfs_tensor_free(xv);
+  return 0;
+}
+
+int main(int argc, char **argv) {
+  const char *model = NULL, *fetch = "y";
+  int batch = 1, runs = 200;
+  for (int i = 1; i + 1 < argc; i++) {
+    if (strcmp(argv[i], "--model") == 0) model = argv[i + 1];
+    if (strcmp(argv[i], "--fetch") == 0) fetch = argv[i + 1];
+    if (strcmp(argv[i], "--batch") == 0) batch = atoi(argv[i + 1]);
+    if (strcmp(argv[i], "--runs") == 0) runs = atoi(argv[i + 1]);
+  }
+  if (model)
+    return bench_model(model, fetch, batch > 0 ? batch : 1,
+                       runs > 0 ? runs : 200);
+  int sizes[16], nsizes = 0, report = 0, repeat = 3;
   const char *save = NULL; /* --save FILE: the last graph as a GraphDef */
   for (int i = 1; i < argc; i++) {
     if (strcmp(argv[i], "--report") == 0)
       report = 1;
     else if (strcmp(argv[i], "--save") == 0 && i + 1 < argc)
       save = argv[++i];
+    else if (strcmp(argv[i], "--repeat") == 0 && i + 1 < argc)
+      repeat = atoi(argv[++i]);
     else if (nsizes < 16)
       sizes[nsizes++] = atoi(argv[i]);
   }
+  if (repeat < 1) repeat = 1;
   if (!nsizes) {
     sizes[0] = 1000, sizes[1] = 10000, sizes[2] = 100000;
     nsizes = 3;
   }
   tfs_status *st = tfs_status_new();
-  printf("%8s %8s %10s %10s %10s %12s %12s %10s\n", "nodes", "after",
-         "optimize", "cpu", "cpu/1k", "run1 plain", "run1 opt", "total opt");
-  for (int k = 0; k < nsizes; k++) {
-    tfs_output x, y;
-    tfs_graph *g = build(sizes[k], &x, &y, st);
-    if (!tfs_status_ok(st)) {
-      fprintf(stderr, "build: %s\n", tfs_status_message(st));
-      return 1;
-    }
-    int64_t d[2] = {4, 8};
-    tfs_tensor *xv = tfs_tensor_new(TFS_FLOAT, d, 2, st);
-    memset(tfs_tensor_data(xv), 0, tfs_tensor_byte_size(xv));
-    tfs_graph *og = NULL;
-    tfs_optimizer_report *rep = NULL;
-    double t0 = now_ms(), c0 = cpu_ms();
-    tfs_optimizer__optimize_for_plan(g, &x, 1, &y, 1, NULL, 0, NULL, &og, &rep,
-                                     st);
-    double topt = now_ms() - t0, copt = cpu_ms() - c0;
-    double plain = first_run(g, x, "y", xv, st);
-    double opt = og ? first_run(og, x, "y", xv, st) : plain;
-    size_t n0 = tfs_graph_num_operations(g);
-    printf("%8zu %8zu %8.2fms %8.2fms %8.3fms %10.2fms %10.2fms %8.2fms\n", n0,
-           og ? tfs_graph_num_operations(og) : n0, topt, copt,
-           copt / ((double)n0 / 1000.0), plain, opt, topt + opt);
-    if (report) {
-      char *txt = tfs_optimizer_report_to_string(rep);
-      printf("%s\n", txt ? txt : "");
-      free(txt);
-    }
-    tfs_optimizer_report_free(rep);
-    if (save) {
-      tfs_buffer *b = tfs_buffer_new();
-      tfs_graph_to_graphdef(g, b, st);
-      FILE *f = fopen(save, "wb");
-      if (f) {
-        fwrite(b->data, 1, b->length, f);
-        fclose(f);
-      }
-      tfs_buffer_free(b);
-    }
-    tfs_graph_free(og);
-    tfs_graph_free(g);
-    tfs_tensor_free(xv);
-  }
+  printf("milliseconds, wall/cpu, medians of %d; run1: new session + first "
+         "run\n", repeat);
+  printf("%8s %8s %19s %8s %19s %19s %7s\n", "nodes", "after", "optimizer",
+         "cpu/1k", "run1 off", "run1 on", "on/off");
+  int rc = 0;
+  for (int k = 0; k < nsizes && !rc; k++)
+    rc = bench_size(sizes[k], repeat, report, save, st);
   tfs_status_free(st);
-  return 0;
+  return rc;
 }

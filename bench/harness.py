@@ -44,6 +44,14 @@ def run_json(cmd, env=None, timeout=900):
 
 def engine_cmd(engine, args, meta, w):
     threads, mode = w.get("threads", 1), w.get("mode", "callable")
+    if "eager" in w:
+        if engine == "onnxruntime":
+            return None
+        if engine == "tfsess":
+            cmd = [os.path.join(args.build, "bench", "eager_bench")]
+        else:
+            cmd = [args.python, os.path.join(HERE, "tf_eager_bench.py")]
+        return cmd + ["--work", w["eager"], "--seconds", str(args.seconds)]
     if engine == "tfsess":
         cmd = [os.path.join(args.build, "bench", "tfs_bench"), "--pb",
                meta["pb"], "--fetch", meta["tf_fetch"], "--mode", mode]
@@ -71,13 +79,18 @@ def measure_all(args, workloads):
            for w in workloads for e in ENGINES}
     for r in range(args.rounds):
         for w in workloads:
-            meta = json.load(open(os.path.join(args.out,
-                                               w["model"] + ".json")))
+            meta = (json.load(open(os.path.join(args.out,
+                                                w["model"] + ".json")))
+                    if "model" in w else None)
             for e in ENGINES:
                 cell = res[(w["name"], e)]
                 if cell["error"]:
                     continue
-                out, err = run_json(engine_cmd(e, args, meta, w))
+                cmd = engine_cmd(e, args, meta, w)
+                if cmd is None:
+                    cell["error"] = "no eager mode"
+                    continue
+                out, err = run_json(cmd)
                 if err:
                     cell["error"] = err
                     log("  %s / %s: %s" % (w["name"], e, err))
@@ -127,7 +140,23 @@ def table(res, workloads):
                                    for s in sums) else "DIFFER"
         rows.append("| %s | %s | %s | %s | %s |" % (
             w["name"], " | ".join(cells), " | ".join(ratios), rss, agree))
+    rows += overhead_rows(res, workloads)
     return "\n".join(rows)
+
+
+def overhead_rows(res, workloads):
+    """The fixed cost of a traced function call: the median of fn10 minus
+    the median of the same graph run through a callable, per engine."""
+    names = {w.get("eager"): w["name"] for w in workloads if "eager" in w}
+    if "fn10" not in names or "fn10_graph" not in names:
+        return []
+    cells = []
+    for e in ENGINES:
+        fn, gr = res[(names["fn10"], e)]["us"], res[(names["fn10_graph"], e)]["us"]
+        cells.append(fmt_us(statistics.median(fn) - statistics.median(gr))
+                     if fn and gr else "-")
+    return ["| function call overhead (10-op function minus its graph) | %s "
+            "| - | - | - | - |" % " | ".join(cells)]
 
 
 def cpu_flags():

@@ -9,6 +9,8 @@
   threads  callers running at once (throughput: wall time / total runs)
   per      the time is divided by this (per-node cost of the chain)
   target   the issue's goal, for the notes column
+  eager    instead of model/mode: work for eager_bench / tf_eager_bench.py
+           ("add", "fn10", "fn10_graph"); ONNX Runtime has no eager mode
 
 A new workload is a new entry here (and a builder in models.py when it
 needs a new graph).
@@ -33,6 +35,12 @@ WORKLOADS = [
          mode="run", threads=8, target="throughput"),
     dict(name="MatMul 1024x1024x1024", model="matmul_1024",
          target="GEMM speed"),
+    dict(name="eager AddV2 on [2,2], per op", eager="add",
+         target="tfsess <= 1 us"),
+    dict(name="traced function of 10 ops on [2,2], per call", eager="fn10",
+         target="overhead <= 3 us"),
+    dict(name="the same 10 ops as a graph, callable", eager="fn10_graph",
+         target="the graph's own work"),
 ]
 
-MODELS = sorted({w["model"] for w in WORKLOADS})
+MODELS = sorted({w["model"] for w in WORKLOADS if "model" in w})

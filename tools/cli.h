@@ -89,11 +89,12 @@ typedef struct tfs_cli_session {
   int64_t intra, inter;    /* --intra / --inter; TFS_CLI_UNSET if absent */
   int no_optimize;         /* --no-optimize */
   const char *passes;      /* --passes LIST, or NULL */
+  const char *save_config; /* --save-config FILE, or NULL */
 } tfs_cli_session;
 
 #define TFS_CLI_UNSET INT64_MIN
 #define TFS_CLI_SESSION_INIT \
-  { NULL, TFS_CLI_UNSET, TFS_CLI_UNSET, 0, NULL }
+  { NULL, TFS_CLI_UNSET, TFS_CLI_UNSET, 0, NULL, NULL }
 
 /* Applies --no-optimize / --passes to session options (their ConfigProto's
  * rewrite_options; cmd_optimize.c).  Returns 0 or -1 (reported). */
@@ -101,12 +102,13 @@ int tfs_cli_optimizer_flags(tfs_session_options *o, int no_optimize,
                             const char *passes);
 
 /* The options of the "Session" group: --config, --intra, --inter,
- * --no-optimize, --passes. */
+ * --no-optimize, --passes, --save-config. */
 extern const tfs_cli_opt tfs_cli_session_opts[];
 
 /* Builds session options: ConfigProto from --config first, then the
- * explicit flags over it.  Returns new options (caller frees) or NULL
- * after reporting an error. */
+ * explicit flags over it; with --save-config, writes the result as
+ * ConfigProto bytes.  Returns new options (caller frees) or NULL after
+ * reporting an error. */
 tfs_session_options *tfs_cli_session_options(const tfs_cli_session *s);
 
 /* ---- graphs, feeds and fetches (cli_graph.c) ----------------------------- */

@@ -1,9 +1,10 @@
 /*
  * tools/cli_session.c - the "Session" option group that every subcommand
  * running a session shares (--config, --intra, --inter, --no-optimize,
- * --passes), and the session options built from it.  New session-wide
- * flags go here.
+ * --passes, --save-config), and the session options built from it.  New
+ * session-wide flags go here.
  */
+#include <stdio.h>
 #include <stdlib.h>
 
 #include "cli.h"
@@ -48,6 +49,39 @@ static int set_passes(void *ctx, const char *v) {
   return rc;
 }
 
+static int set_save_config(void *ctx, const char *v) {
+  ((tfs_cli_session *)ctx)->save_config = v;
+  return 0;
+}
+
+/* Writes the options' ConfigProto bytes (as TensorFlow serializes them)
+ * to `path`.  Returns 0 or -1 (reported). */
+static int save_config(tfs_session_options *o, const char *path) {
+  tfs_status *st = tfs_status_new();
+  tfs_buffer *b = tfs_buffer_new();
+  int rc = -1;
+  if (!st || !b) {
+    tfs_cli_error("out of memory");
+    goto done;
+  }
+  tfs_session_options_get_config(o, b, st);
+  if (!tfs_status_ok(st)) {
+    tfs_cli_error("--save-config: %s", tfs_status_message(st));
+    goto done;
+  }
+  FILE *f = fopen(path, "wb");
+  size_t w = f && b->length ? fwrite(b->data, 1, b->length, f) : 0;
+  if (!f || fclose(f) != 0 || w != b->length) {
+    tfs_cli_error("%s: cannot write", path);
+    goto done;
+  }
+  rc = 0;
+done:
+  tfs_buffer_free(b);
+  tfs_status_free(st);
+  return rc;
+}
+
 const tfs_cli_opt tfs_cli_session_opts[] = {
     {"config", "CONFIG.pb",
      "TensorFlow ConfigProto bytes (threads, soft placement, rewrites)",
@@ -63,6 +97,10 @@ const tfs_cli_opt tfs_cli_session_opts[] = {
     {"passes", "LIST",
      "only these optimizer passes, comma-separated (see tfsess optimize)",
      set_passes},
+    {"save-config", "FILE",
+     "write the session's ConfigProto (--config with the flags above "
+     "applied) to FILE",
+     set_save_config},
     {NULL, NULL, NULL, NULL}};
 
 tfs_session_options *tfs_cli_session_options(const tfs_cli_session *s) {
@@ -90,6 +128,7 @@ tfs_session_options *tfs_cli_session_options(const tfs_cli_session *s) {
   if (s->inter != TFS_CLI_UNSET)
     tfs_session_options_set_inter_op_threads(o, (int)s->inter);
   if (tfs_cli_optimizer_flags(o, s->no_optimize, s->passes)) goto fail;
+  if (s->save_config && save_config(o, s->save_config)) goto fail;
   return o;
 fail:
   tfs_session_options_free(o);

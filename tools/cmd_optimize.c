@@ -221,7 +221,9 @@ int tfs_cli_optimizer_flags(tfs_session_options *o, int no_optimize,
   c.graph_options.has_rewrite_options = 1;
   tfs_rewriter_config *rw = &c.graph_options.rewrite_options;
   if (no_optimize) rw->disable_meta_optimizer = 1;
-  if (passes && !no_optimize) {
+  if (passes && strcmp(passes, "none") == 0) {
+    rw->disable_meta_optimizer = 1; /* no pass at all */
+  } else if (passes && !no_optimize) {
     for (int i = 0; i < rw->noptimizers; i++) free(rw->optimizers[i]);
     free(rw->optimizers);
     rw->optimizers = NULL;
@@ -236,8 +238,7 @@ int tfs_cli_optimizer_flags(tfs_session_options *o, int no_optimize,
       rw->optimizers[rw->noptimizers++] = strdup(t);
     }
     free(copy);
-    if (rw->noptimizers == 0 && strcmp(passes, "none") != 0) goto fail;
-    if (strcmp(passes, "none") == 0) rw->disable_meta_optimizer = 1;
+    if (rw->noptimizers == 0) goto fail;
   }
   tfs_buffer_free(b);
   b = tfs_buffer_new();

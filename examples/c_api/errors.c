@@ -3,19 +3,42 @@
  * TensorFlow answers: the code and the exact message of each (a missing
  * feed, a feed of the wrong dtype, bad indexes, duplicate names, attrs
  * that do not exist, shapes that do not fit, unparseable protos, a closed
- * session).  Programs match on these texts, so they must not drift.
+ * session, unknown op types, variables read before they are assigned,
+ * the name-based session, eager ops).  Programs match on these texts, so
+ * they must not drift.  The host name inside "Op type not registered"
+ * messages is printed as HOST.
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <tensorflow/c/c_api.h>
+#include <tensorflow/c/eager/c_api.h>
 
 static int g_case;
 
 static void report(const char *what, TF_Status *s) {
   printf("%2d. %s -> code %d\n    %s\n", ++g_case, what, (int)TF_GetCode(s),
          TF_Message(s));
+}
+
+/* As report(), with this machine's name after "running on " shown as
+ * HOST. */
+static void report_host(const char *what, TF_Status *s) {
+  static const char kOn[] = "running on ";
+  char host[256] = "";
+  const char *msg = TF_Message(s);
+  const char *at = strstr(msg, kOn);
+  if (at) at += sizeof kOn - 1;
+  if (gethostname(host, sizeof host - 1) != 0 || !host[0] || !at ||
+      strncmp(at, host, strlen(host)) != 0)
+    at = NULL;
+  printf("%2d. %s -> code %d\n    ", ++g_case, what, (int)TF_GetCode(s));
+  if (at)
+    printf("%.*sHOST%s\n", (int)(at - msg), msg, at + strlen(host));
+  else
+    printf("%s\n", msg);
 }
 
 static TF_Operation *placeholder(TF_Graph *g, const char *name,
@@ -142,11 +165,152 @@ static void run_errors(TF_Graph *g, TF_Status *s) {
   TF_DeleteSessionOptions(opts);
 }
 
+static void more_build_errors(TF_Graph *g, TF_Status *s) {
+  TF_Operation *x = TF_GraphOperationByName(g, "x");
+  TF_OperationDescription *d = TF_NewOperation(g, "Foo", "foo");
+  TF_FinishOperation(d, s);
+  report_host("an op type that does not exist", s);
+  binary(g, "LogicalNot", "not", x, NULL, s);
+  report("LogicalNot of a float", s);
+  /* GraphDef { node { name: "a" op: "Identity" input: "missing"
+   *                   attr { key: "T" value { type: DT_FLOAT } } } } */
+  static const char gd[] =
+      "\x0a\x1f\x0a\x01" "a" "\x12\x08" "Identity" "\x1a\x07" "missing"
+      "\x2a\x07\x0a\x01" "T" "\x12\x02\x30\x01";
+  TF_Buffer *b = TF_NewBuffer();
+  b->data = gd;
+  b->length = sizeof gd - 1;
+  TF_ImportGraphDefOptions *o = TF_NewImportGraphDefOptions();
+  TF_GraphImportGraphDef(g, b, o, s);
+  report("import of a node whose input is missing", s);
+  TF_DeleteImportGraphDefOptions(o);
+  TF_DeleteBuffer(b);
+  d = TF_NewOperation(g, "Placeholder", "q");
+  TF_SetAttrType(d, "dtype", TF_FLOAT);
+  TF_SetAttrTensorShapeProto(d, "shape", "\xff\xff", 2, s);
+  report("unparseable TensorShapeProto", s);
+  TF_SetAttrValueProto(d, "shape", "\xff\xff", 2, s);
+  report("unparseable AttrValue", s);
+  TF_FinishOperation(d, s);
+}
+
+static TF_Operation *var_op(TF_Graph *g, const char *type, const char *name,
+                            TF_Operation *var, TF_Operation *value,
+                            TF_Status *s) {
+  TF_OperationDescription *d = TF_NewOperation(g, type, name);
+  if (strcmp(type, "VarHandleOp") == 0) {
+    TF_SetAttrShape(d, "shape", NULL, 0);
+    TF_SetAttrString(d, "shared_name", name, strlen(name));
+  } else {
+    TF_AddInput(d, (TF_Output){var, 0});
+  }
+  if (value) TF_AddInput(d, (TF_Output){value, 0});
+  else TF_SetAttrType(d, "dtype", TF_FLOAT);
+  return TF_FinishOperation(d, s);
+}
+
+static void target(TF_Session *sess, TF_Operation *op, const char *what,
+                   TF_Status *s) {
+  const TF_Operation *targets[1] = {op};
+  TF_SessionRun(sess, NULL, NULL, NULL, 0, NULL, NULL, 0, targets, 1, NULL, s);
+  report(what, s);
+}
+
+static void variable_errors(TF_Graph *g, TF_Status *s) {
+  TF_Operation *a = var_op(g, "VarHandleOp", "a", NULL, NULL, s);
+  TF_Operation *b = var_op(g, "VarHandleOp", "b", NULL, NULL, s);
+  TF_Tensor *t = floats(NULL, 0);
+  *(float *)TF_TensorData(t) = 1;
+  TF_OperationDescription *d = TF_NewOperation(g, "Const", "one");
+  TF_SetAttrTensor(d, "value", t, s);
+  TF_SetAttrType(d, "dtype", TF_FLOAT);
+  TF_Operation *one = TF_FinishOperation(d, s);
+  TF_DeleteTensor(t);
+  TF_Operation *read_a = var_op(g, "ReadVariableOp", "read_a", a, NULL, s);
+  TF_Operation *inc_a = var_op(g, "AssignAddVariableOp", "inc_a", a, one, s);
+  TF_Operation *init_b = var_op(g, "AssignVariableOp", "init_b", b, one, s);
+  d = TF_NewOperation(g, "NoOp", "nothing");
+  TF_Operation *nothing = TF_FinishOperation(d, s);
+
+  TF_SessionOptions *opts = TF_NewSessionOptions();
+  TF_Session *sess = TF_NewSession(g, opts, s);
+  TF_Output fa = {read_a, 0}, fn = {nothing, 0};
+  run(sess, NULL, NULL, 0, &fa, 1, "a resource variable read first", s);
+  target(sess, inc_a, "AssignAddVariableOp on it", s);
+  target(sess, init_b, "assigning another variable", s);
+  run(sess, NULL, NULL, 0, &fa, 1, "the first one read again", s);
+  target(sess, inc_a, "AssignAddVariableOp again", s);
+  run(sess, NULL, NULL, 0, &fn, 1, "output 0 of a NoOp", s);
+  TF_DeleteSession(sess, s);
+  TF_DeleteSessionOptions(opts);
+}
+
+/* The name-based session of TensorFlow 1.x programs. */
+static void deprecated_session_errors(TF_Graph *g, TF_Status *s) {
+  TF_SessionOptions *opts = TF_NewSessionOptions();
+  TF_DeprecatedSession *ds = TF_NewDeprecatedSession(opts, s);
+  TF_ExtendGraph(ds, "\x0a\x03\xff\xff\xff", 5, s);
+  report("TF_ExtendGraph with a garbage GraphDef", s);
+  TF_Buffer *b = TF_NewBuffer();
+  TF_GraphToGraphDef(g, b, s);
+  TF_ExtendGraph(ds, b->data, b->length, s);
+  TF_DeleteBuffer(b);
+  TF_Tensor *in = floats((int64_t[]){1, 3}, 2), *out = NULL;
+  const char *x[1] = {"x:0"}, *idn[1] = {"idn:0"}, *nope[1] = {"nope:0"};
+  const char *idn5[1] = {"idn:5"}, *no_target[1] = {"nope"};
+  TF_Run(ds, NULL, x, &in, 1, nope, &out, 1, NULL, 0, NULL, s);
+  report("TF_Run fetching nope:0", s);
+  TF_Run(ds, NULL, nope, &in, 1, idn, &out, 1, NULL, 0, NULL, s);
+  report("TF_Run feeding nope:0", s);
+  TF_Run(ds, NULL, x, &in, 1, idn5, &out, 1, NULL, 0, NULL, s);
+  report("TF_Run fetching idn:5", s);
+  TF_Run(ds, NULL, NULL, NULL, 0, NULL, NULL, 0, no_target, 1, NULL, s);
+  report("TF_Run with target nope", s);
+  TF_Run(ds, NULL, x, &in, 1, idn, &out, 1, NULL, 0, NULL, s);
+  report("TF_Run done right", s);
+  if (out) printf("    output of %d dims\n", TF_NumDims(out));
+  TF_DeleteTensor(out);
+  TF_DeleteTensor(in);
+  TF_CloseDeprecatedSession(ds, s);
+  TF_DeleteDeprecatedSession(ds, s);
+  TF_DeleteSessionOptions(opts);
+}
+
+static void eager_errors(TF_Status *s) {
+  TFE_ContextOptions *o = TFE_NewContextOptions();
+  TFE_Context *ctx = TFE_NewContext(o, s);
+  TFE_DeleteContextOptions(o);
+  TFE_NewOp(ctx, "Foo", s);
+  report_host("an eager op type that does not exist", s);
+  TF_Tensor *f = floats(NULL, 0);
+  TF_Tensor *i = TF_AllocateTensor(TF_INT32, NULL, 0, 4);
+  memset(TF_TensorData(i), 0, 4);
+  TFE_TensorHandle *hf = TFE_NewTensorHandle(f, s);
+  TFE_TensorHandle *hi = TFE_NewTensorHandle(i, s);
+  TFE_Op *op = TFE_NewOp(ctx, "Mul", s);
+  TFE_OpAddInput(op, hf, s);
+  TFE_OpAddInput(op, hi, s);
+  TFE_TensorHandle *r[1] = {NULL};
+  int n = 1;
+  TFE_Execute(op, r, &n, s);
+  report("eager Mul of a float and an int32", s);
+  TFE_DeleteOp(op);
+  TFE_DeleteTensorHandle(hf);
+  TFE_DeleteTensorHandle(hi);
+  TF_DeleteTensor(f);
+  TF_DeleteTensor(i);
+  TFE_DeleteContext(ctx);
+}
+
 int main(void) {
   TF_Status *s = TF_NewStatus();
   TF_Graph *g = TF_NewGraph();
   build_errors(g, s);
   run_errors(g, s);
+  more_build_errors(g, s);
+  variable_errors(g, s);
+  deprecated_session_errors(g, s);
+  eager_errors(s);
   TF_DeleteGraph(g);
   TF_DeleteStatus(s);
   return 0;

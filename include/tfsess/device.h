@@ -26,6 +26,14 @@ typedef struct tfs_device_list tfs_device_list;
 TFS_API tfs_device_list *tfs_device_list_new(const tfs_session_options *opts,
                                              tfs_status *st);
 
+/* The devices session `s` places its nodes on (fixed when it was
+ * created, in the order above), as TF_SessionListDevices lists them.
+ * Returns a new list; caller frees with tfs_device_list_free.  Thread-
+ * safe; does not take ownership of `s`.  Errors: INVALID_ARGUMENT when s
+ * is NULL, RESOURCE_EXHAUSTED. */
+TFS_API tfs_device_list *tfs_session_list_devices(tfs_session *s,
+                                                  tfs_status *st);
+
 /* Frees a list.  Accepts NULL. */
 TFS_API void tfs_device_list_free(tfs_device_list *l);
 

@@ -65,7 +65,11 @@ TFS_API int tfs_import_options_num_return_operations(
 
 /* Imports serialized GraphDef bytes into `g` (opts may be NULL).  Returns
  * the results (caller frees with tfs_import_results_free), or NULL with an
- * error; on error the graph is unchanged. */
+ * error; on error the graph is unchanged.  Attrs a node's op does not
+ * declare are kept and ignored, with a warning, as TensorFlow does.
+ * Errors are TensorFlow's: "Invalid GraphDef" for bytes that do not parse,
+ * "Node 'y': Unknown input node 'z'", "Op type not registered ...",
+ * NodeDef validation against the op's definition, and so on. */
 TFS_API tfs_import_results *tfs_graph_import_graphdef(
     tfs_graph *g, const void *data, size_t len,
     const tfs_import_options *opts, tfs_status *st);

@@ -18,6 +18,7 @@
 #include "core/status.h"
 #include "graph_builder/graph_internal.h"
 #include "tfsess/graphdef.h"
+#include "tfsess/device.h"
 
 #define TF_Tensor tfs_tensor
 #define TF_Graph tfs_graph
@@ -66,9 +67,10 @@ struct TF_DeviceList {
   tfs_capi_device *devices;
 };
 
-/* The devices of this process (the host CPU).  NULL when memory runs
- * out. */
-TF_DeviceList *tfs_capi__device_list(tfs_status *st);
+/* The TF_DeviceList of a tfsess device list (a session's devices, or
+ * what a context's options give), which it takes (also on failure).
+ * NULL when dl is NULL (st then holds its error) or memory runs out. */
+TF_DeviceList *tfs_capi__device_list(tfs_device_list *dl, tfs_status *st);
 
 /* "/job:localhost/replica:0/task:0/device:CPU:0" */
 #define TFS_CAPI_CPU TFS_CPU_DEVICE

@@ -84,8 +84,9 @@ void TFE_DeleteContext(TFE_Context *ctx) {
 }
 
 TF_DeviceList *TFE_ContextListDevices(TFE_Context *ctx, TF_Status *status) {
-  (void)ctx;
-  return tfs_capi__device_list(ST(status));
+  tfs_status *st = ST(status);
+  return tfs_capi__device_list(
+      tfs_device_list_new(ctx ? ctx->opts : NULL, st), st);
 }
 
 /* tfsess keeps its one-node plans: they hold no device memory, and ops

@@ -2,12 +2,12 @@
  * compat_c_api/library.c - the op and kernel registries as TensorFlow
  * protos (KernelList), and what tfsess does not load or serve: kernel
  * libraries, filesystem plugins, ApiDef maps and in-process servers
- * (TF_UNIMPLEMENTED, naming the function).
+ * (TF_UNIMPLEMENTED, naming the function); the log listener.
  */
-#include <stdatomic.h>
 #include <string.h>
 
 #include "compat_c_api/capi_internal.h"
+#include "core/log.h"
 #include "kernels/kernel.h"
 
 /* ---- a tiny protobuf writer for KernelList ------------------------------- */
@@ -204,10 +204,9 @@ void TF_DeleteServer(TF_Server *server) { (void)server; }
 
 /* ---- log listener -------------------------------------------------------- */
 
-static _Atomic(void (*)(const char *)) g_listener;
-
-/* Recorded for the logging ops; tfsess's Print and PrintV2 kernels write
- * to stderr (see docs/C_API.md). */
+/* From now on PrintV2 hands what it prints to the listeners instead of
+ * writing it; the legacy Print op keeps writing to stderr, as in
+ * TensorFlow (core/log.h). */
 void TF_RegisterLogListener(void (*listener)(const char *)) {
-  atomic_store(&g_listener, listener);
+  tfs_log_add_listener(listener);
 }

@@ -9,6 +9,7 @@
 #include "compat_c_api/capi_internal.h"
 #include "compat_c_api/legacy_string.h"
 #include "session/session_internal.h"
+#include "tfsess/device.h"
 
 /* ---- session options ----------------------------------------------------- */
 
@@ -202,36 +203,48 @@ void TF_DeletePRunHandle(const char *handle) { tfs_free((void *)handle); }
 
 /* ---- devices ------------------------------------------------------------- */
 
-TF_DeviceList *tfs_capi__device_list(tfs_status *st) {
+TF_DeviceList *tfs_capi__device_list(tfs_device_list *dl, tfs_status *st) {
+  if (!dl) return NULL;
+  int n = tfs_device_list_count(dl);
   TF_DeviceList *l = tfs_calloc(1, sizeof(*l));
-  tfs_capi_device *d = tfs_calloc(1, sizeof(*d));
-  char *name = tfs_strdup(TFS_CAPI_CPU);
-  if (!l || !d || !name) {
+  tfs_capi_device *d = tfs_calloc((size_t)n + 1, sizeof(*d));
+  if (!l || !d) {
     tfs_free(l);
     tfs_free(d);
-    tfs_free(name);
+    tfs_device_list_free(dl);
     TFS_OOM(st);
     return NULL;
   }
-  d->name = name;
-  d->type = "CPU";
-  d->memory = 268435456; /* TensorFlow's figure for its CPU device */
-  d->incarnation = 0;
-  l->n = 1;
   l->devices = d;
+  for (int i = 0; i < n; i++) {
+    if (!(d[i].name = tfs_strdup(tfs_device_list_name(dl, i)))) goto oom;
+    l->n = i + 1;
+    d[i].type = tfs_device_list_type(dl, i); /* process-wide */
+    d[i].memory = tfs_device_list_memory_bytes(dl, i);
+    /* TensorFlow's figure for its CPU device */
+    if (d[i].memory == 0) d[i].memory = 268435456;
+    d[i].incarnation = 0;
+  }
+  tfs_device_list_free(dl);
   tfs_status_clear(st);
   return l;
+oom:
+  tfs_device_list_free(dl);
+  TF_DeleteDeviceList(l);
+  TFS_OOM(st);
+  return NULL;
 }
 
 TF_DeviceList *TF_SessionListDevices(TF_Session *session, TF_Status *status) {
-  (void)session;
-  return tfs_capi__device_list(ST(status));
+  tfs_status *st = ST(status);
+  return tfs_capi__device_list(tfs_session_list_devices(session, st), st);
 }
 
 TF_DeviceList *TF_DeprecatedSessionListDevices(TF_DeprecatedSession *session,
                                                TF_Status *status) {
-  (void)session;
-  return tfs_capi__device_list(ST(status));
+  tfs_status *st = ST(status);
+  return tfs_capi__device_list(
+      tfs_session_list_devices(session ? session->session : NULL, st), st);
 }
 
 void TF_DeleteDeviceList(TF_DeviceList *list) {

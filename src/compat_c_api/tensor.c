@@ -4,11 +4,20 @@
  * bitcast, tensors from TensorProto bytes, and the exported TF_String*
  * functions.
  */
+#include <stddef.h>
 #include <string.h>
 
 #include "compat_c_api/capi_internal.h"
 #include "compat_c_api/legacy_string.h"
+#include "core/tstring.h"
 #include "graph_builder/tensor_proto.h"
+
+/* A TF_STRING tensor's elements are tfsess's string records as they are. */
+_Static_assert(sizeof(TF_TString) == sizeof(tfs_tstring),
+               "TF_TString and tfs_tstring differ in size");
+_Static_assert(offsetof(TF_TString, u.view.owner_ref) ==
+                   offsetof(tfs_tstring, u.view.owner),
+               "a view's owner must sit where TensorFlow puts it");
 
 /* Shape from caller dims; -1 with INVALID_ARGUMENT for bad dims. */
 static int make_shape(tfs_shape *s, const int64_t *dims, int n,

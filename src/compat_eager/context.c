@@ -37,6 +37,7 @@ tfs_ctx *tfs_eager_ctx_new(const tfs_session_options *opts, tfs_status *st) {
     tfs_ctx_free(c);
     return NULL;
   }
+  c->session->no_optimizer = 1; /* one-node plans, as TF's eager ops */
   tfs_status_clear(st);
   return c;
 }

@@ -260,14 +260,17 @@ int tfs_eager__execute(tfs_op_call *call, tfs_tensor **inputs,
     pthread_mutex_unlock(&c->build_mu);
     if (!e) return -1;
   }
-  tfs_tensor **outs = tfs_calloc((size_t)e->noutputs + 1, sizeof(void *));
-  if (!outs) {
-    TFS_OOM(st);
-    return -1;
+  tfs_tensor **outs = *outputs;
+  if (e->noutputs > TFS_EAGER_OUT_STACK) {
+    outs = tfs_calloc((size_t)e->noutputs, sizeof(void *));
+    if (!outs) {
+      TFS_OOM(st);
+      return -1;
+    }
   }
   tfs_eager__run_plan(c->session, e->plan, inputs, outs, st);
   if (!tfs_status_ok(st)) {
-    tfs_free(outs);
+    if (outs != *outputs) tfs_free(outs);
     return -1;
   }
   *outputs = outs;

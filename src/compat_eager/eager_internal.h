@@ -58,6 +58,11 @@ typedef struct tfs_eager_entry {
   int noutputs;
 } tfs_eager_entry;
 
+/* Initialises a call on the stack (as tfs_op_call_new without the
+ * lookup and the allocation); release with tfs_op_call__clear. */
+void tfs_op_call__init(tfs_op_call *call, tfs_ctx *c, const tfs_op_def *def);
+void tfs_op_call__clear(tfs_op_call *call);
+
 struct tfs_op_call {
   tfs_ctx *ctx;
   const tfs_op_def *def;
@@ -82,8 +87,11 @@ tfs_value *tfs_eager__symbolic(tfs_ctx *c, tfs_output o, tfs_status *st);
 /* Eager execution through the one-node-plan cache.  `inputs` hold
  * tensors; the attrs are complete (defaults filled).  On a cache miss
  * `check` validates the call (and gives the output count) before the
- * one-node plan is built.  *outputs receives a malloc'd array of new
- * tensor references and *noutputs its length. */
+ * one-node plan is built.  On entry *outputs is a caller's array of
+ * TFS_EAGER_OUT_STACK entries; when the op has more outputs it is
+ * replaced by a malloc'd array (the caller frees it when it differs from
+ * its own).  It receives new tensor references, *noutputs their count. */
+#define TFS_EAGER_OUT_STACK 8
 int tfs_eager__execute(tfs_op_call *call, tfs_tensor **inputs,
                        int (*check)(tfs_op_call *call, tfs_status *st),
                        tfs_tensor ***outputs, int *noutputs, tfs_status *st);

@@ -310,11 +310,21 @@ static concrete *lookup(tfs_function *f, tfs_tensor *const *ins, int n,
   return cf;
 }
 
+/* Arrays of up to CALL_STACK tensors live on the stack of a call. */
+#define CALL_STACK 16
+
+static tfs_tensor **call_array(tfs_tensor **stack, int n) {
+  return n <= CALL_STACK ? stack
+                         : tfs_calloc((size_t)n + 1, sizeof(tfs_tensor *));
+}
+
 int tfs_function_call(tfs_function *f, tfs_value *const *inputs, int ninputs,
                       tfs_value **outputs, int max_outputs, tfs_status *st) {
   TFS_CHECK_ARG(f != NULL && ninputs >= 0, st, -1);
   TFS_CHECK_ARG(ninputs == 0 || inputs != NULL, st, -1);
-  tfs_tensor **ins = tfs_calloc((size_t)ninputs + 1, sizeof(void *));
+  tfs_tensor *ins_stack[CALL_STACK], *feed_stack[CALL_STACK],
+      *out_stack[CALL_STACK];
+  tfs_tensor **ins = call_array(ins_stack, ninputs);
   if (!ins) {
     TFS_OOM(st);
     return -1;
@@ -324,13 +334,13 @@ int tfs_function_call(tfs_function *f, tfs_value *const *inputs, int ninputs,
       tfs_status_setf(st, TFS_INVALID_ARGUMENT,
                       "input %d of function '%s' is not an eager value", i,
                       f->name);
-      tfs_free(ins);
+      if (ins != ins_stack) tfs_free(ins);
       return -1;
     }
     ins[i] = inputs[i]->tensor;
   }
   concrete *cf = lookup(f, ins, ninputs, st);
-  tfs_free(ins);
+  if (ins != ins_stack) tfs_free(ins);
   if (!cf) return -1;
   if (cf->noutputs > max_outputs) {
     tfs_status_setf(st, TFS_INVALID_ARGUMENT,
@@ -338,13 +348,14 @@ int tfs_function_call(tfs_function *f, tfs_value *const *inputs, int ninputs,
                     "was given", f->name, cf->noutputs, max_outputs);
     return -1;
   }
-  tfs_tensor **feeds = tfs_calloc((size_t)cf->nfeeds + 1, sizeof(void *));
-  tfs_tensor **outs = tfs_calloc((size_t)cf->noutputs + 1, sizeof(void *));
+  tfs_tensor **feeds = call_array(feed_stack, cf->nfeeds);
+  tfs_tensor **outs = call_array(out_stack, cf->noutputs);
   int rc = -1;
   if (!feeds || !outs) {
     TFS_OOM(st);
     goto done;
   }
+  for (int i = 0; i < cf->noutputs; i++) outs[i] = NULL;
   for (int i = 0; i < ninputs; i++) feeds[i] = inputs[i]->tensor;
   for (int i = 0; i < cf->trace->trace->ncaptures; i++)
     feeds[ninputs + i] = cf->trace->trace->capture_values[i];
@@ -362,8 +373,8 @@ int tfs_function_call(tfs_function *f, tfs_value *const *inputs, int ninputs,
   rc = cf->noutputs;
 done:
   for (int i = 0; outs && i < cf->noutputs; i++) tfs_tensor_free(outs[i]);
-  tfs_free(feeds);
-  tfs_free(outs);
+  if (feeds != feed_stack) tfs_free(feeds);
+  if (outs != out_stack) tfs_free(outs);
   return rc;
 }
 

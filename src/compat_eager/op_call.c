@@ -10,6 +10,23 @@
 #include "core/alloc.h"
 #include "core/status.h"
 
+void tfs_op_call__init(tfs_op_call *call, tfs_ctx *c,
+                       const tfs_op_def *def) {
+  memset(call, 0, sizeof(*call));
+  call->ctx = c;
+  call->def = def;
+  call->inputs = call->inline_inputs;
+  call->inputs_cap = (int)TFS_ARRAY_LEN(call->inline_inputs);
+}
+
+void tfs_op_call__clear(tfs_op_call *call) {
+  tfs_attrs_clear(&call->attrs);
+  if (call->inputs != call->inline_inputs) tfs_free(call->inputs);
+  tfs_free(call->device);
+  call->inputs = call->inline_inputs;
+  call->device = NULL;
+}
+
 tfs_op_call *tfs_op_call_new(tfs_ctx *c, const char *op_type,
                              tfs_status *st) {
   TFS_CHECK_ARG(c != NULL && op_type != NULL, st, NULL);
@@ -18,24 +35,19 @@ tfs_op_call *tfs_op_call_new(tfs_ctx *c, const char *op_type,
     tfs_op_not_registered(op_type, st);
     return NULL;
   }
-  tfs_op_call *call = tfs_calloc(1, sizeof(*call));
+  tfs_op_call *call = tfs_malloc(sizeof(*call));
   if (!call) {
     TFS_OOM(st);
     return NULL;
   }
-  call->ctx = c;
-  call->def = def;
-  call->inputs = call->inline_inputs;
-  call->inputs_cap = (int)TFS_ARRAY_LEN(call->inline_inputs);
+  tfs_op_call__init(call, c, def);
   tfs_status_clear(st);
   return call;
 }
 
 void tfs_op_call_free(tfs_op_call *call) {
   if (!call) return;
-  tfs_attrs_clear(&call->attrs);
-  if (call->inputs != call->inline_inputs) tfs_free(call->inputs);
-  tfs_free(call->device);
+  tfs_op_call__clear(call);
   tfs_free(call);
 }
 
@@ -287,10 +299,10 @@ int tfs_op_call_num_outputs(tfs_op_call *call, tfs_status *st) {
 
 static int execute_eager(tfs_op_call *call, tfs_value **outputs, int max,
                          int *n_out, tfs_status *st) {
-  tfs_tensor *in_stack[8];
+  tfs_tensor *in_stack[8], *out_stack[TFS_EAGER_OUT_STACK];
   int ni = call->ninputs;
   tfs_tensor **ins = ni <= 8 ? in_stack : tfs_malloc(sizeof(void *) * (size_t)ni);
-  tfs_tensor **outs = NULL;
+  tfs_tensor **outs = out_stack;
   int nout = 0, rc = -1;
   if (!ins) {
     TFS_OOM(st);
@@ -307,7 +319,10 @@ static int execute_eager(tfs_op_call *call, tfs_value **outputs, int max,
     }
     ins[i] = v->tensor;
   }
-  if (tfs_eager__execute(call, ins, check_inputs, &outs, &nout, st)) goto done;
+  if (tfs_eager__execute(call, ins, check_inputs, &outs, &nout, st)) {
+    nout = 0;
+    goto done;
+  }
   if (nout > max) {
     tfs_status_setf(st, TFS_INVALID_ARGUMENT,
                     "%s has %d outputs but room for only %d was given",
@@ -327,7 +342,7 @@ static int execute_eager(tfs_op_call *call, tfs_value **outputs, int max,
   rc = 0;
 done:
   for (int i = 0; outs && i < nout; i++) tfs_tensor_free(outs[i]);
-  if (outs) tfs_free(outs);
+  if (outs != out_stack) tfs_free(outs);
   if (ins != in_stack) tfs_free(ins);
   return rc;
 }

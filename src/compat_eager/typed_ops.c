@@ -31,31 +31,48 @@ static int finish0(tfs_op_call *call, tfs_status *st) {
   return rc;
 }
 
+/* Runs a one-output call that lives on the caller's stack; clears it. */
+static tfs_value *finish1_stack(tfs_op_call *call, tfs_status *st) {
+  tfs_value *out = NULL;
+  int n = 0;
+  if (tfs_status_ok(st) &&
+      tfs_op_call_execute(call, &out, 1, &n, st) == 0 && n != 1) {
+    tfs_value_free(out);
+    out = NULL;
+    tfs_status_setf(st, TFS_INTERNAL, "expected one output");
+  }
+  tfs_op_call__clear(call);
+  return out;
+}
+
+/* The elementwise fast path: the call on the stack (no allocation for
+ * the call itself). */
+static tfs_value *call_n(tfs_ctx *c, const char *op_type, tfs_value *x,
+                         tfs_value *y, tfs_status *st) {
+  TFS_CHECK_ARG(c != NULL && op_type != NULL, st, NULL);
+  const tfs_op_def *def = tfs_op_lookup(op_type);
+  if (!def) {
+    tfs_op_not_registered(op_type, st);
+    return NULL;
+  }
+  tfs_op_call call;
+  tfs_op_call__init(&call, c, def);
+  tfs_status_clear(st);
+  tfs_op_call_add_input(&call, x, st);
+  if (y && tfs_status_ok(st)) tfs_op_call_add_input(&call, y, st);
+  return finish1_stack(&call, st);
+}
+
 tfs_value *tfs_unary(tfs_ctx *c, const char *op_type, tfs_value *x,
                      tfs_status *st) {
   if (!x) return NULL;
-  tfs_op_call *call = tfs_op_call_new(c, op_type, st);
-  if (!call) return NULL;
-  tfs_op_call_add_input(call, x, st);
-  if (!tfs_status_ok(st)) {
-    tfs_op_call_free(call);
-    return NULL;
-  }
-  return finish1(call, st);
+  return call_n(c, op_type, x, NULL, st);
 }
 
 tfs_value *tfs_binary(tfs_ctx *c, const char *op_type, tfs_value *x,
                       tfs_value *y, tfs_status *st) {
   if (!x || !y) return NULL;
-  tfs_op_call *call = tfs_op_call_new(c, op_type, st);
-  if (!call) return NULL;
-  tfs_op_call_add_input(call, x, st);
-  if (tfs_status_ok(st)) tfs_op_call_add_input(call, y, st);
-  if (!tfs_status_ok(st)) {
-    tfs_op_call_free(call);
-    return NULL;
-  }
-  return finish1(call, st);
+  return call_n(c, op_type, x, y, st);
 }
 
 #define BINARY(fn, type)                                                  \

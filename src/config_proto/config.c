@@ -507,10 +507,20 @@ static int device_counts_out(const tfs_config *c, Tensorflow__ConfigProto *p,
   if (!sorted || !e || !p->device_count) return -1;
   memcpy(sorted, c->device_count, n * sizeof(*sorted));
   qsort(sorted, n, sizeof(*sorted), cmp_device_count);
+  /* TensorFlow writes a map entry's value even when it is 0 ({"GPU": 0},
+   * the usual way to hide GPUs); proto3 would drop it.  The zero goes out
+   * as an "unknown" field 2 after the key: the same bytes. */
+  static uint8_t zero_varint[1] = {0};
+  static ProtobufCMessageUnknownField zero_value = {
+      2, PROTOBUF_C_WIRE_TYPE_VARINT, 1, zero_varint};
   for (size_t i = 0; i < n; i++) {
     tensorflow__config_proto__device_count_entry__init(&e[i]);
     e[i].key = sorted[i].type;
     e[i].value = sorted[i].count;
+    if (e[i].value == 0) {
+      e[i].base.n_unknown_fields = 1;
+      e[i].base.unknown_fields = &zero_value;
+    }
     p->device_count[i] = &e[i];
   }
   p->n_device_count = n;

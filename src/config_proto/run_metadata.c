@@ -1,8 +1,9 @@
 /*
  * config_proto/run_metadata.c - RunOptions bytes into tfs_run_options, and
  * the step statistics of a traced run out as RunMetadata bytes (one
- * DeviceStepStats for the CPU, a NodeExecStats per node with microsecond
- * and nanosecond times and its outputs' TensorDescriptions).
+ * DeviceStepStats per device a node ran on, CPU:0 first; a NodeExecStats
+ * per node with microsecond and nanosecond times and its outputs'
+ * TensorDescriptions).
  */
 #include "config_proto/run_metadata.h"
 
@@ -11,6 +12,8 @@
 
 #include "config_proto/pb_util.h"
 #include "core/status.h"
+#include "core/strbuf.h"
+#include "graph_builder/graph_internal.h"
 #include "graph_builder/tensor_proto.h"
 #include "proto/config.pb-c.h"
 
@@ -38,7 +41,23 @@ int tfs_run_options__parse(const void *data, size_t len,
   return 0;
 }
 
+/* The allocator of a node's outputs: TensorFlow's "cpu", or the device's
+ * caching allocator ("GPU_0_bfc") for a node on another device type. */
+static const char *allocator_name(const char *device, tfs_pb_arena *a) {
+  const char *t = device ? strstr(device, "/device:") : NULL;
+  if (!t || strncmp(t + 8, "CPU:", 4) == 0) return "cpu";
+  const char *colon = strrchr(t + 8, ':');
+  if (!colon) return "cpu";
+  size_t len = (size_t)(colon - (t + 8)) + strlen(colon) + 8;
+  char *name = tfs_pb_arena_alloc(a, len);
+  if (name)
+    snprintf(name, len, "%.*s_%s_bfc", (int)(colon - (t + 8)), t + 8,
+             colon + 1);
+  return name ? name : "cpu";
+}
+
 static Tensorflow__NodeOutput *output_out(const tfs_node_output_stats *o,
+                                          const char *device,
                                           tfs_pb_arena *a) {
   Tensorflow__NodeOutput *no = tfs_pb_arena_alloc(a, sizeof(*no));
   Tensorflow__TensorDescription *td = tfs_pb_arena_alloc(a, sizeof(*td));
@@ -55,10 +74,31 @@ static Tensorflow__NodeOutput *output_out(const tfs_node_output_stats *o,
   if (o->bytes > 0) {
     ad->requested_bytes = o->bytes;
     ad->allocated_bytes = o->bytes;
-    ad->allocator_name = "cpu";
+    ad->allocator_name = (char *)allocator_name(device, a);
+    ad->ptr = o->ptr;
     td->allocation_description = ad;
   }
   return no;
+}
+
+/* TensorFlow's label: "name = Op(x, y:1, ^c)", the NodeDef's inputs. */
+static char *timeline_label(const tfs_node_stats *n, const char *name,
+                            tfs_pb_arena *a) {
+  tfs_strbuf b = TFS_STRBUF_INIT;
+  tfs_strbuf_printf(&b, "%s = %s(", name, n->op_type);
+  const tfs_operation *op = n->op;
+  for (int i = 0; op && i < op->ninputs; i++) {
+    tfs_output in = op->inputs[i];
+    tfs_strbuf_printf(&b, "%s%s", i ? ", " : "", in.oper->name);
+    if (in.index) tfs_strbuf_printf(&b, ":%d", in.index);
+  }
+  for (int i = 0; op && i < op->ncontrol; i++)
+    tfs_strbuf_printf(&b, "%s^%s", i || op->ninputs ? ", " : "",
+                      op->control_inputs[i]->name);
+  tfs_strbuf_puts(&b, ")");
+  char *s = b.oom ? NULL : tfs_pb_arena_strdup(a, tfs_strbuf_str(&b));
+  tfs_strbuf_free(&b);
+  return s;
 }
 
 static Tensorflow__NodeExecStats *node_out(const tfs_node_stats *n,
@@ -79,21 +119,66 @@ static Tensorflow__NodeExecStats *node_out(const tfs_node_stats *n,
   ns->all_end_rel_micros = n->all_end_rel_nanos / 1000;
   ns->scheduled_micros = n->scheduled_nanos / 1000;
   ns->thread_id = n->thread_id;
-  if (n->op_type) {
-    /* TensorFlow's "name = Op(inputs)"; the inputs are not recorded */
-    size_t len = strlen(name) + strlen(n->op_type) + 8;
-    ns->timeline_label = tfs_pb_arena_alloc(a, len);
-    if (!ns->timeline_label) return NULL;
-    snprintf(ns->timeline_label, len, "%s = %s()", name, n->op_type);
-  }
+  if (n->op_type && !(ns->timeline_label = timeline_label(n, name, a)))
+    return NULL;
   if (n->noutputs > 0) {
     ns->output = tfs_pb_arena_array(a, (size_t)n->noutputs, sizeof(void *));
     if (!ns->output) return NULL;
     for (int i = 0; i < n->noutputs; i++)
-      if (!(ns->output[i] = output_out(&n->outputs[i], a))) return NULL;
+      if (!(ns->output[i] = output_out(&n->outputs[i], n->device, a)))
+        return NULL;
     ns->n_output = (size_t)n->noutputs;
   }
   return ns;
+}
+
+/* The device a node ran on. */
+static const char *node_device(const tfs_step_stats *s,
+                               const tfs_node_stats *n) {
+  if (n->device) return n->device;
+  return s->device ? s->device : CPU_DEVICE;
+}
+
+/* One DeviceStepStats per device, as TensorFlow's: the step's device
+ * (CPU:0) first, always, then the others in order of their first node. */
+static int device_stats_out(const tfs_step_stats *stats,
+                            Tensorflow__StepStats *ss, tfs_pb_arena *a) {
+  size_t n = (size_t)stats->n;
+  const char **names = tfs_pb_arena_array(a, n + 1, sizeof(char *));
+  Tensorflow__DeviceStepStats **devs =
+      tfs_pb_arena_array(a, n + 1, sizeof(void *));
+  if (!names || !devs) return -1;
+  size_t nd = 1;
+  names[0] = stats->device ? stats->device : CPU_DEVICE;
+  for (size_t i = 0; i < n; i++) {
+    const char *d = node_device(stats, &stats->nodes[i]);
+    size_t k = 0;
+    while (k < nd && strcmp(names[k], d) != 0) k++;
+    if (k == nd) names[nd++] = d;
+  }
+  for (size_t k = 0; k < nd; k++) {
+    Tensorflow__DeviceStepStats *dev = tfs_pb_arena_alloc(a, sizeof(*dev));
+    if (!dev) return -1;
+    tensorflow__device_step_stats__init(dev);
+    dev->device = (char *)names[k];
+    size_t cnt = 0;
+    for (size_t i = 0; i < n; i++)
+      cnt += strcmp(node_device(stats, &stats->nodes[i]), names[k]) == 0;
+    if (cnt) {
+      dev->node_stats = tfs_pb_arena_array(a, cnt, sizeof(void *));
+      if (!dev->node_stats) return -1;
+      for (size_t i = 0; i < n; i++) {
+        if (strcmp(node_device(stats, &stats->nodes[i]), names[k]) != 0)
+          continue;
+        dev->node_stats[dev->n_node_stats] = node_out(&stats->nodes[i], a);
+        if (!dev->node_stats[dev->n_node_stats++]) return -1;
+      }
+    }
+    devs[k] = dev;
+  }
+  ss->dev_stats = devs;
+  ss->n_dev_stats = nd;
+  return 0;
 }
 
 int tfs_run_metadata__serialize(const tfs_step_stats *stats, tfs_buffer *out,
@@ -102,22 +187,10 @@ int tfs_run_metadata__serialize(const tfs_step_stats *stats, tfs_buffer *out,
   tfs_pb_arena a = TFS_PB_ARENA_INIT;
   Tensorflow__RunMetadata md = TENSORFLOW__RUN_METADATA__INIT;
   Tensorflow__StepStats ss = TENSORFLOW__STEP_STATS__INIT;
-  Tensorflow__DeviceStepStats dev = TENSORFLOW__DEVICE_STEP_STATS__INIT;
-  Tensorflow__DeviceStepStats *devs[1] = {&dev};
   int rc = -1;
   if (stats) {
     md.step_stats = &ss;
-    ss.dev_stats = devs;
-    ss.n_dev_stats = 1;
-    dev.device = (char *)(stats->device ? stats->device : CPU_DEVICE);
-    if (stats->n > 0) {
-      dev.node_stats =
-          tfs_pb_arena_array(&a, (size_t)stats->n, sizeof(void *));
-      if (!dev.node_stats) goto oom;
-      for (int i = 0; i < stats->n; i++)
-        if (!(dev.node_stats[i] = node_out(&stats->nodes[i], &a))) goto oom;
-      dev.n_node_stats = (size_t)stats->n;
-    }
+    if (device_stats_out(stats, &ss, &a)) goto oom;
   }
   rc = tfs_pb__pack(&md.base, out, st);
   tfs_pb_arena_free(&a);

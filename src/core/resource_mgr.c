@@ -143,3 +143,14 @@ int tfs_resource_mgr_count(tfs_resource_mgr *m) {
   pthread_mutex_unlock(&m->mu);
   return n;
 }
+
+int tfs_resource_mgr_has_container(tfs_resource_mgr *m,
+                                   const char *container) {
+  int found = 0;
+  if (!container) container = "";
+  pthread_mutex_lock(&m->mu);
+  for (size_t i = 0; i < m->n && !found; i++)
+    found = strcmp(m->vars[i]->container, container) == 0;
+  pthread_mutex_unlock(&m->mu);
+  return found;
+}

@@ -59,4 +59,10 @@ void tfs_variable_write(tfs_variable *v, tfs_tensor *t);
 /* Number of variables (tests and diagnostics). */
 int tfs_resource_mgr_count(tfs_resource_mgr *m);
 
+/* 1 when some variable (of either kind) lives in `container`, else 0: a
+ * TensorFlow container exists from its first resource on, and its error
+ * messages say whether the container or only the resource is missing. */
+int tfs_resource_mgr_has_container(tfs_resource_mgr *m,
+                                   const char *container);
+
 #endif

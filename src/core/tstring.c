@@ -14,7 +14,11 @@ int tfs_tstring_type(const tfs_tstring *s) {
 }
 
 void tfs_tstring_dealloc(tfs_tstring *s) {
-  if (tfs_tstring_type(s) == TFS_TSTR_LARGE) tfs_free(s->u.large.ptr);
+  int type = tfs_tstring_type(s);
+  if (type == TFS_TSTR_LARGE)
+    tfs_free(s->u.large.ptr);
+  else if (type == TFS_TSTR_VIEW && s->u.view.owner)
+    (void)s->u.view.owner->unref(s->u.view.owner);
   tfs_tstring_init(s);
 }
 

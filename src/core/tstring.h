@@ -31,9 +31,18 @@ typedef struct {
   uint32_t count;
 } tfs_tstr_offset;
 
+/* An owner a view may hold a reference on (TensorFlow 2.21's
+ * TStringOwnerCApi, same layout): the view drops it when deallocated. */
+typedef struct tfs_tstr_owner {
+  void (*ref)(struct tfs_tstr_owner *self);
+  _Bool (*unref)(struct tfs_tstr_owner *self);
+  void *obj;
+} tfs_tstr_owner;
+
 typedef struct {
   size_t size;
   const char *ptr;
+  tfs_tstr_owner *owner; /* NULL: the bytes belong to someone else */
 } tfs_tstr_view;
 
 typedef struct {
@@ -54,6 +63,8 @@ typedef struct tfs_tstring {
 _Static_assert(sizeof(tfs_tstring) == 24, "tstring must be 24 bytes");
 
 void tfs_tstring_init(tfs_tstring *s);
+/* Frees a large string's bytes or drops a view's owner reference, and
+ * leaves an empty string. */
 void tfs_tstring_dealloc(tfs_tstring *s);
 int tfs_tstring_type(const tfs_tstring *s);
 size_t tfs_tstring_size(const tfs_tstring *s);
@@ -62,7 +73,7 @@ const char *tfs_tstring_data(const tfs_tstring *s);
 /* Owning copy of src[0..n); returns 0, -1 when memory runs out (s is then
  * an empty string). */
 int tfs_tstring_copy(tfs_tstring *s, const char *src, size_t n);
-/* Non-owning view. */
+/* Non-owning view (no owner reference). */
 void tfs_tstring_assign_view(tfs_tstring *s, const char *src, size_t n);
 
 #endif

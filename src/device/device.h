@@ -12,6 +12,7 @@
 #include "config_proto/config.h"
 #include "graph_builder/graph_internal.h"
 #include "kernels/kernel.h"
+#include "tfsess/device.h"
 
 /* ---- names (device_name.c) ----------------------------------------------- */
 
@@ -174,7 +175,8 @@ tfs_device *tfs_device__current(void);
 
 typedef struct tfs_device_set {
   int n;
-  tfs_device **devices; /* sorted: by type priority (desc), then name */
+  tfs_device **devices; /* CPUs first (CPU:0 is the client device), then
+                           each other type's, GPU before types tests add */
 } tfs_device_set;
 
 /* The devices of this process under `cfg` (NULL: defaults).  Returns a
@@ -193,6 +195,11 @@ int tfs_device_set__synchronize(const tfs_device_set *s, tfs_status *st);
 /* Sorted "[a, b]" list of the type names present ("[CPU, GPU]"), for
  * messages; malloc'd. */
 char *tfs_device_set__type_list(const tfs_device_set *s);
+
+/* The public list of the devices of `s` (a session's set), in its
+ * order.  Returns a new list (tfs_device_list_free); NULL with OOM. */
+tfs_device_list *tfs_device_list__from_set(const tfs_device_set *s,
+                                           tfs_status *st);
 
 /* ---- the placer (placer.c) ------------------------------------------------ */
 

@@ -286,6 +286,24 @@ tfs_device_list *tfs_device_list_new(const tfs_session_options *opts,
   return l;
 }
 
+tfs_device_list *tfs_device_list__from_set(const tfs_device_set *s,
+                                           tfs_status *st) {
+  tfs_device_list *l = tfs_malloc(sizeof *l);
+  int n = s ? s->n : 0;
+  tfs_device **d = tfs_malloc(sizeof(tfs_device *) * (size_t)(n + 1));
+  if (!l || !d) {
+    tfs_free(l);
+    tfs_free(d);
+    TFS_OOM(st);
+    return NULL;
+  }
+  if (n) memcpy(d, s->devices, sizeof(tfs_device *) * (size_t)n);
+  l->n = n;
+  l->d = d;
+  tfs_status_clear(st);
+  return l;
+}
+
 void tfs_device_list_free(tfs_device_list *l) {
   if (!l) return;
   tfs_free(l->d);

@@ -4,10 +4,12 @@
  * inputs checked for count and dtype, output shapes inferred.
  */
 #include <ctype.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "core/alloc.h"
+#include "core/log.h"
 #include "core/status.h"
 #include "graph_builder/graph_internal.h"
 #include "ops/shape_ctx.h"
@@ -248,15 +250,22 @@ static int validate_attrs(const tfs_op_def *def, const tfs_attrs *attrs,
     }
     if (validate_attr(def, ad, v, node, st)) return -1;
   }
+  /* An attr the op does not declare is kept and ignored, as TensorFlow
+   * (2.18 on) does: a GraphDef from a newer producer may carry one.  Like
+   * TensorFlow, say so at most once every 5 seconds. */
+  static _Atomic int64_t last_warning_ns = INT64_MIN / 2;
   for (int i = 0; i < attrs->n; i++) {
     const char *nm = attrs->e[i].name;
     if (nm[0] == '_' || tfs_op_def_attr(def, nm)) continue;
-    tfs_status_setf(st, TFS_INVALID_ARGUMENT,
-                    "NodeDef mentions attr '%s' not in %s; NodeDef: "
-                    TFS_NODE_FMT ". (Check whether your GraphDef-interpreting"
-                    " binary is up to date with your GraphDef-generating "
-                    "binary.).", nm, def->summary, node);
-    return -1;
+    int64_t now = tfs_now_ns(), last = atomic_load(&last_warning_ns);
+    if (now - last < 5000000000LL ||
+        !atomic_compare_exchange_strong(&last_warning_ns, &last, now))
+      continue;
+    tfs_log(TFS_LOG_WARN,
+            "NodeDef mentions attribute %s which is not in the op "
+            "definition: %s This may be expected if your graph generating "
+            "binary is newer than this binary. Unknown attributes will be "
+            "ignored. NodeDef: " TFS_NODE_FMT, nm, def->summary, node);
   }
   return 0;
 }

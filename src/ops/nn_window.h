@@ -49,8 +49,9 @@ static inline int tfs_window_dim(const tfs_window *w, char d) {
  * "MaxPool", ...) and checks them as TensorFlow's shape inference does
  * ("Conv2D on data format NHWC requires the stride attribute to contain 4
  * values, but got: 3", "Stride must be > 0, but got 0", "explicit_paddings
- * attribute must contain 8 values, but got: 4", ...).  Returns 0, or -1
- * with INVALID_ARGUMENT in st. */
+ * attribute must contain 8 values, but got: 4", "Attr strides has value
+ * 4294967296 out of range for an int32", ...).  Returns 0, or -1 with
+ * INVALID_ARGUMENT in st. */
 int tfs_window_parse(const tfs_attrs *attrs, tfs_window_kind kind,
                      const char *op, tfs_window *w, tfs_status *st);
 

@@ -195,6 +195,7 @@ typedef struct run_state {
   tfs_optimizer_report *report;
   int64_t deadline_ns;
   int timed_out;
+  int64_t first_count; /* node count min_graph_nodes sees at iteration 0 */
 } run_state;
 
 /* Runs one pass; returns its change count, or -1 when it failed fatally
@@ -257,7 +258,8 @@ static int run_pipeline(run_state *rs, int64_t *total_changes, tfs_status *st) {
   const tfs_opt_config *cfg = rs->cfg;
   *total_changes = 0;
   for (int iter = 0; iter < cfg->iterations; iter++) {
-    if (cfg->min_graph_nodes >= 0 && rs->g->nlive < cfg->min_graph_nodes) break;
+    int64_t count = iter == 0 ? rs->first_count : rs->g->nlive;
+    if (cfg->min_graph_nodes >= 0 && count < cfg->min_graph_nodes) break;
     int64_t changes = 0;
     rs->report->iterations_run = iter + 1;
     for (int k = 0; k < cfg->npasses; k++) {
@@ -309,6 +311,16 @@ int tfs_optimizer__run(tfs_graph *src, const tfs_opt_request *req,
     set_skipped(report, "disable_meta_optimizer is set");
     if (!req->always_export) goto done;
   }
+  /* TensorFlow compares min_graph_nodes with the graph it was handed: in
+   * plan mode the session's whole graph, before the fetches prune it. */
+  int64_t count = req->cut_feeds ? (int64_t)src->nops : -1;
+  if (!cfg->disabled && count >= 0 && cfg->min_graph_nodes >= 0 &&
+      count < cfg->min_graph_nodes) {
+    set_skipped(report,
+                "the graph has %lld nodes, fewer than min_graph_nodes (%d)",
+                (long long)count, cfg->min_graph_nodes);
+    if (!req->always_export) goto done;
+  }
   if (build_ir(src, req, &g, st)) {
     tfs_log(TFS_LOG_WARN, "optimizer: %s; not optimizing",
             tfs_status_message(st));
@@ -320,18 +332,20 @@ int tfs_optimizer__run(tfs_graph *src, const tfs_opt_request *req,
   report->nodes_in = report->nodes_out = g.nlive;
   report->edges_in = report->edges_out = tfs_og__num_edges(&g);
   if (cfg->disabled) goto finish;
-  if (cfg->min_graph_nodes >= 0 && g.nlive < cfg->min_graph_nodes) {
+  if (count < 0) count = g.nlive;
+  if (cfg->min_graph_nodes >= 0 && count < cfg->min_graph_nodes) {
     set_skipped(report,
-                "the graph has %d nodes, fewer than "
+                "the graph has %lld nodes, fewer than "
                 "min_graph_nodes (%d)",
-                g.nlive, cfg->min_graph_nodes);
+                (long long)count, cfg->min_graph_nodes);
     goto finish;
   }
   if (cfg->npasses == 0) {
     set_skipped(report, "no optimizer is enabled");
     goto finish;
   }
-  run_state rs = {.g = &g, .cfg = cfg, .report = report};
+  run_state rs = {.g = &g, .cfg = cfg, .report = report,
+                  .first_count = count};
   if (cfg->timeout_ms > 0) rs.deadline_ns = t0 + cfg->timeout_ms * 1000000;
   if (run_pipeline(&rs, &changes, st)) {
     rc = -1;

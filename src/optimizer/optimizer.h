@@ -85,7 +85,9 @@ typedef struct tfs_opt_request {
   int ntargets;
   /* Plan mode: the graph is cut at fed tensors as a plan prunes it; a fed
    * single-output node needed only through its feed becomes a Placeholder
-   * of the same name and dtype. */
+   * of the same name and dtype.  min_graph_nodes is then compared with
+   * the whole source graph, as Grappler compares it with the graph it is
+   * handed. */
   int cut_feeds;
   /* Always build a new graph (an unchanged copy when nothing ran). */
   int always_export;
@@ -102,7 +104,7 @@ int tfs_optimizer__run(tfs_graph *src, const tfs_opt_request *req,
                        const tfs_opt_config *cfg, tfs_graph **out,
                        tfs_optimizer_report **report, tfs_status *st);
 
-/* The function plan building calls (the lead wires it into plan.c):
+/* The function plan building calls (session/plan_optimize.c):
  * optimizes the part of `src` that the signature needs, with feeds
  * cutting the graph and feeds, fetches and targets preserved by name, so
  * the plan looks them up by name in *out.  `cfg` may be NULL (defaults;

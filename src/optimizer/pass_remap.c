@@ -13,7 +13,8 @@
  *   convolution                             -> Mul + Add
  *   BatchMatMulV2 * scalar                  -> _FusedBatchMatMulV2
  *   x * Sigmoid(x)                          -> _TfsSwish
- * act: Relu, Relu6, Elu, LeakyRelu, Tanh, Sigmoid.  float only.  Inner
+ * act: Relu, Relu6, Elu, LeakyRelu, Tanh, Sigmoid.  float only; only
+ * nodes requested on no device or a CPU are fused.  Inner
  * nodes must have one consumer and not be preserved; the fused node takes
  * the last node's name.  When the output must load in TensorFlow, the last
  * two (tfsess's own ops) are not made, and a depthwise convolution only
@@ -204,6 +205,14 @@ static int bmm_scale(tfs_opt_ctx *c, int v, tfs_remap_stats *stats) {
   return 0;
 }
 
+/* The fused ops have CPU kernels only: a node requested on another
+ * device keeps its ops (fusing it would fail placement, or move it to the
+ * CPU under soft placement). */
+static int cpu_requested_or_none(const char *device) {
+  return !device || !device[0] || strstr(device, "CPU") ||
+         strstr(device, "cpu");
+}
+
 int tfs_pass__remap(tfs_opt_ctx *c) {
   tfs_ograph *g = c->g;
   tfs_remap_stats stats;
@@ -212,14 +221,14 @@ int tfs_pass__remap(tfs_opt_ctx *c) {
   for (int v = 0; v < n0; v++) {
     if (!tfs_og__live(g, v) || !tfs_og__replaceable(g, v)) continue;
     if (!is_float_node(g, v) || !is_root_op(g, v)) continue;
-    int r = 0;
+    int r = 0, cpu = cpu_requested_or_none(g->n[v].device);
     tfs_remap_match m;
-    if (match_contraction(c, v, &m))
+    if (cpu && match_contraction(c, v, &m))
       r = tfs_remap__fuse_contraction(c, &m, &stats);
     else if (is_inference_bn(g, v) && !after_convolution(g, v))
       r = tfs_remap__decompose_bn(c, v, &stats);
-    if (!r) r = swish(c, v, &stats);
-    if (!r) r = bmm_scale(c, v, &stats);
+    if (!r && cpu) r = swish(c, v, &stats);
+    if (!r && cpu) r = bmm_scale(c, v, &stats);
     if (r < 0) return -1;
     total += r;
   }

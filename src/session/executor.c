@@ -18,6 +18,7 @@
 #include "core/status.h"
 #include "placeholder/placeholder.h"
 #include "session/exec.h"
+#include "session/plan_place.h"
 
 #define MAX_STACK_IO 16
 
@@ -335,6 +336,8 @@ void tfs_exec__record(tfs_exec_run *x, int i, int64_t ready_wall_ns,
   memset(ns, 0, sizeof(*ns));
   ns->node_name = pn->op->name;
   ns->op_type = pn->op->def->name;
+  ns->op = pn->op;
+  ns->device = pn->device ? pn->device->name : NULL;
   ns->all_start_nanos = start_wall_ns;
   ns->scheduled_nanos = ready_wall_ns;
   ns->op_start_rel_nanos = 0;
@@ -483,6 +486,8 @@ void tfs_plan__run(tfs_session *s, tfs_plan *p, const tfs_run_options *ro,
     ok = run_sequential(&x, st) == 0;
   }
   if (ok) ok = collect_fetches(&x, fetch_values, st) == 0;
+  if (ok && TFS_UNLIKELY(p->devices != NULL)) /* sync_on_finish */
+    ok = tfs_plan__sync_devices(p, st) == 0;
   for (int i = 0; i < p->nslots; i++) {
     tfs_tensor_free(rs->slots[i]);
     rs->slots[i] = NULL;

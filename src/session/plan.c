@@ -12,6 +12,7 @@
 #include "core/log.h"
 #include "core/status.h"
 #include "session/exec.h"
+#include "session/plan_place.h"
 #include "session/session_internal.h"
 
 static void plan_free(tfs_plan *p) {
@@ -32,6 +33,8 @@ static void plan_free(tfs_plan *p) {
   tfs_free(p->fetch_deref);
   tfs_free(p->fetches);
   tfs_free(p->key);
+  tfs_plan__free_devices(p);
+  tfs_plan__opt_clear(&p->opt); /* after the kernels: they saw its Consts */
   tfs_free(p);
 }
 
@@ -179,7 +182,8 @@ static int prepare_kernel(tfs_plan_node *pn, const tfs_output *feeds,
                           int nfeeds, tfs_status *st) {
   tfs_operation *op = pn->op;
   const tfs_kernel_def *k =
-      tfs_kernel_find(op->def, "CPU", &op->attrs, op->name, st);
+      pn->device ? tfs_plan__device_kernel(pn, st)
+                 : tfs_kernel_find(op->def, "CPU", &op->attrs, op->name, st);
   if (!k) return -1;
   pn->kdef = k;
   pn->expensive = (k->flags & TFS_KERNEL_EXPENSIVE) != 0;
@@ -217,7 +221,7 @@ static int prepare_kernel(tfs_plan_node *pn, const tfs_output *feeds,
       .state = NULL,
       .st = st,
   };
-  rc = k->prepare(&ki);
+  rc = pn->device ? tfs_plan__device_prepare(pn, k, &ki) : k->prepare(&ki);
   pn->kstate = ki.state;
 done:
   tfs_free(in_types);
@@ -274,6 +278,13 @@ tfs_plan *tfs_plan__build(tfs_session *s, const tfs_output *feeds,
   atomic_init(&p->refs, 1);
   p->key = make_key(feeds, nfeeds, fetches, nfetches, targets, ntargets,
                     &p->keylen);
+  /* The optimizer's rewrite (plan_optimize.c): from here on the signature
+   * names its nodes; the plan keeps the caller's feeds and fetches. */
+  const tfs_output *user_feeds = feeds, *user_fetches = fetches;
+  if (tfs_plan__optimize(s, &feeds, nfeeds, &fetches, nfetches, &targets,
+                         ntargets, &p->opt, st))
+    goto fail;
+  if (p->opt.graph) g = p->opt.graph;
   int n = 0;
   ids = prune(g, feeds, nfeeds, fetches, nfetches, targets, ntargets, &n);
   pos = tfs_malloc(sizeof(int) * (g->nops + 1));
@@ -292,13 +303,15 @@ tfs_plan *tfs_plan__build(tfs_session *s, const tfs_output *feeds,
     slot_base[i] = nslots;
     nslots += op->noutputs;
   }
+  /* devices (plan_place.c): nothing changes when all nodes are on CPU:0 */
+  if (tfs_plan__place(s, p, st)) goto fail;
   /* feeds get their own slots after the node outputs */
   p->nfeeds = nfeeds;
   p->feeds = tfs_malloc(sizeof(tfs_output) * (size_t)(nfeeds + 1));
   p->feed_slots = tfs_malloc(sizeof(int32_t) * (size_t)(nfeeds + 1));
   if (!p->feeds || !p->feed_slots) goto oom;
   for (int i = 0; i < nfeeds; i++) {
-    p->feeds[i] = feeds[i];
+    p->feeds[i] = user_feeds[i];
     p->feed_slots[i] = nslots++;
   }
   p->nslots = nslots;
@@ -347,7 +360,7 @@ tfs_plan *tfs_plan__build(tfs_session *s, const tfs_output *feeds,
   if (!p->fetch_slots || !p->fetch_deref || !p->fetches) goto oom;
   for (int i = 0; i < nfetches; i++) {
     int sp = pos[fetches[i].oper->id];
-    p->fetches[i] = fetches[i];
+    p->fetches[i] = user_fetches[i];
     p->fetch_slots[i] = slot_base[sp] + fetches[i].index;
     p->fetch_deref[i] =
         (uint8_t)tfs_dtype_is_ref(fetches[i].oper->out_types[fetches[i].index]);
@@ -357,6 +370,7 @@ tfs_plan *tfs_plan__build(tfs_session *s, const tfs_output *feeds,
   tfs_free(pos);
   tfs_free(slot_base);
   ids = pos = slot_base = NULL;
+  if (p->devices && tfs_plan__add_copies(p, st)) goto fail;
   if (!tfs_exec__prepare(p, st)) goto fail;
   if (tfs_log_enabled(TFS_LOG_DEBUG))
     tfs_log(TFS_LOG_DEBUG, "plan: %d nodes, %d slots, %d feeds, %d fetches, "

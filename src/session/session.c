@@ -8,6 +8,7 @@
 #include "core/alloc.h"
 #include "core/status.h"
 #include "session/exec.h"
+#include "session/plan_place.h"
 #include "session/session_internal.h"
 
 /* ---- options --------------------------------------------------------------- */
@@ -92,7 +93,14 @@ tfs_session *tfs_session_new(tfs_graph *g, const tfs_session_options *opts,
     TFS_OOM(st);
     return NULL;
   }
+  if (tfs_session__devices_init(s, st)) { /* device set (plan_place.c) */
+    tfs_config__clear(&s->opts.config);
+    tfs_resource_mgr_free(s->resources);
+    tfs_free(s);
+    return NULL;
+  }
   if (tfs_session__exec_init(s, st)) { /* thread pools, GEMM setup */
+    tfs_session__devices_free(s);
     tfs_config__clear(&s->opts.config);
     tfs_resource_mgr_free(s->resources);
     tfs_free(s);
@@ -131,6 +139,7 @@ void tfs_session_free(tfs_session *s) {
   if (!s) return;
   tfs_session_close(s, NULL);
   tfs_session__exec_free(s);
+  tfs_session__devices_free(s);
   pthread_mutex_destroy(&s->mu);
   pthread_cond_destroy(&s->idle);
   tfs_graph *g = s->graph;
@@ -298,14 +307,13 @@ void tfs_session_run_ex(tfs_session *s, const tfs_buffer *run_options,
   int trace = ro.trace_level > TFS_TRACE_NONE;
   tfs_plan *plan = acquire_plan(s, feeds, nfeeds, fetches, nfetches, targets,
                                 ntargets, st);
-  if (plan) {
+  if (plan)
     tfs_plan__run(s, plan, &ro, feed_values, fetch_values,
                   trace ? &stats : NULL, st);
-    release_run(s, plan);
-  }
-  if (run_metadata)
+  if (run_metadata) /* node names belong to the plan's graph */
     write_run_metadata(trace && plan ? &stats : NULL, run_metadata,
                        fetch_values, nfetches, st);
+  if (plan) release_run(s, plan);
   tfs_step_stats_clear(&stats);
 }
 

@@ -56,7 +56,17 @@ typedef struct tfs_plan_node {
   int32_t *succ;         /* distinct successors (node indices) */
   uint8_t expensive;
   uint8_t kind;          /* TFS_NODE_* */
+  struct tfs_device *device; /* NULL: CPU:0, and so in every node of a plan
+                                whose nodes are all there (plan_place.h) */
 } tfs_plan_node;
+
+/* The optimizer's rewrite a plan runs (plan_optimize.c). */
+typedef struct tfs_plan_opt {
+  tfs_graph *graph;        /* owned; NULL: the plan runs the session's graph */
+  tfs_output *feeds;       /* the signature, found by name in `graph` */
+  tfs_output *fetches;
+  tfs_operation **targets;
+} tfs_plan_opt;
 
 typedef struct tfs_plan {
   atomic_int refs;
@@ -74,6 +84,10 @@ typedef struct tfs_plan {
   uint8_t *fetch_deref;
   tfs_output *fetches;
   struct tfs_plan_exec *exec; /* executor caches (session/exec.h) */
+  struct tfs_plan_devices *devices; /* NULL when every node is on CPU:0;
+                                       else copies (plan_place.h) */
+  tfs_plan_opt opt;      /* nodes[].op live in opt.graph when it is set;
+                            feeds and fetches above are the caller's */
 } tfs_plan;
 
 struct tfs_session {
@@ -87,6 +101,11 @@ struct tfs_session {
   int active_runs;              /* guarded by: mu */
   atomic_llong next_step;
   struct tfs_session_exec *exec; /* pools, timeout, cancellation */
+  struct tfs_device_set *devices; /* what plans place nodes on; fixed at
+                                     creation (plan_place.h) */
+  int no_optimizer;  /* set before the first plan: plans run the graph as
+                        built (eager one-node plans: TensorFlow runs eager
+                        ops without Grappler) */
 };
 
 /* Builds the plan for a signature.  Caller holds s->graph->mu.  Errors are
@@ -96,6 +115,21 @@ tfs_plan *tfs_plan__build(tfs_session *s, const tfs_output *feeds,
                           int nfetches, tfs_operation *const *targets,
                           int ntargets, tfs_status *st);
 void tfs_plan__unref(tfs_plan *p);
+
+/* The graph a plan for this signature is built from (plan_optimize.c):
+ * unless s->no_optimizer, the optimizer rewrites what the signature needs
+ * under the session's ConfigProto rewrite_options merged with the
+ * process-wide options.  When it produced a graph, *po owns it and
+ * *feeds, *fetches, *targets are replaced by the same names in it (arrays
+ * owned by *po); otherwise *po is empty and the arguments are untouched.
+ * Returns 0, or -1 with st set only when a pass failed under
+ * fail_on_optimizer_errors.  Caller holds s->graph->mu. */
+int tfs_plan__optimize(tfs_session *s, const tfs_output **feeds, int nfeeds,
+                       const tfs_output **fetches, int nfetches,
+                       tfs_operation *const **targets, int ntargets,
+                       tfs_plan_opt *po, tfs_status *st);
+/* Frees what *po owns and empties it. */
+void tfs_plan__opt_clear(tfs_plan_opt *po);
 
 /* Runs a plan once.  feed_values are validated against the plan's feeds
  * first.  `ro` may be NULL (defaults); when `stats` is not NULL every

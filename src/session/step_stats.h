@@ -19,9 +19,15 @@ typedef struct tfs_node_output_stats {
                                 equal for an output reusing an input */
 } tfs_node_output_stats;
 
+struct tfs_operation;
+
 typedef struct tfs_node_stats {
   const char *node_name;     /* borrowed from the graph */
   const char *op_type;       /* borrowed */
+  const struct tfs_operation *op; /* borrowed: the node, whose inputs the
+                                     timeline label lists; may be NULL */
+  const char *device;        /* where it ran (borrowed, process-wide);
+                                NULL: tfs_step_stats.device */
   int64_t all_start_nanos;   /* wall clock, since the epoch */
   int64_t op_start_rel_nanos;
   int64_t op_end_rel_nanos;

@@ -1,7 +1,9 @@
 /*
  * tests/compat_c_api/headertest_c.c - every TensorFlow C API header
  * compiles as strict C (-std=c99 -Wall -Wextra -pedantic-errors -Werror),
- * each on its own first, and the program links against tfsess.
+ * all in one file in an order that needs each to include what it uses,
+ * and the program links against tfsess (headertest_each.sh compiles each
+ * header alone).
  */
 #include <tensorflow/c/tf_tstring.h>
 #include <tensorflow/c/tf_attrtype.h>

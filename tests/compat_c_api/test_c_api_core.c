@@ -311,6 +311,61 @@ static void test_tstring_inline_helpers(void) {
   TF_TString_Dealloc(&b);
 }
 
+/* An owner that counts its references (TensorFlow 2.21's shared views). */
+typedef struct {
+  TStringOwnerCApi base;
+  int refs;
+} counted_owner;
+
+static void owner_ref(TStringOwnerCApi *o) { ((counted_owner *)o)->refs++; }
+static bool owner_unref(TStringOwnerCApi *o) {
+  return --((counted_owner *)o)->refs == 0;
+}
+
+static void test_tstring_owned_views(void) {
+  static const char text[] = "bytes that belong to an owner object";
+  counted_owner o = {{owner_ref, owner_unref, NULL}, 1};
+  TF_TString a, b;
+  TF_TString_Init(&a);
+  TF_TString_Init(&b);
+  TF_TString_AssignViewWithOwner(&a, text, 5, &o.base);
+  CU_ASSERT_EQUAL(o.refs, 2);
+  CU_ASSERT_EQUAL(TF_TString_GetType(&a), TF_TSTR_VIEW);
+  CU_ASSERT_PTR_EQUAL(a.u.view.owner_ref, &o.base);
+  CU_ASSERT_PTR_EQUAL(TF_TString_GetDataPointer(&a), text);
+  TF_TString_Assign(&b, &a); /* a copied view holds its own reference */
+  CU_ASSERT_EQUAL(o.refs, 3);
+  TF_TString_Dealloc(&b);
+  CU_ASSERT_EQUAL(o.refs, 2);
+  CU_ASSERT_EQUAL(TF_TString_GetSize(&b), 0);
+  TF_TString_Move(&b, &a); /* moved, not copied */
+  CU_ASSERT_EQUAL(o.refs, 2);
+  CU_ASSERT_EQUAL(TF_TString_GetType(&a), TF_TSTR_SMALL);
+  char *m = TF_TString_GetMutableDataPointer(&b); /* owned copy: unref */
+  CU_ASSERT_EQUAL(o.refs, 1);
+  CU_ASSERT_EQUAL(memcmp(m, "bytes", 5), 0);
+  TF_TString_AssignViewWithOwner(&b, text, sizeof text - 1, &o.base);
+  TF_TString_Reserve(&b, 64); /* a large copy: unref */
+  CU_ASSERT_EQUAL(o.refs, 1);
+  CU_ASSERT_EQUAL(TF_TString_GetType(&b), TF_TSTR_LARGE);
+  CU_ASSERT_STRING_EQUAL(TF_TString_GetDataPointer(&b), text);
+  TF_TString_AssignView(&a, text, 3); /* no owner */
+  CU_ASSERT_PTR_NULL(a.u.view.owner_ref);
+  TF_TString_Dealloc(&a);
+  TF_TString_Dealloc(&b);
+  /* a tensor that tfsess allocated releases its views' owners */
+  TF_Tensor *t = TF_AllocateTensor(TF_STRING, (int64_t[]){2}, 1,
+                                   2 * sizeof(TF_TString));
+  TF_TString *el = (TF_TString *)TF_TensorData(t);
+  TF_StringInit(&el[0]);
+  TF_StringInit(&el[1]);
+  TF_TString_AssignViewWithOwner(&el[0], text, 4, &o.base);
+  TF_TString_AssignViewWithOwner(&el[1], text + 4, 4, &o.base);
+  CU_ASSERT_EQUAL(o.refs, 3);
+  TF_DeleteTensor(t);
+  CU_ASSERT_EQUAL(o.refs, 1);
+}
+
 /* ---- legacy string encoding ---------------------------------------------- */
 
 static void test_legacy_encode_decode(void) {
@@ -354,6 +409,7 @@ static const tfs_test_case tensor_cases[] = {
     {"from_proto", test_tensor_from_proto},
     {"tstring_layout", test_tstring_layout},
     {"tstring_inline_helpers", test_tstring_inline_helpers},
+    {"tstring_owned_views", test_tstring_owned_views},
     {"legacy_encode_decode", test_legacy_encode_decode},
     {NULL, NULL}};
 

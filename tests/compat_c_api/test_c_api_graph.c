@@ -194,8 +194,17 @@ static void test_build_errors(void) {
   snprintf(want, sizeof want, "1 inputs specified of 2 inputs in Op%s",
            kMulSig);
   CT_ASSERT_STATUS(s, TF_INVALID_ARGUMENT, want);
+  /* an input of the wrong dtype for a fixed-type argument */
+  d = TF_NewOperation(g, "LogicalNot", "not");
+  TF_AddInput(d, (TF_Output){x, 0});
+  CU_ASSERT_PTR_NULL(TF_FinishOperation(d, s));
+  CT_ASSERT_STATUS(s, TF_INVALID_ARGUMENT,
+                   "Input 'x' passed float expected bool while building "
+                   "NodeDef 'not' using Op<name=LogicalNot; signature=x:bool "
+                   "-> y:bool>");
   /* a failed finish leaves the graph as it was */
   CU_ASSERT_PTR_NULL(TF_GraphOperationByName(g, "mul"));
+  CU_ASSERT_PTR_NULL(TF_GraphOperationByName(g, "not"));
   teardown();
 }
 
@@ -585,6 +594,35 @@ static void test_op_protos(void) {
   /* OpList {op {name: "Abs" ...}}: the first op, sorted by name */
   CU_ASSERT_EQUAL(((const unsigned char *)b->data)[0], 0x0a);
   CU_ASSERT_PTR_NOT_NULL(memmem(b->data, b->length, "MatMul", 6));
+  /* the whole buffer is a sequence of `op` (field 1) entries, and one of
+   * them is MatMul's OpDef exactly as TF_GraphGetOpDef gives it */
+  TF_Buffer *mm = TF_NewBuffer();
+  TF_GraphGetOpDef(g, "MatMul", mm, s);
+  CT_ASSERT_OK(s);
+  const unsigned char *p = b->data, *end = p + b->length;
+  int nops = 0, found = 0, well_formed = 1;
+  while (p < end && well_formed) {
+    uint64_t len = 0;
+    int shift = 0;
+    well_formed = *p++ == 0x0a;
+    while (well_formed && p < end && shift < 64) {
+      len |= (uint64_t)(*p & 0x7f) << shift;
+      shift += 7;
+      if (!(*p++ & 0x80)) break;
+    }
+    if (!well_formed || len > (uint64_t)(end - p)) {
+      well_formed = 0;
+      break;
+    }
+    if (len == mm->length && memcmp(p, mm->data, len) == 0) found = 1;
+    p += len;
+    nops++;
+  }
+  CU_ASSERT_TRUE(well_formed);
+  CU_ASSERT_PTR_EQUAL(p, end);
+  CU_ASSERT_TRUE(nops > 100);
+  CU_ASSERT_TRUE(found);
+  TF_DeleteBuffer(mm);
   TF_DeleteBuffer(b);
   b = TF_GetRegisteredKernelsForOp("MatMul", s);
   CT_ASSERT_OK(s);

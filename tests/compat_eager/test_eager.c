@@ -70,18 +70,19 @@ static void test_eager_ops(void) {
   CU_ASSERT_EQUAL(tfs_ctx_cache_size(ctx), n0 + 1);
   CU_ASSERT_EQUAL(fdata(again)[1], 10);
   /* chains of typed calls */
-  tfs_value *x = tfs_relu(ctx, tfs_sub(ctx, a, b, st), st);
+  tfs_value *d = tfs_sub(ctx, a, b, st);
+  tfs_value *x = tfs_relu(ctx, d, st);
   CU_ASSERT_EQUAL(fdata(x)[0], 0);
-  tfs_value *m = tfs_matmul(ctx, tfs_reshape(ctx, a, (int64_t[]){1, 2}, 2, st),
-                            tfs_reshape(ctx, b, (int64_t[]){2, 1}, 2, st), 0,
-                            0, st);
+  tfs_value *ra = tfs_reshape(ctx, a, (int64_t[]){1, 2}, 2, st);
+  tfs_value *rb = tfs_reshape(ctx, b, (int64_t[]){2, 1}, 2, st);
+  tfs_value *m = tfs_matmul(ctx, ra, rb, 0, 0, st);
   TFS_ASSERT_OK(st);
   CU_ASSERT_EQUAL(fdata(m)[0], 11);
   tfs_value *s = tfs_reduce_sum(ctx, a, (int32_t[]){0}, 1, 0, st);
   CU_ASSERT_EQUAL(fdata(s)[0], 3);
   tfs_value *ci = tfs_cast(ctx, a, TFS_INT32, st);
   CU_ASSERT_EQUAL(tfs_value_dtype(ci), TFS_INT32);
-  tfs_value *vals[] = {a, b, sum, prod, again, c, cc, m, s, ci};
+  tfs_value *vals[] = {a, b, sum, prod, again, c, cc, d, x, ra, rb, m, s, ci};
   for (size_t i = 0; i < sizeof vals / sizeof vals[0]; i++)
     tfs_value_free(vals[i]);
   teardown();
@@ -242,12 +243,14 @@ static void *eager_thread(void *arg) {
   for (int i = 0; i < 500; i++) {
     tfs_value *a = tfs_value_float(j->ctx, (float)i, lst);
     tfs_value *b = tfs_value_float(j->ctx, 2, lst);
-    tfs_value *c = tfs_mul(j->ctx, tfs_add(j->ctx, a, b, lst), b, lst);
+    tfs_value *ab = tfs_add(j->ctx, a, b, lst);
+    tfs_value *c = tfs_mul(j->ctx, ab, b, lst);
     tfs_tensor *t = c ? tfs_value_resolve(c, lst) : NULL;
     if (!t || *(float *)tfs_tensor_data(t) != 2.0f * (i + 2)) j->ok = 0;
     tfs_tensor_free(t);
     tfs_value_free(a);
     tfs_value_free(b);
+    tfs_value_free(ab);
     tfs_value_free(c);
   }
   tfs_status_free(lst);
@@ -435,8 +438,10 @@ static void test_counter_variable_in_function(void) {
   TFS_ASSERT_OK(st);
   CU_ASSERT_TRUE(gd->length > 0);
   tfs_buffer_free(gd);
-  tfs_function_concrete_graphdef(f, 3, tfs_buffer_new(), st);
+  gd = tfs_buffer_new();
+  tfs_function_concrete_graphdef(f, 3, gd, st);
   TFS_ASSERT_ERROR(st, TFS_OUT_OF_RANGE, "has 1 concrete functions; 3 asked");
+  tfs_buffer_free(gd);
   tfs_value_free(r);
   tfs_value_free(zero);
   tfs_function_free(f);
@@ -645,6 +650,74 @@ static void test_differential(void) {
   teardown();
 }
 
+
+/* y = x * x + x, two outputs (y and x - 1) */
+static int poly_body(tfs_ctx *c, tfs_value *const *in, int n,
+                     tfs_value **out, int max, int *nout, void *user,
+                     tfs_status *s) {
+  (void)n, (void)max, (void)user;
+  tfs_value *sq = tfs_mul(c, in[0], in[0], s);
+  out[0] = tfs_add(c, sq, in[0], s);
+  tfs_value *one = tfs_value_float(c, 1, s);
+  out[1] = tfs_sub(c, in[0], one, s);
+  tfs_value_free(sq);
+  tfs_value_free(one);
+  *nout = 2;
+  return out[0] && out[1] ? 0 : -1;
+}
+
+/* A concrete function exported as a GraphDef imports into a plain graph
+ * and runs there with the same results: placeholder args_0, outputs
+ * Identity and Identity_1. */
+static void test_concrete_graphdef_runs(void) {
+  setup();
+  tfs_function *f = tfs_function_new(ctx, poly_body, NULL, NULL, st);
+  float xv[3] = {1, -2, 0.5f};
+  tfs_value *x = vec(xv, 3), *out[2] = {NULL, NULL};
+  CU_ASSERT_EQUAL(tfs_function_call(f, &x, 1, out, 2, st), 2);
+  TFS_ASSERT_OK(st);
+  tfs_buffer *gd = tfs_buffer_new();
+  tfs_function_concrete_graphdef(f, 0, gd, st);
+  TFS_ASSERT_OK(st);
+  tfs_graph *g = tfs_graph_new();
+  tfs_import_results_free(
+      tfs_graph_import_graphdef(g, gd->data, gd->length, NULL, st));
+  TFS_ASSERT_OK(st);
+  tfs_operation *arg = tfs_graph_operation_by_name(g, "args_0");
+  tfs_operation *id0 = tfs_graph_operation_by_name(g, "Identity");
+  tfs_operation *id1 = tfs_graph_operation_by_name(g, "Identity_1");
+  CU_ASSERT_PTR_NOT_NULL_FATAL(arg);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(id0);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(id1);
+  CU_ASSERT_STRING_EQUAL(tfs_operation_op_type(arg), "Placeholder");
+  CU_ASSERT_STRING_EQUAL(tfs_operation_op_type(id0), "Identity");
+  tfs_session *s = tfs_session_new(g, NULL, st);
+  TFS_ASSERT_OK(st);
+  tfs_output feed = {arg, 0}, fetch[2] = {{id0, 0}, {id1, 0}};
+  tfs_tensor *xt = tfs_value_resolve(x, st), *res[2] = {NULL, NULL};
+  tfs_session_run(s, &feed, &xt, 1, fetch, res, 2, NULL, 0, st);
+  TFS_ASSERT_OK(st);
+  const float *a = tfs_tensor_data(res[0]), *b = tfs_tensor_data(res[1]);
+  for (int i = 0; i < 3; i++) {
+    CU_ASSERT_DOUBLE_EQUAL(a[i], xv[i] * xv[i] + xv[i], 1e-6);
+    CU_ASSERT_DOUBLE_EQUAL(a[i], fdata(out[0])[i], 0);
+    CU_ASSERT_DOUBLE_EQUAL(b[i], xv[i] - 1, 1e-6);
+    CU_ASSERT_DOUBLE_EQUAL(b[i], fdata(out[1])[i], 0);
+  }
+  tfs_tensor_free(res[0]);
+  tfs_tensor_free(res[1]);
+  tfs_tensor_free(xt);
+  tfs_session_close(s, st);
+  tfs_session_free(s);
+  tfs_graph_free(g);
+  tfs_buffer_free(gd);
+  tfs_value_free(out[0]);
+  tfs_value_free(out[1]);
+  tfs_value_free(x);
+  tfs_function_free(f);
+  teardown();
+}
+
 static const tfs_test_case eager_cases[] = {
     {"ops", test_eager_ops},
     {"errors", test_eager_errors},
@@ -661,6 +734,7 @@ static const tfs_test_case function_cases[] = {
     {"print_every_call", test_print_every_call},
     {"assert", test_assert_in_function},
     {"differential", test_differential},
+    {"concrete_graphdef_runs", test_concrete_graphdef_runs},
     {NULL, NULL}};
 
 const tfs_test_suite tfs_test_suites[] = {{"eager", eager_cases},

@@ -1,7 +1,8 @@
 /*
  * tests/config_proto/test_config.c - ConfigProto bytes (as TensorFlow and
- * TF C API programs write them) into session options and back,
- * RunOptions parsing, and RunMetadata step stats from traced runs
+ * TF C API programs write them) into session options and back, byte for
+ * byte as TensorFlow serializes them, RunOptions parsing, truncated and
+ * bit-flipped bytes of both, and RunMetadata step stats from traced runs
  * (tfs_session_run_ex).
  */
 #include <stdlib.h>
@@ -172,6 +173,58 @@ static void test_full_config_from_tensorflow(void) {
   tfs_status_free(st);
 }
 
+/* ConfigProtos that TensorFlow serialized, holding only fields tfsess
+ * models (every one of them set, and then sub-messages present but empty):
+ * parsed and serialized again, they are the same bytes, through the
+ * internal struct and through session options. */
+static void test_serializes_as_tensorflow_does(void) {
+  static const char *files[] = {"config_modeled.pb", "config_defaults.pb"};
+  tfs_status *st = tfs_status_new();
+  for (size_t k = 0; k < TFS_ARRAY_LEN(files); k++) {
+    tfs_buffer *tf = load(files[k]);
+    tfs_config c;
+    CU_ASSERT_EQUAL_FATAL(tfs_config__parse(tf->data, tf->length, &c, st), 0);
+    tfs_buffer *out = tfs_buffer_new();
+    CU_ASSERT_EQUAL(tfs_config__serialize(&c, out, st), 0);
+    TFS_ASSERT_OK(st);
+    int same = out->length == tf->length &&
+               memcmp(out->data, tf->data, tf->length) == 0;
+    if (!same)
+      fprintf(stderr, "\n  %s: %zu bytes written, TensorFlow wrote %zu\n",
+              files[k], out->length, tf->length);
+    CU_ASSERT_TRUE(same);
+    tfs_buffer_free(out);
+    tfs_config__clear(&c);
+    tfs_session_options *o = tfs_session_options_new();
+    tfs_session_options_set_config(o, tf->data, tf->length, st);
+    TFS_ASSERT_OK(st);
+    out = tfs_buffer_new();
+    tfs_session_options_get_config(o, out, st);
+    TFS_ASSERT_OK(st);
+    CU_ASSERT_EQUAL_FATAL(out->length, tf->length);
+    CU_ASSERT_EQUAL(memcmp(out->data, tf->data, tf->length), 0);
+    tfs_buffer_free(out);
+    tfs_session_options_free(o);
+    tfs_buffer_free(tf);
+  }
+  /* a few values of the full one, to know it was read at all */
+  tfs_buffer *tf = load("config_modeled.pb");
+  tfs_config c;
+  CU_ASSERT_EQUAL_FATAL(tfs_config__parse(tf->data, tf->length, &c, st), 0);
+  CU_ASSERT_EQUAL(tfs_config__device_count(&c, "GPU"), 2);
+  CU_ASSERT_EQUAL(c.inter_op_parallelism_threads, -1);
+  CU_ASSERT_STRING_EQUAL(c.gpu_options.allocator_type, "BFC");
+  CU_ASSERT_EQUAL(c.graph_options.rewrite_options.cpu_layout_conversion,
+                  1 /* NCHW_TO_NHWC */);
+  CU_ASSERT_EQUAL_FATAL(c.graph_options.rewrite_options.ncustom_optimizers, 1);
+  CU_ASSERT_STRING_EQUAL(c.graph_options.rewrite_options.custom_optimizers[0],
+                         "MyPass");
+  CU_ASSERT_EQUAL(c.session_metadata_version, 12);
+  tfs_config__clear(&c);
+  tfs_buffer_free(tf);
+  tfs_status_free(st);
+}
+
 static void test_unknown_fields_and_garbage(void) {
   tfs_status *st = tfs_status_new();
   tfs_session_options *o = tfs_session_options_new();
@@ -202,6 +255,65 @@ static void test_unknown_fields_and_garbage(void) {
   CU_ASSERT_PTR_NOT_NULL(out->data);
   tfs_buffer_free(out);
   tfs_session_options_free(o);
+  tfs_status_free(st);
+}
+
+/* Every prefix and 2,000 bit-flipped copies of each TensorFlow-written
+ * ConfigProto and RunOptions: each parses or gives TensorFlow's error,
+ * never a crash or a leak (the sanitizer build checks), and what parses
+ * serializes and parses again. */
+static void test_truncated_and_flipped_bytes(void) {
+  static const char *files[] = {"config_full.pb", "config_modeled.pb",
+                                "config_defaults.pb", "run_options_trace.pb"};
+  tfs_status *st = tfs_status_new();
+  uint64_t rng = 0x2545f4914f6cdd1dULL;
+  int parsed = 0, rejected = 0;
+  for (size_t k = 0; k < TFS_ARRAY_LEN(files); k++) {
+    tfs_buffer *src = load(files[k]);
+    int is_run = strncmp(files[k], "run_", 4) == 0;
+    uint8_t *buf = malloc(src->length + 1);
+    for (size_t it = 0; it < src->length + 2000; it++) {
+      size_t n = src->length;
+      memcpy(buf, src->data, n);
+      if (it < src->length) {
+        n = it; /* every prefix */
+      } else {
+        for (int f = 0; f < 1 + (int)(it % 3); f++) {
+          rng ^= rng << 13, rng ^= rng >> 7, rng ^= rng << 17;
+          buf[rng % n] ^= (uint8_t)(1u << (rng >> 32) % 8);
+        }
+      }
+      if (is_run) {
+        tfs_run_options ro;
+        if (tfs_run_options__parse(buf, n, &ro, st) == 0) {
+          parsed++;
+        } else {
+          rejected++;
+          TFS_ASSERT_ERROR(st, TFS_INVALID_ARGUMENT,
+                           "Unparseable RunOptions proto");
+        }
+        continue;
+      }
+      tfs_config c;
+      if (tfs_config__parse(buf, n, &c, st) != 0) {
+        rejected++;
+        TFS_ASSERT_ERROR(st, TFS_INVALID_ARGUMENT, "Unparseable ConfigProto");
+        continue;
+      }
+      parsed++;
+      tfs_buffer *out = tfs_buffer_new();
+      CU_ASSERT_EQUAL(tfs_config__serialize(&c, out, st), 0);
+      tfs_config again;
+      CU_ASSERT_EQUAL(tfs_config__parse(out->data, out->length, &again, st),
+                      0);
+      tfs_config__clear(&again);
+      tfs_buffer_free(out);
+      tfs_config__clear(&c);
+    }
+    free(buf);
+    tfs_buffer_free(src);
+  }
+  CU_ASSERT(parsed > 0 && rejected > 0);
   tfs_status_free(st);
 }
 
@@ -354,13 +466,16 @@ static void test_run_ex_traced(void) {
   CU_ASSERT_EQUAL(ys->all_start_micros, ys->all_start_nanos / 1000);
   CU_ASSERT(ys->op_end_rel_nanos >= ys->op_start_rel_nanos);
   CU_ASSERT(ys->all_end_rel_nanos >= ys->op_end_rel_nanos);
-  CU_ASSERT_STRING_EQUAL(ys->timeline_label, "y = AddV2()");
+  /* TensorFlow's label lists the NodeDef's inputs */
+  CU_ASSERT_STRING_EQUAL(ys->timeline_label, "y = AddV2(mul, one)");
   CU_ASSERT_EQUAL_FATAL(ys->n_output, 1);
   Tensorflow__TensorDescription *td = ys->output[0]->tensor_description;
   CU_ASSERT_EQUAL(td->dtype, TENSORFLOW__DATA_TYPE__DT_FLOAT);
   CU_ASSERT_EQUAL_FATAL(td->shape->n_dim, 1);
   CU_ASSERT_EQUAL(td->shape->dim[0]->size, 2);
   CU_ASSERT_EQUAL(td->allocation_description->requested_bytes, 8);
+  CU_ASSERT_STRING_EQUAL(td->allocation_description->allocator_name, "cpu");
+  CU_ASSERT_NOT_EQUAL(td->allocation_description->ptr, 0);
   tensorflow__run_metadata__free_unpacked(m, NULL);
   tfs_tensor_free(out);
 
@@ -445,8 +560,10 @@ static const tfs_test_case config_cases[] = {
     {"threads_as_c_programs_write_them",
      test_threads_as_c_programs_write_them},
     {"full_config_from_tensorflow", test_full_config_from_tensorflow},
+    {"serializes_as_tensorflow_does", test_serializes_as_tensorflow_does},
     {"unknown_fields_and_garbage", test_unknown_fields_and_garbage},
     {"setters_and_session_copy", test_setters_and_session_copy},
+    {"truncated_and_flipped_bytes", test_truncated_and_flipped_bytes},
     {NULL, NULL}};
 static const tfs_test_case run_cases[] = {
     {"run_options", test_run_options},

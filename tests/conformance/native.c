@@ -168,6 +168,102 @@ static tfs_graph *resource(native_case *c, tfs_status *st) {
   return g;
 }
 
+static tfs_tensor *int32s(int64_t n, const int32_t *v) {
+  tfs_status *st = tfs_status_new();
+  tfs_tensor *t = tfs_tensor_new_copy(TFS_INT32, &n, 1, v,
+                                      (size_t)n * sizeof(int32_t), st);
+  tfs_status_free(st);
+  return t;
+}
+
+static tfs_output const_ints(tfs_graph *g, const char *name, int64_t n,
+                             const int32_t *v, tfs_status *st) {
+  tfs_tensor *t = int32s(n, v);
+  tfs_output o = tfs_op_const(g, name, t, st);
+  tfs_tensor_free(t);
+  return o;
+}
+
+/* Attrs of every kind TensorFlow's AttrValue has (tfsess's setters make
+ * all but a list of functions), as `_`-prefixed attrs on an Identity,
+ * which TensorFlow keeps without looking into them; then real ops whose
+ * own attrs are floats, ints, bools, types, type lists and int lists. */
+static void set_every_attr_kind(tfs_op_desc *d, tfs_status *st) {
+  static const void *strs[2] = {"a", "bc"};
+  static const size_t lens[2] = {1, 2};
+  static const int64_t ints[3] = {1, -2, 3}, dims[2] = {2, -1};
+  static const float floats[2] = {0.25f, -1};
+  static const unsigned char bools[2] = {1, 0};
+  static const tfs_dtype types[2] = {TFS_FLOAT, TFS_STRING};
+  const int64_t *shapes[2] = {dims, NULL};
+  const int ranks[2] = {2, -1};
+  tfs_tensor *t[2] = {int32s(2, (const int32_t[]){3, 4}),
+                      tfs_tensor_scalar_string("text", 4)};
+  tfs_op_desc_set_attr_string(d, "_s", "text", 4);
+  tfs_op_desc_set_attr_int(d, "_i", -7);
+  tfs_op_desc_set_attr_float(d, "_f", 0.5f);
+  tfs_op_desc_set_attr_bool(d, "_b", 1);
+  tfs_op_desc_set_attr_type(d, "_type", TFS_INT64);
+  tfs_op_desc_set_attr_shape(d, "_shape", dims, 2);
+  tfs_op_desc_set_attr_shape(d, "_shape_unknown_rank", NULL, -1);
+  tfs_op_desc_set_attr_tensor(d, "_tensor", t[0], st);
+  tfs_op_desc_set_attr_func_name(d, "_func", "some_function", 13);
+  tfs_op_desc_set_attr_placeholder(d, "_placeholder", "T");
+  tfs_op_desc_set_attr_string_list(d, "_list_s", strs, lens, 2);
+  tfs_op_desc_set_attr_int_list(d, "_list_i", ints, 3);
+  tfs_op_desc_set_attr_float_list(d, "_list_f", floats, 2);
+  tfs_op_desc_set_attr_bool_list(d, "_list_b", bools, 2);
+  tfs_op_desc_set_attr_type_list(d, "_list_type", types, 2);
+  tfs_op_desc_set_attr_shape_list(d, "_list_shape", shapes, ranks, 2);
+  tfs_op_desc_set_attr_tensor_list(d, "_list_tensor", t, 2, st);
+  tfs_op_desc_set_attr_int_list(d, "_list_empty", NULL, 0);
+  tfs_tensor_free(t[0]);
+  tfs_tensor_free(t[1]);
+}
+
+static tfs_graph *every_attr_kind(native_case *c, tfs_status *st) {
+  tfs_graph *g = tfs_graph_new();
+  int64_t xd[] = {-1, 3}, xv[] = {2, 3};
+  tfs_output x = tfs_op_placeholder(g, "x", TFS_FLOAT, xd, 2, st);
+  tfs_op_desc *d = tfs_op_desc_new(g, "Identity", "tagged");
+  tfs_op_desc_add_input(d, x);
+  set_every_attr_kind(d, st);
+  tfs_output tagged = {tfs_op_desc_finish(d, st), 0};
+  d = tfs_op_desc_new(g, "LeakyRelu", "leaky");
+  tfs_op_desc_add_input(d, tagged);
+  tfs_op_desc_set_attr_float(d, "alpha", 0.25f);
+  tfs_output leaky = {tfs_op_desc_finish(d, st), 0};
+  d = tfs_op_desc_new(g, "StridedSlice", "columns");
+  tfs_op_desc_add_input(d, leaky);
+  tfs_op_desc_add_input(d, const_ints(g, "begin", 2, (int32_t[]){0, 1}, st));
+  tfs_op_desc_add_input(d, const_ints(g, "end", 2, (int32_t[]){0, 3}, st));
+  tfs_op_desc_add_input(d, const_ints(g, "strides", 2, (int32_t[]){1, 1}, st));
+  tfs_op_desc_set_attr_int(d, "begin_mask", 1);
+  tfs_op_desc_set_attr_int(d, "end_mask", 1);
+  tfs_output cols = {tfs_op_desc_finish(d, st), 0};
+  d = tfs_op_desc_new(g, "Cast", "as_int");
+  tfs_op_desc_add_input(d, x);
+  tfs_op_desc_set_attr_type(d, "DstT", TFS_INT32);
+  tfs_op_desc_set_attr_bool(d, "Truncate", 1);
+  tfs_output as_int = {tfs_op_desc_finish(d, st), 0};
+  d = tfs_op_desc_new(g, "ExpandDims", "expanded");
+  tfs_op_desc_add_input(d, as_int);
+  tfs_op_desc_add_input(d, tfs_op_const_int32(g, "axis", 2, st));
+  tfs_output expanded = {tfs_op_desc_finish(d, st), 0};
+  d = tfs_op_desc_new(g, "Squeeze", "squeezed");
+  tfs_op_desc_add_input(d, expanded);
+  tfs_op_desc_set_attr_int_list(d, "squeeze_dims", (int64_t[]){-1}, 1);
+  tfs_output squeezed = {tfs_op_desc_finish(d, st), 0};
+  tfs_output both[2] = {cols, squeezed};
+  d = tfs_op_desc_new(g, "IdentityN", "both");
+  tfs_op_desc_add_input_list(d, both, 2);
+  tfs_op_desc_finish(d, st);
+  static const float xs[6] = {1.5f, -2, 3.25f, -0.5f, 0, 7};
+  *c = (native_case){
+      {"x:0"}, {floats(xv, 2, xs)}, {"both:0", "both:1"}, {NULL}, 1};
+  return g;
+}
+
 int tc_write_native_cases(const char *root, char *err, size_t cap) {
   static const struct {
     const char *name;
@@ -175,7 +271,8 @@ int tc_write_native_cases(const char *root, char *err, size_t cap) {
   } kCases[] = {{"mlp", mlp},
                 {"counter", counter},
                 {"guarded_division", guarded},
-                {"resource", resource}};
+                {"resource", resource},
+                {"every_attr_kind", every_attr_kind}};
   tfs_status *st = tfs_status_new();
   int rc = 0;
   for (size_t i = 0; rc == 0 && i < sizeof kCases / sizeof kCases[0]; i++) {

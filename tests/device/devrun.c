@@ -70,7 +70,8 @@ dr_graph *dr_graph_new(tfs_graph *g, const tfs_config *cfg, int soft,
   if (!r) return NULL;
   r->g = g;
   r->nfeeds = nfeeds < DR_MAX_FEEDS ? nfeeds : DR_MAX_FEEDS;
-  memcpy(r->feeds, feeds, sizeof(tfs_output) * (size_t)r->nfeeds);
+  if (r->nfeeds > 0)
+    memcpy(r->feeds, feeds, sizeof(tfs_output) * (size_t)r->nfeeds);
   size_t nops = tfs_graph_num_operations(g);
   r->nodes = tfs_calloc(nops + 1, sizeof(void *));
   r->dev = tfs_calloc(nops + 1, sizeof(void *));

@@ -1,10 +1,11 @@
 /*
  * tests/device/devrun.h - a small reference runner of whole graphs over
- * several devices, the way docs/DEVICES.md tells the plan builder to do
- * it: place every node, take its kernel from its device, prepare it on
- * that device, and copy a value whenever the memory space it lives in is
- * not the one its consumer reads.  The device suites, the GPU suite and
- * the GPU benchmark run graphs through it until plans do this themselves.
+ * several devices, written apart from the session's plans: place every
+ * node, take its kernel from its device, prepare it on that device, and
+ * copy a value whenever the memory space it lives in is not the one its
+ * consumer reads (docs/DEVICES.md).  The device suites and the GPU suite
+ * run single ops and small graphs through it, independently of plans;
+ * whole graphs through sessions are tested against CPU-only sessions.
  */
 #ifndef TFS_TESTS_DEVRUN_H
 #define TFS_TESTS_DEVRUN_H

@@ -2,10 +2,11 @@
  * tests/device/gpu_bench.c - the GPU benchmark of scripts/gpu-check: the
  * MLP 784-512-512-10 (batch 1, 256) and the CNN (conv-BN-ReLU-pool x3,
  * dense; batch 1, 32) of bench/models.py, with random weights, run through
- * the reference multi-device runner (feed copied in, fetch copied out,
- * devices synchronized per run) on GPU:0 and on the CPU.  Prints one JSON
- * line per (model, device) with the median and 90th percentile in
- * microseconds, and the NMSE between the GPU's and the CPU's outputs.
+ * sessions: one placed on GPU:0 (the plan copies the feed in and the fetch
+ * out and synchronizes the GPU per run) and a CPU-only one.  Prints one
+ * JSON line per (model, device) with the median and 90th percentile of
+ * tfs_session_run in microseconds and the copies per run, and the NMSE
+ * between the GPU's and the CPU's outputs.
  *
  *   gpu_bench [SECONDS_PER_CASE]     (exits 77 without a GPU)
  */
@@ -16,7 +17,8 @@
 
 #include "core/status.h"
 #include "core/util.h"
-#include "devrun.h"
+#include "device/device.h"
+#include "tfsess/tfsess.h"
 
 #define MAX_SAMPLES 2000
 
@@ -158,16 +160,17 @@ static int cmp_d(const void *a, const void *b) {
   return (x > y) - (x < y);
 }
 
-/* Times runs of r for `seconds`; the last output goes to *out. */
-static int time_runs(dr_graph *r, tfs_tensor *feed, tfs_output fetch,
-                     double seconds, double *median, double *p90, int *runs,
-                     tfs_tensor **out, tfs_status *st) {
+/* Times session runs for `seconds`; the last output goes to *out. */
+static int time_runs(tfs_session *s, tfs_output x, tfs_tensor *feed,
+                     tfs_output fetch, double seconds, double *median,
+                     double *p90, int *runs, tfs_tensor **out,
+                     tfs_status *st) {
   static double us[MAX_SAMPLES];
-  tfs_tensor *feeds[1] = {feed};
-  for (int i = 0; i < 5; i++) { /* warm-up: allocator, cuDNN choices */
+  for (int i = 0; i < 5; i++) { /* warm-up: plan, allocator, cuDNN choices */
     tfs_tensor_free(*out);
     *out = NULL;
-    if (dr_graph_run(r, feeds, &fetch, 1, out, st)) return -1;
+    tfs_session_run(s, &x, &feed, 1, &fetch, out, 1, NULL, 0, st);
+    if (!tfs_status_ok(st)) return -1;
   }
   int n = 0;
   int64_t start = tfs_now_ns();
@@ -176,7 +179,8 @@ static int time_runs(dr_graph *r, tfs_tensor *feed, tfs_output fetch,
     tfs_tensor_free(*out);
     *out = NULL;
     int64_t t0 = tfs_now_ns();
-    if (dr_graph_run(r, feeds, &fetch, 1, out, st)) return -1;
+    tfs_session_run(s, &x, &feed, 1, &fetch, out, 1, NULL, 0, st);
+    if (!tfs_status_ok(st)) return -1;
     us[n++] = (double)(tfs_now_ns() - t0) / 1e3;
   }
   qsort(us, (size_t)n, sizeof us[0], cmp_d);
@@ -196,6 +200,18 @@ static double nmse(const tfs_tensor *a, const tfs_tensor *b) {
   return n > 0 ? e / n : e;
 }
 
+/* A session over g: its default devices (GPU:0 preferred), or with
+ * device_count {"GPU": 0} (CPU only). */
+static tfs_session *session_on(tfs_graph *g, int gpu, tfs_status *st) {
+  static const uint8_t kNoGpu[9] = {0x0a, 0x07, 0x0a, 0x03, 'G', 'P', 'U',
+                                    0x10, 0x00};
+  tfs_session_options *o = tfs_session_options_new();
+  if (!gpu) tfs_session_options_set_config(o, kNoGpu, sizeof kNoGpu, st);
+  tfs_session *s = tfs_status_ok(st) ? tfs_session_new(g, o, st) : NULL;
+  tfs_session_options_free(o);
+  return s;
+}
+
 static int bench(const char *name, tfs_graph *(*build)(tfs_output *,
                                                        tfs_output *,
                                                        tfs_status *),
@@ -205,29 +221,24 @@ static int bench(const char *name, tfs_graph *(*build)(tfs_output *,
   tfs_graph *g = build(&x, &y, st);
   tfs_tensor *feed = rand_floats(xdims, nd, 1, 0);
   tfs_tensor *outs[2] = {NULL, NULL};
-  static tfs_config_device_count no_gpu[1] = {{"GPU", 0}};
   int rc = tfs_status_ok(st) ? 0 : -1;
   for (int dev = 0; dev < 2 && rc == 0; dev++) {
-    tfs_config cfg;
-    tfs_config__init(&cfg);
-    if (dev == 1) {
-      cfg.ndevice_count = 1;
-      cfg.device_count = no_gpu;
-    }
-    dr_graph *r = dr_graph_new(g, &cfg, 1, &x, 1, st);
+    tfs_session *s = session_on(g, dev == 0, st);
     double med = 0, p90 = 0;
     int runs = 1;
-    if (!r ||
-        time_runs(r, feed, y, seconds, &med, &p90, &runs, &outs[dev], st)) {
+    int64_t d0, h0, d1, h1;
+    tfs_device__copy_counts(&d0, &h0);
+    if (!s || time_runs(s, x, feed, y, seconds, &med, &p90, &runs,
+                        &outs[dev], st)) {
       rc = -1;
     } else {
-      tfs_device *where = dr_graph_device(r, "probs");
-      printf("{\"model\": \"%s\", \"device\": \"%s\", \"median_us\": %.1f, "
-             "\"p90_us\": %.1f, \"copies_per_run\": %.1f}\n", name,
-             where ? where->type->name : "?", med, p90,
-             (double)dr_graph_copies(r) / runs);
+      tfs_device__copy_counts(&d1, &h1);
+      printf("{\"model\": \"%s\", \"device\": \"%s\", \"median_us\": "
+             "%.1f, \"p90_us\": %.1f, \"copies_per_run\": %.1f}\n", name,
+             dev == 0 ? "GPU" : "CPU", med, p90,
+             (double)((d1 - d0) + (h1 - h0)) / runs);
     }
-    dr_graph_free(r);
+    tfs_session_free(s);
   }
   if (rc == 0)
     printf("{\"model\": \"%s\", \"gpu_vs_cpu_nmse\": %.3g}\n", name,

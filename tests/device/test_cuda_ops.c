@@ -2,8 +2,10 @@
  * tests/device/test_cuda_ops.c - the GPU suite (CUDA builds): every CUDA
  * kernel against the CPU kernel on the same random inputs, compared by
  * normalized mean squared error with a tolerance per dtype (ggml's
- * test-backend-ops), then placement, error messages and a stream-ordering
- * stress.  Exits 77 (automake's SKIP) when the machine has no GPU.
+ * test-backend-ops), then placement, error messages, a stream-ordering
+ * stress and whole graphs through sessions placed on the GPU against
+ * CPU-only sessions.  Exits 77 (automake's SKIP) when the machine has no
+ * GPU.
  */
 #include <math.h>
 #include <stdio.h>
@@ -13,6 +15,8 @@
 #include "core/half.h"
 #include "core/status.h"
 #include "devrun.h"
+#include "session/exec.h"
+#include "tfsess/callable.h"
 #include "tfs_config.h"
 
 static int g_failed, g_passed;
@@ -510,6 +514,80 @@ static void ordering_stress(void) {
   tfs_status_free(st);
 }
 
+/* ---- whole graphs through sessions ------------------------------------- */
+
+/* A session over g: its default devices (GPU:0 preferred), or with
+ * device_count {"GPU": 0} (CPU only). */
+static tfs_session *session_on(tfs_graph *g, int gpu, tfs_status *st) {
+  static const uint8_t kNoGpu[9] = {0x0a, 0x07, 0x0a, 0x03, 'G', 'P', 'U',
+                                    0x10, 0x00};
+  tfs_session_options *o = tfs_session_options_new();
+  if (!gpu) tfs_session_options_set_config(o, kNoGpu, sizeof kNoGpu, st);
+  tfs_session *s = tfs_status_ok(st) ? tfs_session_new(g, o, st) : NULL;
+  tfs_session_options_free(o);
+  return s;
+}
+
+/* x [8,64] -> MatMul -> BiasAdd -> Relu -> Softmax -> Sum over axis 1:
+ * the plan places the float ops on GPU:0 and copies the feed in and the
+ * fetch out; values match a CPU-only session. */
+static void session_cases(void) {
+  tfs_status *st = tfs_status_new();
+  tfs_graph *g = tfs_graph_new();
+  int64_t xd[2] = {8, 64}, wd[2] = {64, 32}, bd[1] = {32};
+  tfs_tensor *w = rand_tensor(TFS_FLOAT, wd, 2, -0.2, 0.2, 0);
+  tfs_tensor *b = rand_tensor(TFS_FLOAT, bd, 1, -0.1, 0.1, 0);
+  tfs_tensor *xt = rand_tensor(TFS_FLOAT, xd, 2, -1, 1, 0);
+  int32_t one = 1;
+  tfs_tensor *axis = int32_vector(&one, 1);
+  tfs_output x = tfs_op_placeholder(g, "x", TFS_FLOAT, xd, 2, st);
+  tfs_output mm = tfs_op_matmul(g, "mm", x, tfs_op_const(g, "w", w, st), 0,
+                                0, st);
+  tfs_output ba = tfs_op_bias_add(g, "ba", mm, tfs_op_const(g, "b", b, st),
+                                  st);
+  tfs_output r = tfs_op_unary(g, "Relu", "r", ba, st);
+  tfs_output sm = tfs_op_unary(g, "Softmax", "sm", r, st);
+  tfs_output sum = tfs_op_sum(g, "sum", sm, tfs_op_const(g, "axis", axis, st),
+                              0, st);
+  tfs_output fetch[2] = {sm, sum};
+  tfs_session *gs = session_on(g, 1, st), *cs = session_on(g, 0, st);
+  tfs_tensor *want[2] = {NULL, NULL}, *got[2] = {NULL, NULL};
+  int ok = tfs_status_ok(st);
+  if (ok) tfs_session_run(cs, &x, &xt, 1, fetch, want, 2, NULL, 0, st);
+  tfs_callable *c = NULL;
+  if (tfs_status_ok(st))
+    c = tfs_session_make_callable(gs, &x, 1, fetch, 2, NULL, 0, NULL, st);
+  tfs_plan *p = c ? tfs_callable__plan(c) : NULL;
+  int on_gpu = 0, copies = 0;
+  for (int i = 0; p && i < p->nnodes; i++) {
+    const tfs_plan_node *pn = &p->nodes[i];
+    if (strcmp(pn->op->name, "mm") == 0 || strcmp(pn->op->name, "sm") == 0)
+      on_gpu += pn->device && !strcmp(pn->device->type->name, "GPU");
+    copies += strcmp(pn->op->def->name, "_Copy") == 0;
+  }
+  expect(on_gpu == 2 && copies >= 3, "MatMul and Softmax placed on GPU:0, "
+         "feed and fetches copied", tfs_status_message(st));
+  int bad = 0;
+  for (int round = 0; round < 50 && c && !bad; round++) {
+    tfs_callable_run(c, &xt, 1, got, 2, st);
+    bad = !tfs_status_ok(st) || tfs_device__tensor_device(got[0]) ||
+          nmse(got[0], want[0]) > 1e-6 || nmse(got[1], want[1]) > 1e-6;
+    tfs_tensor_free(got[0]);
+    tfs_tensor_free(got[1]);
+  }
+  expect(c && !bad, "50 session runs on GPU:0 equal the CPU session's",
+         tfs_status_message(st));
+  tfs_callable_free(c);
+  tfs_session_free(gs);
+  tfs_session_free(cs);
+  tfs_tensor_free(want[0]);
+  tfs_tensor_free(want[1]);
+  for (tfs_tensor **t = (tfs_tensor *[]){w, b, xt, axis, NULL}; *t; t++)
+    tfs_tensor_free(*t);
+  tfs_graph_free(g);
+  tfs_status_free(st);
+}
+
 int main(int argc, char **argv) {
   if (argc > 1) g_only = argv[1];
   tfs_status *st = tfs_status_new();
@@ -542,6 +620,8 @@ int main(int argc, char **argv) {
     placement_cases();
     error_cases();
     ordering_stress();
+    printf("sessions:\n");
+    session_cases();
   }
   printf("TFS-RESULT: passed=%d failed=%d\n", g_passed, g_failed);
   return g_failed ? 1 : 0;

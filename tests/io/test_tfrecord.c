@@ -3,7 +3,7 @@
  * against software), TFRecord framing (files TensorFlow wrote, truncation
  * as "retry later", corruption, fuzzing) and TensorBoard event files
  * (a file TensorFlow wrote; ours read back record by record, the graph
- * re-imported).
+ * re-imported; both truncated and bit-flipped, framing and payloads).
  */
 #include <dirent.h>
 #include <stdlib.h>
@@ -14,6 +14,7 @@
 #include "io/events.h"
 #include "io/tfrecord.h"
 #include "iotest.h"
+#include "proto/config.pb-c.h"
 #include "proto/event.pb-c.h"
 #include "testutil.h"
 
@@ -411,6 +412,125 @@ static void test_events_graph_roundtrips(void) {
   tfs_status_free(st);
 }
 
+/* ---- malformed event files ---------------------------------------------- */
+
+/* An event file tfsess writes for a traced run: y = x * 2 over [?,3]. */
+static char *write_traced_events(void) {
+  tfs_status *st = tfs_status_new();
+  tfs_graph *g = tfs_graph_new();
+  int64_t dims[] = {-1, 3};
+  tfs_output x = tfs_op_placeholder(g, "x", TFS_FLOAT, dims, 2, st);
+  tfs_output y = tfs_op_mul(g, "y", x, tfs_op_const_float(g, "two", 2, st), st);
+  tfs_session *s = tfs_session_new(g, NULL, st);
+  TFS_ASSERT_OK(st);
+  int64_t xd[] = {2, 3};
+  tfs_tensor *xt = tfs_tensor_new(TFS_FLOAT, xd, 2, st), *out = NULL;
+  memset(tfs_tensor_data(xt), 0, 6 * sizeof(float));
+  tfs_buffer ro = {"\x08\x03", 2, NULL}; /* trace_level: FULL_TRACE */
+  tfs_buffer *md = tfs_buffer_new();
+  tfs_session_run_ex(s, &ro, &x, &xt, 1, &y, &out, 1, NULL, 0, md, st);
+  TFS_ASSERT_OK(st);
+  char *path = NULL;
+  tfs_events_write_graph(it_tmp("traced_logs"), g, md, &path, st);
+  TFS_ASSERT_OK(st);
+  tfs_buffer_free(md);
+  tfs_tensor_free(out);
+  tfs_tensor_free(xt);
+  tfs_session_free(s);
+  tfs_graph_free(g);
+  tfs_status_free(st);
+  return path;
+}
+
+/* What a reader of event files does with one record: the Event, then
+ * the GraphDef it carries (imported) or its RunMetadata. */
+static void parse_event(const void *data, size_t len, tfs_status *st) {
+  Tensorflow__Event *ev = tensorflow__event__unpack(NULL, len, data);
+  if (!ev) return;
+  if (ev->what_case == TENSORFLOW__EVENT__WHAT_GRAPH_DEF) {
+    tfs_graph *g = tfs_graph_new();
+    tfs_import_results *r = tfs_graph_import_graphdef(
+        g, ev->graph_def.data, ev->graph_def.len, NULL, st);
+    CU_ASSERT(r ? tfs_status_ok(st) : !tfs_status_ok(st));
+    tfs_import_results_free(r);
+    tfs_graph_free(g);
+  } else if (ev->what_case == TENSORFLOW__EVENT__WHAT_TAGGED_RUN_METADATA) {
+    Tensorflow__RunMetadata *m = tensorflow__run_metadata__unpack(
+        NULL, ev->tagged_run_metadata->run_metadata.len,
+        ev->tagged_run_metadata->run_metadata.data);
+    if (m) tensorflow__run_metadata__free_unpacked(m, NULL);
+  }
+  tensorflow__event__free_unpacked(ev, NULL);
+}
+
+/* Reads every record of `path`; returns the count.  A failure names the
+ * file. */
+static int read_all(const char *path, tfs_status *st) {
+  tfs_record_reader *r = tfs_record_reader_open(path, st);
+  const void *d;
+  size_t n;
+  int rc, records = 0;
+  while (r && (rc = tfs_record_reader_next(r, &d, &n, st)) == 1) {
+    parse_event(d, n, st);
+    records++;
+  }
+  if (r && rc < 0)
+    CU_ASSERT_PTR_NOT_NULL(strstr(tfs_status_message(st), "fz.tfevents"));
+  tfs_record_reader_free(r);
+  return records;
+}
+
+/* Event files TensorFlow and tfsess wrote, cut at every length and with
+ * flipped bits (the framing), and each record's payload truncated and
+ * flipped under valid CRCs (Event, GraphDef, RunMetadata): errors, never
+ * a crash or a leak (the sanitizer build checks). */
+static void test_events_truncated_and_flipped(void) {
+  char *ours = write_traced_events();
+  const char *files[2] = {it_src("tests/io/data/tf_graph.tfevents"), ours};
+  tfs_status *st = tfs_status_new();
+  uint64_t rng = 99;
+  for (int k = 0; k < 2; k++) {
+    size_t len;
+    uint8_t *src = it_read_file(files[k], &len);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(src);
+    uint8_t *buf = malloc(len);
+    CU_ASSERT(read_all(files[k], st) >= (k ? 3 : 2));
+    for (size_t it = 0; it < len + 200; it++) {
+      size_t n = len;
+      memcpy(buf, src, len);
+      if (it < len)
+        n = it;
+      else
+        buf[it_rand(&rng) % len] ^= (uint8_t)(1u << it_rand(&rng) % 8);
+      it_write_file(it_tmp("fz.tfevents"), buf, n);
+      CU_ASSERT(read_all(it_tmp("fz.tfevents"), st) <= 3);
+    }
+    /* payloads under valid framing */
+    tfs_record_reader *r = tfs_record_reader_open(files[k], st);
+    const void *d;
+    size_t dn;
+    while (tfs_record_reader_next(r, &d, &dn, st) == 1) {
+      uint8_t *p = malloc(dn + 1);
+      for (int it = 0; it < 400; it++) {
+        memcpy(p, d, dn);
+        size_t m = dn;
+        if (it % 4 == 0)
+          m = (size_t)(it_rand(&rng) % (dn + 1));
+        else
+          for (int f = 0; f < 1 + it % 3; f++)
+            p[it_rand(&rng) % dn] ^= (uint8_t)(1u << it_rand(&rng) % 8);
+        parse_event(p, m, st);
+      }
+      free(p);
+    }
+    tfs_record_reader_free(r);
+    free(buf);
+    free(src);
+  }
+  free(ours);
+  tfs_status_free(st);
+}
+
 static const tfs_test_case crc_cases[] = {
     {"vectors", test_crc32c_vectors},
     {"extend_mask_and_hardware", test_crc32c_extend_mask_and_hardware},
@@ -428,6 +548,7 @@ static const tfs_test_case event_cases[] = {
     {"reads_tensorflows_file", test_events_reads_tensorflows_file},
     {"writer_records", test_events_writer_records},
     {"graph_roundtrips", test_events_graph_roundtrips},
+    {"truncated_and_flipped", test_events_truncated_and_flipped},
     {NULL, NULL}};
 
 const tfs_test_suite tfs_test_suites[] = {{"crc32c", crc_cases},

@@ -124,6 +124,30 @@ static void test_float_division_variants(void) {
             V(M_SQRT2, 0.25, NAN, 1));
 }
 
+/* Every chunk of a division split over the intra-op pool fails at once;
+ * the kernel reports one error (chunks record theirs atomically). */
+static void test_division_by_zero_parallel(void) {
+  mt_set_threads(4);
+  /* a zero divisor late in every stretch of 8192, so that chunks work a
+   * while before they fail, on several threads at once */
+  const int64_t n = 512 * 1024;
+  double *ones = malloc(sizeof(double) * (size_t)n);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(ones);
+  for (int64_t i = 0; i < n; i++) ones[i] = i % 8192 == 8191 ? 0 : 1;
+  tfs_tensor *a = mt_t(TFS_INT32, 2, D(512, 1024), ones);
+  tfs_tensor *b = mt_t(TFS_INT32, 2, D(512, 1024), ones);
+  tfs_tensor *row = mt_t(TFS_INT32, 2, D(1, 1024), ones + 7168);
+  free(ones);
+  for (int rep = 0; rep < 4; rep++) {
+    CU_ASSERT_STRING_EQUAL(bin_fail("FloorDiv", a, b, TFS_INVALID_ARGUMENT),
+                           "Integer division by zero" NODE);
+    CU_ASSERT_STRING_EQUAL(bin_fail("Mod", a, row, TFS_INVALID_ARGUMENT),
+                           "Integer division by zero" NODE);
+  }
+  mt_set_threads(0);
+  mt_free_all((tfs_tensor *[]){a, b, row}, 3);
+}
+
 static void test_division_by_zero_errors(void) {
   static const char *const ops[] = {"Div", "FloorDiv", "FloorMod", "Mod"};
   for (size_t i = 0; i < 4; i++) {
@@ -316,7 +340,18 @@ static void test_unary_arithmetic(void) {
            V(-0.4, -2, 2, 1 / 1.5, 0.4, -INFINITY, NAN), 1e-7);
   check_un("Square", TFS_UINT16, 3, V(3, 256, 0), TFS_UINT16, V(9, 0, 0), 0);
   check_un("Sign", TFS_INT64, 3, V(-7, 0, 9), TFS_INT64, V(-1, 0, 1), 0);
-  check_un("Round", TFS_INT32, 2, V(-7, 9), TFS_INT32, V(-7, 9), 0);
+  /* TensorFlow 2.21's CPU Round returns zeros for integers */
+  check_un("Round", TFS_INT32, 3, V(-7, 9, 2147483647), TFS_INT32,
+           V(0, 0, 0), 0);
+  check_un("Round", TFS_INT64, 2, V(-7, 9), TFS_INT64, V(0, 0), 0);
+  /* Erf: float64 is NaN from |x| >= 0x1.ffffffcp+511 (TensorFlow's CPU
+   * kernel), float32 saturates */
+  check_un("Erf", TFS_DOUBLE, 6,
+           V(INFINITY, -INFINITY, 0x1.ffffffcp+511, 0x1.ffffffbffffffp+511,
+             -1e300, 30),
+           TFS_DOUBLE, V(NAN, NAN, NAN, 1, NAN, 1), 0);
+  check_un("Erf", TFS_FLOAT, 3, V(INFINITY, -INFINITY, NAN), TFS_FLOAT,
+           V(1, -1, NAN), 0);
   const double *s = V(1, INFINITY, -INFINITY, NAN, 0);
   check_un("IsNan", TFS_FLOAT, 5, s, TFS_BOOL, V(0, 0, 0, 1, 0), 0);
   check_un("IsInf", TFS_HALF, 5, s, TFS_BOOL, V(0, 1, 1, 0, 0), 0);
@@ -761,6 +796,7 @@ static const tfs_test_case elementwise_cases[] = {
     {"integer_wraparound", test_integer_wraparound},
     {"float_division_variants", test_float_division_variants},
     {"division_by_zero_errors", test_division_by_zero_errors},
+    {"division_by_zero_parallel", test_division_by_zero_parallel},
     {"broadcasting_and_empty", test_broadcasting_and_empty},
     {"nan_propagation", test_nan_propagation},
     {"complex_arithmetic", test_complex_arithmetic},

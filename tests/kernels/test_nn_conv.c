@@ -407,6 +407,28 @@ static void test_conv_attr_errors(void) {
   NT_EXPECT_BUILD_ERROR("Conv2D", in, 2, es, 3,
                         "explicit_paddings attribute must be empty if the "
                         "padding attribute is not EXPLICIT");
+  /* strides and dilations are int32 lists in TensorFlow */
+  nt_attr sw[2] = {NT_LIST4("strides", 1, INT64_C(1) << 40, 1, 1),
+                   NT_STR("padding", "SAME")};
+  NT_EXPECT_BUILD_ERROR("Conv2D", in, 2, sw, 2,
+                        "Attr strides has value 1099511627776 out of range "
+                        "for an int32");
+  nt_attr dw[3] = {NT_LIST4("strides", 1, 1, 1, 1), NT_STR("padding", "SAME"),
+                   NT_LIST4("dilations", 1, 1, -(INT64_C(1) << 33), 1)};
+  NT_EXPECT_BUILD_ERROR("DepthwiseConv2dNative", in, 2, dw, 3,
+                        "Attr dilations has value -8589934592 out of range "
+                        "for an int32");
+  int32_t sizes[4] = {1, 5, 5, 4};
+  tfs_tensor *bp[3] = {nt_tensor(TFS_INT32, (int64_t[]){4}, 1, sizes), in[1],
+                       nt_random((int64_t[]){1, 5, 5, 2}, 4, 3)};
+  NT_EXPECT_ERROR("Conv2DBackpropInput", bp, 3, sw, 2, TFS_INVALID_ARGUMENT,
+                  "Attr strides has value 1099511627776 out of range for an "
+                  "int32");
+  /* TensorFlow 2.21's kernel divides by a zero stride (SIGFPE) */
+  NT_EXPECT_ERROR("Conv2DBackpropInput", bp, 3, s0, 2, TFS_INVALID_ARGUMENT,
+                  "Stride must be > 0, but got 0");
+  tfs_tensor_free(bp[0]);
+  tfs_tensor_free(bp[2]);
   for (int i = 0; i < 2; i++) tfs_tensor_free(in[i]);
 }
 
@@ -500,7 +522,83 @@ static void test_backprop_errors(void) {
   in[1] = nt_random((int64_t[]){3, 4, 2}, 3, 1);
   NT_EXPECT_ERROR("Conv2DBackpropInput", in, 3, a, 2, TFS_INVALID_ARGUMENT,
                   "Conv2DCustomBackpropInput: filter must be 4-dimensional");
+  tfs_tensor_free(in[1]);
+  in[1] = nt_f32((int64_t[]){3, 3, 0, 2}, 4, NULL);
+  NT_EXPECT_ERROR("Conv2DBackpropInput", in, 3, a, 2, TFS_INVALID_ARGUMENT,
+                  "Conv2DCustomBackpropInput: filter depth must be strictly "
+                  "greated than zero");
+  /* an input of depth 0 has an empty gradient (no group to divide by) */
+  int32_t s0[4] = {1, 5, 5, 0};
+  tfs_tensor_free(in[0]);
+  in[0] = nt_tensor(TFS_INT32, (int64_t[]){4}, 1, s0);
+  tfs_tensor_free(in[1]);
+  in[1] = nt_random((int64_t[]){3, 3, 1, 2}, 4, 1);
+  tfs_tensor *dx = nt_run1("Conv2DBackpropInput", in, 3, a, 2);
+  CU_ASSERT_EQUAL(tfs_tensor_ndims(dx), 4);
+  CU_ASSERT_EQUAL(tfs_tensor_dim(dx, 3), 0);
+  tfs_tensor_free(dx);
   for (int i = 0; i < 3; i++) tfs_tensor_free(in[i]);
+}
+
+/* The fused convolution the optimizer makes of Conv2D + BiasAdd + Relu
+ * rejects what Conv2D rejects, with Conv2D's messages, and computes an
+ * input without elements as Conv2D does (zeros, then bias and Relu). */
+static void test_fused_conv_inputs(void) {
+  tfs_status *st = tfs_status_new();
+  tfs_graph *g = tfs_graph_new();
+  tfs_output x = tfs_op_placeholder(g, "x", TFS_FLOAT, NULL, -1, st);
+  tfs_tensor *fv = nt_random((int64_t[]){3, 3, 1, 2}, 4, 1);
+  float bias[2] = {0.5f, -0.25f};
+  tfs_tensor *bv = nt_f32((int64_t[]){2}, 1, bias);
+  tfs_output f = tfs_op_const(g, "f", fv, st);
+  tfs_output b = tfs_op_const(g, "b", bv, st);
+  tfs_op_desc *d = tfs_op_desc_new(g, "Conv2D", "conv");
+  tfs_op_desc_add_input(d, x);
+  tfs_op_desc_add_input(d, f);
+  nt_attr a[2] = {NT_LIST4("strides", 1, 1, 1, 1), NT_STR("padding", "SAME")};
+  nt_set_attrs(d, a, 2);
+  tfs_output c = {tfs_op_desc_finish(d, st), 0};
+  d = tfs_op_desc_new(g, "BiasAdd", "bias");
+  tfs_op_desc_add_input(d, c);
+  tfs_op_desc_add_input(d, b);
+  tfs_output ba = {tfs_op_desc_finish(d, st), 0};
+  d = tfs_op_desc_new(g, "Relu", "out");
+  tfs_op_desc_add_input(d, ba);
+  tfs_output y = {tfs_op_desc_finish(d, st), 0};
+  TFS_ASSERT_OK(st);
+  tfs_session *s = tfs_session_new(g, NULL, st);
+  TFS_ASSERT_OK(st);
+  /* input depth 0: the filter's depth 1 divides it, no groups */
+  tfs_tensor *x0 = nt_f32((int64_t[]){1, 2, 2, 0}, 4, NULL), *out = NULL;
+  tfs_session_run(s, &x, &x0, 1, &y, &out, 1, NULL, 0, st);
+  TFS_ASSERT_OK(st);
+  if (out) {
+    const float *o = tfs_tensor_data(out);
+    CU_ASSERT_EQUAL(tfs_tensor_num_elements(out), 8);
+    for (int i = 0; i < 8; i += 2)
+      CU_ASSERT(o[i] == 0.5f && o[i + 1] == 0.0f);
+  }
+  tfs_tensor_free(out);
+  out = NULL;
+  tfs_tensor *x3 = nt_random((int64_t[]){5, 5, 1}, 3, 2);
+  tfs_session_run(s, &x, &x3, 1, &y, &out, 1, NULL, 0, st);
+  CU_ASSERT_EQUAL(tfs_status_code(st), TFS_INVALID_ARGUMENT);
+  CU_ASSERT_PTR_NOT_NULL(strstr(tfs_status_message(st),
+                                "convolution input must be 4-dimensional: "
+                                "[5,5,1]"));
+  /* the fused node keeps the name of the last node it replaces */
+  CU_ASSERT_PTR_NOT_NULL(strstr(tfs_status_message(st), "{{node out}}"));
+  tfs_tensor *x2 = nt_random((int64_t[]){1, 5, 5, 3}, 4, 3);
+  tfs_session_run(s, &x, &x2, 1, &y, &out, 1, NULL, 0, st);
+  CU_ASSERT_EQUAL(tfs_status_code(st), TFS_INVALID_ARGUMENT);
+  CU_ASSERT_PTR_NOT_NULL(strstr(tfs_status_message(st),
+                                "output depth must be evenly divisible by "
+                                "number of groups: 2 vs 3"));
+  tfs_tensor *tensors[] = {fv, bv, x0, x3, x2};
+  for (int i = 0; i < 5; i++) tfs_tensor_free(tensors[i]);
+  tfs_session_free(s);
+  tfs_graph_free(g);
+  tfs_status_free(st);
 }
 
 /* Shapes that inference computes for the convolution ops. */
@@ -553,6 +651,7 @@ static const tfs_test_case kConvErrors[] = {
     {"attrs", test_conv_attr_errors},
     {"depthwise", test_depthwise_errors},
     {"backprop", test_backprop_errors},
+    {"fused", test_fused_conv_inputs},
     {NULL, NULL},
 };
 

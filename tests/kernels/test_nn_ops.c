@@ -343,6 +343,27 @@ static void test_pool_errors(void) {
   NT_EXPECT_ERROR("MaxPool", &x, 1, d4, 3, TFS_UNIMPLEMENTED,
                   "Depthwise max pooling requires the depth window to evenly "
                   "divide the input depth");
+  /* TensorFlow's order: divisibility, then the stride, then (AvgPool)
+   * depth pooling at all */
+  nt_attr d5[3] = {NT_LIST4("ksize", 1, 1, 1, 3),
+                   NT_LIST4("strides", 1, 1, 1, 1), NT_STR("padding", "VALID")};
+  NT_EXPECT_ERROR("MaxPool", &x, 1, d5, 3, TFS_UNIMPLEMENTED,
+                  "Depthwise max pooling requires the depth window to evenly "
+                  "divide the input depth");
+  NT_EXPECT_ERROR("AvgPool", &x, 1, d5, 3, TFS_UNIMPLEMENTED,
+                  "Depthwise max pooling requires the depth window to evenly "
+                  "divide the input depth");
+  NT_EXPECT_ERROR("AvgPool", &x, 1, d3, 3, TFS_UNIMPLEMENTED,
+                  "Depthwise max pooling requires the depth window to equal "
+                  "the depth stride");
+  NT_EXPECT_ERROR("AvgPool", &x, 1, d2, 3, TFS_UNIMPLEMENTED,
+                  "MaxPooling supports exactly one of pooling across depth "
+                  "or pooling across width/height.");
+  nt_attr kw[3] = {NT_LIST4("ksize", 1, INT64_C(1) << 40, 2, 1),
+                   NT_LIST4("strides", 1, 1, 1, 1), NT_STR("padding", "SAME")};
+  NT_EXPECT_BUILD_ERROR("AvgPool", &x, 1, kw, 3,
+                        "Attr ksize has value 1099511627776 out of range for "
+                        "an int32");
   nt_attr e[4] = {
       NT_LIST4("ksize", 1, 3, 3, 1),
       NT_LIST4("strides", 1, 1, 1, 1),

@@ -1,7 +1,7 @@
 /*
  * tests/optimizer/test_cli_optimize.c - `tfsess optimize` as a user runs
  * it (the written GraphDef, the report, usage errors) and the session
- * flags --no-optimize / --passes of `tfsess run`.
+ * flags --no-optimize / --passes of `tfsess run` and `tfsess bench`.
  */
 #include <stdarg.h>
 #include <stdlib.h>
@@ -157,10 +157,49 @@ static void test_cli_optimize__run_flags(void) {
   result_free(&r);
 }
 
+/* With debug logging, every plan logs what the optimizer did: `run` and
+ * `bench` optimize by default, and --no-optimize / --passes really
+ * reach the session. */
+static void test_cli_optimize__flags_reach_the_session(void) {
+  char model[1024];
+  snprintf(model, sizeof model, "%s", it_tmp("opt_model.pb"));
+  write_model(model);
+  const struct {
+    const char *cmd, *flags, *want, *absent;
+  } cases[] = {
+      {"run", "", "MatMul+BiasAdd+Relu -> _FusedMatMul: 1", "skipped"},
+      {"bench", "", "MatMul+BiasAdd+Relu -> _FusedMatMul: 1", "skipped"},
+      {"run", "--no-optimize", "disable_meta_optimizer is set",
+       "_FusedMatMul"},
+      {"bench", "--no-optimize", "disable_meta_optimizer is set",
+       "_FusedMatMul"},
+      {"bench", "--passes constfold", "constant_folding", "_FusedMatMul"},
+      {"bench", "--passes none", "disable_meta_optimizer is set",
+       "_FusedMatMul"},
+  };
+  setenv("TFS_LOG_LEVEL", "0", 1);
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+    const char *extra = strcmp(cases[i].cmd, "bench") == 0
+                            ? "--runs 2 --warmup 1"
+                            : "";
+    result r = tfsess("%s '%s' --feed 'x=%s' --fetch y %s %s", cases[i].cmd,
+                      model, it_tmp("opt_x.npy"), extra, cases[i].flags);
+    int ok = r.status == 0 && strstr(r.err, cases[i].want) &&
+             !strstr(r.err, cases[i].absent);
+    if (!ok)
+      fprintf(stderr, "\n  %s %s: status %d, stderr:\n%s", cases[i].cmd,
+              cases[i].flags, r.status, r.err);
+    CU_ASSERT_TRUE(ok);
+    result_free(&r);
+  }
+  unsetenv("TFS_LOG_LEVEL");
+}
+
 static const tfs_test_case kCases[] = {
     {"writes_graph_and_report", test_cli_optimize__writes_graph_and_report},
     {"usage_errors", test_cli_optimize__usage_errors},
     {"run_flags", test_cli_optimize__run_flags},
+    {"flags_reach_the_session", test_cli_optimize__flags_reach_the_session},
     {NULL, NULL},
 };
 

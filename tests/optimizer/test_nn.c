@@ -58,6 +58,38 @@ static void test_optimizer_remap__preserved_inner_node(void) {
   ot_teardown();
 }
 
+static tfs_output on_device(const char *type, const char *name,
+                            const char *device, tfs_output a, tfs_output b) {
+  tfs_op_desc *d = tfs_op_desc_new(g, type, name);
+  tfs_op_desc_add_input(d, a);
+  if (b.oper) tfs_op_desc_add_input(d, b);
+  tfs_op_desc_set_device(d, device);
+  tfs_operation *op = tfs_op_desc_finish(d, st);
+  return (tfs_output){op, op ? 0 : -1};
+}
+
+/* The fused ops have CPU kernels only: nodes requested on a GPU keep
+ * their ops; requested on the CPU they are fused. */
+static void test_optimizer_remap__gpu_request_not_fused(void) {
+  const char *devices[2] = {"/device:GPU:0", "/job:localhost/device:CPU:0"};
+  for (int i = 0; i < 2; i++) {
+    ot_setup();
+    tfs_output x = ot_placeholder("x", 2), none = {NULL, -1};
+    int64_t bd[1] = {4};
+    tfs_output mm = on_device("MatMul", "mm", devices[i], x,
+                              ot_matrix("w", 3, 4));
+    tfs_output ba = on_device("BiasAdd", "ba", devices[i], mm,
+                              ot_const_shape("b", bd, 1));
+    tfs_output r = on_device("Relu", "r", devices[i], ba, none);
+    TFS_ASSERT_OK(st);
+    tfs_graph *og = ot_optimize(&x, 1, &r, 1, "remap");
+    CU_ASSERT_STRING_EQUAL(ot_type(og, "r"), i ? "_FusedMatMul" : "Relu");
+    CU_ASSERT_EQUAL(ot_count(og, "MatMul"), i ? 0 : 1);
+    tfs_graph_free(og);
+    ot_teardown();
+  }
+}
+
 static tfs_output conv(tfs_output x, const char *name, int64_t cin,
                        int64_t cout, const char *format) {
   int64_t fd[4] = {3, 3, cin, cout};
@@ -289,6 +321,8 @@ const tfs_test_case tfs_optimizer_nn_cases[] = {
     {"remap_matmul_bias_activations",
      test_optimizer_remap__matmul_bias_activations},
     {"remap_preserved_inner_node", test_optimizer_remap__preserved_inner_node},
+    {"remap_gpu_request_not_fused",
+     test_optimizer_remap__gpu_request_not_fused},
     {"remap_conv_batch_norm_folded",
      test_optimizer_remap__conv_batch_norm_folded},
     {"remap_conv_batch_norm_runtime_params",

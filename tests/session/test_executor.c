@@ -245,11 +245,12 @@ static void test_concurrent_runs_match_serial(void) {
 /* ---- timeouts and cancellation ------------------------------------------------------ */
 
 /* `len` MatMuls by a [32,32] weight in a chain from x (or two chains
- * added): ~4 MFLOP per node for a [2048,32] x. */
+ * added, each with its own weight so that the optimizer cannot merge
+ * them): ~4 MFLOP per node for a [2048,32] x. */
 static tfs_output matmul_chain(tfs_output x, int len, int branches) {
-  tfs_output w = const_matrix(32, 32, 9), sum = {NULL, -1};
+  tfs_output sum = {NULL, -1};
   for (int b = 0; b < branches; b++) {
-    tfs_output h = x;
+    tfs_output w = const_matrix(32, 32, 9 + b), h = x;
     for (int i = 0; i < len; i++) h = tfs_op_matmul(g, NULL, h, w, 0, 0, st);
     sum = b ? tfs_op_add(g, NULL, sum, h, st) : h;
   }

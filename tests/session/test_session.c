@@ -506,10 +506,12 @@ static void test_resource_variables(void) {
   char msg[512];
   CU_ASSERT_EQUAL(tu_run_error(s, read, NULL, NULL, 0, msg, sizeof msg),
                   TFS_FAILED_PRECONDITION);
-  CU_ASSERT_STRING_EQUAL(msg, "Error while reading resource variable w from "
-                              "Container: localhost. This could mean that the "
-                              "variable was uninitialized. NOT_FOUND: Resource "
-                              "localhost/w/N10tensorflow3VarE does not exist."
+  CU_ASSERT_STRING_EQUAL(msg, "Could not find variable w. This could mean "
+                              "that the variable has been deleted. In TF1, it "
+                              "can also mean the variable is uninitialized. "
+                              "Debug info: container=localhost, status error "
+                              "message=Container localhost does not exist. "
+                              "(Could not find resource: localhost/w)"
                               "\n\t [[{{node read}}]]");
   tfs_tensor *b = tu_run1(s, is_init, NULL, NULL, 0);
   CU_ASSERT_EQUAL(*(uint8_t *)tfs_tensor_data(b), 0);

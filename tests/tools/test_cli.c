@@ -2,9 +2,11 @@
  * tests/tools/test_cli.c - the `tfsess` program as a user runs it: --help
  * of every subcommand, exit statuses and one-line errors, `run` on a
  * conformance case and on the bundled digits model, the 10,000-row
- * `--batch 256` run against an unbatched run and TensorFlow's outputs,
+ * `--batch 256` run against an unbatched run and TensorFlow's outputs
+ * (every 97th row in full, every row's class, each column's sum),
  * `inspect`, `ops` and `tensorboard`.
  */
+#include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <sys/wait.h>
@@ -202,6 +204,40 @@ static void test_cli_run_conformance_case(void) {
   tfs_tensor_free(got);
 }
 
+/* --save-config writes the ConfigProto the session ran with, in the
+ * bytes TensorFlow writes: flags over an empty config, and a config
+ * TensorFlow serialized (tests/data/wire) passed through unchanged. */
+static void test_cli_save_config(void) {
+  const char *g = "tests/conformance/seed/session_config/graph.pb";
+  result r = tfsess("run %s --fetch product --quiet --out '%s' --intra 3 "
+                    "--inter 2 --save-config '%s'",
+                    g, it_tmp("sc"), it_tmp("flags.pb"));
+  CU_ASSERT_EQUAL(r.status, 0);
+  result_free(&r);
+  size_t n;
+  uint8_t *got = it_read_file(it_tmp("flags.pb"), &n);
+  /* intra_op_parallelism_threads: 3, inter_op_parallelism_threads: 2 */
+  CU_ASSERT_EQUAL_FATAL(n, 4);
+  CU_ASSERT_EQUAL(memcmp(got, "\x10\x03\x28\x02", 4), 0);
+  free(got);
+  r = tfsess("run %s --fetch product --quiet --out '%s' --config "
+             "tests/data/wire/config_defaults.pb --save-config '%s'",
+             g, it_tmp("sc"), it_tmp("same.pb"));
+  CU_ASSERT_EQUAL(r.status, 0);
+  result_free(&r);
+  size_t m;
+  uint8_t *tf = it_read_file(it_src("tests/data/wire/config_defaults.pb"), &m);
+  got = it_read_file(it_tmp("same.pb"), &n);
+  CU_ASSERT_EQUAL_FATAL(n, m);
+  CU_ASSERT_EQUAL(memcmp(got, tf, m), 0);
+  free(got);
+  free(tf);
+  r = tfsess("run %s --fetch product --quiet --out '%s' --save-config "
+             "'%s/no/such/dir/c.pb'",
+             g, it_tmp("sc"), it_tmpdir());
+  assert_fails(&r, 1, "/no/such/dir/c.pb: cannot write");
+}
+
 static void test_cli_run_digits_equals_tensorflow(void) {
   result r = tfsess(
       "run models/digits/graph.pb --feed x=models/digits/"
@@ -227,6 +263,46 @@ static void test_cli_run_digits_equals_tensorflow(void) {
            ">/dev/null",
            it_srcdir(), TFS_TEST_BUILDDIR, path);
   CU_ASSERT_EQUAL(system(cmd), 0);
+}
+
+/* Every one of the 10,000 rows against TensorFlow's digests of them
+ * (scripts/fixtures/gen_digits_batch.py): its arg-max class (a different
+ * class only where the two top probabilities tie within float32 rounding)
+ * and each column's sum over all rows. */
+static void check_all_10k_rows(const tfs_tensor *probs) {
+  tfs_tensor *classes = load(it_src("models/digits/gen10k_tf_classes.npy"));
+  tfs_tensor *colsum = load(it_src("models/digits/gen10k_tf_colsum.npy"));
+  CU_ASSERT_EQUAL_FATAL(tfs_tensor_num_elements(classes), 10000);
+  CU_ASSERT_EQUAL_FATAL(tfs_tensor_num_elements(colsum), 10);
+  const float *p = tfs_tensor_data(probs);
+  const uint8_t *want = tfs_tensor_data(classes);
+  double sums[10] = {0};
+  int differ = 0;
+  for (int i = 0; i < 10000; i++) {
+    const float *row = p + i * 10;
+    int best = 0;
+    for (int k = 0; k < 10; k++) {
+      sums[k] += row[k];
+      if (row[k] > row[best]) best = k;
+    }
+    if (best != want[i] &&
+        fabsf(row[best] - row[want[i]]) > 1e-5f * row[best] + 1e-7f) {
+      if (differ++ < 3)
+        fprintf(stderr, "\n  row %d: class %d, TensorFlow's %d\n", i, best,
+                want[i]);
+    }
+  }
+  CU_ASSERT_EQUAL(differ, 0);
+  const double *tf = tfs_tensor_data(colsum);
+  for (int k = 0; k < 10; k++) {
+    int ok = fabs(sums[k] - tf[k]) <= 1e-5 * fabs(tf[k]) + 1e-4;
+    if (!ok)
+      fprintf(stderr, "\n  column %d sums to %.6f, TensorFlow's %.6f\n", k,
+              sums[k], tf[k]);
+    CU_ASSERT_TRUE(ok);
+  }
+  tfs_tensor_free(classes);
+  tfs_tensor_free(colsum);
 }
 
 /* The issue's "done when": 10,000 generated rows through --batch 256 give
@@ -277,6 +353,7 @@ static void test_cli_batch_10k_rows(void) {
   tfs_tensor_free(sub);
   tfs_tensor_free(rows);
   tfs_tensor_free(want);
+  check_all_10k_rows(batched);
   tfs_tensor_free(batched);
   tfs_tensor_free(whole);
   tfs_status_free(st);
@@ -408,6 +485,7 @@ static const tfs_test_case cli_cases[] = {
     {"help", test_cli_help},
     {"errors_are_one_line", test_cli_errors_are_one_line},
     {"run_conformance_case", test_cli_run_conformance_case},
+    {"save_config", test_cli_save_config},
     {"run_digits_equals_tensorflow", test_cli_run_digits_equals_tensorflow},
     {"batch_10k_rows", test_cli_batch_10k_rows},
     {"batch_errors", test_cli_batch_errors},

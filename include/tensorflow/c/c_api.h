@@ -19,6 +19,18 @@
  * libraries, gradients, while loops, function libraries, SavedModels,
  * partial runs) exist and fail with TF_UNIMPLEMENTED naming themselves.
  * See docs/C_API.md.
+ *
+ * Errors: a function with a TF_Status* argument sets it to TF_OK on
+ * success and to TensorFlow's code and message on failure (TF_Message is
+ * "" when the code is TF_OK); what such a function returns on failure
+ * (NULL, -1, an empty TF_Output) is said where it matters.  Nothing
+ * aborts on bad input.
+ *
+ * Threads (docs/threading.md): one TF_Status, TF_OperationDescription
+ * or option object is used by one thread at a time.  Build a graph from
+ * one thread; queries are safe while sessions run on it, and a session
+ * picks up operations added later at its next run.  TF_SessionRun may be
+ * called from many threads at once on the same session.
  */
 
 #include <stdbool.h>
@@ -57,6 +69,8 @@ typedef struct TF_StringView {
 
 typedef struct TF_SessionOptions TF_SessionOptions;
 
+/* New options (defaults of an empty ConfigProto, local target); the
+ * caller frees them with TF_DeleteSessionOptions, which accepts NULL. */
 TF_CAPI_EXPORT extern TF_SessionOptions* TF_NewSessionOptions(void);
 
 /* "" or "local" run in this process; other targets (a server address)
@@ -76,6 +90,7 @@ TF_CAPI_EXPORT extern void TF_DeleteSessionOptions(TF_SessionOptions*);
 
 typedef struct TF_Graph TF_Graph;
 
+/* A new empty graph; the caller frees it with TF_DeleteGraph. */
 TF_CAPI_EXPORT extern TF_Graph* TF_NewGraph(void);
 
 /* Frees the graph, or, while sessions still use it, lets the last of them
@@ -125,11 +140,14 @@ TF_CAPI_EXPORT extern TF_OperationDescription* TF_NewOperationLocked(
 TF_CAPI_EXPORT extern TF_OperationDescription* TF_NewOperation(
     TF_Graph* graph, const char* op_type, const char* oper_name);
 
+/* The device the operation asks for ("" by default); copied. */
 TF_CAPI_EXPORT extern void TF_SetDevice(TF_OperationDescription* desc,
                                         const char* device);
 
 /* Inputs in the order of the op's input arguments; a list argument takes
- * one TF_AddInputList call. */
+ * one TF_AddInputList call (the array is copied).  TF_AddControlInput
+ * makes the operation run after `input`.  Mistakes (too few inputs, wrong
+ * dtypes) are reported by TF_FinishOperation. */
 TF_CAPI_EXPORT extern void TF_AddInput(TF_OperationDescription* desc,
                                        TF_Output input);
 TF_CAPI_EXPORT extern void TF_AddInputList(TF_OperationDescription* desc,

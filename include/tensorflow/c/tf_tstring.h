@@ -13,9 +13,12 @@
  * by two.  A small string (up to 22 bytes) lives inside the record with a
  * NUL after it; a large one points to malloc'd memory of capacity `cap`
  * (+1 for a NUL) that the record owns; a view points to memory it does
- * not own; an offset is relative to the record (serialized tensors).
+ * not own (TensorFlow 2.21 lets a view hold a reference on an owner
+ * object, TStringOwnerCApi, released when the view goes away); an offset
+ * is relative to the record (serialized tensors).
  */
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -42,6 +45,18 @@ typedef enum TF_TString_Type {
   TF_TSTR_TYPE_MASK = 0x03
 } TF_TString_Type;
 
+/* Shared ownership of the bytes a view points to: `ref` adds a reference,
+ * `unref` drops one (returning true when it was the last); `obj` is the
+ * owner's own state. */
+struct TStringOwnerCApi;
+typedef void (*tstring_owner_ref_t)(struct TStringOwnerCApi *self);
+typedef bool (*tstring_owner_unref_t)(struct TStringOwnerCApi *self);
+typedef struct TStringOwnerCApi {
+  tstring_owner_ref_t ref;
+  tstring_owner_unref_t unref;
+  void *obj;
+} TStringOwnerCApi;
+
 typedef struct TF_TString_Large {
   size_t size; /* (length << 2) | TF_TSTR_LARGE */
   size_t cap;  /* bytes usable, not counting the NUL */
@@ -57,6 +72,7 @@ typedef struct TF_TString_Offset {
 typedef struct TF_TString_View {
   size_t size; /* (length << 2) | TF_TSTR_VIEW */
   const char *ptr;
+  TStringOwnerCApi *owner_ref; /* a reference the view holds, or NULL */
 } TF_TString_View;
 
 typedef struct TF_TString_Raw {
@@ -119,11 +135,23 @@ static inline void TF_TString_Init(TF_TString *str) {
   memset(str->u.raw.raw, 0, sizeof(str->u.raw.raw));
 }
 
-/* Frees a large string's memory and leaves an empty string; views,
- * offsets and small strings own nothing. */
+/* Drops a view's reference on its owner (if it holds one). */
+static inline void TF_TString_ReleaseOwner(TF_TString *str) {
+  TStringOwnerCApi *owner = str->u.view.owner_ref;
+  if (TF_TString_GetType(str) == TF_TSTR_VIEW && owner != NULL)
+    (void)owner->unref(owner);
+}
+
+/* Frees a large string's memory, or releases a view's owner, and leaves
+ * an empty string; offsets, small strings and views without an owner own
+ * nothing and are left as they are. */
 static inline void TF_TString_Dealloc(TF_TString *str) {
-  if (TF_TString_GetType(str) == TF_TSTR_LARGE) {
+  TF_TString_Type type = TF_TString_GetType(str);
+  if (type == TF_TSTR_LARGE && str->u.large.ptr != NULL) {
     free(str->u.large.ptr);
+    TF_TString_Init(str);
+  } else if (type == TF_TSTR_VIEW && str->u.view.owner_ref != NULL) {
+    TF_TString_ReleaseOwner(str);
     TF_TString_Init(str);
   }
 }
@@ -183,6 +211,7 @@ static inline char *TF_TString_ResizeUninitialized(TF_TString *str,
       char tmp[TF_TString_SmallCapacity + 1];
       if (keep) memcpy(tmp, old_ptr, keep);
       if (type == TF_TSTR_LARGE) free(str->u.large.ptr);
+      TF_TString_ReleaseOwner(str);
       if (keep) memcpy(str->u.smll.str, tmp, keep);
     }
     str->u.smll.size = (uint8_t)((new_size << 2) | TF_TSTR_SMALL);
@@ -206,6 +235,7 @@ static inline char *TF_TString_ResizeUninitialized(TF_TString *str,
     p = (char *)malloc(cap + 1);
     if (p == NULL) return NULL;
     if (keep) memcpy(p, old_ptr, keep);
+    TF_TString_ReleaseOwner(str);
   }
   str->u.large.size = (new_size << 2) | TF_TSTR_LARGE;
   str->u.large.cap = cap;
@@ -245,6 +275,7 @@ static inline void TF_TString_Reserve(TF_TString *str, size_t new_cap) {
     if (p == NULL) return;
     memcpy(p, TF_TString_GetDataPointer(str), size);
     p[size] = '\0';
+    TF_TString_ReleaseOwner(str);
     str->u.large.size = (size << 2) | TF_TSTR_LARGE;
   }
   str->u.large.ptr = p;
@@ -269,13 +300,24 @@ static inline char *TF_TString_Resize(TF_TString *str, size_t new_size,
   return p;
 }
 
+/* Points `dst` at src[0..size) without copying and takes a reference on
+ * `owner_ref` (may be NULL), which the view drops when it is deallocated,
+ * resized or reassigned. */
+static inline void TF_TString_AssignViewWithOwner(TF_TString *dst,
+                                                  const char *src, size_t size,
+                                                  TStringOwnerCApi *owner_ref) {
+  if (owner_ref != NULL) owner_ref->ref(owner_ref);
+  TF_TString_Dealloc(dst);
+  dst->u.view.size = (size << 2) | TF_TSTR_VIEW;
+  dst->u.view.ptr = src;
+  dst->u.view.owner_ref = owner_ref;
+}
+
 /* Points `dst` at src[0..size) without copying; the bytes must outlive
  * the view. */
 static inline void TF_TString_AssignView(TF_TString *dst, const char *src,
                                          size_t size) {
-  TF_TString_Dealloc(dst);
-  dst->u.view.size = (size << 2) | TF_TSTR_VIEW;
-  dst->u.view.ptr = src;
+  TF_TString_AssignViewWithOwner(dst, src, size, NULL);
 }
 
 /* Appends src[0..src_size). */
@@ -302,15 +344,21 @@ static inline void TF_TString_Copy(TF_TString *dst, const char *src,
   if (p != NULL && size) memcpy(p, src, size);
 }
 
-/* dst = src: small strings and views are copied as records, large strings
- * get their own memory, offsets become views. */
+/* dst = src: small strings and views are copied as records (a view's
+ * owner gains a reference), large strings get their own memory, offsets
+ * become views. */
 static inline void TF_TString_Assign(TF_TString *dst, const TF_TString *src) {
   if (dst == src) return;
   switch (TF_TString_GetType(src)) {
     case TF_TSTR_SMALL:
+      TF_TString_Dealloc(dst);
+      *dst = *src;
+      return;
     case TF_TSTR_VIEW:
       TF_TString_Dealloc(dst);
       *dst = *src;
+      if (dst->u.view.owner_ref != NULL)
+        dst->u.view.owner_ref->ref(dst->u.view.owner_ref);
       return;
     case TF_TSTR_LARGE:
       TF_TString_Dealloc(dst);

@@ -54,6 +54,33 @@ static void pass_through(tfs_kernel_ctx *c) {
 
 /* ---- Reshape ------------------------------------------------------------- */
 
+/* The -1 size at `unknown` as TensorFlow infers it: zero sizes are left
+ * out of `product` and, when the requested shape has one, the input's
+ * zero dimensions are left out of its count too, so that [0,4] reshaped
+ * to [-1,0] gives [4,0]. */
+static int reshape_infer(tfs_kernel_ctx *c, const tfs_tensor *in,
+                         tfs_shape *out, int unknown, int64_t product,
+                         int sizes_zero) {
+  int64_t count = 1;
+  int in_zero = 0;
+  for (int d = 0; d < in->shape.rank; d++) {
+    if (in->shape.dims[d] > 0 || !sizes_zero)
+      count *= in->shape.dims[d];
+    else
+      in_zero = 1;
+  }
+  int64_t missing = count / product;
+  if (!in_zero && product * missing != count) {
+    tfs_kctx_fail(c, TFS_INVALID_ARGUMENT,
+                  "Input to reshape is a tensor with %lld values, but the "
+                  "requested shape requires a multiple of %lld",
+                  (long long)count, (long long)product);
+    return -1;
+  }
+  out->dims[unknown] = missing;
+  return 0;
+}
+
 static void reshape_compute(tfs_kernel_ctx *c) {
   const tfs_tensor *in = c->inputs[0], *sh = c->inputs[1];
   char buf[TFS_SHAPE_STRLEN];
@@ -71,8 +98,8 @@ static void reshape_compute(tfs_kernel_ctx *c) {
   }
   tfs_shape out;
   out.rank = (int)sh->nelems;
-  int unknown = -1;
-  int64_t product = 1;
+  int unknown = -1, sizes_zero = 0;
+  int64_t product = 1; /* of the known non-zero sizes */
   for (int i = 0; i < out.rank; i++) {
     int64_t d = tfs_tensor__get_as_int64(sh, i);
     if (d == -1) {
@@ -93,27 +120,24 @@ static void reshape_compute(tfs_kernel_ctx *c) {
       return;
     }
     out.dims[i] = d;
+    if (d == 0) {
+      sizes_zero = 1;
+      continue;
+    }
     if (tfs_mul_overflow_i64(product, d, &product)) {
       tfs_kctx_fail(c, TFS_INVALID_ARGUMENT,
                     "Reshape target has too many elements");
       return;
     }
   }
-  if (unknown >= 0) {
-    if (product == 0 || in->nelems % product != 0) {
-      out.dims[unknown] = 0; /* for the message only */
-      tfs_kctx_fail(c, TFS_INVALID_ARGUMENT,
-                    "Input to reshape is a tensor with %lld values, but the "
-                    "requested shape requires a multiple of %lld",
-                    (long long)in->nelems, (long long)product);
-      return;
-    }
-    out.dims[unknown] = in->nelems / product;
-  } else if (product != in->nelems) {
+  if (unknown >= 0 && reshape_infer(c, in, &out, unknown, product, sizes_zero))
+    return;
+  int64_t count = tfs_shape_num_elements(&out);
+  if (count != in->nelems) {
     tfs_kctx_fail(c, TFS_INVALID_ARGUMENT,
                   "Input to reshape is a tensor with %lld values, but the "
                   "requested shape has %lld",
-                  (long long)in->nelems, (long long)product);
+                  (long long)in->nelems, (long long)count);
     return;
   }
   tfs_tensor *v = tfs_tensor__view(in, &out, c->st);
@@ -158,14 +182,17 @@ static void fill_bytes(tfs_tensor *o, const void *value) {
 static void fill_compute(tfs_kernel_ctx *c) {
   const tfs_tensor *dims = c->inputs[0], *value = c->inputs[1];
   char buf[TFS_SHAPE_STRLEN];
-  if (dims->shape.rank != 1) {
-    tfs_kctx_fail(c, TFS_INVALID_ARGUMENT, "dims must be a vector, got shape %s",
+  /* TensorFlow's kernel also takes a scalar for dims (one dimension) and
+   * a one-element vector for value */
+  if (dims->shape.rank > 1) {
+    tfs_kctx_fail(c, TFS_INVALID_ARGUMENT,
+                  "dims must represent a vector, got shape %s",
                   tfs_shape_str(&dims->shape, buf, sizeof buf));
     return;
   }
-  if (value->shape.rank != 0) {
+  if (value->shape.rank > 1 || value->nelems != 1) {
     tfs_kctx_fail(c, TFS_INVALID_ARGUMENT,
-                  "value must be a scalar, got shape %s",
+                  "value must represent a scalar, got shape %s",
                   tfs_shape_str(&value->shape, buf, sizeof buf));
     return;
   }

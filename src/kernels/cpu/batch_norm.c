@@ -295,7 +295,7 @@ typedef struct {
   void *y;
   tfs_dtype dt;
   int64_t ch;
-  int failed;
+  int failed; /* atomic: chunks on several threads may set it */
 } lrn_job;
 
 static void lrn_range(void *arg, int64_t r0, int64_t r1) {
@@ -304,7 +304,7 @@ static void lrn_range(void *arg, int64_t r0, int64_t r1) {
   int64_t C = j->ch;
   float *sq = tfs_malloc(sizeof(float) * 2 * (size_t)C);
   if (!sq) {
-    j->failed = 1;
+    __atomic_store_n(&j->failed, 1, __ATOMIC_RELAXED);
     return;
   }
   float *xs = sq + C;
@@ -343,7 +343,8 @@ static void lrn_compute(tfs_kernel_ctx *c) {
   int64_t rad = j.s->radius < j.ch ? j.s->radius : j.ch;
   tfs_kctx_parallel_for(c, x->nelems / j.ch, j.ch * (2 * rad + 8), lrn_range,
                         &j);
-  if (j.failed) tfs_kctx_fail(c, TFS_RESOURCE_EXHAUSTED, "out of memory");
+  if (__atomic_load_n(&j.failed, __ATOMIC_RELAXED))
+    tfs_kctx_fail(c, TFS_RESOURCE_EXHAUSTED, "out of memory");
 }
 
 const tfs_kernel_def tfs_cpu_kernels_batch_norm[] = {

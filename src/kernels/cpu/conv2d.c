@@ -179,62 +179,17 @@ static void conv2d_run(tfs_kernel_ctx *c, const conv2d_state *s,
 static void conv2d_compute(tfs_kernel_ctx *c) {
   const conv2d_state *s = c->state;
   const tfs_tensor *x = c->inputs[0], *f = c->inputs[1];
-  char buf[TFS_SHAPE_STRLEN];
-  if (x->shape.rank != 4) {
-    tfs_kctx_fail(c, TFS_INVALID_ARGUMENT,
-                  "convolution input must be 4-dimensional: %s",
-                  tfs_shape_str(&x->shape, buf, sizeof buf));
-    return;
-  }
-  if (f->shape.rank != 4) {
-    tfs_kctx_fail(c, TFS_INVALID_ARGUMENT,
-                  "convolution filter must be 4-dimensional: %s",
-                  tfs_shape_str(&f->shape, buf, sizeof buf));
-    return;
-  }
   conv_geom g;
-  memset(&g, 0, sizeof g);
-  tfs_conv_geom_window(&s->w, &g);
-  tfs_conv_geom_input(&s->w, &x->shape, &g);
-  g.kh = f->shape.dims[0], g.kw = f->shape.dims[1];
-  g.kc = f->shape.dims[2], g.kn = f->shape.dims[3];
-  if (g.kc <= 0) {
-    tfs_kctx_fail(c, TFS_INVALID_ARGUMENT,
-                  "filter depth must be stricly positive, got %lld",
-                  (long long)g.kc);
-    return;
-  }
-  if (g.c % g.kc != 0) {
-    tfs_kctx_fail(c, TFS_INVALID_ARGUMENT,
-                  "input depth must be evenly divisible by filter depth: "
-                  "%lld vs %lld",
-                  (long long)g.c, (long long)g.kc);
-    return;
-  }
-  if (tfs_conv_geom_output(c, &s->w, &g)) return;
-  g.oc = g.kn;
-  g.groups = g.c / g.kc;
+  if (tfs_conv_check_inputs(c, &s->w, 0, x, f, &g)) return;
   tfs_shape os;
   tfs_conv_shape(&s->w, g.n, g.oh, g.ow, g.kn, &os);
   tfs_tensor *y = tfs_kctx_alloc_output(c, 0, &os);
   if (!y || y->nelems == 0) return;
-  if (x->nelems == 0) {
+  if (x->nelems == 0) { /* depth 0, or every window in padding */
     memset(y->data, 0, y->nbytes);
     return;
   }
-  if (f->nelems == 0) {
-    tfs_kctx_fail(c, TFS_INVALID_ARGUMENT,
-                  "filter must not have zero elements (i.e. all dimensions "
-                  "must be non-zero)");
-    return;
-  }
-  if (g.kn % g.groups != 0 || g.kn < g.groups) {
-    tfs_kctx_fail(c, TFS_INVALID_ARGUMENT,
-                  "output depth must be evenly divisible by number of "
-                  "groups: %lld vs %lld",
-                  (long long)g.kn, (long long)g.groups);
-    return;
-  }
+  if (tfs_conv_check_groups(c, f, &g)) return;
   conv2d_run(c, s, &g, x, f, y);
 }
 

@@ -284,3 +284,74 @@ int64_t tfs_conv_slots(tfs_kernel_ctx *c, int64_t nblocks,
   if (nt < 1) nt = 1;
   return nt < nblocks ? nt : nblocks;
 }
+
+/* Conv2D: the filter's input depth divides the input depth. */
+static int check_conv2d_depth(tfs_kernel_ctx *c, conv_geom *g) {
+  if (g->kc <= 0) {
+    tfs_kctx_fail(c, TFS_INVALID_ARGUMENT,
+                  "filter depth must be stricly positive, got %lld",
+                  (long long)g->kc);
+    return -1;
+  }
+  if (g->c % g->kc != 0) {
+    tfs_kctx_fail(c, TFS_INVALID_ARGUMENT,
+                  "input depth must be evenly divisible by filter depth: "
+                  "%lld vs %lld",
+                  (long long)g->c, (long long)g->kc);
+    return -1;
+  }
+  return 0;
+}
+
+int tfs_conv_check_inputs(tfs_kernel_ctx *c, const tfs_window *w,
+                          int depthwise, const tfs_tensor *x,
+                          const tfs_tensor *f, conv_geom *g) {
+  char buf[TFS_SHAPE_STRLEN];
+  if (x->shape.rank != 4) {
+    tfs_kctx_fail(c, TFS_INVALID_ARGUMENT,
+                  depthwise ? "input must be 4-dimensional%s"
+                            : "convolution input must be 4-dimensional: %s",
+                  tfs_shape_str(&x->shape, buf, sizeof buf));
+    return -1;
+  }
+  if (f->shape.rank != 4) {
+    tfs_kctx_fail(c, TFS_INVALID_ARGUMENT, "%sfilter must be 4-dimensional: %s",
+                  depthwise ? "" : "convolution ",
+                  tfs_shape_str(&f->shape, buf, sizeof buf));
+    return -1;
+  }
+  memset(g, 0, sizeof *g);
+  tfs_conv_geom_window(w, g);
+  tfs_conv_geom_input(w, &x->shape, g);
+  g->kh = f->shape.dims[0], g->kw = f->shape.dims[1];
+  g->kc = f->shape.dims[2], g->kn = f->shape.dims[3];
+  if (depthwise && g->c != g->kc) {
+    tfs_kctx_fail(c, TFS_INVALID_ARGUMENT,
+                  "input and filter must have the same depth: %lld vs %lld",
+                  (long long)g->c, (long long)g->kc);
+    return -1;
+  }
+  if (!depthwise && check_conv2d_depth(c, g)) return -1;
+  if (tfs_conv_geom_output(c, w, g)) return -1;
+  g->groups = depthwise ? 1 : g->c / g->kc;
+  g->oc = depthwise ? g->c * g->kn : g->kn;
+  return 0;
+}
+
+int tfs_conv_check_groups(tfs_kernel_ctx *c, const tfs_tensor *f,
+                          const conv_geom *g) {
+  if (f->nelems == 0) {
+    tfs_kctx_fail(c, TFS_INVALID_ARGUMENT,
+                  "filter must not have zero elements (i.e. all dimensions "
+                  "must be non-zero)");
+    return -1;
+  }
+  if (g->groups <= 0 || g->kn % g->groups != 0 || g->kn < g->groups) {
+    tfs_kctx_fail(c, TFS_INVALID_ARGUMENT,
+                  "output depth must be evenly divisible by number of "
+                  "groups: %lld vs %lld",
+                  (long long)g->kn, (long long)g->groups);
+    return -1;
+  }
+  return 0;
+}

@@ -74,6 +74,22 @@ void tfs_conv_gemm(tfs_dtype dt, int trans_b, int64_t m, int64_t n, int64_t k,
 int64_t tfs_conv_slots(tfs_kernel_ctx *c, int64_t nblocks,
                        int64_t cost_per_block);
 
+/* The checks TensorFlow's Conv2D (depthwise = 0) and
+ * DepthwiseConv2dNative (depthwise = 1) kernels make before allocating
+ * their output, with their messages: ranks of input x and filter f, the
+ * filter depth, output sizes.  Fills g: geometry, output depth (oc) and,
+ * for Conv2D, groups (0 when x has depth 0).  Returns 0, or -1 after
+ * failing c. */
+int tfs_conv_check_inputs(tfs_kernel_ctx *c, const tfs_window *w,
+                          int depthwise, const tfs_tensor *x,
+                          const tfs_tensor *f, conv_geom *g);
+
+/* Conv2D's checks once its output is known to be non-empty: a filter
+ * with elements, and an output depth divisible by the group count.
+ * Returns 0, or -1 after failing c. */
+int tfs_conv_check_groups(tfs_kernel_ctx *c, const tfs_tensor *f,
+                          const conv_geom *g);
+
 /* TensorFlow's kernel checks that strides and dilations are 1 in the batch
  * and depth dimensions ("Current implementation does not yet support
  * strides in the batch and depth dimensions."), failing prepare with

@@ -105,32 +105,8 @@ static void dw_run(tfs_kernel_ctx *c, const dw_state *s, const conv_geom *g,
 static void dw_compute(tfs_kernel_ctx *c) {
   const dw_state *s = c->state;
   const tfs_tensor *x = c->inputs[0], *f = c->inputs[1];
-  char buf[TFS_SHAPE_STRLEN];
-  if (x->shape.rank != 4) {
-    tfs_kctx_fail(c, TFS_INVALID_ARGUMENT, "input must be 4-dimensional%s",
-                  tfs_shape_str(&x->shape, buf, sizeof buf));
-    return;
-  }
-  if (f->shape.rank != 4) {
-    tfs_kctx_fail(c, TFS_INVALID_ARGUMENT,
-                  "filter must be 4-dimensional: %s",
-                  tfs_shape_str(&f->shape, buf, sizeof buf));
-    return;
-  }
   conv_geom g;
-  memset(&g, 0, sizeof g);
-  tfs_conv_geom_window(&s->w, &g);
-  tfs_conv_geom_input(&s->w, &x->shape, &g);
-  g.kh = f->shape.dims[0], g.kw = f->shape.dims[1];
-  g.kc = f->shape.dims[2], g.kn = f->shape.dims[3];
-  if (g.c != g.kc) {
-    tfs_kctx_fail(c, TFS_INVALID_ARGUMENT,
-                  "input and filter must have the same depth: %lld vs %lld",
-                  (long long)g.c, (long long)g.kc);
-    return;
-  }
-  if (tfs_conv_geom_output(c, &s->w, &g)) return;
-  g.oc = g.c * g.kn;
+  if (tfs_conv_check_inputs(c, &s->w, 1, x, f, &g)) return;
   tfs_shape os;
   tfs_conv_shape(&s->w, g.n, g.oh, g.ow, g.oc, &os);
   tfs_tensor *y = tfs_kctx_alloc_output(c, 0, &os);

@@ -109,7 +109,12 @@ static int bp_dims(tfs_kernel_ctx *c, const bp_state *s, const tfs_shape *xs,
                   (long long)g->n, (long long)d.n);
     return -1;
   }
-  if (g->kc <= 0 || g->c % g->kc != 0) {
+  if (g->kc <= 0) {
+    tfs_kctx_fail(c, TFS_INVALID_ARGUMENT,
+                  LABEL ": filter depth must be strictly greated than zero");
+    return -1;
+  }
+  if (g->c % g->kc != 0) {
     tfs_kctx_fail(c, TFS_INVALID_ARGUMENT,
                   LABEL
                   ": input depth must be evenly divisible by filter "
@@ -141,9 +146,9 @@ static int bp_dims(tfs_kernel_ctx *c, const bp_state *s, const tfs_shape *xs,
                   (long long)dl[i]);
     return -1;
   }
-  g->groups = g->c / g->kc;
+  g->groups = g->c / g->kc; /* 0 for an input of depth 0: no output */
   g->oc = g->kn;
-  if (g->kn % g->groups != 0) {
+  if (g->groups > 0 && g->kn % g->groups != 0) {
     tfs_kctx_fail(c, TFS_INVALID_ARGUMENT,
                   "output depth must be evenly divisible by number of "
                   "groups: %lld vs %lld",

@@ -66,6 +66,13 @@ int tfs_broadcast_shapes(const tfs_shape *a, const tfs_shape *b,
   return -1;
 }
 
+/* Chunks run on several pool threads at once; a failing chunk records its
+ * code with an atomic store so that concurrent chunks never race on the
+ * job's result (any non-zero code selects the same message). */
+static inline void record_rc(int *dst, int rc) {
+  if (rc) __atomic_store_n(dst, rc, __ATOMIC_RELAXED);
+}
+
 /* ---- contiguous case: split [0, n) over the pool ------------------------ */
 
 typedef struct {
@@ -81,9 +88,8 @@ static void flat_range(void *arg, int64_t begin, int64_t end) {
   size_t es = j->s->esize;
   const char *a = j->a + (j->mode == TFS_BIN_SV ? 0 : (size_t)begin * es);
   const char *b = j->b + (j->mode == TFS_BIN_VS ? 0 : (size_t)begin * es);
-  int rc = j->s->fn(a, b, j->o + (size_t)begin * j->s->oesize, end - begin,
-                    j->mode);
-  if (rc) j->rc = rc;
+  record_rc(&j->rc, j->s->fn(a, b, j->o + (size_t)begin * j->s->oesize,
+                             end - begin, j->mode));
 }
 
 /* ---- general case: strided outer loop, contiguous inner ------------------ */
@@ -113,10 +119,9 @@ static void bcast_range(void *arg, int64_t begin, int64_t end) {
       oa += idx * j->sa[d];
       ob += idx * j->sb[d];
     }
-    int rc = j->s->fn(j->a + (size_t)oa * es, j->b + (size_t)ob * es,
-                      j->o + (size_t)(row * inner) * j->s->oesize, inner,
-                      j->mode);
-    if (rc) j->rc = rc;
+    record_rc(&j->rc, j->s->fn(j->a + (size_t)oa * es, j->b + (size_t)ob * es,
+                               j->o + (size_t)(row * inner) * j->s->oesize,
+                               inner, j->mode));
   }
 }
 
@@ -186,7 +191,7 @@ void tfs_binary_compute(tfs_kernel_ctx *c) {
                                    : TFS_BIN_SV,
                   0};
     tfs_kctx_parallel_for(c, n, s->cost, flat_range, &j);
-    rc = j.rc;
+    rc = __atomic_load_n(&j.rc, __ATOMIC_RELAXED);
   } else {
     bcast_job j;
     memset(&j, 0, sizeof j);
@@ -213,7 +218,7 @@ void tfs_binary_compute(tfs_kernel_ctx *c) {
     j.mode = ia && ib ? TFS_BIN_VV : ia ? TFS_BIN_VS : TFS_BIN_SV;
     int64_t rows = n / j.dims[r - 1];
     tfs_kctx_parallel_for(c, rows, j.dims[r - 1] * s->cost, bcast_range, &j);
-    rc = j.rc;
+    rc = __atomic_load_n(&j.rc, __ATOMIC_RELAXED);
   }
   if (rc) tfs_kctx_fail(c, s->code, "%s", s->error);
 }
@@ -228,9 +233,9 @@ typedef struct {
 static void un_range(void *arg, int64_t begin, int64_t end) {
   un_job *j = arg;
   size_t es = j->s->esize;
-  int rc = j->s->ufn(j->x + (size_t)begin * es,
-                     j->o + (size_t)begin * j->s->oesize, end - begin);
-  if (rc) j->rc = rc;
+  record_rc(&j->rc, j->s->ufn(j->x + (size_t)begin * es,
+                              j->o + (size_t)begin * j->s->oesize,
+                              end - begin));
 }
 
 void tfs_unary_compute(tfs_kernel_ctx *c) {
@@ -240,5 +245,6 @@ void tfs_unary_compute(tfs_kernel_ctx *c) {
   if (!o || x->nelems == 0) return;
   un_job j = {s, x->data, o->data, 0};
   tfs_kctx_parallel_for(c, x->nelems, s->cost, un_range, &j);
-  if (j.rc) tfs_kctx_fail(c, s->code, "%s", s->error);
+  if (__atomic_load_n(&j.rc, __ATOMIC_RELAXED))
+    tfs_kctx_fail(c, s->code, "%s", s->error);
 }

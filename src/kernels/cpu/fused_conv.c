@@ -65,7 +65,7 @@ typedef struct fconv_job {
   const float *scale, *shift;
   int64_t k, mb, cout_g;
   int direct;
-  int failed;
+  int failed; /* atomic: chunks on several threads may set it */
 } fconv_job;
 
 /* Blocks [b0, b1) of mb output pixels: GEMM per group, then epilogue. */
@@ -76,7 +76,7 @@ static void fconv_blocks(void *arg, int64_t b0, int64_t b1) {
   float *col = NULL;
   if (!j->direct &&
       !(col = tfs_malloc(sizeof(float) * (size_t)(j->mb * j->k)))) {
-    j->failed = 1;
+    __atomic_store_n(&j->failed, 1, __ATOMIC_RELAXED);
     return;
   }
   for (int64_t blk = b0; blk < b1; blk++) {
@@ -135,48 +135,11 @@ static void fdw_rows(void *arg, int64_t r0, int64_t r1) {
   }
 }
 
-/* Geometry from input x and filter f; fails c on bad shapes. */
-static int fconv_geometry(tfs_kernel_ctx *c, const fconv_state *s,
-                          const tfs_tensor *x, const tfs_tensor *f,
-                          conv_geom *g) {
-  char buf[TFS_SHAPE_STRLEN];
-  if (x->shape.rank != 4 || f->shape.rank != 4) {
-    tfs_kctx_fail(c, TFS_INVALID_ARGUMENT,
-                  "convolution %s must be 4-dimensional: %s",
-                  x->shape.rank != 4 ? "input" : "filter",
-                  tfs_shape_str(x->shape.rank != 4 ? &x->shape : &f->shape, buf,
-                                sizeof buf));
-    return -1;
-  }
-  memset(g, 0, sizeof *g);
-  tfs_conv_geom_window(&s->w, g);
-  tfs_conv_geom_input(&s->w, &x->shape, g);
-  g->kh = f->shape.dims[0], g->kw = f->shape.dims[1];
-  g->kc = f->shape.dims[2], g->kn = f->shape.dims[3];
-  if (s->depthwise ? g->c != g->kc : (g->kc <= 0 || g->c % g->kc != 0)) {
-    tfs_kctx_fail(c, TFS_INVALID_ARGUMENT,
-                  "input depth %lld does not match filter depth %lld",
-                  (long long)g->c, (long long)g->kc);
-    return -1;
-  }
-  if (tfs_conv_geom_output(c, &s->w, g)) return -1;
-  g->groups = s->depthwise ? 1 : g->c / g->kc;
-  g->oc = s->depthwise ? g->c * g->kn : g->kn;
-  if (!s->depthwise && (g->kn % g->groups != 0 || g->kn < g->groups)) {
-    tfs_kctx_fail(c, TFS_INVALID_ARGUMENT,
-                  "output depth must be evenly divisible by number of "
-                  "groups: %lld vs %lld",
-                  (long long)g->kn, (long long)g->groups);
-    return -1;
-  }
-  return 0;
-}
-
 static void fconv_compute(tfs_kernel_ctx *c) {
   const fconv_state *s = c->state;
   const tfs_tensor *x = c->inputs[0], *f = c->inputs[1];
   conv_geom g;
-  if (fconv_geometry(c, s, x, f, &g)) return;
+  if (tfs_conv_check_inputs(c, &s->w, s->depthwise, x, f, &g)) return;
   float *params = tfs_kctx_scratch(c, sizeof(float) * (size_t)(2 * g.oc + 1));
   fconv_job j;
   memset(&j, 0, sizeof j);
@@ -187,6 +150,8 @@ static void fconv_compute(tfs_kernel_ctx *c) {
   tfs_conv_shape(&s->w, g.n, g.oh, g.ow, g.oc, &os);
   tfs_tensor *y = tfs_kctx_alloc_output(c, 0, &os);
   if (!y || y->nelems == 0) return;
+  if (!s->depthwise && x->nelems != 0 && tfs_conv_check_groups(c, f, &g))
+    return;
   conv_stage st;
   int ok = tfs_conv_stage_begin(&st, s->w.nchw, x, f, NULL, 0, y) == 0;
   if (ok) {
@@ -195,7 +160,11 @@ static void fconv_compute(tfs_kernel_ctx *c) {
     j.in = st.in;
     j.filt = st.filt;
     j.out = st.out;
-    if (s->depthwise) {
+    if (x->nelems == 0) { /* every window lies in padding: sums are 0 */
+      memset(st.out, 0, sizeof(float) * (size_t)y->nelems);
+      tfs_fused_apply(&s->e, st.out, y->nelems / g.oc, g.oc, g.oc, j.scale,
+                      j.shift);
+    } else if (s->depthwise) {
       int64_t cost = g.ow * g.oc * g.kh * g.kw + 1;
       tfs_kctx_parallel_for(c, g.n * g.oh, cost, fdw_rows, &j);
     } else {
@@ -209,7 +178,8 @@ static void fconv_compute(tfs_kernel_ctx *c) {
       int64_t cost = (2 * j.mb * j.k * g.kn) / 16 + 1;
       tfs_kctx_parallel_for(c, nblocks, cost, fconv_blocks, &j);
     }
-    ok = !j.failed && tfs_conv_stage_end(&st, s->w.nchw, y) == 0;
+    ok = !__atomic_load_n(&j.failed, __ATOMIC_RELAXED) &&
+         tfs_conv_stage_end(&st, s->w.nchw, y) == 0;
   }
   tfs_conv_stage_free(&st);
   if (!ok) tfs_kctx_fail(c, TFS_RESOURCE_EXHAUSTED, "out of memory");

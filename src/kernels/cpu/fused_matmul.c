@@ -92,12 +92,17 @@ static void fmm_compute(tfs_kernel_ctx *c) {
   const fmm_state *s = c->state;
   const tfs_tensor *a = c->inputs[0], *b = c->inputs[1];
   char x[TFS_SHAPE_STRLEN], y[TFS_SHAPE_STRLEN];
-  if (a->shape.rank != 2 || b->shape.rank != 2) {
-    tfs_kctx_fail(
-        c, TFS_INVALID_ARGUMENT,
-        "In[%d] is not a matrix. Instead it has shape %s",
-        a->shape.rank != 2 ? 0 : 1,
-        tfs_shape_str(a->shape.rank != 2 ? &a->shape : &b->shape, x, sizeof x));
+  /* MatMul's rank checks and messages (TensorFlow's batch-matmul kernel) */
+  if (a->shape.rank != b->shape.rank) {
+    tfs_kctx_fail(c, TFS_INVALID_ARGUMENT,
+                  "In[0] and In[1] has different ndims: %s vs. %s",
+                  tfs_shape_str(&a->shape, x, sizeof x),
+                  tfs_shape_str(&b->shape, y, sizeof y));
+    return;
+  }
+  if (a->shape.rank != 2) {
+    tfs_kctx_fail(c, TFS_INVALID_ARGUMENT,
+                  "In[0] and In[1] ndims must be == 2: %d", a->shape.rank);
     return;
   }
   int64_t m = a->shape.dims[s->ta ? 1 : 0], k = a->shape.dims[s->ta ? 0 : 1];

@@ -1,8 +1,9 @@
 /*
  * kernels/cpu/matmul.c - MatMul: float on tfsess's GEMM (constant weights
  * packed once at prepare time), double on the BLAS split over the pool,
- * half/bfloat16 through float, integers with plain loops.
+ * half/bfloat16 through float, integers and complex with plain loops.
  */
+#include <complex.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -68,21 +69,25 @@ MM_LOOP(mm_u32, uint32_t, uint64_t, ID, (uint32_t))
 MM_LOOP(mm_u64, uint64_t, uint64_t, ID, ID)
 MM_LOOP(mm_f16, uint16_t, float, tfs_half_to_float, tfs_float_to_half)
 MM_LOOP(mm_bf16, uint16_t, float, tfs_bf16_to_float, tfs_float_to_bf16)
+MM_LOOP(mm_c64, float _Complex, float _Complex, ID, ID)
+MM_LOOP(mm_c128, double _Complex, double _Complex, ID, ID)
 
 static void matmul_compute(tfs_kernel_ctx *c) {
   const mm_state *s = c->state;
   const tfs_tensor *a = c->inputs[0], *b = c->inputs[1];
   char x[TFS_SHAPE_STRLEN], y[TFS_SHAPE_STRLEN];
-  if (a->shape.rank != 2) {
+  /* TensorFlow 2.21 runs MatMul through its batch-matmul kernel, whose
+   * rank checks and messages these are */
+  if (a->shape.rank != b->shape.rank) {
     tfs_kctx_fail(c, TFS_INVALID_ARGUMENT,
-                  "In[0] is not a matrix. Instead it has shape %s",
-                  tfs_shape_str(&a->shape, x, sizeof x));
+                  "In[0] and In[1] has different ndims: %s vs. %s",
+                  tfs_shape_str(&a->shape, x, sizeof x),
+                  tfs_shape_str(&b->shape, y, sizeof y));
     return;
   }
-  if (b->shape.rank != 2) {
+  if (a->shape.rank != 2) {
     tfs_kctx_fail(c, TFS_INVALID_ARGUMENT,
-                  "In[1] is not a matrix. Instead it has shape %s",
-                  tfs_shape_str(&b->shape, x, sizeof x));
+                  "In[0] and In[1] ndims must be == 2: %d", a->shape.rank);
     return;
   }
   int64_t m = a->shape.dims[s->ta ? 1 : 0], k = a->shape.dims[s->ta ? 0 : 1];
@@ -129,6 +134,12 @@ static void matmul_compute(tfs_kernel_ctx *c) {
     case TFS_UINT64: mm_u64(a->data, b->data, o->data, m, n, k, s->ta, s->tb); break;
     case TFS_HALF: mm_f16(a->data, b->data, o->data, m, n, k, s->ta, s->tb); break;
     case TFS_BFLOAT16: mm_bf16(a->data, b->data, o->data, m, n, k, s->ta, s->tb); break;
+    case TFS_COMPLEX64:
+      mm_c64(a->data, b->data, o->data, m, n, k, s->ta, s->tb);
+      break;
+    case TFS_COMPLEX128:
+      mm_c128(a->data, b->data, o->data, m, n, k, s->ta, s->tb);
+      break;
     default:
       tfs_kctx_fail(c, TFS_UNIMPLEMENTED, "MatMul is not implemented for %s",
                     tfs_dtype_name(a->dtype));
@@ -139,7 +150,8 @@ const tfs_kernel_def tfs_cpu_kernels_matmul[] = {
     {"MatMul", "CPU", "T",
      TFS_DT_FLOATS | TFS_DT_BIT(TFS_INT32) | TFS_DT_BIT(TFS_INT64) |
          TFS_DT_BIT(TFS_UINT8) | TFS_DT_BIT(TFS_UINT16) |
-         TFS_DT_BIT(TFS_UINT32) | TFS_DT_BIT(TFS_UINT64),
+         TFS_DT_BIT(TFS_UINT32) | TFS_DT_BIT(TFS_UINT64) |
+         TFS_DT_BIT(TFS_COMPLEX64) | TFS_DT_BIT(TFS_COMPLEX128),
      matmul_prepare, matmul_compute, matmul_release, TFS_KERNEL_EXPENSIVE,
      NULL},
     {NULL, NULL, NULL, 0, NULL, NULL, NULL, 0, NULL},

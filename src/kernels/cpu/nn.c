@@ -1,12 +1,13 @@
 /*
- * kernels/cpu/nn.c - BiasAdd (NHWC and NCHW, every real dtype), Softmax
- * and LogSoftmax over the last dimension.  Rows are split over the
- * intra-op pool; inner loops run over contiguous memory.
+ * kernels/cpu/nn.c - BiasAdd (NHWC and NCHW, every real and complex
+ * dtype), Softmax and LogSoftmax over the last dimension.  Rows are split
+ * over the intra-op pool; inner loops run over contiguous memory.
  */
 #if defined(__GNUC__) && !defined(__clang__)
 #pragma GCC optimize("tree-vectorize", "vect-cost-model=dynamic")
 #endif
 
+#include <complex.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -58,6 +59,8 @@ BIAS_LOOP(bias_f16, uint16_t,
           tfs_float_to_half(tfs_half_to_float(x) + tfs_half_to_float(y)))
 BIAS_LOOP(bias_bf16, uint16_t,
           tfs_float_to_bf16(tfs_bf16_to_float(x) + tfs_bf16_to_float(y)))
+BIAS_LOOP(bias_c64, float _Complex, x + y)
+BIAS_LOOP(bias_c128, double _Complex, x + y)
 
 static bias_fn bias_fn_for(tfs_dtype dt) {
   switch (dt) {
@@ -85,6 +88,10 @@ static bias_fn bias_fn_for(tfs_dtype dt) {
       return bias_f16;
     case TFS_BFLOAT16:
       return bias_bf16;
+    case TFS_COMPLEX64:
+      return bias_c64;
+    case TFS_COMPLEX128:
+      return bias_c128;
     default:
       return NULL;
   }
@@ -209,7 +216,7 @@ typedef struct {
   void *o;
   int64_t n;
   int log_out;
-  int failed;
+  int failed; /* atomic: chunks on several threads may set it */
 } sm_job;
 
 static void softmax_range(void *arg, int64_t r0, int64_t r1) {
@@ -230,7 +237,7 @@ static void softmax_range(void *arg, int64_t r0, int64_t r1) {
   /* half / bfloat16: a float row buffer per range */
   float *buf = tfs_malloc(sizeof(float) * (size_t)n);
   if (!buf) {
-    j->failed = 1;
+    __atomic_store_n(&j->failed, 1, __ATOMIC_RELAXED);
     return;
   }
   int half = j->dt == TFS_HALF;
@@ -260,7 +267,8 @@ static void softmax_common(tfs_kernel_ctx *c, int log_out) {
   int64_t n = x->shape.dims[x->shape.rank - 1];
   sm_job j = {x->dtype, x->data, o->data, n, log_out, 0};
   tfs_kctx_parallel_for(c, x->nelems / n, 8 * n, softmax_range, &j);
-  if (j.failed) tfs_kctx_fail(c, TFS_RESOURCE_EXHAUSTED, "out of memory");
+  if (__atomic_load_n(&j.failed, __ATOMIC_RELAXED))
+    tfs_kctx_fail(c, TFS_RESOURCE_EXHAUSTED, "out of memory");
 }
 
 static void softmax_compute(tfs_kernel_ctx *c) {
@@ -271,8 +279,9 @@ static void log_softmax_compute(tfs_kernel_ctx *c) {
 }
 
 const tfs_kernel_def tfs_cpu_kernels_nn[] = {
-    {"BiasAdd", "CPU", "T", TFS_DT_REAL, bias_prepare, bias_compute, free, 0,
-     NULL},
+    {"BiasAdd", "CPU", "T",
+     TFS_DT_REAL | TFS_DT_BIT(TFS_COMPLEX64) | TFS_DT_BIT(TFS_COMPLEX128),
+     bias_prepare, bias_compute, free, 0, NULL},
     {"Softmax", "CPU", "T", TFS_DT_FLOATS, NULL, softmax_compute, NULL, 0,
      NULL},
     {"LogSoftmax", "CPU", "T", TFS_DT_FLOATS, NULL, log_softmax_compute, NULL,

@@ -254,18 +254,12 @@ static int pool_prepare(tfs_kernel_init *ki) {
                         "dimension.");
   int h = tfs_window_dim(w, 'H'), wd = tfs_window_dim(w, 'W');
   int cd = tfs_window_dim(w, 'C');
-  if (w->ksize[cd] != 1 && !s->is_max)
-    return tfs_ki_error(ki, TFS_UNIMPLEMENTED,
-                        "Non-spatial pooling is not yet supported. "
-                        "Volunteers? :)");
+  /* The other depth-window checks need the input depth: pool_geometry
+   * makes them in TensorFlow's order. */
   if (w->ksize[cd] != 1 && (w->ksize[h] != 1 || w->ksize[wd] != 1))
     return tfs_ki_error(ki, TFS_UNIMPLEMENTED,
                         "MaxPooling supports exactly one of pooling across "
                         "depth or pooling across width/height.");
-  if (w->ksize[cd] != 1 && w->strides[cd] != w->ksize[cd])
-    return tfs_ki_error(ki, TFS_UNIMPLEMENTED,
-                        "Depthwise max pooling requires the depth window to "
-                        "equal the depth stride");
   static const char *const kSide[4] = {"Top", "Bottom", "Left", "Right"};
   for (int i = 0; i < 4; i++) {
     int64_t pad = w->pads[2 * (i < 2 ? h : wd) + (i & 1)];
@@ -323,10 +317,17 @@ static int pool_geometry(tfs_kernel_ctx *c, const pool_state *s,
   g->sh = w->strides[hd], g->sw = w->strides[wdd];
   g->dwin = w->ksize[cd];
   if (g->dwin != 1) {
-    if (g->c % g->dwin != 0) {
-      tfs_kctx_fail(c, TFS_UNIMPLEMENTED,
-                    "Depthwise max pooling requires the depth window to "
-                    "evenly divide the input depth");
+    const char *why = NULL;
+    if (g->c % g->dwin != 0)
+      why = "Depthwise max pooling requires the depth window to evenly "
+            "divide the input depth";
+    else if (w->strides[cd] != g->dwin)
+      why = "Depthwise max pooling requires the depth window to equal the "
+            "depth stride";
+    else if (!s->is_max)
+      why = "Non-spatial pooling is not yet supported. Volunteers? :)";
+    if (why) {
+      tfs_kctx_fail(c, TFS_UNIMPLEMENTED, "%s", why);
       return -1;
     }
     g->oh = g->h, g->ow = g->w, g->oc = g->c / g->dwin;

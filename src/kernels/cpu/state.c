@@ -5,6 +5,7 @@
  * Values live in the session's resource manager; a value tensor is never
  * modified once readers may hold it (copy on write).
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -244,14 +245,39 @@ static const tfs_resource_handle *handle_of(tfs_kernel_ctx *c) {
   return tfs_tensor__handle(t, 0);
 }
 
-static void missing_var(tfs_kernel_ctx *c, const tfs_resource_handle *h,
-                        const char *what) {
+/* The resource manager's lookup error for a missing variable, in
+ * TensorFlow's words: either its whole container or only the variable is
+ * missing. */
+static void missing_resource(tfs_kernel_ctx *c, const tfs_resource_handle *h,
+                             char *buf, size_t len) {
+  if (tfs_resource_mgr_has_container(tfs_kctx_resources(c), h->container))
+    snprintf(buf, len, "Resource %s/%s/N10tensorflow3VarE does not exist.",
+             h->container, h->name);
+  else
+    snprintf(buf, len,
+             "Container %s does not exist. (Could not find resource: %s/%s)",
+             h->container, h->container, h->name);
+}
+
+/* ReadVariableOp of a variable never assigned (TensorFlow 2.21's text). */
+static void missing_var_read(tfs_kernel_ctx *c, const tfs_resource_handle *h) {
+  char why[512];
+  missing_resource(c, h, why, sizeof why);
   tfs_kctx_fail(c, TFS_FAILED_PRECONDITION,
-                "Error while %s resource variable %s from Container: %s. "
-                "This could mean that the variable was uninitialized. "
-                "NOT_FOUND: Resource %s/%s/N10tensorflow3VarE does not "
-                "exist.",
-                what, h->name, h->container, h->container, h->name);
+                "Could not find variable %s. This could mean that the "
+                "variable has been deleted. In TF1, it can also mean the "
+                "variable is uninitialized. Debug info: container=%s, "
+                "status error message=%s",
+                h->name, h->container, why);
+}
+
+/* AssignAdd/AssignSubVariableOp of a variable never assigned: the
+ * lookup's NOT_FOUND as it is. */
+static void missing_var_update(tfs_kernel_ctx *c,
+                               const tfs_resource_handle *h) {
+  char why[512];
+  missing_resource(c, h, why, sizeof why);
+  tfs_kctx_fail(c, TFS_NOT_FOUND, "%s", why);
 }
 
 static void read_variable_compute(tfs_kernel_ctx *c) {
@@ -262,7 +288,7 @@ static void read_variable_compute(tfs_kernel_ctx *c) {
                                           TFS_VAR_RESOURCE);
   tfs_tensor *val = v ? tfs_variable_read(v) : NULL;
   if (!val) {
-    missing_var(c, h, "reading");
+    missing_var_read(c, h);
     return;
   }
   if (val->dtype != c->out_types[0]) {
@@ -309,7 +335,7 @@ static void resource_update(tfs_kernel_ctx *c, upd_fn fn) {
                                           h->container, h->name,
                                           TFS_VAR_RESOURCE);
   if (!v) {
-    missing_var(c, h, "reading");
+    missing_var_update(c, h);
     return;
   }
   apply_update(c, v, c->inputs[1], fn);

@@ -286,6 +286,18 @@ static void pv2_compute(tfs_kernel_ctx *c) {
   const tfs_tstring *str = tfs_tensor__strings(in);
   tfs_strbuf msg = TFS_STRBUF_INIT;
   tfs_strbuf_append(&msg, tfs_tstring_data(str), tfs_tstring_size(str));
+  if (tfs_log_has_listeners()) {
+    /* log listeners take the text, with its end, in place of any stream */
+    tfs_strbuf ended = TFS_STRBUF_INIT;
+    tfs_strbuf_append(&ended, tfs_strbuf_str(&msg), msg.len);
+    tfs_strbuf_append(&ended, s->end, s->end_len);
+    int taken = tfs_log_to_listeners(tfs_strbuf_str(&ended));
+    tfs_strbuf_free(&ended);
+    if (taken) {
+      tfs_strbuf_free(&msg);
+      return;
+    }
+  }
   if (s->stream >= OUT_INFO && s->stream <= OUT_ERROR) {
     static const int kLevel[] = {TFS_LOG_INFO, TFS_LOG_WARN, TFS_LOG_ERROR};
     tfs_log(kLevel[s->stream - OUT_INFO], "%s", tfs_strbuf_str(&msg));

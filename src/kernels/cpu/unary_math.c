@@ -73,7 +73,14 @@ MATH(sinh, sinhf, sinh, csinhf, csinh)
 MATH(cosh, coshf, cosh, ccoshf, ccosh)
 MATH(tanh, tanhf, tanh, ctanhf, ctanh)
 MATH(sigmoid, sigmoidf, sigmoidd, csigmoidf, csigmoid)
-EW_UN_FLOATS(erf, erff(x), erf(x))
+/* Erf on float64 as TensorFlow 2.21's CPU kernel computes it: NaN once
+ * |x| >= 0x1.ffffffcp+511 (about 1.34e154, where the kernel's square of
+ * x split into two halves overflows), including +-Inf; erf(x) below.
+ * float32, half and bfloat16 saturate to +-1 as libm does. */
+static inline double erf_tf(double x) {
+  return fabs(x) >= 0x1.ffffffcp+511 ? NAN : erf(x);
+}
+EW_UN_FLOATS(erf, erff(x), erf_tf(x))
 EW_UN_FLOATS(erfc, erfcf(x), erfc(x))
 
 #define ENT(OP) EW_FLOAT_ENTRIES(OP), EW_COMPLEX_ENTRIES(OP)

@@ -204,7 +204,7 @@ static void bmm_compute(tfs_kernel_ctx *c) {
   mm_state *s = c->state;
   const tfs_tensor *x = c->inputs[0], *y = c->inputs[1];
   tfs_shape os;
-  int64_t xb, yb, nb;
+  int64_t xb = 1, yb = 1, nb = 1;
   if (bmm_shape(c, s, &os, &xb, &yb, &nb)) return;
   int64_t m = os.dims[os.rank - 2], n = os.dims[os.rank - 1];
   int64_t k = x->shape.dims[x->shape.rank - (s->ta ? 2 : 1)];

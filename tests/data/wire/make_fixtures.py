@@ -88,6 +88,95 @@ def configs():
                                 timeout_in_ms=60000).SerializeToString())
 
 
+def modeled_configs():
+    """ConfigProtos holding only what tfsess models, serialized the way
+    TensorFlow does (fields in number order, map entries sorted): parsing
+    and serializing them again must give the same bytes."""
+    c = config_pb2.ConfigProto()
+    c.device_count["GPU"] = 2
+    c.device_count["CPU"] = 1
+    c.intra_op_parallelism_threads = 3
+    c.placement_period = 7
+    c.device_filters.extend(["/job:localhost", "/device:CPU:*"])
+    c.inter_op_parallelism_threads = -1
+    g = c.gpu_options
+    g.per_process_gpu_memory_fraction = 0.25
+    g.allocator_type = "BFC"
+    g.deferred_deletion_bytes = 1 << 20
+    g.allow_growth = True
+    g.visible_device_list = "1,0"
+    g.polling_active_delay_usecs = 10
+    g.polling_inactive_delay_msecs = 20
+    g.force_gpu_compatible = True
+    c.allow_soft_placement = True
+    c.log_device_placement = True
+    c.use_per_session_threads = True
+    go = c.graph_options
+    go.enable_recv_scheduling = True
+    oo = go.optimizer_options
+    oo.do_common_subexpression_elimination = True
+    oo.do_constant_folding = True
+    oo.opt_level = config_pb2.OptimizerOptions.L0
+    oo.do_function_inlining = True
+    oo.global_jit_level = config_pb2.OptimizerOptions.ON_2
+    oo.max_folded_constant_in_bytes = 4096
+    oo.cpu_global_jit = True
+    go.build_cost_model = 5
+    go.infer_shapes = True
+    go.place_pruned_graph = True
+    go.enable_bfloat16_sendrecv = True
+    go.timeline_step = 3
+    go.build_cost_model_after = 9
+    ro = go.rewrite_options
+    for i, f in enumerate(RC.DESCRIPTOR.fields):
+        if f.enum_type is not None and f.enum_type.name == "Toggle":
+            setattr(ro, f.name, (RC.ON, RC.OFF, RC.AGGRESSIVE)[i % 3])
+    ro.disable_model_pruning = True
+    ro.memory_optimization = RC.HEURISTICS
+    ro.auto_parallel.enable = True
+    ro.auto_parallel.num_replicas = 2
+    ro.memory_optimizer_target_node_name_scope = "grad/"
+    ro.meta_optimizer_iterations = RC.TWO
+    ro.scoped_allocator_opts.enable_op.extend(["CollectiveReduce"])
+    ro.min_graph_nodes = 2
+    ro.disable_meta_optimizer = True
+    ro.meta_optimizer_timeout_ms = 250
+    ro.fail_on_optimizer_errors = True
+    ro.experimental_disable_compressed_tensor_optimization = True
+    ro.experimental_disable_folding_quantization_emulation = True
+    ro.disable_tfg_optimizer = True
+    ro.cpu_layout_conversion = RC.NCHW_TO_NHWC
+    ro.optimizers.extend(["pruning", "constfold", "dependency"])
+    ro.custom_optimizers.add(name="MyPass")
+    ro.inter_optimizer_verifier_config.verification_timeout_in_ms = 30
+    ro.inter_optimizer_verifier_config.structure_verifier = 1
+    ro.post_optimization_verifier_config.structure_verifier = 2
+    c.operation_timeout_in_ms = 60000
+    c.session_inter_op_thread_pool.add(num_threads=4)
+    c.session_inter_op_thread_pool.add(num_threads=2, global_name="g")
+    c.isolate_session_state = True
+    x = c.experimental
+    x.executor_type = "SINGLE_THREADED_EXECUTOR"
+    x.use_numa_affinity = True
+    x.disable_thread_spinning = True
+    x.session_metadata.name = "model"
+    x.session_metadata.version = 12
+    x.optimize_for_static_graph = True
+    x.disable_functional_ops_lowering = True
+    c.share_cluster_devices_in_session = True
+    write("config_modeled.pb", c.SerializeToString(deterministic=True))
+    # sub-messages present but empty, and zero values where presence
+    # shows on the wire (a map entry, a repeated message)
+    d = config_pb2.ConfigProto()
+    d.device_count["GPU"] = 0
+    d.gpu_options.SetInParent()
+    d.graph_options.optimizer_options.SetInParent()
+    d.graph_options.rewrite_options.SetInParent()
+    d.session_inter_op_thread_pool.add()
+    d.experimental.session_metadata.SetInParent()
+    write("config_defaults.pb", d.SerializeToString(deterministic=True))
+
+
 def mlp_graph():
     rng = np.random.RandomState(7)
     w1 = rng.randn(3, 4).astype(np.float32)
@@ -134,4 +223,5 @@ def graphs():
 
 if __name__ == "__main__":
     configs()
+    modeled_configs()
     graphs()

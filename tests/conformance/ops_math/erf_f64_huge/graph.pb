@@ -1,0 +1,9 @@
+
+2
+f64/xPlaceholder*
+dtype0*
+shape:
+
+
+f64/outErff64/x*
+T0"ª
