@@ -14,8 +14,11 @@ fail=0
 for h in c_api_macros.h tf_attrtype.h tf_datatype.h tf_status.h tf_buffer.h \
          tf_tensor.h tf_tstring.h c_api.h eager/c_api.h; do
   guard=TENSORFLOW_C_$(printf '%s' "$h" | tr 'a-z/.' 'A-Z__')_
-  printf '#include <tensorflow/c/%s>\n#ifndef %s\n#error "no %s"\n#endif\nint header_check_%s;\n' \
-    "$h" "$guard" "$guard" "$(printf '%s' "$h" | tr '/.' '__')" >"$tmp/t.c"
+  {
+    printf '#include <tensorflow/c/%s>\n' "$h"
+    printf '#ifndef %s\n#error "no %s"\n#endif\n' "$guard" "$guard"
+    printf 'int header_check_%s;\n' "$(printf '%s' "$h" | tr '/.' '__')"
+  } >"$tmp/t.c"
   cp "$tmp/t.c" "$tmp/t.cc"
   if $cc -std=c99 -Wall -Wextra -pedantic-errors -Werror \
        -I"$srcdir/include" -fsyntax-only "$tmp/t.c"; then
