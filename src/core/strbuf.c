@@ -105,3 +105,22 @@ void tfs_format_double(char *buf, size_t cap, double v) {
   snprintf(buf, cap, "%.*g", 15, v);
   if (strtod(buf, NULL) != v) snprintf(buf, cap, "%.*g", 17, v);
 }
+
+void tfs_strbuf_put_escaped(tfs_strbuf *b, const char *p, size_t n) {
+  for (size_t k = 0; k < n; k++) {
+    unsigned char c = (unsigned char)p[k];
+    switch (c) {
+      case '\n': tfs_strbuf_puts(b, "\\n"); break;
+      case '\r': tfs_strbuf_puts(b, "\\r"); break;
+      case '\t': tfs_strbuf_puts(b, "\\t"); break;
+      case '"': tfs_strbuf_puts(b, "\\\""); break;
+      case '\'': tfs_strbuf_puts(b, "\\'"); break;
+      case '\\': tfs_strbuf_puts(b, "\\\\"); break;
+      default:
+        if (c < 0x20 || c == 0x7f)
+          tfs_strbuf_printf(b, "\\%03o", c);
+        else
+          tfs_strbuf_putc(b, (char)c);
+    }
+  }
+}

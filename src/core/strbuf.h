@@ -23,6 +23,10 @@ void tfs_strbuf_append(tfs_strbuf *b, const char *s, size_t n);
 void tfs_strbuf_puts(tfs_strbuf *b, const char *s);
 void tfs_strbuf_putc(tfs_strbuf *b, char c);
 void tfs_strbuf_printf(tfs_strbuf *b, const char *fmt, ...) TFS_PRINTF(2, 3);
+/* Appends n bytes C-escaped as TensorFlow's CEscape does for print_v2:
+ * \n \r \t \" \' \\, other control bytes as octal "\ooo"; UTF-8
+ * bytes stay as they are. */
+void tfs_strbuf_put_escaped(tfs_strbuf *b, const char *p, size_t n);
 /* The text (NUL-terminated, "" if empty); borrowed until the next append. */
 const char *tfs_strbuf_str(tfs_strbuf *b);
 /* Hands the malloc'd text to the caller (NULL after OOM) and resets. */

@@ -34,25 +34,8 @@ static void put_elem(tfs_strbuf *b, const tfs_tensor *t, int64_t i,
       break;
     case TFS_STRING: {
       const tfs_tstring *s = &tfs_tensor__strings(t)[i];
-      const unsigned char *p = (const unsigned char *)tfs_tstring_data(s);
-      size_t n = tfs_tstring_size(s);
       if (v2) tfs_strbuf_putc(b, '"');
-      for (size_t k = 0; k < n; k++) {
-        unsigned char c = p[k];
-        switch (c) {
-          case '\n': tfs_strbuf_puts(b, "\\n"); break;
-          case '\r': tfs_strbuf_puts(b, "\\r"); break;
-          case '\t': tfs_strbuf_puts(b, "\\t"); break;
-          case '"': tfs_strbuf_puts(b, "\\\""); break;
-          case '\'': tfs_strbuf_puts(b, "\\'"); break;
-          case '\\': tfs_strbuf_puts(b, "\\\\"); break;
-          default:
-            if (c < 0x20 || c == 0x7f)
-              tfs_strbuf_printf(b, "\\%03o", c);
-            else
-              tfs_strbuf_putc(b, (char)c);
-        }
-      }
+      tfs_strbuf_put_escaped(b, tfs_tstring_data(s), tfs_tstring_size(s));
       if (v2) tfs_strbuf_putc(b, '"');
       return;
     }

@@ -18,25 +18,6 @@
 
 /* ---- print_v2 formatting ------------------------------------------------ */
 
-static void put_escaped(tfs_strbuf *b, const char *p, size_t n) {
-  for (size_t k = 0; k < n; k++) {
-    unsigned char c = (unsigned char)p[k];
-    switch (c) {
-      case '\n': tfs_strbuf_puts(b, "\\n"); break;
-      case '\r': tfs_strbuf_puts(b, "\\r"); break;
-      case '\t': tfs_strbuf_puts(b, "\\t"); break;
-      case '"': tfs_strbuf_puts(b, "\\\""); break;
-      case '\'': tfs_strbuf_puts(b, "\\'"); break;
-      case '\\': tfs_strbuf_puts(b, "\\\\"); break;
-      default:
-        if (c < 0x20 || c == 0x7f) /* UTF-8 bytes stay as they are */
-          tfs_strbuf_printf(b, "\\%03o", c);
-        else
-          tfs_strbuf_putc(b, (char)c);
-    }
-  }
-}
-
 static void put_elem(tfs_strbuf *b, const tfs_tensor *t, int64_t i) {
   char tmp[64];
   const void *d = t->data;
@@ -60,7 +41,7 @@ static void put_elem(tfs_strbuf *b, const tfs_tensor *t, int64_t i) {
     case TFS_STRING: {
       const tfs_tstring *s = &tfs_tensor__strings(t)[i];
       tfs_strbuf_putc(b, '"');
-      put_escaped(b, tfs_tstring_data(s), tfs_tstring_size(s));
+      tfs_strbuf_put_escaped(b, tfs_tstring_data(s), tfs_tstring_size(s));
       tfs_strbuf_putc(b, '"');
       return;
     }
