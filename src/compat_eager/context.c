@@ -82,6 +82,8 @@ void tfs_ctx_free(tfs_ctx *c) {
     tfs_free(ce);
   }
   tfs_map_free(&c->cache);
+  for (size_t i = 0; tfs_map_next(&c->fast, &i, &e);) tfs_free(e->value);
+  tfs_map_free(&c->fast);
   if (c->trace) {
     for (int i = 0; i < c->trace->ncaptures; i++)
       tfs_tensor_free(c->trace->capture_values[i]);
@@ -119,6 +121,23 @@ tfs_value *tfs_eager__value(tfs_ctx *c, tfs_tensor *t, tfs_status *st) {
   v->ctx = c;
   v->tensor = tfs_tensor_ref(t);
   v->out.index = -1;
+  return v;
+}
+
+tfs_value *tfs_eager__value_take(tfs_ctx *c, tfs_tensor *t,
+                                 tfs_status *st) {
+  tfs_value *v = tfs_malloc(sizeof(*v));
+  if (!v) {
+    tfs_tensor_free(t);
+    TFS_OOM(st);
+    return NULL;
+  }
+  v->ctx = c;
+  v->owned_by_ctx = 0;
+  v->tensor = t;
+  v->out.oper = NULL;
+  v->out.index = -1;
+  v->next_owned = NULL;
   return v;
 }
 

@@ -138,6 +138,51 @@ static int fingerprint(const tfs_op_call *call, tfs_tensor *const *inputs,
   return oom ? -1 : 0;
 }
 
+/* ---- the typed-op fast key ----------------------------------------------- */
+
+size_t tfs_eager__fast_key(const tfs_op_def *def, tfs_tensor *const *in,
+                           int n, unsigned char *buf) {
+  size_t len = 0;
+  if (n > 2) return 0;
+  memcpy(buf, &def, sizeof def);
+  len += sizeof def;
+  for (int i = 0; i < n; i++) {
+    const tfs_tensor *t = in[i];
+    int32_t head[2] = {(int32_t)t->dtype, t->shape.rank};
+    size_t dl = sizeof(int64_t) * (size_t)(t->shape.rank > 0 ? t->shape.rank
+                                                            : 0);
+    if (len + sizeof head + dl > TFS_EAGER_FAST_MAX) return 0;
+    memcpy(buf + len, head, sizeof head);
+    len += sizeof head;
+    if (dl) memcpy(buf + len, t->shape.dims, dl);
+    len += dl;
+  }
+  return len;
+}
+
+tfs_eager_entry *tfs_eager__fast_get(tfs_ctx *c, const unsigned char *key,
+                                     size_t len) {
+  pthread_rwlock_rdlock(&c->cache_lock);
+  tfs_eager_fast *f = tfs_map_get(&c->fast, key, len);
+  pthread_rwlock_unlock(&c->cache_lock);
+  return f ? f->entry : NULL;
+}
+
+/* Registers e under the call's fast key; without memory the call simply
+ * keeps taking the generic path. */
+static void fast_put(tfs_ctx *c, const tfs_op_call *call, tfs_eager_entry *e) {
+  tfs_eager_fast *f = tfs_malloc(sizeof(*f) + call->fast_len);
+  if (!f) return;
+  f->entry = e;
+  f->len = call->fast_len;
+  memcpy(f->key, call->fast_key, call->fast_len);
+  pthread_rwlock_wrlock(&c->cache_lock);
+  int fresh = !tfs_map_get(&c->fast, f->key, f->len) &&
+              tfs_map_put(&c->fast, f->key, f->len, f) == 0;
+  pthread_rwlock_unlock(&c->cache_lock);
+  if (!fresh) tfs_free(f);
+}
+
 /* ---- building a one-node plan --------------------------------------------- */
 
 static tfs_operation *add_placeholder(tfs_graph *g, const char *name,
@@ -260,6 +305,7 @@ int tfs_eager__execute(tfs_op_call *call, tfs_tensor **inputs,
     pthread_mutex_unlock(&c->build_mu);
     if (!e) return -1;
   }
+  if (call->fast_key) fast_put(c, call, e);
   tfs_tensor **outs = *outputs;
   if (e->noutputs > TFS_EAGER_OUT_STACK) {
     outs = tfs_calloc((size_t)e->noutputs, sizeof(void *));

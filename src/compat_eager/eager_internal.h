@@ -45,6 +45,7 @@ struct tfs_ctx {
   tfs_session_options opts;
   pthread_rwlock_t cache_lock; /* eager cache */
   tfs_map cache;               /* 16-byte fingerprint -> entry */
+  tfs_map fast;                /* typed-op key -> tfs_eager_fast (below) */
   pthread_mutex_t build_mu;    /* eager: one cache miss built at a time */
   tfs_value *owned;            /* graph/tracing: values to free */
   tfs_trace *trace;            /* tracing only */
@@ -57,6 +58,27 @@ typedef struct tfs_eager_entry {
   tfs_plan *plan;
   int noutputs;
 } tfs_eager_entry;
+
+/* The typed-op fast path (tfs_unary/tfs_binary on eager values).  For
+ * those calls the attrs follow from the op and the input dtypes (type
+ * attrs inferred, the rest defaults) and the device is the default, so
+ * the exact bytes of (op, input dtypes and shapes) identify the cached
+ * one-node plan: a hit skips the attrs, the defaults and the
+ * fingerprint.  The key is exact (compared, not hashed only). */
+#define TFS_EAGER_FAST_MAX 160
+typedef struct tfs_eager_fast {
+  tfs_eager_entry *entry;      /* owned by ctx->cache */
+  size_t len;
+  unsigned char key[];
+} tfs_eager_fast;
+
+/* Writes the fast key of (def, inputs) into buf (TFS_EAGER_FAST_MAX
+ * bytes); returns its length, or 0 when the call has no fast key. */
+size_t tfs_eager__fast_key(const tfs_op_def *def, tfs_tensor *const *in,
+                           int n, unsigned char *buf);
+/* The entry for a fast key, or NULL. */
+tfs_eager_entry *tfs_eager__fast_get(tfs_ctx *c, const unsigned char *key,
+                                     size_t len);
 
 /* Initialises a call on the stack (as tfs_op_call_new without the
  * lookup and the allocation); release with tfs_op_call__clear. */
@@ -72,6 +94,8 @@ struct tfs_op_call {
   int ninputs, inputs_cap;
   int args_given;
   int defaults_filled;
+  const unsigned char *fast_key; /* set by the typed-op fast path: */
+  size_t fast_len;               /* register the entry under it */
   tfs_value *inline_inputs[6];
 };
 
@@ -79,6 +103,9 @@ struct tfs_op_call {
 
 /* A value owned by the caller (eager) holding a new reference to t. */
 tfs_value *tfs_eager__value(tfs_ctx *c, tfs_tensor *t, tfs_status *st);
+/* The same, taking over the caller's reference to t (released on
+ * failure too). */
+tfs_value *tfs_eager__value_take(tfs_ctx *c, tfs_tensor *t, tfs_status *st);
 /* A value owned by the context (graph/tracing) for output o. */
 tfs_value *tfs_eager__symbolic(tfs_ctx *c, tfs_output o, tfs_status *st);
 

@@ -331,7 +331,8 @@ static int execute_eager(tfs_op_call *call, tfs_value **outputs, int max,
   }
   int made = 0;
   for (; made < nout; made++) {
-    outputs[made] = tfs_eager__value(call->ctx, outs[made], st);
+    outputs[made] = tfs_eager__value_take(call->ctx, outs[made], st);
+    outs[made] = NULL;
     if (!outputs[made]) break;
   }
   if (made < nout) {

@@ -134,6 +134,54 @@ static void test_eager_errors(void) {
   teardown();
 }
 
+/* The typed-op fast path keys its cache on the exact op, input dtypes and
+ * shapes: calls that differ in any of them, repeated and interleaved,
+ * must each get their own plan, and errors must repeat on every call. */
+static void test_fast_path_keys(void) {
+  setup();
+  float one[2] = {1, 2};
+  tfs_value *fv = vec(one, 2);
+  tfs_value *fcol = tfs_reshape(ctx, fv, (int64_t[]){2, 1}, 2, st);
+  tfs_value *frow = tfs_reshape(ctx, fv, (int64_t[]){1, 2}, 2, st);
+  tfs_value *iv = tfs_value_int32(ctx, 7, st);
+  tfs_value *zero = tfs_value_int32(ctx, 0, st);
+  TFS_ASSERT_OK(st);
+  for (int round = 0; round < 3; round++) {
+    tfs_value *a = tfs_add(ctx, fcol, frow, st); /* [2,2] by broadcast */
+    TFS_ASSERT_OK(st);
+    CU_ASSERT_EQUAL(tfs_value_num_dims(a), 2);
+    CU_ASSERT_EQUAL(fdata(a)[1], 1 + 2);
+    CU_ASSERT_EQUAL(fdata(a)[2], 2 + 1);
+    tfs_value *b = tfs_add(ctx, frow, frow, st); /* same dtypes, [1,2] */
+    CU_ASSERT_EQUAL(tfs_value_dim(b, 0), 1);
+    CU_ASSERT_EQUAL(fdata(b)[1], 4);
+    tfs_value *c = tfs_mul(ctx, fv, fv, st); /* another op, same inputs */
+    CU_ASSERT_EQUAL(fdata(c)[1], 4);
+    tfs_value *d = tfs_add(ctx, iv, iv, st); /* another dtype */
+    TFS_ASSERT_OK(st);
+    CU_ASSERT_EQUAL(tfs_value_dtype(d), TFS_INT32);
+    tfs_tensor *dt = tfs_value_resolve(d, st);
+    CU_ASSERT_EQUAL(*(const int32_t *)tfs_tensor_data(dt), 14);
+    tfs_tensor_free(dt);
+    tfs_value *e = tfs_unary(ctx, "Neg", fv, st); /* one input */
+    CU_ASSERT_EQUAL(fdata(e)[0], -1);
+    /* the mismatch never gets a plan; the kernel error repeats */
+    CU_ASSERT_PTR_NULL(tfs_add(ctx, fv, iv, st));
+    TFS_ASSERT_MESSAGE(st, "cannot compute AddV2 as input #1(zero-based) "
+                           "was expected to be a float tensor but is a "
+                           "int32 tensor");
+    CU_ASSERT_PTR_NULL(tfs_binary(ctx, "Div", iv, zero, st));
+    TFS_ASSERT_ERROR(st, TFS_INVALID_ARGUMENT, "Integer division by zero");
+    CU_ASSERT_PTR_NULL(tfs_unary(ctx, "Cast", fv, st)); /* no DstT */
+    CU_ASSERT_FALSE(tfs_status_ok(st));
+    tfs_value *vals[] = {a, b, c, d, e};
+    for (int i = 0; i < 5; i++) tfs_value_free(vals[i]);
+  }
+  tfs_value *vals[] = {fv, fcol, frow, iv, zero};
+  for (int i = 0; i < 5; i++) tfs_value_free(vals[i]);
+  teardown();
+}
+
 static void test_first_set_wins(void) {
   setup();
   /* Fill with int64 dims, then an explicit index_type int32: the attr
@@ -721,6 +769,7 @@ static void test_concrete_graphdef_runs(void) {
 static const tfs_test_case eager_cases[] = {
     {"ops", test_eager_ops},
     {"errors", test_eager_errors},
+    {"fast_path_keys", test_fast_path_keys},
     {"first_set_wins", test_first_set_wins},
     {"variables", test_eager_variables},
     {"resolve_and_graph_ctx", test_resolve_and_graph_ctx},
