@@ -5,6 +5,7 @@
  * and every input the kernels reject (TensorFlow's messages).
  */
 #include "core/half.h"
+#include "kernels/cpu/gemm.h"
 #include "nn_test_util.h"
 
 /* One configuration; filter is [kh, kw, kc, kn] (HWIO). */
@@ -150,6 +151,37 @@ static const conv_case kConvCases[] = {
 static void test_conv2d_reference(void) {
   for (size_t i = 0; i < sizeof kConvCases / sizeof *kConvCases; i++)
     run_conv_case(&kConvCases[i], 0, 100 + (uint32_t)i);
+}
+
+/* Float convolutions run one of three GEMM paths: patches read in place
+ * by the indirect kernels, patches gathered into packed panels (CPUs
+ * without indirect kernels) and OpenBLAS on gathered rows.  Every case
+ * against the reference on each path this CPU has, plus shapes with
+ * partial tiles (channels not a multiple of 16, rows not of 6). */
+static const conv_case kPathCases[] = {
+    {2, 11, 13, 5, 3, 3, 5, 20, 1, 1, 1, 1, "SAME", {0}, 0},
+    {1, 17, 9, 7, 5, 3, 7, 33, 2, 1, 1, 1, "SAME", {0}, 0},
+    {3, 8, 8, 12, 3, 3, 4, 9, 1, 2, 2, 1, "VALID", {0}, 0},
+    {1, 32, 32, 3, 3, 3, 3, 32, 1, 1, 1, 1, "SAME", {0}, 0},
+};
+
+static void test_conv2d_gemm_paths(void) {
+  static const char *const paths[] = {"auto", "avx2", "avx512", "openblas"};
+  int tried = 0;
+  for (int pi = 0; pi < 4; pi++) {
+    if (tfs_gemm__force_path(paths[pi])) continue; /* not on this CPU */
+    for (int indirect = 1; indirect >= 0; indirect--) {
+      tfs_gemm__set_indirect(indirect);
+      for (size_t i = 0; i < sizeof kConvCases / sizeof *kConvCases; i++)
+        run_conv_case(&kConvCases[i], 0, 300 + (uint32_t)i);
+      for (size_t i = 0; i < sizeof kPathCases / sizeof *kPathCases; i++)
+        run_conv_case(&kPathCases[i], 0, 400 + (uint32_t)i);
+      tried++;
+    }
+  }
+  tfs_gemm__set_indirect(1);
+  tfs_gemm__force_path(NULL);
+  CU_ASSERT_TRUE(tried >= 4); /* auto and openblas, each both ways */
 }
 
 static const conv_case kDwCases[] = {
@@ -601,6 +633,69 @@ static void test_fused_conv_inputs(void) {
   tfs_status_free(st);
 }
 
+/* The fused epilogue runs per finished tile: with 4 intra-op threads a
+ * small image with many output channels is split into column chunks,
+ * each getting its own slice of the bias.  Conv2D + BiasAdd + Relu (fused
+ * by the optimizer) against the reference, on both patch paths. */
+static void test_fused_conv_tiles(void) {
+  static const conv_case k = {1, 4, 5, 48, 3, 3, 48, 80, 1, 1, 1, 1, "SAME",
+                              {0}, 0};
+  tfs_status *st = tfs_status_new();
+  tfs_graph *g = tfs_graph_new();
+  tfs_output x = tfs_op_placeholder(g, "x", TFS_FLOAT, NULL, -1, st);
+  tfs_tensor *xv = nt_random((int64_t[]){k.n, k.h, k.w, k.c}, 4, 7);
+  tfs_tensor *fv = nt_random((int64_t[]){k.kh, k.kw, k.kc, k.kn}, 4, 8);
+  tfs_tensor *bv = nt_random((int64_t[]){k.kn}, 1, 9);
+  tfs_output f = tfs_op_const(g, "f", fv, st);
+  tfs_output b = tfs_op_const(g, "b", bv, st);
+  tfs_op_desc *d = tfs_op_desc_new(g, "Conv2D", "conv");
+  tfs_op_desc_add_input(d, x);
+  tfs_op_desc_add_input(d, f);
+  nt_attr a[2] = {NT_LIST4("strides", 1, 1, 1, 1), NT_STR("padding", "SAME")};
+  nt_set_attrs(d, a, 2);
+  tfs_output c = {tfs_op_desc_finish(d, st), 0};
+  d = tfs_op_desc_new(g, "BiasAdd", "bias");
+  tfs_op_desc_add_input(d, c);
+  tfs_op_desc_add_input(d, b);
+  tfs_output ba = {tfs_op_desc_finish(d, st), 0};
+  d = tfs_op_desc_new(g, "Relu", "out");
+  tfs_op_desc_add_input(d, ba);
+  tfs_output y = {tfs_op_desc_finish(d, st), 0};
+  TFS_ASSERT_OK(st);
+  int64_t ny = (int64_t)k.h * k.w * k.kn;
+  float *want = malloc(sizeof(float) * (size_t)ny);
+  ref_conv(&k, tfs_tensor_data(xv), tfs_tensor_data(fv), want, k.h, k.w, 1,
+           1, 0);
+  const float *bias = tfs_tensor_data(bv);
+  for (int64_t i = 0; i < ny; i++) {
+    float v = want[i] + bias[i % k.kn];
+    want[i] = v > 0 ? v : 0;
+  }
+  tfs_session_options *o = tfs_session_options_new();
+  tfs_session_options_set_intra_op_threads(o, 4);
+  for (int indirect = 1; indirect >= 0; indirect--) {
+    tfs_gemm__set_indirect(indirect);
+    tfs_session *s = tfs_session_new(g, o, st);
+    TFS_ASSERT_OK(st);
+    for (int run = 0; run < 3; run++) {
+      tfs_tensor *out = NULL;
+      tfs_session_run(s, &x, &xv, 1, &y, &out, 1, NULL, 0, st);
+      TFS_ASSERT_OK(st);
+      nt_check_f32(out, (int64_t[]){k.n, k.h, k.w, k.kn}, 4, want, 1e-5,
+                   1e-5);
+      tfs_tensor_free(out);
+    }
+    tfs_session_free(s);
+  }
+  tfs_gemm__set_indirect(1);
+  tfs_session_options_free(o);
+  free(want);
+  tfs_tensor *tensors[] = {xv, fv, bv};
+  for (int i = 0; i < 3; i++) tfs_tensor_free(tensors[i]);
+  tfs_graph_free(g);
+  tfs_status_free(st);
+}
+
 /* Shapes that inference computes for the convolution ops. */
 static void test_conv_shapes(void) {
   tfs_status *st = tfs_status_new();
@@ -638,6 +733,8 @@ static void test_conv_shapes(void) {
 
 static const tfs_test_case kConv[] = {
     {"conv2d_reference", test_conv2d_reference},
+    {"conv2d_gemm_paths", test_conv2d_gemm_paths},
+    {"fused_conv_tiles", test_fused_conv_tiles},
     {"depthwise_reference", test_depthwise_reference},
     {"backprop_reference", test_backprop_reference},
     {"dtypes", test_conv_dtypes},

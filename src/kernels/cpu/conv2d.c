@@ -1,9 +1,11 @@
 /*
- * kernels/cpu/conv2d.c - Conv2D on the CPU: NHWC im2col blocks fed to a
- * GEMM (a 1x1 stride-1 convolution is a GEMM straight on the input), split
- * over the intra-op pool, with grouped convolution, SAME/VALID/EXPLICIT
- * padding, strides and dilations.  NCHW and 16-bit floats go through an
- * NHWC float copy; a constant 16-bit filter is converted once at prepare.
+ * kernels/cpu/conv2d.c - Conv2D on the CPU, with grouped convolution,
+ * SAME/VALID/EXPLICIT padding, strides and dilations.  Float (and 16-bit
+ * floats, through float copies) runs the GEMM with patches packed straight
+ * from the image and a constant filter packed once (conv_gemm.c); double
+ * and int32 feed NHWC im2col blocks to their GEMM (a 1x1 stride-1
+ * convolution is a GEMM straight on the input).  NCHW goes through an
+ * NHWC copy; a constant 16-bit filter is converted once at prepare.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -17,45 +19,15 @@ typedef struct conv2d_state {
   tfs_window w;
   float *filter_f32; /* constant half/bfloat16 filter as float, or NULL */
   int64_t filter_n;  /* its element count */
-  /* constant float filter packed for the GEMM, one matrix per group
-   * (when the group count is known at prepare) */
-  tfs_gemm_packed **packed;
-  int64_t npacked, packed_c; /* groups, and the input depth they assume */
+  tfs_conv_packed packed; /* constant filter packed for the GEMM */
 } conv2d_state;
 
 static void conv2d_release(void *p) {
   conv2d_state *s = p;
   if (!s) return;
-  for (int64_t i = 0; i < s->npacked; i++) tfs_gemm_packed_free(s->packed[i]);
-  tfs_free(s->packed);
+  tfs_conv_packed_clear(&s->packed);
   tfs_free(s->filter_f32);
   tfs_free(s);
-}
-
-/* Packs a constant filter [kh, kw, kc, kn] per group, as the GEMM reads
- * it ([K, kn / groups] column slices). */
-static int pack_filter(tfs_kernel_init *ki, conv2d_state *s) {
-  const tfs_tensor *f = ki->in_consts ? ki->in_consts[1] : NULL;
-  const tfs_shape *xs = &ki->in_shapes[0];
-  tfs_dtype dt = ki->in_types[0];
-  if (!f || f->shape.rank != 4 || f->nelems == 0 || xs->rank != 4 ||
-      (dt != TFS_FLOAT && !s->filter_f32))
-    return 0;
-  int64_t c = xs->dims[tfs_window_dim(&s->w, 'C')], kc = f->shape.dims[2];
-  int64_t kn = f->shape.dims[3];
-  if (c <= 0 || kc <= 0 || c % kc != 0 || kn % (c / kc) != 0) return 0;
-  int64_t groups = c / kc, k = f->shape.dims[0] * f->shape.dims[1] * kc;
-  const float *fv = s->filter_f32 ? s->filter_f32 : f->data;
-  s->packed = tfs_calloc((size_t)groups, sizeof *s->packed);
-  if (!s->packed) return -1;
-  s->npacked = groups;
-  s->packed_c = c;
-  for (int64_t g = 0; g < groups; g++) {
-    s->packed[g] =
-        tfs_gemm_pack_b_f32(0, k, kn / groups, fv + g * (kn / groups), kn);
-    if (!s->packed[g]) return -1;
-  }
-  return 0;
 }
 
 static int conv2d_prepare(tfs_kernel_init *ki) {
@@ -67,7 +39,7 @@ static int conv2d_prepare(tfs_kernel_init *ki) {
                         tfs_status_message(ki->st));
   if (tfs_conv_check_batch_depth(ki, &s->w, TFS_UNIMPLEMENTED)) return -1;
   if (tfs_conv_const_filter(ki, 1, &s->filter_f32, &s->filter_n) ||
-      pack_filter(ki, s))
+      tfs_conv_packed_prepare(ki, &s->w, s->filter_f32, &s->packed))
     return tfs_ki_error(ki, TFS_RESOURCE_EXHAUSTED, "out of memory");
   return 0;
 }
@@ -82,7 +54,6 @@ typedef struct conv_job {
   char *out;
   int64_t k, mb, cout_g, nblocks, nslots;
   char *scratch;                    /* nslots im2col blocks */
-  tfs_gemm_packed *const *packed;   /* per group, or NULL */
   struct tfs_threadpool *gemm_pool; /* the pool when nslots == 1 */
   int direct; /* 1x1, stride 1, no padding: A is the input */
 } conv_job;
@@ -103,14 +74,9 @@ static void conv_block(const conv_job *j, int64_t blk, char *col) {
       lda = j->k;
     }
     char *c = j->out + (size_t)(r0 * g->kn + grp * j->cout_g) * j->es;
-    if (j->packed)
-      tfs_gemm_f32_packed(0, r1 - r0, 1.0f, (const float *)a, lda,
-                          j->packed[grp], 0.0f, (float *)c, g->kn,
-                          j->gemm_pool);
-    else
-      tfs_conv_gemm_on(j->ct, 0, r1 - r0, j->cout_g, j->k, a, lda,
-                       j->filt + (size_t)(grp * j->cout_g) * j->es, g->kn, c,
-                       g->kn, j->gemm_pool);
+    tfs_conv_gemm_on(j->ct, 0, r1 - r0, j->cout_g, j->k, a, lda,
+                     j->filt + (size_t)(grp * j->cout_g) * j->es, g->kn, c,
+                     g->kn, j->gemm_pool);
   }
 }
 
@@ -128,6 +94,9 @@ static void conv_slots(void *arg, int64_t t0, int64_t t1) {
 static int conv_nhwc(tfs_kernel_ctx *c, const conv2d_state *s,
                      const conv_geom *g, tfs_dtype ct, const void *in,
                      const void *filt, void *out) {
+  if (ct == TFS_FLOAT)
+    return tfs_conv_f32_gemm(c, g, in, tfs_conv_packed_for(&s->packed, g),
+                             filt, out, NULL, NULL);
   conv_job j;
   memset(&j, 0, sizeof j);
   j.g = g;
@@ -140,9 +109,6 @@ static int conv_nhwc(tfs_kernel_ctx *c, const conv2d_state *s,
   j.cout_g = g->kn / g->groups;
   j.direct = g->kh == 1 && g->kw == 1 && g->sh == 1 && g->sw == 1 &&
              g->pt == 0 && g->pl == 0 && g->oh == g->h && g->ow == g->w;
-  if (ct == TFS_FLOAT && s->packed && s->packed_c == g->c &&
-      s->npacked == g->groups)
-    j.packed = s->packed;
   int64_t m = g->n * g->oh * g->ow;
   j.mb = tfs_conv_block_rows(m, j.k, j.es);
   j.nblocks = (m + j.mb - 1) / j.mb;
@@ -169,7 +135,7 @@ static void conv2d_run(tfs_kernel_ctx *c, const conv2d_state *s,
                                 s->filter_n, y) == 0;
   if (ok && conv_nhwc(c, s, g, st.ct, st.in, st.filt, st.out)) {
     tfs_conv_stage_free(&st);
-    return; /* tfs_kctx_scratch recorded the error */
+    return; /* the GEMM or tfs_kctx_scratch failed c */
   }
   if (ok) ok = tfs_conv_stage_end(&st, s->w.nchw, y) == 0;
   tfs_conv_stage_free(&st);

@@ -69,6 +69,44 @@ void tfs_conv_gemm(tfs_dtype dt, int trans_b, int64_t m, int64_t n, int64_t k,
                    const void *a, int64_t lda, const void *b, int64_t ldb,
                    void *c, int64_t ldc);
 
+/* ---- float convolutions as GEMMs with patches packed from the image
+ * (conv_gemm.c) ---- */
+
+struct tfs_gemm_packed;
+
+/* Called once per finished block of the output: rows (output pixels)
+ * [r0, r0 + mb) by output channels [c0, c0 + nb), on the thread that
+ * computed it. */
+typedef void (*tfs_conv_done_fn)(void *arg, int64_t r0, int64_t mb,
+                                 int64_t c0, int64_t nb);
+
+/* out[n * oh * ow, kn] = conv(in NHWC, filter HWIO) for every group, split
+ * over the kernel's intra-op pool; `packed` holds the filter packed per
+ * group (tfs_conv_packed_for) or is NULL, and then `filt` is packed for
+ * this call.  done may be NULL.  Returns 0, or -1 after failing c when
+ * memory runs out. */
+int tfs_conv_f32_gemm(tfs_kernel_ctx *c, const conv_geom *g, const float *in,
+                      struct tfs_gemm_packed *const *packed,
+                      const float *filt, float *out, tfs_conv_done_fn done,
+                      void *done_arg);
+
+/* A constant filter (input 1) packed at prepare, one matrix per group. */
+typedef struct tfs_conv_packed {
+  struct tfs_gemm_packed **g;
+  int64_t n, c; /* groups, and the input depth they assume */
+} tfs_conv_packed;
+
+/* Packs input 1 when it is a constant 4-D filter and the input depth is
+ * known (filter_f32: its float copy for 16-bit filters, else NULL);
+ * leaves p empty otherwise.  Returns 0, or -1 when memory runs out (p is
+ * then released with tfs_conv_packed_clear). */
+int tfs_conv_packed_prepare(tfs_kernel_init *ki, const tfs_window *w,
+                            const float *filter_f32, tfs_conv_packed *p);
+void tfs_conv_packed_clear(tfs_conv_packed *p);
+/* The packed groups when they fit this call's geometry, else NULL. */
+struct tfs_gemm_packed *const *tfs_conv_packed_for(const tfs_conv_packed *p,
+                                                   const conv_geom *g);
+
 /* How many tasks to split `nblocks` blocks of `cost_per_block` ns into on
  * the intra-op pool (1: run inline, and let the GEMM use the pool). */
 int64_t tfs_conv_slots(tfs_kernel_ctx *c, int64_t nblocks,

@@ -2,10 +2,11 @@
  * kernels/cpu/fused_conv.c - the remapper's fused convolutions on the
  * CPU: _FusedConv2D (Conv2D + BiasAdd or inference FusedBatchNorm [+
  * activation]) and _FusedDepthwiseConv2dNative (+ BiasAdd [+
- * activation]).  The convolution is Conv2D's (NHWC im2col blocks into the
- * GEMM, NCHW through an NHWC copy; conv_common.h); each block of output
- * pixels gets its bias / batch norm and activation right after its GEMM,
- * while it is still in cache.  float only.
+ * activation]).  The convolution is Conv2D's (patches packed from the
+ * NHWC image into the GEMM, a constant filter packed once, NCHW through
+ * an NHWC copy; conv_gemm.c); each block of output pixels and channels
+ * gets its bias / batch norm and activation right after its GEMM, while
+ * it is still in cache.  float only.
  */
 #if defined(__GNUC__) && !defined(__clang__)
 #pragma GCC optimize("tree-vectorize", "vect-cost-model=dynamic")
@@ -23,7 +24,15 @@ typedef struct fconv_state {
   tfs_window w;
   tfs_fused_epilogue e;
   int depthwise;
+  tfs_conv_packed packed; /* a constant filter, packed once */
 } fconv_state;
+
+static void fconv_release(void *p) {
+  fconv_state *s = p;
+  if (!s) return;
+  tfs_conv_packed_clear(&s->packed);
+  tfs_free(s);
+}
 
 static int fconv_prepare_common(tfs_kernel_init *ki, int depthwise) {
   fconv_state *s = tfs_calloc(1, sizeof(*s));
@@ -47,7 +56,10 @@ static int fconv_prepare_common(tfs_kernel_init *ki, int depthwise) {
                         "host args");
   unsigned allowed = 1u << TFS_FE_BIAS;
   if (!depthwise) allowed |= 1u << TFS_FE_BATCH_NORM;
-  return tfs_fused_parse(ki, allowed, &s->e);
+  if (tfs_fused_parse(ki, allowed, &s->e)) return -1;
+  if (!depthwise && tfs_conv_packed_prepare(ki, &s->w, NULL, &s->packed))
+    return tfs_ki_error(ki, TFS_RESOURCE_EXHAUSTED, "out of memory");
+  return 0;
 }
 
 static int fconv_prepare(tfs_kernel_init *ki) {
@@ -63,43 +75,16 @@ typedef struct fconv_job {
   const float *in, *filt;
   float *out;
   const float *scale, *shift;
-  int64_t k, mb, cout_g;
-  int direct;
-  int failed; /* atomic: chunks on several threads may set it */
 } fconv_job;
 
-/* Blocks [b0, b1) of mb output pixels: GEMM per group, then epilogue. */
-static void fconv_blocks(void *arg, int64_t b0, int64_t b1) {
-  fconv_job *j = arg;
-  const conv_geom *g = j->g;
-  int64_t m = g->n * g->oh * g->ow;
-  float *col = NULL;
-  if (!j->direct &&
-      !(col = tfs_malloc(sizeof(float) * (size_t)(j->mb * j->k)))) {
-    __atomic_store_n(&j->failed, 1, __ATOMIC_RELAXED);
-    return;
-  }
-  for (int64_t blk = b0; blk < b1; blk++) {
-    int64_t r0 = blk * j->mb, r1 = r0 + j->mb < m ? r0 + j->mb : m;
-    for (int64_t grp = 0; grp < g->groups; grp++) {
-      const float *a;
-      int64_t lda;
-      if (j->direct) {
-        a = j->in + r0 * g->c + grp * g->kc;
-        lda = g->c;
-      } else {
-        tfs_conv_im2col(g, j->in, sizeof(float), grp, r0, r1, col);
-        a = col;
-        lda = j->k;
-      }
-      tfs_conv_gemm(TFS_FLOAT, 0, r1 - r0, j->cout_g, j->k, a, lda,
-                    j->filt + grp * j->cout_g, g->kn,
-                    j->out + r0 * g->kn + grp * j->cout_g, g->kn);
-    }
-    tfs_fused_apply(&j->s->e, j->out + r0 * g->kn, r1 - r0, g->kn, g->kn,
-                    j->scale, j->shift);
-  }
-  tfs_free(col);
+/* The epilogue of one finished block of output pixels and channels. */
+static void fconv_done(void *arg, int64_t r0, int64_t mb, int64_t c0,
+                       int64_t nb) {
+  const fconv_job *j = arg;
+  const int64_t ld = j->g->kn;
+  tfs_fused_apply(&j->s->e, j->out + r0 * ld + c0, mb, nb, ld,
+                  j->scale ? j->scale + c0 : NULL,
+                  j->shift ? j->shift + c0 : NULL);
 }
 
 /* Depthwise rows [r0, r1) (one row: one (n, oy)), then epilogue. */
@@ -167,19 +152,13 @@ static void fconv_compute(tfs_kernel_ctx *c) {
     } else if (s->depthwise) {
       int64_t cost = g.ow * g.oc * g.kh * g.kw + 1;
       tfs_kctx_parallel_for(c, g.n * g.oh, cost, fdw_rows, &j);
-    } else {
-      j.k = g.kh * g.kw * g.kc;
-      j.cout_g = g.kn / g.groups;
-      j.direct = g.kh == 1 && g.kw == 1 && g.sh == 1 && g.sw == 1 &&
-                 g.pt == 0 && g.pl == 0 && g.oh == g.h && g.ow == g.w;
-      int64_t m = g.n * g.oh * g.ow;
-      j.mb = tfs_conv_block_rows(m, j.k, sizeof(float));
-      int64_t nblocks = (m + j.mb - 1) / j.mb;
-      int64_t cost = (2 * j.mb * j.k * g.kn) / 16 + 1;
-      tfs_kctx_parallel_for(c, nblocks, cost, fconv_blocks, &j);
+    } else if (tfs_conv_f32_gemm(c, &g, j.in,
+                                 tfs_conv_packed_for(&s->packed, &g), j.filt,
+                                 j.out, fconv_done, &j)) {
+      tfs_conv_stage_free(&st);
+      return; /* failed c */
     }
-    ok = !__atomic_load_n(&j.failed, __ATOMIC_RELAXED) &&
-         tfs_conv_stage_end(&st, s->w.nchw, y) == 0;
+    ok = tfs_conv_stage_end(&st, s->w.nchw, y) == 0;
   }
   tfs_conv_stage_free(&st);
   if (!ok) tfs_kctx_fail(c, TFS_RESOURCE_EXHAUSTED, "out of memory");
@@ -187,8 +166,8 @@ static void fconv_compute(tfs_kernel_ctx *c) {
 
 const tfs_kernel_def tfs_cpu_kernels_fused_conv[] = {
     {"_FusedConv2D", "CPU", "T", TFS_DT_BIT(TFS_FLOAT), fconv_prepare,
-     fconv_compute, free, TFS_KERNEL_EXPENSIVE, NULL},
+     fconv_compute, fconv_release, TFS_KERNEL_EXPENSIVE, NULL},
     {"_FusedDepthwiseConv2dNative", "CPU", "T", TFS_DT_BIT(TFS_FLOAT),
-     fdw_prepare, fconv_compute, free, TFS_KERNEL_EXPENSIVE, NULL},
+     fdw_prepare, fconv_compute, fconv_release, TFS_KERNEL_EXPENSIVE, NULL},
     {NULL, NULL, NULL, 0, NULL, NULL, NULL, 0, NULL},
 };

@@ -142,6 +142,16 @@ static float *tls_grow(float **p, size_t *cap, size_t need) {
   return *p;
 }
 
+/* The A packing buffer with room for `need` floats; a new buffer holds no
+ * packed block. */
+static float *tls_abuf(tls_bufs *t, size_t need) {
+  if (!t) return NULL;
+  float *old = t->a;
+  float *a = tls_grow(&t->a, &t->acap, need);
+  if (a != old) t->a_tag = 0;
+  return a;
+}
+
 /* ---- packing ---------------------------------------------------------------- */
 
 /* A rows [r0, r0 + mb) x cols [pc, pc + kb) into MR-row panels. */
@@ -270,9 +280,7 @@ static void macro_range(void *arg, int64_t begin, int64_t end) {
   const tfs_gemm_isa *isa = j->isa;
   const int mr = isa->mr, nr = isa->nr;
   tls_bufs *t = tls();
-  float *abuf = t ? tls_grow(&t->a, &t->acap,
-                             (size_t)(isa->mc / mr + 1) * mr * isa->kc)
-                  : NULL;
+  float *abuf = tls_abuf(t, (size_t)(isa->mc / mr + 1) * mr * isa->kc);
   for (int64_t task = begin; task < end; task++) {
     /* chunk-major: a thread's consecutive tasks share B panels */
     int64_t ci = task / j->mblocks, mi = task % j->mblocks;
@@ -514,4 +522,209 @@ void tfs_gemm_f32_packed(int trans_a, int64_t m, float alpha,
     };
     run_block(&mj, pool);
   }
+}
+
+/* ---- a caller-packed A ---------------------------------------------------------- */
+
+/* Tasks are (row block, column chunk) pairs, row-major, so that a thread's
+ * consecutive tasks share the A block it packed. */
+typedef struct {
+  const tfs_gemm_isa *isa; /* NULL: rows packed whole for OpenBLAS */
+  const tfs_gemm_a_source *src;
+  const tfs_gemm_packed *b;
+  float *c;
+  int64_t ldc, m, mc, mblocks, nchunks, chunk_cols;
+  uint64_t tag;
+  atomic_int failed;
+} src_job;
+
+/* Tiles of a product whose tasks each pack (or gather) their own rows:
+ * row blocks first, at least two per thread when the rows allow and down
+ * to two panels a block; then column chunks of whole panels. */
+static void split_tiles(const tfs_gemm_isa *isa, int64_t m, int64_t n,
+                        int nt, int64_t mc_max, int64_t *mc_out,
+                        int64_t *mblocks, int64_t *chunk_cols,
+                        int64_t *nchunks_out) {
+  const int mr = isa ? isa->mr : 1, nr = isa ? isa->nr : 1;
+  int64_t want = nt > 1 ? 2 * (int64_t)nt : 1;
+  int64_t mc = (m + want - 1) / want;
+  mc = (mc + mr - 1) / mr * mr;
+  if (mc < 2 * mr) mc = 2 * mr;
+  if (mc > mc_max) mc = mc_max;
+  *mc_out = mc;
+  *mblocks = (m + mc - 1) / mc;
+  int64_t npanels = (n + nr - 1) / nr, nchunks = 1;
+  if (isa && *mblocks < want) {
+    nchunks = (want + *mblocks - 1) / *mblocks;
+    if (nchunks > npanels) nchunks = npanels;
+  }
+  *chunk_cols = (npanels + nchunks - 1) / nchunks * nr;
+  *nchunks_out = (n + *chunk_cols - 1) / *chunk_cols;
+}
+
+static void src_tile_blas(src_job *j, tls_bufs *t, float *abuf, int64_t mi,
+                          int64_t ic, int64_t mb, int64_t c0, int64_t nb) {
+  const int64_t k = j->b->k, n = j->b->n;
+  if (t->a_tag != j->tag || t->a_block != mi) {
+    j->src->pack(j->src->arg, ic, mb, 0, k, 1, abuf);
+    t->a_tag = j->tag;
+    t->a_block = mi;
+    t->a_pc = 0;
+  }
+  cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)mb, (int)nb,
+              (int)k, 1.0f, abuf, (int)k, j->b->data + c0, (int)n, 0.0f,
+              j->c + ic * j->ldc + c0, (int)j->ldc);
+}
+
+static void src_tile(src_job *j, tls_bufs *t, float *abuf, int64_t mi,
+                     int64_t ic, int64_t mb, int64_t c0, int64_t nb) {
+  const tfs_gemm_isa *isa = j->isa;
+  const int mr = isa->mr, nr = isa->nr;
+  const int64_t k = j->b->k, mpanels = (mb + mr - 1) / mr;
+  const int64_t jp0 = c0 / nr, jp1 = (c0 + nb + nr - 1) / nr;
+  for (int64_t pc = 0; pc < k; pc += isa->kc) {
+    int64_t kb = MIN((int64_t)isa->kc, k - pc);
+    if (t->a_tag != j->tag || t->a_block != mi || t->a_pc != pc) {
+      j->src->pack(j->src->arg, ic, mb, pc, kb, mr, abuf);
+      t->a_tag = j->tag;
+      t->a_block = mi;
+      t->a_pc = pc;
+    }
+    float beta = pc == 0 ? 0.0f : 1.0f;
+    for (int64_t jp = jp0; jp < jp1; jp++) {
+      const float *bp = j->b->data + jp * k * nr + pc * nr;
+      int cols = (int)MIN((int64_t)nr, j->b->n - jp * nr);
+      float *crow = j->c + ic * j->ldc + jp * nr;
+      for (int64_t ip = 0; ip < mpanels; ip++) {
+        int rows = (int)MIN((int64_t)mr, mb - ip * mr);
+        isa->ukr[rows](kb, abuf + ip * kb * mr, bp, crow + ip * mr * j->ldc,
+                       j->ldc, cols, 1.0f, beta);
+      }
+    }
+  }
+}
+
+static void src_range(void *arg, int64_t begin, int64_t end) {
+  src_job *j = arg;
+  const tfs_gemm_isa *isa = j->isa;
+  tls_bufs *t = tls();
+  size_t need = isa ? (size_t)(j->mc / isa->mr + 1) * isa->mr * isa->kc
+                    : (size_t)(j->mc * j->b->k + 1);
+  float *abuf = tls_abuf(t, need);
+  if (!abuf) {
+    atomic_store_explicit(&j->failed, 1, memory_order_relaxed);
+    return;
+  }
+  for (int64_t task = begin; task < end; task++) {
+    int64_t mi = task / j->nchunks, ci = task % j->nchunks;
+    int64_t ic = mi * j->mc, mb = MIN(j->mc, j->m - ic);
+    int64_t c0 = ci * j->chunk_cols, nb = MIN(j->chunk_cols, j->b->n - c0);
+    if (isa)
+      src_tile(j, t, abuf, mi, ic, mb, c0, nb);
+    else
+      src_tile_blas(j, t, abuf, mi, ic, mb, c0, nb);
+    if (j->src->done) j->src->done(j->src->arg, ic, mb, c0, nb);
+  }
+}
+
+int tfs_gemm_f32_packed_src(int64_t m, const tfs_gemm_a_source *a,
+                            const tfs_gemm_packed *b, float *c, int64_t ldc,
+                            tfs_threadpool *pool) {
+  const int64_t n = b->n, k = b->k;
+  if (m <= 0 || n <= 0) return 0;
+  src_job j;
+  memset(&j, 0, sizeof j);
+  j.isa = b->isa;
+  j.src = a;
+  j.b = b;
+  j.c = c;
+  j.ldc = ldc;
+  j.m = m;
+  if (k <= 0) {
+    scale_c(m, n, 0.0f, c, ldc);
+    if (a->done) a->done(a->arg, 0, m, 0, n);
+    return 0;
+  }
+  int64_t cost = 2 * m * n * k / 32 + 1;
+  split_tiles(j.isa, m, n, tfs_threadpool_plan_threads(pool, cost, 1),
+              j.isa ? j.isa->mc : 64, &j.mc, &j.mblocks, &j.chunk_cols,
+              &j.nchunks);
+  j.tag = atomic_fetch_add(&g_tag, 1) + 1;
+  int64_t ntasks = j.mblocks * j.nchunks;
+  tfs_threadpool_parallel_for(pool, ntasks, cost / ntasks + 1, src_range, &j);
+  return atomic_load(&j.failed) ? -1 : 0;
+}
+
+/* ---- an indirect A -------------------------------------------------------------- */
+
+#define IND_MAX_MC 96
+
+typedef struct {
+  const tfs_gemm_isa *isa;
+  const tfs_gemm_indirect *src;
+  const tfs_gemm_packed *b;
+  float *c;
+  int64_t ldc, m, mc, mblocks, nchunks, chunk_cols;
+} ind_job;
+
+static void ind_range(void *arg, int64_t begin, int64_t end) {
+  const ind_job *j = arg;
+  const tfs_gemm_isa *isa = j->isa;
+  const tfs_gemm_indirect *src = j->src;
+  const int mr = isa->mr, nr = isa->nr;
+  const int64_t k = j->b->k;
+  const float *rows[IND_MAX_MC + TFS_GEMM_MAX_MR];
+  int64_t have = -1;
+  for (int64_t task = begin; task < end; task++) {
+    int64_t mi = task / j->nchunks, ci = task % j->nchunks;
+    int64_t ic = mi * j->mc, mb = MIN(j->mc, j->m - ic);
+    int64_t c0 = ci * j->chunk_cols, nb = MIN(j->chunk_cols, j->b->n - c0);
+    if (have != mi) {
+      src->rows(src->arg, ic, mb, rows);
+      have = mi;
+    }
+    for (int64_t jp = c0 / nr; jp * nr < c0 + nb; jp++) {
+      const float *bp = j->b->data + jp * k * nr;
+      int cols = (int)MIN((int64_t)nr, j->b->n - jp * nr);
+      float *crow = j->c + ic * j->ldc + jp * nr;
+      for (int64_t i = 0; i < mb; i += mr) {
+        int r = (int)MIN((int64_t)mr, mb - i);
+        isa->iukr[r](src->nseg, src->seglen, src->segoff, rows + i, bp,
+                     crow + i * j->ldc, j->ldc, cols);
+      }
+    }
+    if (src->done) src->done(src->arg, ic, mb, c0, nb);
+  }
+}
+
+static atomic_int g_no_indirect;
+
+void tfs_gemm__set_indirect(int on) { atomic_store(&g_no_indirect, !on); }
+
+int tfs_gemm_indirect_ok(const tfs_gemm_packed *b) {
+  return b->isa && b->isa->iukr[1] != NULL &&
+         !atomic_load_explicit(&g_no_indirect, memory_order_relaxed);
+}
+
+int tfs_gemm_f32_indirect(int64_t m, const tfs_gemm_indirect *a,
+                          const tfs_gemm_packed *b, float *c, int64_t ldc,
+                          tfs_threadpool *pool) {
+  if (!tfs_gemm_indirect_ok(b) || a->nseg * a->seglen != b->k) return -1;
+  const int64_t n = b->n, k = b->k;
+  if (m <= 0 || n <= 0) return 0;
+  ind_job j;
+  memset(&j, 0, sizeof j);
+  j.isa = b->isa;
+  j.src = a;
+  j.b = b;
+  j.c = c;
+  j.ldc = ldc;
+  j.m = m;
+  int64_t cost = 2 * m * n * k / 32 + 1;
+  int64_t mc_max = MIN((int64_t)j.isa->mc, IND_MAX_MC);
+  split_tiles(j.isa, m, n, tfs_threadpool_plan_threads(pool, cost, 1), mc_max,
+              &j.mc, &j.mblocks, &j.chunk_cols, &j.nchunks);
+  int64_t ntasks = j.mblocks * j.nchunks;
+  tfs_threadpool_parallel_for(pool, ntasks, cost / ntasks + 1, ind_range, &j);
+  return 0;
 }

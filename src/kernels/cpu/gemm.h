@@ -54,6 +54,57 @@ void tfs_gemm_f32_packed(int trans_a, int64_t m, float alpha,
                          const tfs_gemm_packed *b, float beta, float *c,
                          int64_t ldc, struct tfs_threadpool *pool);
 int64_t tfs_gemm_packed_k(const tfs_gemm_packed *p);
+
+/* A left operand the caller packs itself (a convolution's patches, read
+ * straight from the image), and what to do with each finished part of C.
+ *
+ * pack writes rows [r0, r0 + mb) by depth [pc, pc + kb) of A as panels of
+ * `mr` rows: panel i at out + i * kb * mr holds [p][mr] (row r0 + i * mr
+ * + q at [p * mr + q]), zero past the last row.  With mr == 1 that is the
+ * rows themselves, row-major with leading dimension kb.
+ *
+ * done, when not NULL, is called once for each region rows [r0, r0 + mb)
+ * by columns [c0, c0 + nb) of C when it holds its final values, on the
+ * thread that computed it (an epilogue while the region is in cache).
+ * Both run on pool threads, concurrently for disjoint regions. */
+typedef struct tfs_gemm_a_source {
+  void (*pack)(void *arg, int64_t r0, int64_t mb, int64_t pc, int64_t kb,
+               int mr, float *out);
+  void (*done)(void *arg, int64_t r0, int64_t mb, int64_t c0, int64_t nb);
+  void *arg;
+} tfs_gemm_a_source;
+
+/* An indirect left operand (convolutions over a zero-padded image): row
+ * r of A is nseg segments of seglen floats (nseg * seglen == k), segment
+ * s at base(r) + segoff[s].  rows writes base(r) for r in [r0, r0 + mb)
+ * into out; done is as in tfs_gemm_a_source. */
+typedef struct tfs_gemm_indirect {
+  void (*rows)(void *arg, int64_t r0, int64_t mb, const float **out);
+  void (*done)(void *arg, int64_t r0, int64_t mb, int64_t c0, int64_t nb);
+  void *arg;
+  const int64_t *segoff;
+  int64_t nseg, seglen;
+} tfs_gemm_indirect;
+
+/* Whether this CPU's kernels multiply an indirect A by b (else use
+ * tfs_gemm_f32_packed_src). */
+int tfs_gemm_indirect_ok(const tfs_gemm_packed *b);
+
+/* C[m, n] = A[m, k] * B with A indirect, split over the pool like
+ * tfs_gemm_f32_packed_src; needs tfs_gemm_indirect_ok(b).  Returns 0, or
+ * -1 when b cannot be used so. */
+int tfs_gemm_f32_indirect(int64_t m, const tfs_gemm_indirect *a,
+                          const tfs_gemm_packed *b, float *c, int64_t ldc,
+                          struct tfs_threadpool *pool);
+
+/* C[m, n] = A[m, k] * B for a packed B (its k and n) and A from `a`;
+ * C (leading dimension ldc) is overwritten.  Rows and columns are split
+ * over the pool in tiles that keep a packed block of A in L2.  Returns 0,
+ * or -1 when a packing buffer cannot be allocated (C is then partly
+ * written). */
+int tfs_gemm_f32_packed_src(int64_t m, const tfs_gemm_a_source *a,
+                            const tfs_gemm_packed *b, float *c, int64_t ldc,
+                            struct tfs_threadpool *pool);
 int64_t tfs_gemm_packed_n(const tfs_gemm_packed *p);
 
 /* Which path runs, for logs and benchmarks: e.g. "tfsess avx2 6x16
@@ -75,6 +126,11 @@ static inline int64_t tfs_gemm_cost_ns(int64_t m, int64_t n, int64_t k) {
  * or "auto" for the default).  Returns 0, or -1 if this CPU cannot run
  * it.  Not thread-safe against running GEMMs. */
 int tfs_gemm__force_path(const char *name);
+
+/* Tests and benchmarks: whether convolutions may use the indirect
+ * kernels (on by default where the CPU's family has them); off, they
+ * gather packed patches as on CPUs without them. */
+void tfs_gemm__set_indirect(int on);
 
 /* Benchmarks: the current path with other cache blocking (K depth, rows
  * and columns per block).  Returns 0, or -1 without a tfsess path. */

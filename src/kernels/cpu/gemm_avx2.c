@@ -1,7 +1,9 @@
 /*
  * kernels/cpu/gemm_avx2.c - AVX2/FMA micro-kernels: a 6x16 tile kept in
  * twelve ymm accumulators, specialised for 1..6 rows so that thin
- * products (batch 1) do only the work they need.  Compiled for AVX2 with
+ * products (batch 1) do only the work they need; an indirect variant
+ * reads A from row segments (convolution patches) instead of a packed
+ * panel.  Compiled for AVX2 with
  * function attributes; gemm.c calls them only on CPUs that have it.
  */
 #include <immintrin.h>
@@ -79,11 +81,66 @@ static inline TGT __attribute__((always_inline)) void ukr_body(
   }
 }
 
+/* The indirect kernel: the same 6x16 tile, A broadcast straight from the
+ * rows' segments (no packed A). */
+static inline TGT __attribute__((always_inline)) void iukr_body(
+    const int m, int64_t nseg, int64_t seglen, const int64_t *segoff,
+    const float *const *rows, const float *b, float *c, int64_t ldc,
+    int n) {
+#define ZERO(i) __m256 c##i##0 = _mm256_setzero_ps(), c##i##1 = c##i##0;
+  ROWS(ZERO)
+#undef ZERO
+  for (int64_t s = 0; s < nseg; s++) {
+    const int64_t off = segoff[s];
+#define SEG(i) const float *a##i = m > i ? rows[i] + off : NULL;
+    ROWS(SEG)
+#undef SEG
+#pragma GCC unroll 4
+    for (int64_t p = 0; p < seglen; p++) {
+      __m256 b0 = _mm256_load_ps(b), b1 = _mm256_load_ps(b + 8);
+#define STEP(i)                                   \
+  if (m > i) {                                    \
+    __m256 x = _mm256_broadcast_ss(a##i + p);     \
+    c##i##0 = _mm256_fmadd_ps(x, b0, c##i##0);    \
+    c##i##1 = _mm256_fmadd_ps(x, b1, c##i##1);    \
+  }
+      ROWS(STEP)
+#undef STEP
+      b += NR;
+    }
+  }
+  if (n == NR) {
+#define STORE(i)                                                    \
+  if (m > i) {                                                      \
+    _mm256_storeu_ps(c + i * ldc, c##i##0);                         \
+    _mm256_storeu_ps(c + i * ldc + 8, c##i##1);                     \
+  }
+    ROWS(STORE)
+#undef STORE
+    return;
+  }
+  float tmp[MR][NR] __attribute__((aligned(32)));
+#define SPILL(i)                                                    \
+  if (m > i) {                                                      \
+    _mm256_store_ps(tmp[i], c##i##0);                               \
+    _mm256_store_ps(tmp[i] + 8, c##i##1);                           \
+  }
+  ROWS(SPILL)
+#undef SPILL
+  for (int i = 0; i < m; i++)
+    memcpy(c + i * ldc, tmp[i], sizeof(float) * (size_t)n);
+}
+
 #define UKR(M)                                                              \
   static TGT void ukr_##M(int64_t kc, const float *a, const float *b,        \
                           float *c, int64_t ldc, int n, float alpha,         \
                           float beta) {                                      \
     ukr_body(M, kc, a, b, c, ldc, n, alpha, beta);                           \
+  }                                                                         \
+  static TGT void iukr_##M(int64_t nseg, int64_t seglen,                     \
+                           const int64_t *segoff, const float *const *rows,  \
+                           const float *b, float *c, int64_t ldc, int n) {   \
+    iukr_body(M, nseg, seglen, segoff, rows, b, c, ldc, n);                  \
   }
 UKR(1)
 UKR(2)
@@ -97,4 +154,5 @@ UKR(6)
 const tfs_gemm_isa tfs_gemm_isa_avx2 = {
     "avx2 6x16", MR, NR, 256, 96, 4080,
     {NULL, ukr_1, ukr_2, ukr_3, ukr_4, ukr_5, ukr_6},
+    {NULL, iukr_1, iukr_2, iukr_3, iukr_4, iukr_5, iukr_6},
 };

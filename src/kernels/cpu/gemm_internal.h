@@ -21,6 +21,14 @@ typedef void (*tfs_gemm_ukr)(int64_t kc, const float *a, const float *b,
                              float *c, int64_t ldc, int n, float alpha,
                              float beta);
 
+/* The indirect form (convolutions): row i of the A panel is nseg
+ * segments of seglen floats, segment s at rows[i] + segoff[s]; B is a
+ * panel over the whole depth nseg * seglen.  C = A * B, overwritten. */
+typedef void (*tfs_gemm_iukr)(int64_t nseg, int64_t seglen,
+                              const int64_t *segoff,
+                              const float *const *rows, const float *b,
+                              float *c, int64_t ldc, int n);
+
 #define TFS_GEMM_MAX_MR 16
 
 typedef struct tfs_gemm_isa {
@@ -28,6 +36,7 @@ typedef struct tfs_gemm_isa {
   int mr, nr;
   int kc, mc, nc;                       /* cache blocking */
   tfs_gemm_ukr ukr[TFS_GEMM_MAX_MR + 1]; /* indexed by rows, 1..mr */
+  tfs_gemm_iukr iukr[TFS_GEMM_MAX_MR + 1]; /* the same, or all NULL */
 } tfs_gemm_isa;
 
 extern const tfs_gemm_isa tfs_gemm_isa_avx2;
