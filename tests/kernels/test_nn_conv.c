@@ -638,7 +638,8 @@ static void test_fused_conv_inputs(void) {
  * each getting its own slice of the bias.  Conv2D + BiasAdd + Relu (fused
  * by the optimizer) against the reference, on both patch paths. */
 static void test_fused_conv_tiles(void) {
-  static const conv_case k = {1, 4, 5, 48, 3, 3, 48, 80, 1, 1, 1, 1, "SAME",
+  /* 75 channels: four full 16-column panels and a partial one */
+  static const conv_case k = {1, 4, 5, 48, 3, 3, 48, 75, 1, 1, 1, 1, "SAME",
                               {0}, 0};
   tfs_status *st = tfs_status_new();
   tfs_graph *g = tfs_graph_new();
@@ -662,15 +663,20 @@ static void test_fused_conv_tiles(void) {
   tfs_op_desc_add_input(d, ba);
   tfs_output y = {tfs_op_desc_finish(d, st), 0};
   TFS_ASSERT_OK(st);
+  /* a NaN pixel: the windows over it stay NaN through Relu, as in TF */
+  ((float *)tfs_tensor_data(xv))[(2 * k.w + 3) * k.c + 5] = NAN;
   int64_t ny = (int64_t)k.h * k.w * k.kn;
   float *want = malloc(sizeof(float) * (size_t)ny);
   ref_conv(&k, tfs_tensor_data(xv), tfs_tensor_data(fv), want, k.h, k.w, 1,
            1, 0);
   const float *bias = tfs_tensor_data(bv);
+  int nans = 0;
   for (int64_t i = 0; i < ny; i++) {
     float v = want[i] + bias[i % k.kn];
-    want[i] = v > 0 ? v : 0;
+    want[i] = v > 0 || v != v ? v : 0;
+    nans += v != v;
   }
+  CU_ASSERT_EQUAL(nans, 9 * k.kn); /* the 3x3 windows over the pixel */
   tfs_session_options *o = tfs_session_options_new();
   tfs_session_options_set_intra_op_threads(o, 4);
   for (int indirect = 1; indirect >= 0; indirect--) {

@@ -245,6 +245,35 @@ static void test_max_pool(void) {
   tfs_tensor_free(x);
 }
 
+/* Many channels (the vector path: 8 at a time, then a tail): each
+ * channel of a 2x2 window against a scalar max that skips NaN and starts
+ * from the lowest float; channel 3 is all NaN, channel 17 has NaN with
+ * -inf, channel 9 has a NaN first. */
+static void test_max_pool_wide(void) {
+  enum { C = 19 };
+  float v[2 * 2 * C], want[C];
+  for (int p = 0; p < 4; p++)
+    for (int ch = 0; ch < C; ch++)
+      v[p * C + ch] = (float)((p * 7 + ch * 5) % 11) - 5.0f;
+  for (int p = 0; p < 4; p++) v[p * C + 3] = NAN;
+  v[0 * C + 17] = NAN;
+  for (int p = 1; p < 4; p++) v[p * C + 17] = -INFINITY;
+  v[0 * C + 9] = NAN;
+  for (int ch = 0; ch < C; ch++) {
+    float m = -3.4028235e38f;
+    for (int p = 0; p < 4; p++)
+      if (v[p * C + ch] > m) m = v[p * C + ch];
+    want[ch] = m;
+  }
+  CU_ASSERT_EQUAL(want[3], -3.4028235e38f);
+  tfs_tensor *x = nt_f32((int64_t[]){1, 2, 2, C}, 4, v);
+  nt_attr a[3] = POOL_ATTRS(2, 2, 2, 2, "VALID");
+  tfs_tensor *y = nt_run1("MaxPool", &x, 1, a, 3);
+  nt_check_f32(y, (int64_t[]){1, 1, 1, C}, 4, want, 0, 0);
+  tfs_tensor_free(y);
+  tfs_tensor_free(x);
+}
+
 static void test_max_pool_variants(void) {
   /* depth pooling: the first of each group starts, NaN there sticks */
   float v[4] = {1, NAN, NAN, 1};
@@ -771,6 +800,7 @@ static const tfs_test_case kActCases[] = {
 
 static const tfs_test_case kPoolCases[] = {
     {"max_avg", test_max_pool},
+    {"max_wide", test_max_pool_wide},
     {"variants", test_max_pool_variants},
     {"errors", test_pool_errors},
     {NULL, NULL},

@@ -83,12 +83,14 @@ typedef void (*tfs_conv_done_fn)(void *arg, int64_t r0, int64_t mb,
 /* out[n * oh * ow, kn] = conv(in NHWC, filter HWIO) for every group, split
  * over the kernel's intra-op pool; `packed` holds the filter packed per
  * group (tfs_conv_packed_for) or is NULL, and then `filt` is packed for
- * this call.  done may be NULL.  Returns 0, or -1 after failing c when
- * memory runs out. */
+ * this call.  bias (kn values, or NULL) is added and relu (Relu's max(0,
+ * x), NaN kept) applied as tiles are stored, before done (which may be
+ * NULL) sees them.  Returns 0, or -1 after failing c when memory runs
+ * out. */
 int tfs_conv_f32_gemm(tfs_kernel_ctx *c, const conv_geom *g, const float *in,
                       struct tfs_gemm_packed *const *packed,
-                      const float *filt, float *out, tfs_conv_done_fn done,
-                      void *done_arg);
+                      const float *filt, float *out, const float *bias,
+                      int relu, tfs_conv_done_fn done, void *done_arg);
 
 /* A constant filter (input 1) packed at prepare, one matrix per group. */
 typedef struct tfs_conv_packed {

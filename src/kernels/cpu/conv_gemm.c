@@ -22,6 +22,9 @@ typedef struct conv_src {
   int64_t grp, col0;
   tfs_conv_done_fn done;
   void *arg;
+  float *out;        /* the output (all groups) */
+  const float *bias; /* kn values, or NULL */
+  int relu;
 } conv_src;
 
 /* Copies `len` channels of the rows' sources into column i of the panel
@@ -82,10 +85,23 @@ static void conv_pack(void *arg, int64_t r0, int64_t mb, int64_t pc,
   }
 }
 
+/* The packed path's tiles: the bias and Relu the indirect kernels apply
+ * when they store, then the caller's epilogue. */
 static void conv_done(void *arg, int64_t r0, int64_t mb, int64_t c0,
                       int64_t nb) {
   const conv_src *s = arg;
-  s->done(s->arg, r0, mb, s->col0 + c0, nb);
+  const int64_t ld = s->g->kn;
+  c0 += s->col0;
+  if (s->bias || s->relu) {
+    for (int64_t r = r0; r < r0 + mb; r++) {
+      float *p = s->out + r * ld + c0;
+      for (int64_t j = 0; j < nb; j++) {
+        float x = p[j] + (s->bias ? s->bias[c0 + j] : 0.0f);
+        p[j] = s->relu && !(x > 0) && x == x ? 0.0f : x;
+      }
+    }
+  }
+  if (s->done) s->done(s->arg, r0, mb, c0, nb);
 }
 
 /* ---- the indirect path: patches read in place from a padded image ---- */
@@ -94,7 +110,7 @@ static void conv_done(void *arg, int64_t r0, int64_t mb, int64_t c0,
  * inside it: NHWC with ph rows and pw columns. */
 typedef struct padded {
   const float *img;
-  float *own;
+  float *own; /* kernel scratch */
   int64_t ph, pw, c, h, w, pt, pl;
   const float *in;
 } padded;
@@ -130,7 +146,8 @@ static int pad_image(tfs_kernel_ctx *c, const conv_geom *g, const float *in,
     p->img = in;
     return 0;
   }
-  p->own = tfs_malloc(sizeof(float) * (size_t)(g->n * p->ph * p->pw * g->c));
+  p->own = tfs_kctx_scratch(c, sizeof(float) *
+                                   (size_t)(g->n * p->ph * p->pw * g->c));
   if (!p->own) return -1;
   tfs_kctx_parallel_for(c, g->n * p->ph, p->pw * g->c / 4 + 1, pad_rows, p);
   p->img = p->own;
@@ -165,12 +182,12 @@ static void ind_done(void *arg, int64_t r0, int64_t mb, int64_t c0,
 
 /* Segments of one window: whole filter rows when a window row is
  * contiguous (no dilation across x, one group), else one per tap. */
-static int64_t *window_segments(const conv_geom *g, int64_t pw,
-                                int64_t *nseg, int64_t *seglen) {
+static int64_t *window_segments(tfs_kernel_ctx *c, const conv_geom *g,
+                                int64_t pw, int64_t *nseg, int64_t *seglen) {
   int rows = g->dw == 1 && g->kc == g->c;
   *nseg = rows ? g->kh : g->kh * g->kw;
   *seglen = rows ? g->kw * g->c : g->kc;
-  int64_t *off = tfs_malloc(sizeof(int64_t) * (size_t)*nseg);
+  int64_t *off = tfs_kctx_scratch(c, sizeof(int64_t) * (size_t)*nseg);
   if (!off) return NULL;
   for (int64_t ky = 0; ky < g->kh; ky++) {
     if (rows) {
@@ -185,7 +202,8 @@ static int64_t *window_segments(const conv_geom *g, int64_t pw,
 
 int tfs_conv_f32_gemm(tfs_kernel_ctx *c, const conv_geom *g, const float *in,
                       tfs_gemm_packed *const *packed, const float *filt,
-                      float *out, tfs_conv_done_fn done, void *done_arg) {
+                      float *out, const float *bias, int relu,
+                      tfs_conv_done_fn done, void *done_arg) {
   const int64_t m = g->n * g->oh * g->ow, k = g->kh * g->kw * g->kc;
   const int64_t cout_g = g->kn / g->groups;
   tfs_threadpool *pool = tfs_kctx_intra_pool(c);
@@ -205,24 +223,25 @@ int tfs_conv_f32_gemm(tfs_kernel_ctx *c, const conv_geom *g, const float *in,
     if (tfs_gemm_indirect_ok(b)) {
       if (!pad.img && pad_image(c, g, in, &pad)) rc = -1;
       if (rc == 0 && !segoff &&
-          !(segoff = window_segments(g, pad.pw, &nseg, &seglen)))
+          !(segoff = window_segments(c, g, pad.pw, &nseg, &seglen)))
         rc = -1;
       conv_ind s = {g, &pad, grp, grp * cout_g, done, done_arg};
-      tfs_gemm_indirect src = {ind_rows, done ? ind_done : NULL, &s, segoff,
-                               nseg, seglen};
+      tfs_gemm_indirect src = {ind_rows, done ? ind_done : NULL,
+                               &s, segoff, nseg, seglen,
+                               bias ? bias + grp * cout_g : NULL, relu};
       if (rc == 0)
         rc = tfs_gemm_f32_indirect(m, &src, b, out + grp * cout_g, g->kn,
                                    pool);
     } else {
-      conv_src s = {g, in, grp, grp * cout_g, done, done_arg};
-      tfs_gemm_a_source src = {conv_pack, done ? conv_done : NULL, &s};
+      conv_src s = {g, in, grp, grp * cout_g, done, done_arg, out, bias,
+                    relu};
+      tfs_gemm_a_source src = {conv_pack,
+                               done || bias || relu ? conv_done : NULL, &s};
       rc = tfs_gemm_f32_packed_src(m, &src, b, out + grp * cout_g, g->kn,
                                    pool);
     }
     tfs_gemm_packed_free(own);
   }
-  tfs_free(pad.own);
-  tfs_free(segoff);
   if (rc == 0) return 0;
   tfs_kctx_fail(c, TFS_RESOURCE_EXHAUSTED, "out of memory");
   return -1;

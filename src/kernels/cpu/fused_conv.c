@@ -137,6 +137,9 @@ static void fconv_compute(tfs_kernel_ctx *c) {
   if (!y || y->nelems == 0) return;
   if (!s->depthwise && x->nelems != 0 && tfs_conv_check_groups(c, f, &g))
     return;
+  /* a bias (or none) and Relu (or none) are applied as tiles are stored */
+  int in_store = !j.scale &&
+                 (s->e.act == TFS_FA_NONE || s->e.act == TFS_FA_RELU);
   conv_stage st;
   int ok = tfs_conv_stage_begin(&st, s->w.nchw, x, f, NULL, 0, y) == 0;
   if (ok) {
@@ -154,7 +157,9 @@ static void fconv_compute(tfs_kernel_ctx *c) {
       tfs_kctx_parallel_for(c, g.n * g.oh, cost, fdw_rows, &j);
     } else if (tfs_conv_f32_gemm(c, &g, j.in,
                                  tfs_conv_packed_for(&s->packed, &g), j.filt,
-                                 j.out, fconv_done, &j)) {
+                                 j.out, in_store ? j.shift : NULL,
+                                 in_store && s->e.act == TFS_FA_RELU,
+                                 in_store ? NULL : fconv_done, &j)) {
       tfs_conv_stage_free(&st);
       return; /* failed c */
     }

@@ -539,14 +539,15 @@ typedef struct {
 } src_job;
 
 /* Tiles of a product whose tasks each pack (or gather) their own rows:
- * row blocks first, at least two per thread when the rows allow and down
- * to two panels a block; then column chunks of whole panels. */
+ * row blocks first, four per thread when the rows allow (small tasks
+ * balance a core that other work slows down) and down to two panels a
+ * block; then column chunks of whole panels. */
 static void split_tiles(const tfs_gemm_isa *isa, int64_t m, int64_t n,
                         int nt, int64_t mc_max, int64_t *mc_out,
                         int64_t *mblocks, int64_t *chunk_cols,
                         int64_t *nchunks_out) {
   const int mr = isa ? isa->mr : 1, nr = isa ? isa->nr : 1;
-  int64_t want = nt > 1 ? 2 * (int64_t)nt : 1;
+  int64_t want = nt > 1 ? 4 * (int64_t)nt : 1;
   int64_t mc = (m + want - 1) / want;
   mc = (mc + mr - 1) / mr * mr;
   if (mc < 2 * mr) mc = 2 * mr;
@@ -690,7 +691,8 @@ static void ind_range(void *arg, int64_t begin, int64_t end) {
       for (int64_t i = 0; i < mb; i += mr) {
         int r = (int)MIN((int64_t)mr, mb - i);
         isa->iukr[r](src->nseg, src->seglen, src->segoff, rows + i, bp,
-                     crow + i * j->ldc, j->ldc, cols);
+                     crow + i * j->ldc, j->ldc, cols,
+                     src->bias ? src->bias + jp * nr : NULL, src->relu);
       }
     }
     if (src->done) src->done(src->arg, ic, mb, c0, nb);

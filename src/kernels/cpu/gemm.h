@@ -77,13 +77,17 @@ typedef struct tfs_gemm_a_source {
 /* An indirect left operand (convolutions over a zero-padded image): row
  * r of A is nseg segments of seglen floats (nseg * seglen == k), segment
  * s at base(r) + segoff[s].  rows writes base(r) for r in [r0, r0 + mb)
- * into out; done is as in tfs_gemm_a_source. */
+ * into out; done is as in tfs_gemm_a_source.  The micro-kernels add
+ * bias[j] to column j when bias is not NULL, then apply max(0, x) (NaN
+ * kept) when relu, before storing C. */
 typedef struct tfs_gemm_indirect {
   void (*rows)(void *arg, int64_t r0, int64_t mb, const float **out);
   void (*done)(void *arg, int64_t r0, int64_t mb, int64_t c0, int64_t nb);
   void *arg;
   const int64_t *segoff;
   int64_t nseg, seglen;
+  const float *bias; /* n values, or NULL */
+  int relu;
 } tfs_gemm_indirect;
 
 /* Whether this CPU's kernels multiply an indirect A by b (else use

@@ -85,8 +85,8 @@ static inline TGT __attribute__((always_inline)) void ukr_body(
  * rows' segments (no packed A). */
 static inline TGT __attribute__((always_inline)) void iukr_body(
     const int m, int64_t nseg, int64_t seglen, const int64_t *segoff,
-    const float *const *rows, const float *b, float *c, int64_t ldc,
-    int n) {
+    const float *const *rows, const float *b, float *c, int64_t ldc, int n,
+    const float *bias, int relu) {
 #define ZERO(i) __m256 c##i##0 = _mm256_setzero_ps(), c##i##1 = c##i##0;
   ROWS(ZERO)
 #undef ZERO
@@ -110,10 +110,18 @@ static inline TGT __attribute__((always_inline)) void iukr_body(
     }
   }
   if (n == NR) {
+    /* max(0, x) is _mm256_max_ps(zero, x): its second operand (x) when x
+     * is NaN, as Relu keeps NaN */
+    const __m256 z = _mm256_setzero_ps();
+    __m256 bb0 = z, bb1 = z;
+    if (bias) bb0 = _mm256_loadu_ps(bias), bb1 = _mm256_loadu_ps(bias + 8);
 #define STORE(i)                                                    \
   if (m > i) {                                                      \
-    _mm256_storeu_ps(c + i * ldc, c##i##0);                         \
-    _mm256_storeu_ps(c + i * ldc + 8, c##i##1);                     \
+    __m256 x0 = c##i##0, x1 = c##i##1;                              \
+    if (bias) x0 = _mm256_add_ps(x0, bb0), x1 = _mm256_add_ps(x1, bb1); \
+    if (relu) x0 = _mm256_max_ps(z, x0), x1 = _mm256_max_ps(z, x1); \
+    _mm256_storeu_ps(c + i * ldc, x0);                              \
+    _mm256_storeu_ps(c + i * ldc + 8, x1);                          \
   }
     ROWS(STORE)
 #undef STORE
@@ -127,8 +135,13 @@ static inline TGT __attribute__((always_inline)) void iukr_body(
   }
   ROWS(SPILL)
 #undef SPILL
-  for (int i = 0; i < m; i++)
-    memcpy(c + i * ldc, tmp[i], sizeof(float) * (size_t)n);
+  for (int i = 0; i < m; i++) {
+    float *r = c + i * ldc;
+    for (int j = 0; j < n; j++) {
+      float x = tmp[i][j] + (bias ? bias[j] : 0.0f);
+      r[j] = relu && !(x > 0) && x == x ? 0.0f : x;
+    }
+  }
 }
 
 #define UKR(M)                                                              \
@@ -139,8 +152,9 @@ static inline TGT __attribute__((always_inline)) void iukr_body(
   }                                                                         \
   static TGT void iukr_##M(int64_t nseg, int64_t seglen,                     \
                            const int64_t *segoff, const float *const *rows,  \
-                           const float *b, float *c, int64_t ldc, int n) {   \
-    iukr_body(M, nseg, seglen, segoff, rows, b, c, ldc, n);                  \
+                           const float *b, float *c, int64_t ldc, int n,     \
+                           const float *bias, int relu) {                    \
+    iukr_body(M, nseg, seglen, segoff, rows, b, c, ldc, n, bias, relu);      \
   }
 UKR(1)
 UKR(2)

@@ -23,11 +23,13 @@ typedef void (*tfs_gemm_ukr)(int64_t kc, const float *a, const float *b,
 
 /* The indirect form (convolutions): row i of the A panel is nseg
  * segments of seglen floats, segment s at rows[i] + segoff[s]; B is a
- * panel over the whole depth nseg * seglen.  C = A * B, overwritten. */
+ * panel over the whole depth nseg * seglen.  C = A * B (+ bias[j] when
+ * bias is not NULL, then max(0, .) when relu, NaN kept), overwritten. */
 typedef void (*tfs_gemm_iukr)(int64_t nseg, int64_t seglen,
                               const int64_t *segoff,
                               const float *const *rows, const float *b,
-                              float *c, int64_t ldc, int n);
+                              float *c, int64_t ldc, int n,
+                              const float *bias, int relu);
 
 #define TFS_GEMM_MAX_MR 16
 

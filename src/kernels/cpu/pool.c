@@ -122,6 +122,50 @@ MAX_PAIR(u16, uint16_t, 0, GT_NUM)
 MAX_PAIR(u32, uint32_t, 0, GT_NUM)
 MAX_PAIR(u64, uint64_t, 0, GT_NUM)
 
+/* float max pooling with AVX2 where channels are contiguous in both
+ * input and output (NHWC): each output pixel's channels are reduced in
+ * registers and stored once.  _mm256_max_ps(x, acc) is x > acc ? x : acc,
+ * the same rule as GT_NUM (a NaN input never wins, acc starts at
+ * -FLT_MAX). */
+#if defined(__x86_64__) && defined(__GNUC__)
+#include <immintrin.h>
+#define HAVE_MAXPOOL_AVX2 1
+__attribute__((target("avx2"))) static void maxpool_f32_avx2(
+    const void *IN, void *OUT, const pool_geom *g, int64_t r0, int64_t r1) {
+  const float *in = IN;
+  float *out = OUT;
+  const int64_t C = g->c;
+  for (int64_t r = r0; r < r1; r++) {
+    int64_t b = r / g->oh, oy = r % g->oh, y0, y1;
+    window(oy, g->sh, g->pt, g->kh, g->h, &y0, &y1);
+    for (int64_t ox = 0; ox < g->ow; ox++) {
+      int64_t x0, x1;
+      window(ox, g->sw, g->pl, g->kw, g->w, &x0, &x1);
+      float *o = out + b * g->os_n + oy * g->os_h + ox * g->os_w;
+      const float *base = in + b * g->is_n;
+      int64_t c = 0;
+      for (; c + 8 <= C; c += 8) {
+        __m256 acc = _mm256_set1_ps(-FLT_MAX);
+        for (int64_t y = y0; y < y1; y++)
+          for (int64_t x = x0; x < x1; x++)
+            acc = _mm256_max_ps(
+                _mm256_loadu_ps(base + y * g->is_h + x * g->is_w + c), acc);
+        _mm256_storeu_ps(o + c, acc);
+      }
+      for (; c < C; c++) {
+        float acc = -FLT_MAX;
+        for (int64_t y = y0; y < y1; y++)
+          for (int64_t x = x0; x < x1; x++) {
+            float v = base[y * g->is_h + x * g->is_w + c];
+            if (v > acc) acc = v;
+          }
+        o[c] = acc;
+      }
+    }
+  }
+}
+#endif
+
 /* Average pooling: ACC-typed sums over in-bounds elements, divided by
  * their count.  The output row doubles as the accumulator when ACC is
  * the element type (float, double); 16-bit floats use a float row. */
@@ -231,6 +275,11 @@ static int pool_prepare(tfs_kernel_init *ki) {
     return tfs_ki_error(ki, TFS_UNIMPLEMENTED, "%s is not implemented for %s",
                         op, tfs_dtype_name(ki->in_types[0]));
   const tfs_window *w = &s->w;
+#ifdef HAVE_MAXPOOL_AVX2
+  if (s->is_max && ki->in_types[0] == TFS_FLOAT && !w->nchw &&
+      __builtin_cpu_supports("avx2"))
+    s->spatial = maxpool_f32_avx2;
+#endif
   if (w->vect_c)
     return tfs_ki_error(ki, TFS_INVALID_ARGUMENT,
                         "Default MaxPoolingOp only supports NHWC on device "
