@@ -145,10 +145,71 @@ static void test_matmul_packed_and_fed(void) {
   tfs_status_free(st);
 }
 
+/* MatMul + BiasAdd + Relu (fused by the optimizer into _FusedMatMul with
+ * B packed at prepare) on 4 intra-op threads: many rows (split into
+ * six-row units, the last one partial) and a few rows (the GEMM splits
+ * the columns), against a reference. */
+static void test_fused_matmul_rows(void) {
+  enum { K = 37, N = 45 };
+  tfs_status *st = tfs_status_new();
+  tfs_graph *g = tfs_graph_new();
+  float bv[K * N], biasv[N];
+  unsigned seed = 7;
+  for (int i = 0; i < K * N; i++) bv[i] = frand(&seed);
+  for (int i = 0; i < N; i++) biasv[i] = frand(&seed);
+  tfs_tensor *bt = tu_floats((int64_t[]){K, N}, 2, bv);
+  tfs_tensor *biast = tu_floats((int64_t[]){N}, 1, biasv);
+  tfs_output a = tfs_op_placeholder(g, "a", TFS_FLOAT, NULL, -1, st);
+  tfs_output b = tfs_op_const(g, "b", bt, st);
+  tfs_output bias = tfs_op_const(g, "bias", biast, st);
+  tfs_output y = tfs_op_matmul(g, "mm", a, b, 0, 0, st);
+  tfs_op_desc *d = tfs_op_desc_new(g, "BiasAdd", "ba");
+  tfs_op_desc_add_input(d, y);
+  tfs_op_desc_add_input(d, bias);
+  tfs_output ba = {tfs_op_desc_finish(d, st), 0};
+  d = tfs_op_desc_new(g, "Relu", "out");
+  tfs_op_desc_add_input(d, ba);
+  tfs_output out = {tfs_op_desc_finish(d, st), 0};
+  TFS_ASSERT_OK(st);
+  tfs_session_options *o = tfs_session_options_new();
+  tfs_session_options_set_intra_op_threads(o, 4);
+  tfs_session *s = tfs_session_new(g, o, st);
+  TFS_ASSERT_OK(st);
+  const int64_t ms[3] = {203, 5, 1};
+  for (int t = 0; t < 3; t++) {
+    int64_t m = ms[t];
+    float *av = malloc(sizeof(float) * (size_t)(m * K));
+    for (int64_t i = 0; i < m * K; i++) av[i] = frand(&seed);
+    tfs_tensor *at = tu_floats((int64_t[]){m, K}, 2, av);
+    tfs_tensor *r = tu_run1(s, out, &a, &at, 1);
+    CU_ASSERT_EQUAL_FATAL(tfs_tensor_dim(r, 0), m);
+    const float *p = tfs_tensor_data(r);
+    int bad = 0;
+    for (int64_t i = 0; i < m; i++)
+      for (int j = 0; j < N; j++) {
+        double want = biasv[j];
+        for (int q = 0; q < K; q++) want += (double)av[i * K + q] * bv[q * N + j];
+        if (want < 0) want = 0;
+        if (fabs(p[i * N + j] - want) > 1e-4) bad++;
+      }
+    CU_ASSERT_EQUAL(bad, 0);
+    tfs_tensor_free(r);
+    tfs_tensor_free(at);
+    free(av);
+  }
+  tfs_session_free(s);
+  tfs_session_options_free(o);
+  tfs_tensor_free(bt);
+  tfs_tensor_free(biast);
+  tfs_graph_free(g);
+  tfs_status_free(st);
+}
+
 static const tfs_test_case gemm_cases[] = {
     {"matches_reference", test_gemm_matches_reference},
     {"f64", test_gemm_f64},
     {"matmul_packed_and_fed", test_matmul_packed_and_fed},
+    {"fused_matmul_rows", test_fused_matmul_rows},
     {NULL, NULL}};
 
 const tfs_test_suite tfs_test_suites[] = {{"gemm", gemm_cases},

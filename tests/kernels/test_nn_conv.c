@@ -163,6 +163,9 @@ static const conv_case kPathCases[] = {
     {1, 17, 9, 7, 5, 3, 7, 33, 2, 1, 1, 1, "SAME", {0}, 0},
     {3, 8, 8, 12, 3, 3, 4, 9, 1, 2, 2, 1, "VALID", {0}, 0},
     {1, 32, 32, 3, 3, 3, 3, 32, 1, 1, 1, 1, "SAME", {0}, 0},
+    /* depth beyond one L1 block: partial sums carried across blocks */
+    {1, 6, 7, 64, 3, 3, 64, 20, 1, 1, 1, 1, "SAME", {0}, 0},
+    {2, 7, 6, 80, 3, 3, 40, 6, 1, 1, 2, 1, "SAME", {0}, 0},
 };
 
 static void test_conv2d_gemm_paths(void) {

@@ -684,15 +684,23 @@ static void ind_range(void *arg, int64_t begin, int64_t end) {
       src->rows(src->arg, ic, mb, rows);
       have = mi;
     }
-    for (int64_t jp = c0 / nr; jp * nr < c0 + nb; jp++) {
-      const float *bp = j->b->data + jp * k * nr;
-      int cols = (int)MIN((int64_t)nr, j->b->n - jp * nr);
-      float *crow = j->c + ic * j->ldc + jp * nr;
-      for (int64_t i = 0; i < mb; i += mr) {
-        int r = (int)MIN((int64_t)mr, mb - i);
-        isa->iukr[r](src->nseg, src->seglen, src->segoff, rows + i, bp,
-                     crow + i * j->ldc, j->ldc, cols,
-                     src->bias ? src->bias + jp * nr : NULL, src->relu);
+    /* depth blocks of whole segments, about KC deep, so that a B panel's
+     * block stays in L1 while the row panels pass */
+    int64_t per = isa->kc / src->seglen > 1 ? isa->kc / src->seglen : 1;
+    for (int64_t s0 = 0; s0 < src->nseg; s0 += per) {
+      int64_t ns = MIN(per, src->nseg - s0);
+      int last = s0 + ns == src->nseg;
+      for (int64_t jp = c0 / nr; jp * nr < c0 + nb; jp++) {
+        const float *bp = j->b->data + jp * k * nr + s0 * src->seglen * nr;
+        int cols = (int)MIN((int64_t)nr, j->b->n - jp * nr);
+        float *crow = j->c + ic * j->ldc + jp * nr;
+        const float *bias = last && src->bias ? src->bias + jp * nr : NULL;
+        for (int64_t i = 0; i < mb; i += mr) {
+          int r = (int)MIN((int64_t)mr, mb - i);
+          isa->iukr[r](ns, src->seglen, src->segoff + s0, rows + i, bp,
+                       crow + i * j->ldc, j->ldc, cols, s0 > 0, bias,
+                       last && src->relu);
+        }
       }
     }
     if (src->done) src->done(src->arg, ic, mb, c0, nb);

@@ -86,10 +86,28 @@ static inline TGT __attribute__((always_inline)) void ukr_body(
 static inline TGT __attribute__((always_inline)) void iukr_body(
     const int m, int64_t nseg, int64_t seglen, const int64_t *segoff,
     const float *const *rows, const float *b, float *c, int64_t ldc, int n,
-    const float *bias, int relu) {
+    int acc, const float *bias, int relu) {
 #define ZERO(i) __m256 c##i##0 = _mm256_setzero_ps(), c##i##1 = c##i##0;
   ROWS(ZERO)
 #undef ZERO
+  if (acc) {
+    float in[MR][NR] __attribute__((aligned(32)));
+    const float *src[MR];
+    for (int i = 0; i < m; i++) {
+      src[i] = c + i * ldc;
+      if (n != NR) {
+        memcpy(in[i], c + i * ldc, sizeof(float) * (size_t)n);
+        src[i] = in[i];
+      }
+    }
+#define LOADC(i)                                                    \
+  if (m > i) {                                                      \
+    c##i##0 = _mm256_loadu_ps(src[i]);                              \
+    c##i##1 = _mm256_loadu_ps(src[i] + 8);                          \
+  }
+    ROWS(LOADC)
+#undef LOADC
+  }
   for (int64_t s = 0; s < nseg; s++) {
     const int64_t off = segoff[s];
 #define SEG(i) const float *a##i = m > i ? rows[i] + off : NULL;
@@ -153,8 +171,8 @@ static inline TGT __attribute__((always_inline)) void iukr_body(
   static TGT void iukr_##M(int64_t nseg, int64_t seglen,                     \
                            const int64_t *segoff, const float *const *rows,  \
                            const float *b, float *c, int64_t ldc, int n,     \
-                           const float *bias, int relu) {                    \
-    iukr_body(M, nseg, seglen, segoff, rows, b, c, ldc, n, bias, relu);      \
+                           int acc, const float *bias, int relu) {           \
+    iukr_body(M, nseg, seglen, segoff, rows, b, c, ldc, n, acc, bias, relu); \
   }
 UKR(1)
 UKR(2)

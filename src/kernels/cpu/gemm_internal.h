@@ -22,13 +22,14 @@ typedef void (*tfs_gemm_ukr)(int64_t kc, const float *a, const float *b,
                              float beta);
 
 /* The indirect form (convolutions): row i of the A panel is nseg
- * segments of seglen floats, segment s at rows[i] + segoff[s]; B is a
- * panel over the whole depth nseg * seglen.  C = A * B (+ bias[j] when
- * bias is not NULL, then max(0, .) when relu, NaN kept), overwritten. */
+ * segments of seglen floats, segment s at rows[i] + segoff[s]; b points
+ * at the B panel's rows for that depth.  C = A * B, or C += A * B when
+ * acc; then + bias[j] when bias is not NULL and max(0, .) when relu (NaN
+ * kept). */
 typedef void (*tfs_gemm_iukr)(int64_t nseg, int64_t seglen,
                               const int64_t *segoff,
                               const float *const *rows, const float *b,
-                              float *c, int64_t ldc, int n,
+                              float *c, int64_t ldc, int n, int acc,
                               const float *bias, int relu);
 
 #define TFS_GEMM_MAX_MR 16
