@@ -351,8 +351,13 @@ void tfs_threadpool_parallel_for(tfs_threadpool *p, int64_t n,
   j.arg = arg;
   j.n = n;
   /* A few blocks per thread balance uneven chunks without much traffic
-   * on the block counter. */
+   * on the block counter; long loops get blocks of about
+   * TFS_PARALLEL_BLOCK_NS, so that a thread slowed down (another process
+   * on its core) leaves the others at most that much work at the end. */
   int64_t want = (int64_t)nt * 4;
+  double by_cost = (double)n * (double)(cost_per_unit > 0 ? cost_per_unit : 1) /
+                   TFS_PARALLEL_BLOCK_NS;
+  if (by_cost > (double)want) want = by_cost > (double)n ? n : (int64_t)by_cost;
   if (want > n) want = n;
   j.block = (n + want - 1) / want;
   j.nblocks = (n + j.block - 1) / j.block;

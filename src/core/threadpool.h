@@ -74,6 +74,8 @@ void tfs_threadpool_parallel_for(tfs_threadpool *p, int64_t n,
 
 /* The least work, in nanoseconds, worth handing to one more thread. */
 #define TFS_PARALLEL_MIN_NS 20000
+/* Work per block handed out by parallel_for in long loops. */
+#define TFS_PARALLEL_BLOCK_NS 50000
 
 /* How many threads parallel_for would use for this much work (1 means
  * inline); kernels use it to size per-thread scratch. */
