@@ -3,11 +3,13 @@
  * _FusedMatMul, _FusedConv2D and _FusedDepthwiseConv2dNative have
  * TensorFlow's names, arguments and attrs (so graphs using them load in
  * TensorFlow); _FusedBatchMatMulV2 (TensorFlow's oneDNN-only
- * _MklFusedBatchMatMulV2 under a plain name) and _TfsSwish (TensorFlow's
- * Intel-only _MklSwish) are tfsess's own.  Shapes are those of the
- * unfused contraction.
+ * _MklFusedBatchMatMulV2 under a plain name), _TfsSwish (TensorFlow's
+ * Intel-only _MklSwish) and _TfsFusedConv2DMaxPool (a _FusedConv2D whose
+ * output only feeds a non-overlapping VALID MaxPool) are tfsess's own.
+ * Shapes are those of the unfused ops.
  */
 #include "ops/op_tables.h"
+#include "ops/nn_window.h"
 #include "ops/shape_ctx.h"
 
 /* The shape of the contraction `op` from the first two inputs. */
@@ -29,6 +31,28 @@ static int fused_conv2d_shape(tfs_shape_ctx *c) {
 static int fused_depthwise_shape(tfs_shape_ctx *c) {
   return contraction_shape(c, "DepthwiseConv2dNative");
 }
+/* _FusedConv2D's shape, then the pool's VALID windows (pool_ksize and
+ * pool_strides, NHWC). */
+static int fused_conv_pool_shape(tfs_shape_ctx *c) {
+  if (contraction_shape(c, "Conv2D")) return -1;
+  tfs_shape *s = &c->out_shapes[0];
+  if (s->rank != 4) return 0;
+  const tfs_attr_value *k = tfs_attrs_find(c->attrs, "pool_ksize");
+  const tfs_attr_value *st = tfs_attrs_find(c->attrs, "pool_strides");
+  if (!k || !st || !k->is_list || !st->is_list || k->u.list.n != 4 ||
+      st->u.list.n != 4)
+    return tfs_sc_error(c, "pool_ksize and pool_strides must have 4 "
+                           "elements");
+  const int64_t *kv = k->u.list.v, *sv = st->u.list.v;
+  for (int d = 1; d <= 2; d++) {
+    if (s->dims[d] < 0) continue;
+    if (tfs_window_output_dim(s->dims[d], kv[d], 1, sv[d], TFS_PADDING_VALID,
+                              0, 0, &s->dims[d], c->st))
+      return -1;
+  }
+  return 0;
+}
+
 static int fused_batch_matmul_shape(tfs_shape_ctx *c) {
   return contraction_shape(c, "BatchMatMulV2");
 }
@@ -64,5 +88,15 @@ const tfs_op_spec tfs_ops_fused[] = {
      fused_batch_matmul_shape, 0},
     {"_TfsSwish", "features: T", "activations: T", "T: {float, double} = float",
      tfs_shape_fn_unchanged, TFS_OP_ELEMENTWISE},
+    {"_TfsFusedConv2DMaxPool",
+     "input: T; filter: T; args: TArgs; host_args: num_host_args * float",
+     "output: T",
+     "T: {float}; TArgs: list(type) >= 1; num_args: int >= 0; "
+     "num_host_args: int >= 0 = 0; strides: list(int); padding: {'SAME', "
+     "'VALID', 'EXPLICIT'}; explicit_paddings: list(int) = []; "
+     "data_format: {'NHWC'} = 'NHWC'; filter_format: {'HWIO'} = 'HWIO'; "
+     "dilations: list(int) = [1, 1, 1, 1]; use_cudnn_on_gpu: bool = true; "
+     "pool_ksize: list(int); pool_strides: list(int); " FUSED_ATTRS,
+     fused_conv_pool_shape, 0},
     {NULL, NULL, NULL, NULL, NULL, 0},
 };

@@ -13,11 +13,13 @@
  *   convolution                             -> Mul + Add
  *   BatchMatMulV2 * scalar                  -> _FusedBatchMatMulV2
  *   x * Sigmoid(x)                          -> _TfsSwish
+ *   _FusedConv2D (NHWC) -> MaxPool (NHWC, VALID, strides equal to the
+ *   window)                                 -> _TfsFusedConv2DMaxPool
  * act: Relu, Relu6, Elu, LeakyRelu, Tanh, Sigmoid.  float only; only
  * nodes requested on no device or a CPU are fused.  Inner
  * nodes must have one consumer and not be preserved; the fused node takes
  * the last node's name.  When the output must load in TensorFlow, the last
- * two (tfsess's own ops) are not made, and a depthwise convolution only
+ * three (tfsess's own ops) are not made, and a depthwise convolution only
  * gets its constant batch norm folded into the filter and a BiasAdd
  * (stock TensorFlow runs _FusedDepthwiseConv2dNative in oneDNN builds
  * only).
@@ -205,6 +207,47 @@ static int bmm_scale(tfs_opt_ctx *c, int v, tfs_remap_stats *stats) {
   return 0;
 }
 
+/* A MaxPool over a _FusedConv2D's output, with VALID windows that do not
+ * overlap (strides equal to ksize), both NHWC: one op pools each tile of
+ * the convolution as it is computed. */
+static int conv_pool(tfs_opt_ctx *c, int v, tfs_remap_stats *stats) {
+  tfs_ograph *g = c->g;
+  if (c->cfg->tf_compatible || !tfs_og__live(g, v) ||
+      !tfs_og__replaceable(g, v) || !tfs_og__is(g, v, "MaxPool") ||
+      !is_float_node(g, v) || tfs_opt__attr_is(g, v, "data_format", "NCHW") ||
+      !tfs_opt__attr_is(g, v, "padding", "VALID"))
+    return 0;
+  int q = fusable_input(g, v, 0);
+  if (q < 0 || !tfs_og__is(g, q, "_FusedConv2D") ||
+      tfs_opt__attr_is(g, q, "data_format", "NCHW"))
+    return 0;
+  const tfs_attr_value *k = tfs_attrs_find(g->n[v].attrs, "ksize");
+  const tfs_attr_value *st = tfs_attrs_find(g->n[v].attrs, "strides");
+  if (!k || !st || !k->is_list || !st->is_list || k->u.list.n != 4 ||
+      st->u.list.n != 4)
+    return 0;
+  const int64_t *kv = k->u.list.v, *sv = st->u.list.v;
+  if (kv[0] != 1 || kv[3] != 1 || kv[1] < 1 || kv[2] < 1 ||
+      memcmp(kv, sv, 4 * sizeof(int64_t)) != 0)
+    return 0;
+  int64_t host = 0;
+  tfs_attrs_get_int(g->n[q].attrs, "num_host_args", &host);
+  if (host != 0) return 0;
+  tfs_attrs a;
+  if (tfs_opt__copy_attrs(g, q, &a) ||
+      tfs_opt__set_ints(&a, "pool_ksize", kv, 4) ||
+      tfs_opt__set_ints(&a, "pool_strides", sv, 4)) {
+    tfs_attrs_clear(&a);
+    TFS_OOM(c->st);
+    return -1;
+  }
+  if (tfs_remap__replace(c, v, "_TfsFusedConv2DMaxPool", &a, g->n[q].nin,
+                         g->n[q].in, q, -1) < 0)
+    return -1;
+  tfs_remap__count(stats, "_FusedConv2D+MaxPool -> _TfsFusedConv2DMaxPool");
+  return 1;
+}
+
 /* The fused ops have CPU kernels only: a node requested on another
  * device keeps its ops (fusing it would fail placement, or move it to the
  * CPU under soft placement). */
@@ -229,6 +272,14 @@ int tfs_pass__remap(tfs_opt_ctx *c) {
       r = tfs_remap__decompose_bn(c, v, &stats);
     if (!r && cpu) r = swish(c, v, &stats);
     if (!r && cpu) r = bmm_scale(c, v, &stats);
+    if (r < 0) return -1;
+    total += r;
+  }
+  /* pools over the convolutions fused above */
+  for (int v = 0; v < g->nn; v++) {
+    if (!tfs_og__live(g, v) || !cpu_requested_or_none(g->n[v].device))
+      continue;
+    int r = conv_pool(c, v, &stats);
     if (r < 0) return -1;
     total += r;
   }

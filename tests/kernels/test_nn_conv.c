@@ -6,6 +6,7 @@
  */
 #include "core/half.h"
 #include "kernels/cpu/gemm.h"
+#include "session/exec.h"
 #include "nn_test_util.h"
 
 /* One configuration; filter is [kh, kw, kc, kn] (HWIO). */
@@ -705,6 +706,128 @@ static void test_fused_conv_tiles(void) {
   tfs_status_free(st);
 }
 
+/* Conv2D + BiasAdd + Relu + MaxPool (VALID, strides equal to the window)
+ * becomes one _TfsFusedConv2DMaxPool that pools each convolution tile as
+ * it is computed.  Against a reference (NaN never wins a pool window but
+ * survives Relu), with windows that leave rows and columns out, uneven
+ * windows, a depth beyond one L1 block, 1 and 4 threads and both patch
+ * paths; the plan must hold the fused op. */
+typedef struct pool_case {
+  conv_case k;
+  int pkh, pkw;
+} pool_case;
+
+static void run_conv_pool_case(const pool_case *pc, uint32_t seed) {
+  const conv_case *k = &pc->k;
+  int pt, pl;
+  int oh = (int)out_size(k->h, k->kh, k->dh, k->sh, k->padding, 0, 0, &pt);
+  int ow = (int)out_size(k->w, k->kw, k->dw, k->sw, k->padding, 0, 0, &pl);
+  int ph = oh / pc->pkh, pw = ow / pc->pkw;
+  tfs_status *st = tfs_status_new();
+  tfs_graph *g = tfs_graph_new();
+  tfs_output x = tfs_op_placeholder(g, "x", TFS_FLOAT, NULL, -1, st);
+  tfs_tensor *xv = nt_random((int64_t[]){k->n, k->h, k->w, k->c}, 4, seed);
+  tfs_tensor *fv =
+      nt_random((int64_t[]){k->kh, k->kw, k->kc, k->kn}, 4, seed + 1);
+  tfs_tensor *bv = nt_random((int64_t[]){k->kn}, 1, seed + 2);
+  ((float *)tfs_tensor_data(xv))[k->c + 1] = NAN;
+  tfs_output f = tfs_op_const(g, "f", fv, st);
+  tfs_output b = tfs_op_const(g, "b", bv, st);
+  tfs_op_desc *d = tfs_op_desc_new(g, "Conv2D", "conv");
+  tfs_op_desc_add_input(d, x);
+  tfs_op_desc_add_input(d, f);
+  nt_attr a[2] = {NT_LIST4("strides", 1, k->sh, k->sw, 1),
+                  NT_STR("padding", k->padding)};
+  nt_set_attrs(d, a, 2);
+  tfs_output cv = {tfs_op_desc_finish(d, st), 0};
+  d = tfs_op_desc_new(g, "BiasAdd", "bias");
+  tfs_op_desc_add_input(d, cv);
+  tfs_op_desc_add_input(d, b);
+  tfs_output ba = {tfs_op_desc_finish(d, st), 0};
+  d = tfs_op_desc_new(g, "Relu", "relu");
+  tfs_op_desc_add_input(d, ba);
+  tfs_output r = {tfs_op_desc_finish(d, st), 0};
+  d = tfs_op_desc_new(g, "MaxPool", "pool");
+  tfs_op_desc_add_input(d, r);
+  nt_attr pa[3] = {NT_LIST4("ksize", 1, pc->pkh, pc->pkw, 1),
+                   NT_LIST4("strides", 1, pc->pkh, pc->pkw, 1),
+                   NT_STR("padding", "VALID")};
+  nt_set_attrs(d, pa, 3);
+  tfs_output y = {tfs_op_desc_finish(d, st), 0};
+  TFS_ASSERT_OK(st);
+  /* the reference */
+  int64_t nc = (int64_t)k->n * oh * ow * k->kn;
+  int64_t np = (int64_t)k->n * ph * pw * k->kn;
+  float *conv = malloc(sizeof(float) * (size_t)nc);
+  float *want = malloc(sizeof(float) * (size_t)(np ? np : 1));
+  ref_conv(k, tfs_tensor_data(xv), tfs_tensor_data(fv), conv, oh, ow, pt, pl,
+           0);
+  const float *bias = tfs_tensor_data(bv);
+  for (int64_t i = 0; i < nc; i++) {
+    float v = conv[i] + bias[i % k->kn];
+    conv[i] = v > 0 || v != v ? v : 0;
+  }
+  for (int bi = 0; bi < k->n; bi++)
+    for (int py = 0; py < ph; py++)
+      for (int px = 0; px < pw; px++)
+        for (int ch = 0; ch < k->kn; ch++) {
+          float m = -3.4028235e38f;
+          for (int dy = 0; dy < pc->pkh; dy++)
+            for (int dx = 0; dx < pc->pkw; dx++) {
+              float v = conv[(((int64_t)bi * oh + py * pc->pkh + dy) * ow +
+                              px * pc->pkw + dx) * k->kn + ch];
+              if (v > m) m = v;
+            }
+          want[(((int64_t)bi * ph + py) * pw + px) * k->kn + ch] = m;
+        }
+  for (int threads = 1; threads <= 4; threads += 3)
+    for (int indirect = 1; indirect >= 0; indirect--) {
+      tfs_gemm__set_indirect(indirect);
+      tfs_session_options *o = tfs_session_options_new();
+      tfs_session_options_set_intra_op_threads(o, threads);
+      tfs_session *s = tfs_session_new(g, o, st);
+      TFS_ASSERT_OK(st);
+      tfs_callable *cl =
+          tfs_session_make_callable(s, &x, 1, &y, 1, NULL, 0, NULL, st);
+      TFS_ASSERT_OK(st);
+      const tfs_plan *p = tfs_callable__plan(cl);
+      int fused = 0;
+      for (int i = 0; i < p->nnodes; i++)
+        fused += strcmp(tfs_operation_op_type(p->nodes[i].op),
+                        "_TfsFusedConv2DMaxPool") == 0;
+      CU_ASSERT_EQUAL(fused, 1);
+      tfs_tensor *out = NULL;
+      tfs_callable_run(cl, &xv, 1, &out, 1, st);
+      TFS_ASSERT_OK(st);
+      nt_check_f32(out, (int64_t[]){k->n, ph, pw, k->kn}, 4, want, 1e-5,
+                   1e-5);
+      tfs_tensor_free(out);
+      tfs_callable_free(cl);
+      tfs_session_free(s);
+      tfs_session_options_free(o);
+    }
+  tfs_gemm__set_indirect(1);
+  free(conv);
+  free(want);
+  tfs_tensor *tensors[] = {xv, fv, bv};
+  for (int i = 0; i < 3; i++) tfs_tensor_free(tensors[i]);
+  tfs_graph_free(g);
+  tfs_status_free(st);
+}
+
+static void test_fused_conv_pool(void) {
+  static const pool_case cases[] = {
+      /* n h w c  kh kw kc kn  sh sw dh dw  padding;  pool */
+      {{2, 9, 11, 5, 3, 3, 5, 20, 1, 1, 1, 1, "SAME", {0}, 0}, 2, 2},
+      {{1, 12, 12, 16, 3, 3, 16, 24, 1, 1, 1, 1, "VALID", {0}, 0}, 3, 3},
+      {{1, 8, 10, 3, 3, 3, 3, 32, 1, 1, 1, 1, "SAME", {0}, 0}, 1, 2},
+      {{3, 6, 6, 64, 3, 3, 64, 20, 1, 1, 1, 1, "SAME", {0}, 0}, 2, 2},
+      {{2, 16, 16, 3, 3, 3, 3, 16, 2, 2, 1, 1, "SAME", {0}, 0}, 2, 2},
+  };
+  for (size_t i = 0; i < sizeof cases / sizeof *cases; i++)
+    run_conv_pool_case(&cases[i], 500 + 3 * (uint32_t)i);
+}
+
 /* Shapes that inference computes for the convolution ops. */
 static void test_conv_shapes(void) {
   tfs_status *st = tfs_status_new();
@@ -744,6 +867,7 @@ static const tfs_test_case kConv[] = {
     {"conv2d_reference", test_conv2d_reference},
     {"conv2d_gemm_paths", test_conv2d_gemm_paths},
     {"fused_conv_tiles", test_fused_conv_tiles},
+    {"fused_conv_pool", test_fused_conv_pool},
     {"depthwise_reference", test_depthwise_reference},
     {"backprop_reference", test_backprop_reference},
     {"dtypes", test_conv_dtypes},

@@ -92,6 +92,25 @@ int tfs_conv_f32_gemm(tfs_kernel_ctx *c, const conv_geom *g, const float *in,
                       const float *filt, float *out, const float *bias,
                       int relu, tfs_conv_done_fn done, void *done_arg);
 
+/* The same in parts: a plan holds what every part shares (the padded
+ * image, the filter packed for this call when `packed` is NULL);
+ * tfs_conv_plan_rows computes output pixels [r0, r0 + mb) into out
+ * (pixel r0 at row 0, leading dimension ldc), done receiving rows
+ * relative to r0, split over pool (NULL: this thread).  A plan is
+ * read-only once made: parts may run on several threads at once.
+ * tfs_conv_plan_new fails c and returns NULL when memory runs out;
+ * tfs_conv_plan_rows returns -1 then (c untouched). */
+typedef struct tfs_conv_plan tfs_conv_plan;
+tfs_conv_plan *tfs_conv_plan_new(tfs_kernel_ctx *c, const conv_geom *g,
+                                 const float *in,
+                                 struct tfs_gemm_packed *const *packed,
+                                 const float *filt, const float *bias,
+                                 int relu);
+int tfs_conv_plan_rows(const tfs_conv_plan *p, int64_t r0, int64_t mb,
+                       float *out, int64_t ldc, tfs_conv_done_fn done,
+                       void *done_arg, struct tfs_threadpool *pool);
+void tfs_conv_plan_free(tfs_conv_plan *p);
+
 /* A constant filter (input 1) packed at prepare, one matrix per group. */
 typedef struct tfs_conv_packed {
   struct tfs_gemm_packed **g;

@@ -16,13 +16,16 @@
 
 #define MAX_MR 16
 
+/* One group's product over output pixels [row0, row0 + m): the GEMM's
+ * row r is pixel row0 + r, written to out + r * ldc (all groups). */
 typedef struct conv_src {
   const conv_geom *g;
   const float *in;
-  int64_t grp, col0;
+  int64_t grp, col0, row0;
   tfs_conv_done_fn done;
   void *arg;
-  float *out;        /* the output (all groups) */
+  float *out;
+  int64_t ldc;
   const float *bias; /* kn values, or NULL */
   int relu;
 } conv_src;
@@ -63,7 +66,7 @@ static void conv_pack(void *arg, int64_t r0, int64_t mb, int64_t pc,
     const float *base[MAX_MR];
     int64_t iy0[MAX_MR], ix0[MAX_MR];
     for (int i = 0; i < rows; i++) {
-      int64_t r = r0 + ip * mr + i, b = r / opix, rem = r % opix;
+      int64_t r = s->row0 + r0 + ip * mr + i, b = r / opix, rem = r % opix;
       iy0[i] = (rem / g->ow) * g->sh - g->pt;
       ix0[i] = (rem % g->ow) * g->sw - g->pl;
       base[i] = s->in + b * g->h * g->w * g->c + s->grp * kc;
@@ -90,7 +93,7 @@ static void conv_pack(void *arg, int64_t r0, int64_t mb, int64_t pc,
 static void conv_done(void *arg, int64_t r0, int64_t mb, int64_t c0,
                       int64_t nb) {
   const conv_src *s = arg;
-  const int64_t ld = s->g->kn;
+  const int64_t ld = s->ldc;
   c0 += s->col0;
   if (s->bias || s->relu) {
     for (int64_t r = r0; r < r0 + mb; r++) {
@@ -157,7 +160,7 @@ static int pad_image(tfs_kernel_ctx *c, const conv_geom *g, const float *in,
 typedef struct conv_ind {
   const conv_geom *g;
   const padded *pad;
-  int64_t grp, col0;
+  int64_t grp, col0, row0;
   tfs_conv_done_fn done;
   void *arg;
 } conv_ind;
@@ -167,7 +170,7 @@ static void ind_rows(void *arg, int64_t r0, int64_t mb, const float **out) {
   const conv_geom *g = s->g;
   const int64_t opix = g->oh * g->ow, C = g->c;
   for (int64_t i = 0; i < mb; i++) {
-    int64_t r = r0 + i, b = r / opix, rem = r % opix;
+    int64_t r = s->row0 + r0 + i, b = r / opix, rem = r % opix;
     int64_t y = (rem / g->ow) * g->sh, x = (rem % g->ow) * g->sw;
     out[i] = s->pad->img + ((b * s->pad->ph + y) * s->pad->pw + x) * C +
              s->grp * g->kc;
@@ -200,48 +203,97 @@ static int64_t *window_segments(tfs_kernel_ctx *c, const conv_geom *g,
   return off;
 }
 
+struct tfs_conv_plan {
+  const conv_geom *g;
+  const float *in;
+  tfs_gemm_packed *const *b; /* per group */
+  tfs_gemm_packed **own;     /* packed for this call, or NULL */
+  int indirect;
+  padded pad;
+  int64_t *segoff, nseg, seglen;
+  const float *bias;
+  int relu;
+};
+
+void tfs_conv_plan_free(tfs_conv_plan *p) {
+  if (!p) return;
+  for (int64_t i = 0; p->own && i < p->g->groups; i++)
+    tfs_gemm_packed_free(p->own[i]);
+  tfs_free(p->own);
+  tfs_free(p);
+}
+
+tfs_conv_plan *tfs_conv_plan_new(tfs_kernel_ctx *c, const conv_geom *g,
+                                 const float *in,
+                                 tfs_gemm_packed *const *packed,
+                                 const float *filt, const float *bias,
+                                 int relu) {
+  const int64_t k = g->kh * g->kw * g->kc, cout_g = g->kn / g->groups;
+  tfs_conv_plan *p = tfs_calloc(1, sizeof *p);
+  if (!p) goto oom;
+  p->g = g;
+  p->in = in;
+  p->bias = bias;
+  p->relu = relu;
+  p->b = packed;
+  if (!packed) {
+    p->own = tfs_calloc((size_t)g->groups, sizeof *p->own);
+    if (!p->own) goto oom;
+    for (int64_t i = 0; i < g->groups; i++) {
+      p->own[i] = tfs_gemm_pack_b_f32(0, k, cout_g, filt + i * cout_g, g->kn);
+      if (!p->own[i]) goto oom;
+    }
+    p->b = p->own;
+  }
+  p->indirect = tfs_gemm_indirect_ok(p->b[0]);
+  if (p->indirect &&
+      (pad_image(c, g, in, &p->pad) ||
+       !(p->segoff = window_segments(c, g, p->pad.pw, &p->nseg, &p->seglen))))
+    goto oom;
+  return p;
+oom:
+  tfs_conv_plan_free(p);
+  tfs_kctx_fail(c, TFS_RESOURCE_EXHAUSTED, "out of memory");
+  return NULL;
+}
+
+int tfs_conv_plan_rows(const tfs_conv_plan *p, int64_t r0, int64_t mb,
+                       float *out, int64_t ldc, tfs_conv_done_fn done,
+                       void *done_arg, struct tfs_threadpool *pool) {
+  const conv_geom *g = p->g;
+  const int64_t cout_g = g->kn / g->groups;
+  for (int64_t grp = 0; grp < g->groups; grp++) {
+    const float *bias = p->bias ? p->bias + grp * cout_g : NULL;
+    int rc;
+    if (p->indirect) {
+      conv_ind s = {g, &p->pad, grp, grp * cout_g, r0, done, done_arg};
+      tfs_gemm_indirect src = {ind_rows, done ? ind_done : NULL, &s,
+                               p->segoff, p->nseg, p->seglen, bias, p->relu};
+      rc = tfs_gemm_f32_indirect(mb, &src, p->b[grp], out + grp * cout_g, ldc,
+                                 pool);
+    } else {
+      conv_src s = {g,        p->in, grp, grp * cout_g, r0,     done,
+                    done_arg, out,   ldc, p->bias,      p->relu};
+      tfs_gemm_a_source src = {conv_pack,
+                               done || p->bias || p->relu ? conv_done : NULL,
+                               &s};
+      rc = tfs_gemm_f32_packed_src(mb, &src, p->b[grp], out + grp * cout_g,
+                                   ldc, pool);
+    }
+    if (rc) return -1;
+  }
+  return 0;
+}
+
 int tfs_conv_f32_gemm(tfs_kernel_ctx *c, const conv_geom *g, const float *in,
                       tfs_gemm_packed *const *packed, const float *filt,
                       float *out, const float *bias, int relu,
                       tfs_conv_done_fn done, void *done_arg) {
-  const int64_t m = g->n * g->oh * g->ow, k = g->kh * g->kw * g->kc;
-  const int64_t cout_g = g->kn / g->groups;
-  tfs_threadpool *pool = tfs_kctx_intra_pool(c);
-  padded pad = {0};
-  int64_t *segoff = NULL, nseg = 0, seglen = 0;
-  int rc = 0;
-  for (int64_t grp = 0; grp < g->groups && rc == 0; grp++) {
-    tfs_gemm_packed *own = NULL;
-    const tfs_gemm_packed *b = packed ? packed[grp] : NULL;
-    if (!b) {
-      b = own = tfs_gemm_pack_b_f32(0, k, cout_g, filt + grp * cout_g, g->kn);
-      if (!own) {
-        rc = -1;
-        break;
-      }
-    }
-    if (tfs_gemm_indirect_ok(b)) {
-      if (!pad.img && pad_image(c, g, in, &pad)) rc = -1;
-      if (rc == 0 && !segoff &&
-          !(segoff = window_segments(c, g, pad.pw, &nseg, &seglen)))
-        rc = -1;
-      conv_ind s = {g, &pad, grp, grp * cout_g, done, done_arg};
-      tfs_gemm_indirect src = {ind_rows, done ? ind_done : NULL,
-                               &s, segoff, nseg, seglen,
-                               bias ? bias + grp * cout_g : NULL, relu};
-      if (rc == 0)
-        rc = tfs_gemm_f32_indirect(m, &src, b, out + grp * cout_g, g->kn,
-                                   pool);
-    } else {
-      conv_src s = {g, in, grp, grp * cout_g, done, done_arg, out, bias,
-                    relu};
-      tfs_gemm_a_source src = {conv_pack,
-                               done || bias || relu ? conv_done : NULL, &s};
-      rc = tfs_gemm_f32_packed_src(m, &src, b, out + grp * cout_g, g->kn,
-                                   pool);
-    }
-    tfs_gemm_packed_free(own);
-  }
+  tfs_conv_plan *p = tfs_conv_plan_new(c, g, in, packed, filt, bias, relu);
+  if (!p) return -1;
+  int rc = tfs_conv_plan_rows(p, 0, g->n * g->oh * g->ow, out, g->kn, done,
+                              done_arg, tfs_kctx_intra_pool(c));
+  tfs_conv_plan_free(p);
   if (rc == 0) return 0;
   tfs_kctx_fail(c, TFS_RESOURCE_EXHAUSTED, "out of memory");
   return -1;

@@ -12,6 +12,7 @@
 #pragma GCC optimize("tree-vectorize", "vect-cost-model=dynamic")
 #endif
 
+#include <float.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -19,12 +20,14 @@
 #include "kernels/cpu/conv_common.h"
 #include "kernels/cpu/cpu_tables.h"
 #include "kernels/cpu/fused_epilogue.h"
+#include "kernels/cpu/gemm.h"
 
 typedef struct fconv_state {
   tfs_window w;
   tfs_fused_epilogue e;
   int depthwise;
   tfs_conv_packed packed; /* a constant filter, packed once */
+  int64_t pkh, pkw;       /* _TfsFusedConv2DMaxPool: the pool window */
 } fconv_state;
 
 static void fconv_release(void *p) {
@@ -169,10 +172,191 @@ static void fconv_compute(tfs_kernel_ctx *c) {
   if (!ok) tfs_kctx_fail(c, TFS_RESOURCE_EXHAUSTED, "out of memory");
 }
 
+/* ---- _TfsFusedConv2DMaxPool -------------------------------------------------
+ * _FusedConv2D (NHWC) then MaxPool with VALID, non-overlapping windows
+ * (strides equal to ksize): each task computes the convolution rows of a
+ * few pooled rows into a small tile and pools it at once, so the
+ * full-size convolution output never goes to memory. */
+
+static int fcp_prepare(tfs_kernel_init *ki) {
+  if (fconv_prepare_common(ki, 0)) return -1;
+  fconv_state *s = ki->state;
+  const tfs_attr_value *k = tfs_attrs_find(ki->attrs, "pool_ksize");
+  const tfs_attr_value *st = tfs_attrs_find(ki->attrs, "pool_strides");
+  const int64_t *kv = k && k->is_list && k->u.list.n == 4 ? k->u.list.v : NULL;
+  const int64_t *sv =
+      st && st->is_list && st->u.list.n == 4 ? st->u.list.v : NULL;
+  if (s->w.nchw || !kv || !sv || kv[0] != 1 || kv[3] != 1 || kv[1] < 1 ||
+      kv[2] < 1 || sv[0] != 1 || sv[3] != 1 || sv[1] != kv[1] ||
+      sv[2] != kv[2])
+    return tfs_ki_error(ki, TFS_UNIMPLEMENTED,
+                        "_TfsFusedConv2DMaxPool supports NHWC and pool "
+                        "strides equal to a 4-D pool_ksize [1, h, w, 1]");
+  s->pkh = kv[1];
+  s->pkw = kv[2];
+  return 0;
+}
+
+typedef struct fcp_job {
+  const conv_geom *g;
+  const fconv_state *s;
+  const tfs_conv_plan *plan;
+  int in_store;
+  const float *scale, *shift;
+  float *out;
+  int64_t poh, pow, group; /* pooled rows per tile */
+  int failed;              /* atomic */
+} fcp_job;
+
+/* Max over each window of a tile of convolution rows (width ow, C
+ * channels) into npr pooled rows of pw pixels: x > acc from the lowest
+ * float, as MaxPool (a NaN never wins); _mm256_max_ps(x, acc) is that
+ * rule. */
+#if defined(__x86_64__) && defined(__GNUC__)
+#include <immintrin.h>
+__attribute__((target("avx2"))) static void pool_tile_avx2(
+    const float *tile, int64_t npr, int64_t pw, int64_t ow, int64_t C,
+    int64_t kh, int64_t kw, float *out) {
+  for (int64_t py = 0; py < npr; py++)
+    for (int64_t px = 0; px < pw; px++) {
+      float *o = out + (py * pw + px) * C;
+      const float *t0 = tile + (py * kh * ow + px * kw) * C;
+      int64_t c = 0;
+      for (; c + 8 <= C; c += 8) {
+        __m256 acc = _mm256_set1_ps(-FLT_MAX);
+        for (int64_t dy = 0; dy < kh; dy++)
+          for (int64_t dx = 0; dx < kw; dx++)
+            acc = _mm256_max_ps(
+                _mm256_loadu_ps(t0 + (dy * ow + dx) * C + c), acc);
+        _mm256_storeu_ps(o + c, acc);
+      }
+      for (; c < C; c++) {
+        float acc = -FLT_MAX;
+        for (int64_t dy = 0; dy < kh; dy++)
+          for (int64_t dx = 0; dx < kw; dx++) {
+            float v = t0[(dy * ow + dx) * C + c];
+            if (v > acc) acc = v;
+          }
+        o[c] = acc;
+      }
+    }
+}
+#define HAVE_POOL_TILE_AVX2 1
+#endif
+
+static void pool_tile(const float *tile, int64_t npr, int64_t pw, int64_t ow,
+                      int64_t C, int64_t kh, int64_t kw, float *out) {
+#ifdef HAVE_POOL_TILE_AVX2
+  if (__builtin_cpu_supports("avx2")) {
+    pool_tile_avx2(tile, npr, pw, ow, C, kh, kw, out);
+    return;
+  }
+#endif
+  for (int64_t py = 0; py < npr; py++)
+    for (int64_t px = 0; px < pw; px++) {
+      float *o = out + (py * pw + px) * C;
+      const float *t0 = tile + (py * kh * ow + px * kw) * C;
+      for (int64_t c = 0; c < C; c++) o[c] = -FLT_MAX;
+      for (int64_t dy = 0; dy < kh; dy++)
+        for (int64_t dx = 0; dx < kw; dx++) {
+          const float *t = t0 + (dy * ow + dx) * C;
+          for (int64_t c = 0; c < C; c++) o[c] = t[c] > o[c] ? t[c] : o[c];
+        }
+    }
+}
+
+static void fcp_rows(void *arg, int64_t u0, int64_t u1) {
+  fcp_job *j = arg;
+  const conv_geom *g = j->g;
+  const int64_t kh = j->s->pkh;
+  float *tile = tfs_malloc(sizeof(float) *
+                           (size_t)(j->group * kh * g->ow * g->kn));
+  if (!tile) {
+    __atomic_store_n(&j->failed, 1, __ATOMIC_RELAXED);
+    return;
+  }
+  for (int64_t u = u0; u < u1;) {
+    int64_t b = u / j->poh, py = u % j->poh;
+    int64_t npr = j->group;
+    if (npr > j->poh - py) npr = j->poh - py;
+    if (npr > u1 - u) npr = u1 - u;
+    int64_t r0 = (b * g->oh + py * kh) * g->ow, mb = npr * kh * g->ow;
+    if (tfs_conv_plan_rows(j->plan, r0, mb, tile, g->kn, NULL, NULL, NULL)) {
+      __atomic_store_n(&j->failed, 1, __ATOMIC_RELAXED);
+      break;
+    }
+    if (!j->in_store)
+      tfs_fused_apply(&j->s->e, tile, mb, g->kn, g->kn, j->scale, j->shift);
+    pool_tile(tile, npr, j->pow, g->ow, g->kn, kh, j->s->pkw,
+              j->out + u * j->pow * g->kn);
+    u += npr;
+  }
+  tfs_free(tile);
+}
+
+/* Pooled rows per tile: about 96 convolution pixels (a micro-kernel row
+ * block), a whole number of six-row panels when a small count allows. */
+static int64_t fcp_group(int64_t per_row) {
+  int64_t want = per_row >= 96 ? 1 : (96 + per_row - 1) / per_row;
+  for (int64_t gr = want; gr <= want + 6; gr++)
+    if ((gr * per_row) % 6 == 0) return gr;
+  return want;
+}
+
+static void fcp_compute(tfs_kernel_ctx *c) {
+  const fconv_state *s = c->state;
+  const tfs_tensor *x = c->inputs[0], *f = c->inputs[1];
+  conv_geom g;
+  if (tfs_conv_check_inputs(c, &s->w, 0, x, f, &g)) return;
+  float *params = tfs_kctx_scratch(c, sizeof(float) * (size_t)(2 * g.oc + 1));
+  fcp_job j;
+  memset(&j, 0, sizeof j);
+  if (!params ||
+      tfs_fused_channel_params(c, &s->e, g.oc, params, &j.scale, &j.shift))
+    return;
+  int64_t pb = 0, pa = 0; /* MaxPool's check and message */
+  if (tfs_window_output_size(g.oh, s->pkh, 1, s->pkh, TFS_PADDING_VALID, &pb,
+                             &pa, &j.poh, c->st) ||
+      tfs_window_output_size(g.ow, s->pkw, 1, s->pkw, TFS_PADDING_VALID, &pb,
+                             &pa, &j.pow, c->st)) {
+    tfs_kctx_fail_status(c, c->st);
+    return;
+  }
+  tfs_shape os;
+  tfs_conv_shape(&s->w, g.n, j.poh, j.pow, g.oc, &os);
+  tfs_tensor *y = tfs_kctx_alloc_output(c, 0, &os);
+  if (!y || y->nelems == 0) return;
+  if (x->nelems == 0) { /* every window in padding: pools of equal sums */
+    memset(y->data, 0, y->nbytes);
+    tfs_fused_apply(&s->e, y->data, y->nelems / g.oc, g.oc, g.oc, j.scale,
+                    j.shift);
+    return;
+  }
+  if (tfs_conv_check_groups(c, f, &g)) return;
+  j.in_store = !j.scale && (s->e.act == TFS_FA_NONE || s->e.act == TFS_FA_RELU);
+  tfs_conv_plan *plan = tfs_conv_plan_new(
+      c, &g, x->data, tfs_conv_packed_for(&s->packed, &g), f->data,
+      j.in_store ? j.shift : NULL, j.in_store && s->e.act == TFS_FA_RELU);
+  if (!plan) return;
+  j.g = &g;
+  j.s = s;
+  j.plan = plan;
+  j.out = y->data;
+  int64_t per = s->pkh * g.ow, k = g.kh * g.kw * g.kc;
+  j.group = fcp_group(per);
+  tfs_kctx_parallel_for(c, g.n * j.poh, tfs_gemm_cost_ns(per, g.kn, k) + 1,
+                        fcp_rows, &j);
+  tfs_conv_plan_free(plan);
+  if (__atomic_load_n(&j.failed, __ATOMIC_RELAXED))
+    tfs_kctx_fail(c, TFS_RESOURCE_EXHAUSTED, "out of memory");
+}
+
 const tfs_kernel_def tfs_cpu_kernels_fused_conv[] = {
     {"_FusedConv2D", "CPU", "T", TFS_DT_BIT(TFS_FLOAT), fconv_prepare,
      fconv_compute, fconv_release, TFS_KERNEL_EXPENSIVE, NULL},
     {"_FusedDepthwiseConv2dNative", "CPU", "T", TFS_DT_BIT(TFS_FLOAT),
      fdw_prepare, fconv_compute, fconv_release, TFS_KERNEL_EXPENSIVE, NULL},
+    {"_TfsFusedConv2DMaxPool", "CPU", "T", TFS_DT_BIT(TFS_FLOAT), fcp_prepare,
+     fcp_compute, fconv_release, TFS_KERNEL_EXPENSIVE, NULL},
     {NULL, NULL, NULL, 0, NULL, NULL, NULL, 0, NULL},
 };
