@@ -178,17 +178,21 @@ static void pack_a(const tfs_gemm_isa *isa, int trans, const float *a,
         for (int64_t p = 0; p < kb; p++, dst += mr)
           for (int i = 0; i < mr; i++) dst[i] = src[i][p];
       } else {
-        for (int64_t p = 0; p < kb; p++, dst += mr) {
-          for (int i = 0; i < rows; i++) dst[i] = src[i][p];
-          for (int i = rows; i < mr; i++) dst[i] = 0.0f;
+        /* a partial panel (a batch of one): zero it in one go, then
+         * scatter the rows (a zero loop per step would become a memset
+         * call per step) */
+        memset(dst, 0, sizeof(float) * (size_t)(kb * mr));
+        for (int i = 0; i < rows; i++) {
+          const float *s = src[i];
+          for (int64_t p = 0; p < kb; p++) dst[p * mr + i] = s[p];
         }
       }
     } else {
+      if (rows < mr) memset(dst, 0, sizeof(float) * (size_t)(kb * mr));
       for (int64_t p = 0; p < kb; p++) {
         const float *src = a + (pc + p) * lda + row;
         float *d = dst + p * mr;
         for (int i = 0; i < rows; i++) d[i] = src[i];
-        for (int i = rows; i < mr; i++) d[i] = 0.0f;
       }
     }
   }
@@ -204,12 +208,10 @@ static void pack_b(int nr, int trans, const float *b, int64_t ldb,
     int64_t col = jc + jp * nr;
     int cols = (int)MIN((int64_t)nr, jc + nb - col);
     if (!trans) {
-      for (int64_t p = 0; p < kb; p++) {
-        const float *src = b + (pc + p) * ldb + col;
-        float *d = dst + p * nr;
-        memcpy(d, src, sizeof(float) * (size_t)cols);
-        for (int j = cols; j < nr; j++) d[j] = 0.0f;
-      }
+      if (cols < nr) memset(dst, 0, sizeof(float) * (size_t)(kb * nr));
+      for (int64_t p = 0; p < kb; p++)
+        memcpy(dst + p * nr, b + (pc + p) * ldb + col,
+               sizeof(float) * (size_t)cols);
     } else {
       for (int j = 0; j < cols; j++) {
         const float *src = b + (col + j) * ldb + pc;
