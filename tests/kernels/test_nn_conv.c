@@ -823,6 +823,8 @@ static void test_fused_conv_pool(void) {
       {{1, 8, 10, 3, 3, 3, 3, 32, 1, 1, 1, 1, "SAME", {0}, 0}, 1, 2},
       {{3, 6, 6, 64, 3, 3, 64, 20, 1, 1, 1, 1, "SAME", {0}, 0}, 2, 2},
       {{2, 16, 16, 3, 3, 3, 3, 16, 2, 2, 1, 1, "SAME", {0}, 0}, 2, 2},
+      /* enough tiles to share out whole (few tiles split each product) */
+      {{8, 16, 16, 8, 3, 3, 8, 16, 1, 1, 1, 1, "SAME", {0}, 0}, 2, 2},
   };
   for (size_t i = 0; i < sizeof cases / sizeof *cases; i++)
     run_conv_pool_case(&cases[i], 500 + 3 * (uint32_t)i);

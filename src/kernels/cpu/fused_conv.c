@@ -265,33 +265,36 @@ static void pool_tile(const float *tile, int64_t npr, int64_t pw, int64_t ow,
     }
 }
 
-static void fcp_rows(void *arg, int64_t u0, int64_t u1) {
-  fcp_job *j = arg;
+/* Tiles [t0, t1): tile t is `group` pooled rows of one image (fewer at
+ * its bottom); pool splits each tile's product (NULL: this thread). */
+static void fcp_tiles(fcp_job *j, int64_t t0, int64_t t1,
+                      tfs_threadpool *pool) {
   const conv_geom *g = j->g;
-  const int64_t kh = j->s->pkh;
+  const int64_t kh = j->s->pkh, tpi = (j->poh + j->group - 1) / j->group;
   float *tile = tfs_malloc(sizeof(float) *
                            (size_t)(j->group * kh * g->ow * g->kn));
   if (!tile) {
     __atomic_store_n(&j->failed, 1, __ATOMIC_RELAXED);
     return;
   }
-  for (int64_t u = u0; u < u1;) {
-    int64_t b = u / j->poh, py = u % j->poh;
-    int64_t npr = j->group;
-    if (npr > j->poh - py) npr = j->poh - py;
-    if (npr > u1 - u) npr = u1 - u;
+  for (int64_t t = t0; t < t1; t++) {
+    int64_t b = t / tpi, py = (t % tpi) * j->group;
+    int64_t npr = j->group < j->poh - py ? j->group : j->poh - py;
     int64_t r0 = (b * g->oh + py * kh) * g->ow, mb = npr * kh * g->ow;
-    if (tfs_conv_plan_rows(j->plan, r0, mb, tile, g->kn, NULL, NULL, NULL)) {
+    if (tfs_conv_plan_rows(j->plan, r0, mb, tile, g->kn, NULL, NULL, pool)) {
       __atomic_store_n(&j->failed, 1, __ATOMIC_RELAXED);
       break;
     }
     if (!j->in_store)
       tfs_fused_apply(&j->s->e, tile, mb, g->kn, g->kn, j->scale, j->shift);
     pool_tile(tile, npr, j->pow, g->ow, g->kn, kh, j->s->pkw,
-              j->out + u * j->pow * g->kn);
-    u += npr;
+              j->out + (b * j->poh + py) * j->pow * g->kn);
   }
   tfs_free(tile);
+}
+
+static void fcp_range(void *arg, int64_t t0, int64_t t1) {
+  fcp_tiles(arg, t0, t1, NULL);
 }
 
 /* Pooled rows per tile: about 96 convolution pixels (a micro-kernel row
@@ -344,8 +347,14 @@ static void fcp_compute(tfs_kernel_ctx *c) {
   j.out = y->data;
   int64_t per = s->pkh * g.ow, k = g.kh * g.kw * g.kc;
   j.group = fcp_group(per);
-  tfs_kctx_parallel_for(c, g.n * j.poh, tfs_gemm_cost_ns(per, g.kn, k) + 1,
-                        fcp_rows, &j);
+  int64_t ntiles = g.n * ((j.poh + j.group - 1) / j.group);
+  int64_t tile_cost = tfs_gemm_cost_ns(j.group * per, g.kn, k) + 1;
+  tfs_threadpool *pool = tfs_kctx_intra_pool(c);
+  int nt = tfs_threadpool_plan_threads(pool, ntiles, tile_cost);
+  if (tfs_threadpool_parallelism(pool) > 1 && ntiles < 4 * (int64_t)nt + 4)
+    fcp_tiles(&j, 0, ntiles, pool); /* few tiles: split each product */
+  else
+    tfs_kctx_parallel_for(c, ntiles, tile_cost, fcp_range, &j);
   tfs_conv_plan_free(plan);
   if (__atomic_load_n(&j.failed, __ATOMIC_RELAXED))
     tfs_kctx_fail(c, TFS_RESOURCE_EXHAUSTED, "out of memory");
