@@ -265,10 +265,10 @@ static void pool_tile(const float *tile, int64_t npr, int64_t pw, int64_t ow,
     }
 }
 
-/* Tiles [t0, t1): tile t is `group` pooled rows of one image (fewer at
- * its bottom); pool splits each tile's product (NULL: this thread). */
-static void fcp_tiles(fcp_job *j, int64_t t0, int64_t t1,
-                      tfs_threadpool *pool) {
+/* parallel_for body over tiles [t0, t1): tile t is `group` pooled rows of
+ * one image (fewer at its bottom), computed on this thread. */
+static void fcp_tiles(void *arg, int64_t t0, int64_t t1) {
+  fcp_job *j = arg;
   const conv_geom *g = j->g;
   const int64_t kh = j->s->pkh, tpi = (j->poh + j->group - 1) / j->group;
   float *tile = tfs_malloc(sizeof(float) *
@@ -281,7 +281,7 @@ static void fcp_tiles(fcp_job *j, int64_t t0, int64_t t1,
     int64_t b = t / tpi, py = (t % tpi) * j->group;
     int64_t npr = j->group < j->poh - py ? j->group : j->poh - py;
     int64_t r0 = (b * g->oh + py * kh) * g->ow, mb = npr * kh * g->ow;
-    if (tfs_conv_plan_rows(j->plan, r0, mb, tile, g->kn, NULL, NULL, pool)) {
+    if (tfs_conv_plan_rows(j->plan, r0, mb, tile, g->kn, NULL, NULL, NULL)) {
       __atomic_store_n(&j->failed, 1, __ATOMIC_RELAXED);
       break;
     }
@@ -293,8 +293,23 @@ static void fcp_tiles(fcp_job *j, int64_t t0, int64_t t1,
   tfs_free(tile);
 }
 
-static void fcp_range(void *arg, int64_t t0, int64_t t1) {
-  fcp_tiles(arg, t0, t1, NULL);
+/* Too few tiles to share out (batch 1): the whole convolution in one
+ * product split over the pool, into scratch that stays in cache at these
+ * sizes, then the pools. */
+static void fcp_whole(tfs_kernel_ctx *c, fcp_job *j, tfs_threadpool *pool) {
+  const conv_geom *g = j->g;
+  const int64_t per_img = g->oh * g->ow, m = g->n * per_img;
+  float *conv = tfs_kctx_scratch(c, sizeof(float) * (size_t)(m * g->kn));
+  if (!conv) return; /* c failed */
+  if (tfs_conv_plan_rows(j->plan, 0, m, conv, g->kn, NULL, NULL, pool)) {
+    __atomic_store_n(&j->failed, 1, __ATOMIC_RELAXED);
+    return;
+  }
+  if (!j->in_store)
+    tfs_fused_apply(&j->s->e, conv, m, g->kn, g->kn, j->scale, j->shift);
+  for (int64_t b = 0; b < g->n; b++)
+    pool_tile(conv + b * per_img * g->kn, j->poh, j->pow, g->ow, g->kn,
+              j->s->pkh, j->s->pkw, j->out + b * j->poh * j->pow * g->kn);
 }
 
 /* Pooled rows per tile: about 96 convolution pixels (a micro-kernel row
@@ -352,9 +367,9 @@ static void fcp_compute(tfs_kernel_ctx *c) {
   tfs_threadpool *pool = tfs_kctx_intra_pool(c);
   int nt = tfs_threadpool_plan_threads(pool, ntiles, tile_cost);
   if (tfs_threadpool_parallelism(pool) > 1 && ntiles < 4 * (int64_t)nt + 4)
-    fcp_tiles(&j, 0, ntiles, pool); /* few tiles: split each product */
+    fcp_whole(c, &j, pool);
   else
-    tfs_kctx_parallel_for(c, ntiles, tile_cost, fcp_range, &j);
+    tfs_kctx_parallel_for(c, ntiles, tile_cost, fcp_tiles, &j);
   tfs_conv_plan_free(plan);
   if (__atomic_load_n(&j.failed, __ATOMIC_RELAXED))
     tfs_kctx_fail(c, TFS_RESOURCE_EXHAUSTED, "out of memory");
