@@ -1,12 +1,14 @@
 /*
  * kernels/cpu/fused_conv.c - the remapper's fused convolutions on the
  * CPU: _FusedConv2D (Conv2D + BiasAdd or inference FusedBatchNorm [+
- * activation]) and _FusedDepthwiseConv2dNative (+ BiasAdd [+
- * activation]).  The convolution is Conv2D's (patches packed from the
- * NHWC image into the GEMM, a constant filter packed once, NCHW through
- * an NHWC copy; conv_gemm.c); each block of output pixels and channels
- * gets its bias / batch norm and activation right after its GEMM, while
- * it is still in cache.  float only.
+ * activation]), _FusedDepthwiseConv2dNative (+ BiasAdd [+ activation])
+ * and _TfsFusedConv2DMaxPool (a _FusedConv2D and the VALID,
+ * non-overlapping MaxPool after it).  The convolution is Conv2D's
+ * (patches read from the NHWC image by the GEMM, a constant filter packed
+ * once, NCHW through an NHWC copy; conv_gemm.c); each block of output
+ * pixels and channels gets its bias / batch norm and activation right
+ * after its GEMM (bias and Relu as it is stored), while it is still in
+ * cache, and is pooled there too for _TfsFusedConv2DMaxPool.  float only.
  */
 #if defined(__GNUC__) && !defined(__clang__)
 #pragma GCC optimize("tree-vectorize", "vect-cost-model=dynamic")
