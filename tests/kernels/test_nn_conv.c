@@ -576,6 +576,32 @@ static void test_backprop_errors(void) {
   for (int i = 0; i < 3; i++) tfs_tensor_free(in[i]);
 }
 
+/* x -> Conv2D "conv" (constant filter fv "f", NHWC strides sh, sw) ->
+ * BiasAdd "bias" (constant bv "b") -> Relu named `relu`: the chain the
+ * optimizer fuses into _FusedConv2D. */
+static tfs_output conv_bias_relu(tfs_graph *g, tfs_output x, tfs_tensor *fv,
+                                 tfs_tensor *bv, int sh, int sw,
+                                 const char *padding, const char *relu,
+                                 tfs_status *st) {
+  tfs_output f = tfs_op_const(g, "f", fv, st);
+  tfs_output b = tfs_op_const(g, "b", bv, st);
+  tfs_op_desc *d = tfs_op_desc_new(g, "Conv2D", "conv");
+  tfs_op_desc_add_input(d, x);
+  tfs_op_desc_add_input(d, f);
+  nt_attr a[2] = {NT_LIST4("strides", 1, sh, sw, 1),
+                  NT_STR("padding", padding)};
+  nt_set_attrs(d, a, 2);
+  tfs_output c = {tfs_op_desc_finish(d, st), 0};
+  d = tfs_op_desc_new(g, "BiasAdd", "bias");
+  tfs_op_desc_add_input(d, c);
+  tfs_op_desc_add_input(d, b);
+  tfs_output ba = {tfs_op_desc_finish(d, st), 0};
+  d = tfs_op_desc_new(g, "Relu", relu);
+  tfs_op_desc_add_input(d, ba);
+  tfs_output y = {tfs_op_desc_finish(d, st), 0};
+  return y;
+}
+
 /* The fused convolution the optimizer makes of Conv2D + BiasAdd + Relu
  * rejects what Conv2D rejects, with Conv2D's messages, and computes an
  * input without elements as Conv2D does (zeros, then bias and Relu). */
@@ -586,21 +612,7 @@ static void test_fused_conv_inputs(void) {
   tfs_tensor *fv = nt_random((int64_t[]){3, 3, 1, 2}, 4, 1);
   float bias[2] = {0.5f, -0.25f};
   tfs_tensor *bv = nt_f32((int64_t[]){2}, 1, bias);
-  tfs_output f = tfs_op_const(g, "f", fv, st);
-  tfs_output b = tfs_op_const(g, "b", bv, st);
-  tfs_op_desc *d = tfs_op_desc_new(g, "Conv2D", "conv");
-  tfs_op_desc_add_input(d, x);
-  tfs_op_desc_add_input(d, f);
-  nt_attr a[2] = {NT_LIST4("strides", 1, 1, 1, 1), NT_STR("padding", "SAME")};
-  nt_set_attrs(d, a, 2);
-  tfs_output c = {tfs_op_desc_finish(d, st), 0};
-  d = tfs_op_desc_new(g, "BiasAdd", "bias");
-  tfs_op_desc_add_input(d, c);
-  tfs_op_desc_add_input(d, b);
-  tfs_output ba = {tfs_op_desc_finish(d, st), 0};
-  d = tfs_op_desc_new(g, "Relu", "out");
-  tfs_op_desc_add_input(d, ba);
-  tfs_output y = {tfs_op_desc_finish(d, st), 0};
+  tfs_output y = conv_bias_relu(g, x, fv, bv, 1, 1, "SAME", "out", st);
   TFS_ASSERT_OK(st);
   tfs_session *s = tfs_session_new(g, NULL, st);
   TFS_ASSERT_OK(st);
@@ -651,21 +663,7 @@ static void test_fused_conv_tiles(void) {
   tfs_tensor *xv = nt_random((int64_t[]){k.n, k.h, k.w, k.c}, 4, 7);
   tfs_tensor *fv = nt_random((int64_t[]){k.kh, k.kw, k.kc, k.kn}, 4, 8);
   tfs_tensor *bv = nt_random((int64_t[]){k.kn}, 1, 9);
-  tfs_output f = tfs_op_const(g, "f", fv, st);
-  tfs_output b = tfs_op_const(g, "b", bv, st);
-  tfs_op_desc *d = tfs_op_desc_new(g, "Conv2D", "conv");
-  tfs_op_desc_add_input(d, x);
-  tfs_op_desc_add_input(d, f);
-  nt_attr a[2] = {NT_LIST4("strides", 1, 1, 1, 1), NT_STR("padding", "SAME")};
-  nt_set_attrs(d, a, 2);
-  tfs_output c = {tfs_op_desc_finish(d, st), 0};
-  d = tfs_op_desc_new(g, "BiasAdd", "bias");
-  tfs_op_desc_add_input(d, c);
-  tfs_op_desc_add_input(d, b);
-  tfs_output ba = {tfs_op_desc_finish(d, st), 0};
-  d = tfs_op_desc_new(g, "Relu", "out");
-  tfs_op_desc_add_input(d, ba);
-  tfs_output y = {tfs_op_desc_finish(d, st), 0};
+  tfs_output y = conv_bias_relu(g, x, fv, bv, 1, 1, "SAME", "out", st);
   TFS_ASSERT_OK(st);
   /* a NaN pixel: the windows over it stay NaN through Relu, as in TF */
   ((float *)tfs_tensor_data(xv))[(2 * k.w + 3) * k.c + 5] = NAN;
@@ -731,23 +729,9 @@ static void run_conv_pool_case(const pool_case *pc, uint32_t seed) {
       nt_random((int64_t[]){k->kh, k->kw, k->kc, k->kn}, 4, seed + 1);
   tfs_tensor *bv = nt_random((int64_t[]){k->kn}, 1, seed + 2);
   ((float *)tfs_tensor_data(xv))[k->c + 1] = NAN;
-  tfs_output f = tfs_op_const(g, "f", fv, st);
-  tfs_output b = tfs_op_const(g, "b", bv, st);
-  tfs_op_desc *d = tfs_op_desc_new(g, "Conv2D", "conv");
-  tfs_op_desc_add_input(d, x);
-  tfs_op_desc_add_input(d, f);
-  nt_attr a[2] = {NT_LIST4("strides", 1, k->sh, k->sw, 1),
-                  NT_STR("padding", k->padding)};
-  nt_set_attrs(d, a, 2);
-  tfs_output cv = {tfs_op_desc_finish(d, st), 0};
-  d = tfs_op_desc_new(g, "BiasAdd", "bias");
-  tfs_op_desc_add_input(d, cv);
-  tfs_op_desc_add_input(d, b);
-  tfs_output ba = {tfs_op_desc_finish(d, st), 0};
-  d = tfs_op_desc_new(g, "Relu", "relu");
-  tfs_op_desc_add_input(d, ba);
-  tfs_output r = {tfs_op_desc_finish(d, st), 0};
-  d = tfs_op_desc_new(g, "MaxPool", "pool");
+  tfs_output r =
+      conv_bias_relu(g, x, fv, bv, k->sh, k->sw, k->padding, "relu", st);
+  tfs_op_desc *d = tfs_op_desc_new(g, "MaxPool", "pool");
   tfs_op_desc_add_input(d, r);
   nt_attr pa[3] = {NT_LIST4("ksize", 1, pc->pkh, pc->pkw, 1),
                    NT_LIST4("strides", 1, pc->pkh, pc->pkw, 1),

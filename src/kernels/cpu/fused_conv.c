@@ -14,7 +14,6 @@
 #pragma GCC optimize("tree-vectorize", "vect-cost-model=dynamic")
 #endif
 
-#include <float.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -23,6 +22,7 @@
 #include "kernels/cpu/cpu_tables.h"
 #include "kernels/cpu/fused_epilogue.h"
 #include "kernels/cpu/gemm.h"
+#include "kernels/cpu/pool.h"
 
 typedef struct fconv_state {
   tfs_window w;
@@ -210,63 +210,6 @@ typedef struct fcp_job {
   int failed;              /* atomic */
 } fcp_job;
 
-/* Max over each window of a tile of convolution rows (width ow, C
- * channels) into npr pooled rows of pw pixels: x > acc from the lowest
- * float, as MaxPool (a NaN never wins); _mm256_max_ps(x, acc) is that
- * rule. */
-#if defined(__x86_64__) && defined(__GNUC__)
-#include <immintrin.h>
-__attribute__((target("avx2"))) static void pool_tile_avx2(
-    const float *tile, int64_t npr, int64_t pw, int64_t ow, int64_t C,
-    int64_t kh, int64_t kw, float *out) {
-  for (int64_t py = 0; py < npr; py++)
-    for (int64_t px = 0; px < pw; px++) {
-      float *o = out + (py * pw + px) * C;
-      const float *t0 = tile + (py * kh * ow + px * kw) * C;
-      int64_t c = 0;
-      for (; c + 8 <= C; c += 8) {
-        __m256 acc = _mm256_set1_ps(-FLT_MAX);
-        for (int64_t dy = 0; dy < kh; dy++)
-          for (int64_t dx = 0; dx < kw; dx++)
-            acc = _mm256_max_ps(
-                _mm256_loadu_ps(t0 + (dy * ow + dx) * C + c), acc);
-        _mm256_storeu_ps(o + c, acc);
-      }
-      for (; c < C; c++) {
-        float acc = -FLT_MAX;
-        for (int64_t dy = 0; dy < kh; dy++)
-          for (int64_t dx = 0; dx < kw; dx++) {
-            float v = t0[(dy * ow + dx) * C + c];
-            if (v > acc) acc = v;
-          }
-        o[c] = acc;
-      }
-    }
-}
-#define HAVE_POOL_TILE_AVX2 1
-#endif
-
-static void pool_tile(const float *tile, int64_t npr, int64_t pw, int64_t ow,
-                      int64_t C, int64_t kh, int64_t kw, float *out) {
-#ifdef HAVE_POOL_TILE_AVX2
-  if (__builtin_cpu_supports("avx2")) {
-    pool_tile_avx2(tile, npr, pw, ow, C, kh, kw, out);
-    return;
-  }
-#endif
-  for (int64_t py = 0; py < npr; py++)
-    for (int64_t px = 0; px < pw; px++) {
-      float *o = out + (py * pw + px) * C;
-      const float *t0 = tile + (py * kh * ow + px * kw) * C;
-      for (int64_t c = 0; c < C; c++) o[c] = -FLT_MAX;
-      for (int64_t dy = 0; dy < kh; dy++)
-        for (int64_t dx = 0; dx < kw; dx++) {
-          const float *t = t0 + (dy * ow + dx) * C;
-          for (int64_t c = 0; c < C; c++) o[c] = t[c] > o[c] ? t[c] : o[c];
-        }
-    }
-}
-
 /* parallel_for body over tiles [t0, t1): tile t is `group` pooled rows of
  * one image (fewer at its bottom), computed on this thread. */
 static void fcp_tiles(void *arg, int64_t t0, int64_t t1) {
@@ -289,8 +232,9 @@ static void fcp_tiles(void *arg, int64_t t0, int64_t t1) {
     }
     if (!j->in_store)
       tfs_fused_apply(&j->s->e, tile, mb, g->kn, g->kn, j->scale, j->shift);
-    pool_tile(tile, npr, j->pow, g->ow, g->kn, kh, j->s->pkw,
-              j->out + (b * j->poh + py) * j->pow * g->kn);
+    tfs_maxpool_f32_valid(tile, npr * kh, g->ow, g->kn, kh, j->s->pkw, kh,
+                          j->s->pkw,
+                          j->out + (b * j->poh + py) * j->pow * g->kn);
   }
   tfs_free(tile);
 }
@@ -310,16 +254,19 @@ static void fcp_whole(tfs_kernel_ctx *c, fcp_job *j, tfs_threadpool *pool) {
   if (!j->in_store)
     tfs_fused_apply(&j->s->e, conv, m, g->kn, g->kn, j->scale, j->shift);
   for (int64_t b = 0; b < g->n; b++)
-    pool_tile(conv + b * per_img * g->kn, j->poh, j->pow, g->ow, g->kn,
-              j->s->pkh, j->s->pkw, j->out + b * j->poh * j->pow * g->kn);
+    tfs_maxpool_f32_valid(conv + b * per_img * g->kn, g->oh, g->ow, g->kn,
+                          j->s->pkh, j->s->pkw, j->s->pkh, j->s->pkw,
+                          j->out + b * j->poh * j->pow * g->kn);
 }
 
 /* Pooled rows per tile: about 96 convolution pixels (a micro-kernel row
- * block), a whole number of six-row panels when a small count allows. */
+ * block), a whole number of panels (tfs_gemm_panel_rows) when a small
+ * count allows. */
 static int64_t fcp_group(int64_t per_row) {
+  const int mr = tfs_gemm_panel_rows();
   int64_t want = per_row >= 96 ? 1 : (96 + per_row - 1) / per_row;
-  for (int64_t gr = want; gr <= want + 6; gr++)
-    if ((gr * per_row) % 6 == 0) return gr;
+  for (int64_t gr = want; gr <= want + mr; gr++)
+    if ((gr * per_row) % mr == 0) return gr;
   return want;
 }
 

@@ -57,24 +57,25 @@ typedef struct fmm_job {
   const fmm_state *s;
   const float *a;
   int64_t lda, n, k, m;
+  int64_t unit; /* rows of a parallel unit: one micro-kernel panel */
   const float *b;
   int64_t ldb;
   float *o;
   const float *bias;
 } fmm_job;
 
-/* Units of rows for the parallel split: whole micro-kernel panels (six
- * rows on AVX2), so that only the matrix's last panel is a partial one;
- * a task works through its rows a cache-sized block at a time. */
-#define FMM_UNIT 6
-#define FMM_BLOCK 48
+/* Units of rows for the parallel split are whole micro-kernel panels
+ * (tfs_gemm_panel_rows), so that only the matrix's last panel is a
+ * partial one; a task works through its rows a cache-sized block (a
+ * whole number of panels) at a time. */
+#define FMM_BLOCK_PANELS 8
 
 /* Row units [u0, u1): product then epilogue, block by block. */
 static void fmm_rows(void *arg, int64_t u0, int64_t u1) {
   const fmm_job *j = arg;
   const fmm_state *s = j->s;
-  const int64_t block = FMM_BLOCK;
-  int64_t r0 = u0 * FMM_UNIT, r1 = u1 * FMM_UNIT < j->m ? u1 * FMM_UNIT : j->m;
+  const int64_t block = FMM_BLOCK_PANELS * j->unit;
+  int64_t r0 = u0 * j->unit, r1 = u1 * j->unit < j->m ? u1 * j->unit : j->m;
   for (int64_t r = r0; r < r1; r += block) {
     int64_t m = r + block < r1 ? block : r1 - r;
     const float *a = s->ta ? j->a + r : j->a + r * j->lda;
@@ -132,13 +133,15 @@ static void fmm_compute(tfs_kernel_ctx *c) {
     tfs_fused_apply(&s->e, o->data, m, n, n, NULL, shift);
     return;
   }
-  fmm_job j = {s,       a->data,          a->shape.dims[1], n, k, m,
-               b->data, b->shape.dims[1], o->data,          shift};
+  fmm_job j = {.s = s, .a = a->data, .lda = a->shape.dims[1], .n = n,
+               .k = k, .m = m, .unit = tfs_gemm_panel_rows(),
+               .b = b->data, .ldb = b->shape.dims[1], .o = o->data,
+               .bias = shift};
   tfs_threadpool *pool = tfs_kctx_intra_pool(c);
   if (m >= 64 * (int64_t)tfs_threadpool_parallelism(pool)) {
     /* many rows: each task multiplies a block and finishes it in cache */
-    tfs_kctx_parallel_for(c, (m + FMM_UNIT - 1) / FMM_UNIT,
-                          FMM_UNIT * (tfs_gemm_cost_ns(1, n, k) + n), fmm_rows,
+    tfs_kctx_parallel_for(c, (m + j.unit - 1) / j.unit,
+                          j.unit * (tfs_gemm_cost_ns(1, n, k) + n), fmm_rows,
                           &j);
     return;
   }

@@ -86,6 +86,12 @@ void tfs_gemm_init(void) {
             openblas_get_config ? openblas_get_config() : "no OpenBLAS");
 }
 
+int tfs_gemm_panel_rows(void) {
+  pthread_once(&g_once, init_once);
+  const tfs_gemm_isa *isa = atomic_load_explicit(&g_isa, memory_order_relaxed);
+  return isa ? isa->mr : 1;
+}
+
 const char *tfs_gemm_describe(void) {
   pthread_once(&g_once, init_once);
   return g_desc;
@@ -528,42 +534,61 @@ void tfs_gemm_f32_packed(int trans_a, int64_t m, float alpha,
 
 /* ---- a caller-packed A ---------------------------------------------------------- */
 
-/* Tasks are (row block, column chunk) pairs, row-major, so that a thread's
- * consecutive tasks share the A block it packed. */
-typedef struct {
-  const tfs_gemm_isa *isa; /* NULL: rows packed whole for OpenBLAS */
-  const tfs_gemm_a_source *src;
-  const tfs_gemm_packed *b;
-  float *c;
-  int64_t ldc, m, mc, mblocks, nchunks, chunk_cols;
-  uint64_t tag;
-  atomic_int failed;
-} src_job;
+/* How a product of m rows and n columns is cut into tasks: row blocks of
+ * mc rows, column chunks of chunk_cols; task t is (row block t / nchunks,
+ * chunk t % nchunks), row-major, so that a thread's consecutive tasks
+ * share their rows (the A block they packed or gathered). */
+typedef struct tiling {
+  int64_t m, n, mc, mblocks, chunk_cols, nchunks;
+} tiling;
 
-/* Tiles of a product whose tasks each pack (or gather) their own rows:
- * row blocks first, four per thread when the rows allow (small tasks
+/* Row blocks first, four per thread when the rows allow (small tasks
  * balance a core that other work slows down) and down to two panels a
- * block; then column chunks of whole panels. */
-static void split_tiles(const tfs_gemm_isa *isa, int64_t m, int64_t n,
-                        int nt, int64_t mc_max, int64_t *mc_out,
-                        int64_t *mblocks, int64_t *chunk_cols,
-                        int64_t *nchunks_out) {
+ * block; then column chunks of whole panels.  Returns the task count. */
+static int64_t split_tiles(const tfs_gemm_isa *isa, int64_t m, int64_t n,
+                           int nt, int64_t mc_max, tiling *t) {
   const int mr = isa ? isa->mr : 1, nr = isa ? isa->nr : 1;
   int64_t want = nt > 1 ? 4 * (int64_t)nt : 1;
   int64_t mc = (m + want - 1) / want;
   mc = (mc + mr - 1) / mr * mr;
   if (mc < 2 * mr) mc = 2 * mr;
   if (mc > mc_max) mc = mc_max;
-  *mc_out = mc;
-  *mblocks = (m + mc - 1) / mc;
+  t->m = m;
+  t->n = n;
+  t->mc = mc;
+  t->mblocks = (m + mc - 1) / mc;
   int64_t npanels = (n + nr - 1) / nr, nchunks = 1;
-  if (isa && *mblocks < want) {
-    nchunks = (want + *mblocks - 1) / *mblocks;
+  if (isa && t->mblocks < want) {
+    nchunks = (want + t->mblocks - 1) / t->mblocks;
     if (nchunks > npanels) nchunks = npanels;
   }
-  *chunk_cols = (npanels + nchunks - 1) / nchunks * nr;
-  *nchunks_out = (n + *chunk_cols - 1) / *chunk_cols;
+  t->chunk_cols = (npanels + nchunks - 1) / nchunks * nr;
+  t->nchunks = (n + t->chunk_cols - 1) / t->chunk_cols;
+  return t->mblocks * t->nchunks;
 }
+
+/* Task `task`'s row block mi (rows [ic, ic + mb)) and columns [c0, c0 +
+ * nb). */
+static void tile_of(const tiling *t, int64_t task, int64_t *mi, int64_t *ic,
+                    int64_t *mb, int64_t *c0, int64_t *nb) {
+  *mi = task / t->nchunks;
+  *ic = *mi * t->mc;
+  *mb = MIN(t->mc, t->m - *ic);
+  *c0 = task % t->nchunks * t->chunk_cols;
+  *nb = MIN(t->chunk_cols, t->n - *c0);
+}
+
+/* A product whose tasks pack their own rows of A (tiling). */
+typedef struct {
+  const tfs_gemm_isa *isa; /* NULL: rows packed whole for OpenBLAS */
+  const tfs_gemm_a_source *src;
+  const tfs_gemm_packed *b;
+  float *c;
+  int64_t ldc;
+  tiling t;
+  uint64_t tag;
+  atomic_int failed;
+} src_job;
 
 static void src_tile_blas(src_job *j, tls_bufs *t, float *abuf, int64_t mi,
                           int64_t ic, int64_t mb, int64_t c0, int64_t nb) {
@@ -611,17 +636,16 @@ static void src_range(void *arg, int64_t begin, int64_t end) {
   src_job *j = arg;
   const tfs_gemm_isa *isa = j->isa;
   tls_bufs *t = tls();
-  size_t need = isa ? (size_t)(j->mc / isa->mr + 1) * isa->mr * isa->kc
-                    : (size_t)(j->mc * j->b->k + 1);
+  size_t need = isa ? (size_t)(j->t.mc / isa->mr + 1) * isa->mr * isa->kc
+                    : (size_t)(j->t.mc * j->b->k + 1);
   float *abuf = tls_abuf(t, need);
   if (!abuf) {
     atomic_store_explicit(&j->failed, 1, memory_order_relaxed);
     return;
   }
   for (int64_t task = begin; task < end; task++) {
-    int64_t mi = task / j->nchunks, ci = task % j->nchunks;
-    int64_t ic = mi * j->mc, mb = MIN(j->mc, j->m - ic);
-    int64_t c0 = ci * j->chunk_cols, nb = MIN(j->chunk_cols, j->b->n - c0);
+    int64_t mi, ic, mb, c0, nb;
+    tile_of(&j->t, task, &mi, &ic, &mb, &c0, &nb);
     if (isa)
       src_tile(j, t, abuf, mi, ic, mb, c0, nb);
     else
@@ -635,6 +659,11 @@ int tfs_gemm_f32_packed_src(int64_t m, const tfs_gemm_a_source *a,
                             tfs_threadpool *pool) {
   const int64_t n = b->n, k = b->k;
   if (m <= 0 || n <= 0) return 0;
+  if (k <= 0) {
+    scale_c(m, n, 0.0f, c, ldc);
+    if (a->done) a->done(a->arg, 0, m, 0, n);
+    return 0;
+  }
   src_job j;
   memset(&j, 0, sizeof j);
   j.isa = b->isa;
@@ -642,18 +671,11 @@ int tfs_gemm_f32_packed_src(int64_t m, const tfs_gemm_a_source *a,
   j.b = b;
   j.c = c;
   j.ldc = ldc;
-  j.m = m;
-  if (k <= 0) {
-    scale_c(m, n, 0.0f, c, ldc);
-    if (a->done) a->done(a->arg, 0, m, 0, n);
-    return 0;
-  }
   int64_t cost = 2 * m * n * k / 32 + 1;
-  split_tiles(j.isa, m, n, tfs_threadpool_plan_threads(pool, cost, 1),
-              j.isa ? j.isa->mc : 64, &j.mc, &j.mblocks, &j.chunk_cols,
-              &j.nchunks);
+  int64_t ntasks =
+      split_tiles(j.isa, m, n, tfs_threadpool_plan_threads(pool, cost, 1),
+                  j.isa ? j.isa->mc : 64, &j.t);
   j.tag = atomic_fetch_add(&g_tag, 1) + 1;
-  int64_t ntasks = j.mblocks * j.nchunks;
   tfs_threadpool_parallel_for(pool, ntasks, cost / ntasks + 1, src_range, &j);
   return atomic_load(&j.failed) ? -1 : 0;
 }
@@ -667,7 +689,9 @@ typedef struct {
   const tfs_gemm_indirect *src;
   const tfs_gemm_packed *b;
   float *c;
-  int64_t ldc, m, mc, mblocks, nchunks, chunk_cols;
+  int64_t ldc;
+  int64_t per; /* segments per depth block */
+  tiling t;
 } ind_job;
 
 static void ind_range(void *arg, int64_t begin, int64_t end) {
@@ -679,18 +703,14 @@ static void ind_range(void *arg, int64_t begin, int64_t end) {
   const float *rows[IND_MAX_MC + TFS_GEMM_MAX_MR];
   int64_t have = -1;
   for (int64_t task = begin; task < end; task++) {
-    int64_t mi = task / j->nchunks, ci = task % j->nchunks;
-    int64_t ic = mi * j->mc, mb = MIN(j->mc, j->m - ic);
-    int64_t c0 = ci * j->chunk_cols, nb = MIN(j->chunk_cols, j->b->n - c0);
+    int64_t mi, ic, mb, c0, nb;
+    tile_of(&j->t, task, &mi, &ic, &mb, &c0, &nb);
     if (have != mi) {
       src->rows(src->arg, ic, mb, rows);
       have = mi;
     }
-    /* depth blocks of whole segments, about KC deep, so that a B panel's
-     * block stays in L1 while the row panels pass */
-    int64_t per = isa->kc / src->seglen > 1 ? isa->kc / src->seglen : 1;
-    for (int64_t s0 = 0; s0 < src->nseg; s0 += per) {
-      int64_t ns = MIN(per, src->nseg - s0);
+    for (int64_t s0 = 0; s0 < src->nseg; s0 += j->per) {
+      int64_t ns = MIN(j->per, src->nseg - s0);
       int last = s0 + ns == src->nseg;
       for (int64_t jp = c0 / nr; jp * nr < c0 + nb; jp++) {
         const float *bp = j->b->data + jp * k * nr + s0 * src->seglen * nr;
@@ -731,12 +751,13 @@ int tfs_gemm_f32_indirect(int64_t m, const tfs_gemm_indirect *a,
   j.b = b;
   j.c = c;
   j.ldc = ldc;
-  j.m = m;
+  /* depth blocks of whole segments, about KC deep, so that a B panel's
+   * block stays in L1 while the row panels pass */
+  j.per = j.isa->kc / a->seglen > 1 ? j.isa->kc / a->seglen : 1;
   int64_t cost = 2 * m * n * k / 32 + 1;
-  int64_t mc_max = MIN((int64_t)j.isa->mc, IND_MAX_MC);
-  split_tiles(j.isa, m, n, tfs_threadpool_plan_threads(pool, cost, 1), mc_max,
-              &j.mc, &j.mblocks, &j.chunk_cols, &j.nchunks);
-  int64_t ntasks = j.mblocks * j.nchunks;
+  int64_t ntasks =
+      split_tiles(j.isa, m, n, tfs_threadpool_plan_threads(pool, cost, 1),
+                  MIN((int64_t)j.isa->mc, IND_MAX_MC), &j.t);
   tfs_threadpool_parallel_for(pool, ntasks, cost / ntasks + 1, ind_range, &j);
   return 0;
 }

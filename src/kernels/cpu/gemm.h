@@ -111,6 +111,11 @@ int tfs_gemm_f32_packed_src(int64_t m, const tfs_gemm_a_source *a,
                             struct tfs_threadpool *pool);
 int64_t tfs_gemm_packed_n(const tfs_gemm_packed *p);
 
+/* Rows of one micro-kernel panel on the current path (6 on AVX2, 12 on
+ * AVX-512, 1 with OpenBLAS): callers that split rows keep blocks whole
+ * panels so that only a matrix's last panel is partial. */
+int tfs_gemm_panel_rows(void);
+
 /* Which path runs, for logs and benchmarks: e.g. "tfsess avx2 6x16
  * (OpenBLAS core Zen, 1 thread)".  Borrowed, static. */
 const char *tfs_gemm_describe(void);

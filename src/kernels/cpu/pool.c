@@ -17,6 +17,7 @@
 #include "core/alloc.h"
 #include "core/half.h"
 #include "kernels/cpu/cpu_tables.h"
+#include "kernels/cpu/pool.h"
 #include "ops/nn_window.h"
 
 typedef struct pool_geom {
@@ -165,6 +166,26 @@ __attribute__((target("avx2"))) static void maxpool_f32_avx2(
   }
 }
 #endif
+
+void tfs_maxpool_f32_valid(const float *in, int64_t h, int64_t w, int64_t c,
+                           int64_t kh, int64_t kw, int64_t sh, int64_t sw,
+                           float *out) {
+  if (h < kh || w < kw) return;
+  pool_geom g;
+  memset(&g, 0, sizeof g);
+  g.n = 1, g.h = h, g.w = w, g.c = c, g.oc = c, g.dwin = 1;
+  g.kh = kh, g.kw = kw, g.sh = sh, g.sw = sw;
+  g.oh = (h - kh) / sh + 1, g.ow = (w - kw) / sw + 1;
+  g.is_c = 1, g.is_w = c, g.is_h = w * c, g.is_n = h * w * c;
+  g.os_c = 1, g.os_w = c, g.os_h = g.ow * c, g.os_n = g.oh * g.ow * c;
+#ifdef HAVE_MAXPOOL_AVX2
+  if (__builtin_cpu_supports("avx2")) {
+    maxpool_f32_avx2(in, out, &g, 0, g.oh);
+    return;
+  }
+#endif
+  maxpool_f32(in, out, &g, 0, g.oh);
+}
 
 /* Average pooling: ACC-typed sums over in-bounds elements, divided by
  * their count.  The output row doubles as the accumulator when ACC is
