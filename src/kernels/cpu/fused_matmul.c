@@ -99,29 +99,8 @@ static void fmm_epilogue(void *arg, int64_t r0, int64_t r1) {
 static void fmm_compute(tfs_kernel_ctx *c) {
   const fmm_state *s = c->state;
   const tfs_tensor *a = c->inputs[0], *b = c->inputs[1];
-  char x[TFS_SHAPE_STRLEN], y[TFS_SHAPE_STRLEN];
-  /* MatMul's rank checks and messages (TensorFlow's batch-matmul kernel) */
-  if (a->shape.rank != b->shape.rank) {
-    tfs_kctx_fail(c, TFS_INVALID_ARGUMENT,
-                  "In[0] and In[1] has different ndims: %s vs. %s",
-                  tfs_shape_str(&a->shape, x, sizeof x),
-                  tfs_shape_str(&b->shape, y, sizeof y));
-    return;
-  }
-  if (a->shape.rank != 2) {
-    tfs_kctx_fail(c, TFS_INVALID_ARGUMENT,
-                  "In[0] and In[1] ndims must be == 2: %d", a->shape.rank);
-    return;
-  }
-  int64_t m = a->shape.dims[s->ta ? 1 : 0], k = a->shape.dims[s->ta ? 0 : 1];
-  int64_t kb = b->shape.dims[s->tb ? 1 : 0], n = b->shape.dims[s->tb ? 0 : 1];
-  if (k != kb) {
-    tfs_kctx_fail(c, TFS_INVALID_ARGUMENT,
-                  "Matrix size-incompatible: In[0]: %s, In[1]: %s",
-                  tfs_shape_str(&a->shape, x, sizeof x),
-                  tfs_shape_str(&b->shape, y, sizeof y));
-    return;
-  }
+  int64_t m, k, n;
+  if (tfs_matmul_check_2d(c, a, b, s->ta, s->tb, &m, &k, &n)) return;
   const float *scale = NULL, *shift = NULL;
   if (tfs_fused_channel_params(c, &s->e, n, NULL, &scale, &shift)) return;
   tfs_shape os;

@@ -21,6 +21,8 @@
 #include <stdint.h>
 
 struct tfs_threadpool;
+struct tfs_kernel_ctx;
+struct tfs_tensor;
 
 /* C[m,n] = alpha * op(A)[m,k] * op(B)[k,n] + beta * C, all row-major:
  * op(A)(i,p) is a[i*lda + p], or a[p*lda + i] when trans_a; likewise B.
@@ -110,6 +112,15 @@ int tfs_gemm_f32_packed_src(int64_t m, const tfs_gemm_a_source *a,
                             const tfs_gemm_packed *b, float *c, int64_t ldc,
                             struct tfs_threadpool *pool);
 int64_t tfs_gemm_packed_n(const tfs_gemm_packed *p);
+
+/* MatMul's checks of its operands a and b (2-D, op(A) columns equal to
+ * op(B) rows, with the transposes ta and tb), with the messages of
+ * TensorFlow 2.21's batch-matmul kernel, which runs MatMul; fills m, k
+ * and n.  Returns 0, or -1 after failing c.  (matmul.c; also for
+ * _FusedMatMul.) */
+int tfs_matmul_check_2d(struct tfs_kernel_ctx *c, const struct tfs_tensor *a,
+                        const struct tfs_tensor *b, int ta, int tb,
+                        int64_t *m, int64_t *k, int64_t *n);
 
 /* Rows of one micro-kernel panel on the current path (6 on AVX2, 12 on
  * AVX-512, 1 with OpenBLAS): callers that split rows keep blocks whole

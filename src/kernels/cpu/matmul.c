@@ -72,9 +72,9 @@ MM_LOOP(mm_bf16, uint16_t, float, tfs_bf16_to_float, tfs_float_to_bf16)
 MM_LOOP(mm_c64, float _Complex, float _Complex, ID, ID)
 MM_LOOP(mm_c128, double _Complex, double _Complex, ID, ID)
 
-static void matmul_compute(tfs_kernel_ctx *c) {
-  const mm_state *s = c->state;
-  const tfs_tensor *a = c->inputs[0], *b = c->inputs[1];
+int tfs_matmul_check_2d(tfs_kernel_ctx *c, const tfs_tensor *a,
+                        const tfs_tensor *b, int ta, int tb, int64_t *m,
+                        int64_t *k, int64_t *n) {
   char x[TFS_SHAPE_STRLEN], y[TFS_SHAPE_STRLEN];
   /* TensorFlow 2.21 runs MatMul through its batch-matmul kernel, whose
    * rank checks and messages these are */
@@ -83,22 +83,31 @@ static void matmul_compute(tfs_kernel_ctx *c) {
                   "In[0] and In[1] has different ndims: %s vs. %s",
                   tfs_shape_str(&a->shape, x, sizeof x),
                   tfs_shape_str(&b->shape, y, sizeof y));
-    return;
+    return -1;
   }
   if (a->shape.rank != 2) {
     tfs_kctx_fail(c, TFS_INVALID_ARGUMENT,
                   "In[0] and In[1] ndims must be == 2: %d", a->shape.rank);
-    return;
+    return -1;
   }
-  int64_t m = a->shape.dims[s->ta ? 1 : 0], k = a->shape.dims[s->ta ? 0 : 1];
-  int64_t kb = b->shape.dims[s->tb ? 1 : 0], n = b->shape.dims[s->tb ? 0 : 1];
-  if (k != kb) {
+  *m = a->shape.dims[ta ? 1 : 0];
+  *k = a->shape.dims[ta ? 0 : 1];
+  *n = b->shape.dims[tb ? 0 : 1];
+  if (*k != b->shape.dims[tb ? 1 : 0]) {
     tfs_kctx_fail(c, TFS_INVALID_ARGUMENT,
                   "Matrix size-incompatible: In[0]: %s, In[1]: %s",
                   tfs_shape_str(&a->shape, x, sizeof x),
                   tfs_shape_str(&b->shape, y, sizeof y));
-    return;
+    return -1;
   }
+  return 0;
+}
+
+static void matmul_compute(tfs_kernel_ctx *c) {
+  const mm_state *s = c->state;
+  const tfs_tensor *a = c->inputs[0], *b = c->inputs[1];
+  int64_t m, k, n;
+  if (tfs_matmul_check_2d(c, a, b, s->ta, s->tb, &m, &k, &n)) return;
   tfs_shape os;
   tfs_shape_2d(&os, m, n);
   tfs_tensor *o = tfs_kctx_alloc_output(c, 0, &os);
