@@ -809,6 +809,10 @@ static void test_fused_conv_pool(void) {
       {{2, 16, 16, 3, 3, 3, 3, 16, 2, 2, 1, 1, "SAME", {0}, 0}, 2, 2},
       /* enough tiles to share out whole (few tiles split each product) */
       {{8, 16, 16, 8, 3, 3, 8, 16, 1, 1, 1, 1, "SAME", {0}, 0}, 2, 2},
+      /* batch 1 over the pool: smaller groups give every thread tiles,
+       * and three pooled rows for two threads (one product instead) */
+      {{1, 16, 16, 32, 3, 3, 32, 64, 1, 1, 1, 1, "SAME", {0}, 0}, 2, 2},
+      {{1, 6, 6, 128, 3, 3, 128, 128, 1, 1, 1, 1, "SAME", {0}, 0}, 2, 2},
   };
   for (size_t i = 0; i < sizeof cases / sizeof *cases; i++)
     run_conv_pool_case(&cases[i], 500 + 3 * (uint32_t)i);

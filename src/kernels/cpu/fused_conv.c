@@ -270,6 +270,23 @@ static int64_t fcp_group(int64_t per_row) {
   return want;
 }
 
+/* Shares the tiles among nt threads: with few tiles (batch 1) the groups
+ * shrink until every thread gets the same number of tiles, at least two.
+ * Returns 1 when no grouping does (one product over the pool instead). */
+static int fcp_share(fcp_job *j, int64_t n, int nt) {
+  if (nt <= 1) return 0;
+  int64_t tiles = n * ((j->poh + j->group - 1) / j->group);
+  if (tiles >= 4 * (int64_t)nt) return 0;
+  for (int64_t gr = j->group; gr >= 1; gr--) {
+    tiles = n * ((j->poh + gr - 1) / gr);
+    if (tiles >= 2 * (int64_t)nt && tiles % nt == 0) {
+      j->group = gr;
+      return 0;
+    }
+  }
+  return 1;
+}
+
 static void fcp_compute(tfs_kernel_ctx *c) {
   const fconv_state *s = c->state;
   const tfs_tensor *x = c->inputs[0], *f = c->inputs[1];
@@ -310,15 +327,16 @@ static void fcp_compute(tfs_kernel_ctx *c) {
   j.plan = plan;
   j.out = y->data;
   int64_t per = s->pkh * g.ow, k = g.kh * g.kw * g.kc;
-  j.group = fcp_group(per);
-  int64_t ntiles = g.n * ((j.poh + j.group - 1) / j.group);
-  int64_t tile_cost = tfs_gemm_cost_ns(j.group * per, g.kn, k) + 1;
   tfs_threadpool *pool = tfs_kctx_intra_pool(c);
-  int nt = tfs_threadpool_plan_threads(pool, ntiles, tile_cost);
-  if (tfs_threadpool_parallelism(pool) > 1 && ntiles < 4 * (int64_t)nt + 4)
+  j.group = fcp_group(per);
+  int nt = tfs_threadpool_plan_threads(pool, g.n * j.poh,
+                                       tfs_gemm_cost_ns(per, g.kn, k) + 1);
+  if (fcp_share(&j, g.n, nt))
     fcp_whole(c, &j, pool);
   else
-    tfs_kctx_parallel_for(c, ntiles, tile_cost, fcp_tiles, &j);
+    tfs_kctx_parallel_for(c, g.n * ((j.poh + j.group - 1) / j.group),
+                          tfs_gemm_cost_ns(j.group * per, g.kn, k) + 1,
+                          fcp_tiles, &j);
   tfs_conv_plan_free(plan);
   if (__atomic_load_n(&j.failed, __ATOMIC_RELAXED))
     tfs_kctx_fail(c, TFS_RESOURCE_EXHAUSTED, "out of memory");

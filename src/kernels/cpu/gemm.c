@@ -18,6 +18,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#ifdef __SSE2__
+#include <xmmintrin.h>
+#endif
 
 #include "core/alloc.h"
 #include "core/log.h"
@@ -160,6 +163,27 @@ static float *tls_abuf(tls_bufs *t, size_t need) {
 
 /* ---- packing ---------------------------------------------------------------- */
 
+#ifdef __SSE2__
+/* Four depth steps of six rows: a 4x4 transpose of rows 0-3 and the
+ * pairs of rows 4-5, written as four 6-float columns of the panel. */
+static inline void transpose_6x4(const float *const *src, int64_t p,
+                                 float *dst) {
+  __m128 r0 = _mm_loadu_ps(src[0] + p), r1 = _mm_loadu_ps(src[1] + p);
+  __m128 r2 = _mm_loadu_ps(src[2] + p), r3 = _mm_loadu_ps(src[3] + p);
+  __m128 r4 = _mm_loadu_ps(src[4] + p), r5 = _mm_loadu_ps(src[5] + p);
+  _MM_TRANSPOSE4_PS(r0, r1, r2, r3);
+  __m128 lo = _mm_unpacklo_ps(r4, r5), hi = _mm_unpackhi_ps(r4, r5);
+  _mm_storeu_ps(dst, r0);
+  _mm_storel_pi((__m64 *)(dst + 4), lo);
+  _mm_storeu_ps(dst + 6, r1);
+  _mm_storeh_pi((__m64 *)(dst + 10), lo);
+  _mm_storeu_ps(dst + 12, r2);
+  _mm_storel_pi((__m64 *)(dst + 16), hi);
+  _mm_storeu_ps(dst + 18, r3);
+  _mm_storeh_pi((__m64 *)(dst + 22), hi);
+}
+#endif
+
 /* A rows [r0, r0 + mb) x cols [pc, pc + kb) into MR-row panels. */
 static void pack_a(const tfs_gemm_isa *isa, int trans, const float *a,
                    int64_t lda, int64_t r0, int64_t mb, int64_t pc,
@@ -176,7 +200,11 @@ static void pack_a(const tfs_gemm_isa *isa, int trans, const float *a,
       if (rows == 6 && mr == 6) { /* the row pointers in registers */
         const float *s0 = src[0], *s1 = src[1], *s2 = src[2], *s3 = src[3],
                     *s4 = src[4], *s5 = src[5];
-        for (int64_t p = 0; p < kb; p++, dst += 6) {
+        int64_t p = 0;
+#ifdef __SSE2__
+        for (; p + 4 <= kb; p += 4, dst += 24) transpose_6x4(src, p, dst);
+#endif
+        for (; p < kb; p++, dst += 6) {
           dst[0] = s0[p], dst[1] = s1[p], dst[2] = s2[p];
           dst[3] = s3[p], dst[4] = s4[p], dst[5] = s5[p];
         }
@@ -204,28 +232,53 @@ static void pack_a(const tfs_gemm_isa *isa, int trans, const float *a,
   }
 }
 
+/* Rows [q0, q0 + qn) of B panel jp (not transposed), the copy sized
+ * at compile time for whole panels of the kernels' widths. */
+static inline void pack_b_rows(int nr, const float *src, int64_t ldb,
+                               int cols, int64_t qn, float *dst) {
+  if (cols == nr && nr == 16)
+    for (int64_t q = 0; q < qn; q++)
+      memcpy(dst + q * 16, src + q * ldb, sizeof(float) * 16);
+  else if (cols == nr && nr == 32)
+    for (int64_t q = 0; q < qn; q++)
+      memcpy(dst + q * 32, src + q * ldb, sizeof(float) * 32);
+  else
+    for (int64_t q = 0; q < qn; q++) {
+      memcpy(dst + q * nr, src + q * ldb, sizeof(float) * (size_t)cols);
+      memset(dst + q * nr + cols, 0, sizeof(float) * (size_t)(nr - cols));
+    }
+}
+
 /* B panels [p0, p1) of the block rows [pc, pc + kb) x cols [jc, jc + nb);
- * panel jp goes to out + jp * stride. */
+ * panel jp goes to out + jp * stride.  Untransposed B is read a few rows
+ * at a time across all the panels: whole cache lines of contiguous rows,
+ * not one line per row of a far-strided column strip. */
 static void pack_b(int nr, int trans, const float *b, int64_t ldb,
                    int64_t pc, int64_t kb, int64_t jc, int64_t nb,
                    int64_t p0, int64_t p1, float *out, int64_t stride) {
+  if (!trans) {
+    enum { ROWS = 8 };
+    for (int64_t q0 = 0; q0 < kb; q0 += ROWS) {
+      int64_t qn = MIN((int64_t)ROWS, kb - q0);
+      for (int64_t jp = p0; jp < p1; jp++) {
+        int64_t col = jc + jp * nr;
+        int cols = (int)MIN((int64_t)nr, jc + nb - col);
+        pack_b_rows(nr, b + (pc + q0) * ldb + col, ldb, cols, qn,
+                    out + jp * stride + q0 * nr);
+      }
+    }
+    return;
+  }
   for (int64_t jp = p0; jp < p1; jp++) {
     float *dst = out + jp * stride;
     int64_t col = jc + jp * nr;
     int cols = (int)MIN((int64_t)nr, jc + nb - col);
-    if (!trans) {
-      if (cols < nr) memset(dst, 0, sizeof(float) * (size_t)(kb * nr));
-      for (int64_t p = 0; p < kb; p++)
-        memcpy(dst + p * nr, b + (pc + p) * ldb + col,
-               sizeof(float) * (size_t)cols);
-    } else {
-      for (int j = 0; j < cols; j++) {
-        const float *src = b + (col + j) * ldb + pc;
-        for (int64_t p = 0; p < kb; p++) dst[p * nr + j] = src[p];
-      }
-      for (int64_t p = 0; p < kb; p++)
-        for (int j = cols; j < nr; j++) dst[p * nr + j] = 0.0f;
+    for (int j = 0; j < cols; j++) {
+      const float *src = b + (col + j) * ldb + pc;
+      for (int64_t p = 0; p < kb; p++) dst[p * nr + j] = src[p];
     }
+    for (int64_t p = 0; p < kb; p++)
+      for (int j = cols; j < nr; j++) dst[p * nr + j] = 0.0f;
   }
 }
 
