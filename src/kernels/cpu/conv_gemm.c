@@ -168,12 +168,23 @@ typedef struct conv_ind {
 static void ind_rows(void *arg, int64_t r0, int64_t mb, const float **out) {
   const conv_ind *s = arg;
   const conv_geom *g = s->g;
-  const int64_t opix = g->oh * g->ow, C = g->c;
+  const int64_t opix = g->oh * g->ow, C = g->c, pw = s->pad->pw;
+  const int64_t r = s->row0 + r0, b = r / opix, rem = r % opix;
+  /* the first pixel's place by division, the rest by stepping along the
+   * output row (divisions would cost more than a 3-channel window) */
+  int64_t oy = rem / g->ow, ox = rem % g->ow;
+  const float *img = s->pad->img + s->grp * g->kc;
+  const float *row = img + (b * s->pad->ph + oy * g->sh) * pw * C;
   for (int64_t i = 0; i < mb; i++) {
-    int64_t r = s->row0 + r0 + i, b = r / opix, rem = r % opix;
-    int64_t y = (rem / g->ow) * g->sh, x = (rem % g->ow) * g->sw;
-    out[i] = s->pad->img + ((b * s->pad->ph + y) * s->pad->pw + x) * C +
-             s->grp * g->kc;
+    out[i] = row + ox * g->sw * C;
+    if (++ox == g->ow) {
+      ox = 0;
+      row += g->sh * pw * C;
+      if (++oy == g->oh) { /* the next image */
+        oy = 0;
+        row += (s->pad->ph - g->oh * g->sh) * pw * C;
+      }
+    }
   }
 }
 

@@ -145,6 +145,18 @@ __attribute__((target("avx2"))) static void maxpool_f32_avx2(
       float *o = out + b * g->os_n + oy * g->os_h + ox * g->os_w;
       const float *base = in + b * g->is_n;
       int64_t c = 0;
+      if (y1 - y0 == 2 && x1 - x0 == 2) { /* 2x2 windows, unrolled */
+        const float *p0 = base + y0 * g->is_h + x0 * g->is_w;
+        const float *p1 = p0 + g->is_w, *p2 = p0 + g->is_h, *p3 = p2 + g->is_w;
+        const __m256 lo = _mm256_set1_ps(-FLT_MAX);
+        for (; c + 8 <= C; c += 8) {
+          __m256 acc = _mm256_max_ps(_mm256_loadu_ps(p0 + c), lo);
+          acc = _mm256_max_ps(_mm256_loadu_ps(p1 + c), acc);
+          acc = _mm256_max_ps(_mm256_loadu_ps(p2 + c), acc);
+          acc = _mm256_max_ps(_mm256_loadu_ps(p3 + c), acc);
+          _mm256_storeu_ps(o + c, acc);
+        }
+      }
       for (; c + 8 <= C; c += 8) {
         __m256 acc = _mm256_set1_ps(-FLT_MAX);
         for (int64_t y = y0; y < y1; y++)
