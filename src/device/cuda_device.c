@@ -28,8 +28,11 @@ int tfs_cuda__check(cudaError_t e, const char *what, tfs_status *st) {
 
 int tfs_cuda__check_blas(cublasStatus_t e, const char *what, tfs_status *st) {
   if (e == CUBLAS_STATUS_SUCCESS) return 0;
-  tfs_status_setf(st, TFS_INTERNAL, "%s: %s: %s", what,
-                  cublasGetStatusName(e), cublasGetStatusString(e));
+  /* a status comes from a call through the table: it is loaded */
+  const tfs_cublas_api *b = tfs_cuda__cublas(st);
+  if (!b) return -1;
+  tfs_status_setf(st, TFS_INTERNAL, "%s: %s: %s", what, b->status_name(e),
+                  b->status_string(e));
   return -1;
 }
 
@@ -53,12 +56,13 @@ int tfs_cuda__activate(tfs_cuda_dev *d, tfs_status *st) {
 
 cublasHandle_t tfs_cuda__blas(tfs_cuda_dev *d, tfs_status *st) {
   if (!d->blas) {
+    const tfs_cublas_api *b = tfs_cuda__cublas(st);
+    if (!b) return NULL;
     cublasHandle_t h;
-    if (tfs_cuda__check_blas(cublasCreate(&h), "cublasCreate", st))
-      return NULL;
-    if (tfs_cuda__check_blas(cublasSetStream(h, d->compute),
-                             "cublasSetStream", st)) {
-      cublasDestroy(h);
+    if (tfs_cuda__check_blas(b->create(&h), "cublasCreate", st)) return NULL;
+    if (tfs_cuda__check_blas(b->set_stream(h, d->compute), "cublasSetStream",
+                             st)) {
+      b->destroy(h);
       return NULL;
     }
     d->blas = h;

@@ -43,6 +43,30 @@ int tfs_cuda__check(cudaError_t e, const char *what, tfs_status *st);
 int tfs_cuda__check_blas(cublasStatus_t e, const char *what, tfs_status *st);
 int tfs_cuda__check_dnn(cudnnStatus_t e, const char *what, tfs_status *st);
 
+/* The cuBLAS entry points the device calls, from the library opened on
+ * first use (device/cuda_blas_dso.c): every process that links tfsess
+ * would otherwise carry cuBLAS and cuBLASLt resident. */
+typedef struct tfs_cublas_api {
+  __typeof__(cublasCreate_v2) *create;
+  __typeof__(cublasDestroy_v2) *destroy;
+  __typeof__(cublasSetStream_v2) *set_stream;
+  __typeof__(cublasGemmEx) *gemm_ex;
+  __typeof__(cublasGemmStridedBatchedEx) *gemm_strided_batched_ex;
+  __typeof__(cublasGetStatusName) *status_name;
+  __typeof__(cublasGetStatusString) *status_string;
+} tfs_cublas_api;
+
+/* The cuBLAS entry points, loading the library the first time (once per
+ * process; thread-safe).  The table is static: never freed.  NULL with
+ * FAILED_PRECONDITION "Could not load dynamic library 'libcublas.so.N';
+ * dlerror: ..." (TensorFlow's wording) or a missing symbol's name when
+ * the library cannot be used; the same error on every later call. */
+const tfs_cublas_api *tfs_cuda__cublas(tfs_status *st);
+
+/* 1 when cuBLAS is mapped into the process (by tfs_cuda__cublas or by
+ * anyone else), 0 when not; loads nothing.  Thread-safe. */
+int tfs_cuda__cublas_loaded(void);
+
 /* Makes d the calling thread's current CUDA device. */
 int tfs_cuda__activate(tfs_cuda_dev *d, tfs_status *st);
 

@@ -52,7 +52,8 @@ typedef struct gemm_call {
 static int gemm(tfs_cuda_dev *d, int type, const gemm_call *g,
                 tfs_status *st) {
   cublasHandle_t h = tfs_cuda__blas(d, st);
-  if (!h) return -1;
+  const tfs_cublas_api *b = h ? tfs_cuda__cublas(st) : NULL;
+  if (!b) return -1;
   cudaDataType_t dt;
   cublasComputeType_t ct = CUBLAS_COMPUTE_32F;
   float f1 = 1.0f, f0 = 0.0f;
@@ -74,11 +75,11 @@ static int gemm(tfs_cuda_dev *d, int type, const gemm_call *g,
   int lda = (int)(g->ta ? g->m : g->k), ldb = (int)(g->tb ? g->k : g->n);
   cublasStatus_t r;
   if (g->batch == 1)
-    r = cublasGemmEx(h, opb, opa, (int)g->n, (int)g->m, (int)g->k, alpha,
-                     g->b, dt, ldb, g->a, dt, lda, beta, g->c, dt,
-                     (int)g->n, ct, CUBLAS_GEMM_DEFAULT);
+    r = b->gemm_ex(h, opb, opa, (int)g->n, (int)g->m, (int)g->k, alpha, g->b,
+                   dt, ldb, g->a, dt, lda, beta, g->c, dt, (int)g->n, ct,
+                   CUBLAS_GEMM_DEFAULT);
   else
-    r = cublasGemmStridedBatchedEx(
+    r = b->gemm_strided_batched_ex(
         h, opb, opa, (int)g->n, (int)g->m, (int)g->k, alpha, g->b, dt, ldb,
         g->stride_b, g->a, dt, lda, g->stride_a, beta, g->c, dt, (int)g->n,
         g->stride_c, (int)g->batch, ct, CUBLAS_GEMM_DEFAULT);
