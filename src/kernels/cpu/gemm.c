@@ -310,7 +310,7 @@ typedef struct {
   float alpha, beta;
   float *c;              /* column 0 of this block */
   int64_t ldc;
-  int64_t mblocks, chunk_panels;
+  int64_t mc, mblocks, chunk_panels; /* row block size and count */
   uint64_t tag;
 } macro_job;
 
@@ -345,7 +345,7 @@ static void macro_range(void *arg, int64_t begin, int64_t end) {
   for (int64_t task = begin; task < end; task++) {
     /* chunk-major: a thread's consecutive tasks share B panels */
     int64_t ci = task / j->mblocks, mi = task % j->mblocks;
-    int64_t ic = mi * isa->mc, mb = MIN((int64_t)isa->mc, j->m - ic);
+    int64_t ic = mi * j->mc, mb = MIN(j->mc, j->m - ic);
     int64_t jp0 = ci * j->chunk_panels;
     int64_t jp1 = MIN(j->npanels, jp0 + j->chunk_panels);
     int64_t mpanels = (mb + mr - 1) / mr;
@@ -380,13 +380,23 @@ static void macro_range(void *arg, int64_t begin, int64_t end) {
 /* Runs one N block: one parallel loop over its macro tiles. */
 static void run_block(macro_job *j, tfs_threadpool *pool) {
   const tfs_gemm_isa *isa = j->isa;
-  j->mblocks = (j->m + isa->mc - 1) / isa->mc;
   /* Time on one core: the FMAs (~32 flop/ns) plus streaming the packed B
    * (~16 bytes/ns from L3), which dominates thin products (batch 1) and
    * is worth splitting too. */
   int64_t flops = 2 * j->m * j->nb * j->k;
   int64_t cost = flops / 32 + j->k * j->npanels * isa->nr * 4 / 16 + 1;
   int nt = tfs_threadpool_plan_threads(pool, cost, 1);
+  /* Row blocks of at most MC rows, as many for every thread (11 blocks of
+   * 96 rows leave one of two threads a block alone at the end; 12 of 90
+   * do not). */
+  j->mc = isa->mc;
+  if (nt > 1) {
+    int64_t per = (j->m + nt * j->mc - 1) / (nt * j->mc);
+    int64_t mc = (j->m + per * nt - 1) / (per * nt);
+    mc = (mc + isa->mr - 1) / isa->mr * isa->mr;
+    j->mc = MIN(mc, (int64_t)isa->mc);
+  }
+  j->mblocks = (j->m + j->mc - 1) / j->mc;
   /* Enough tasks for every thread (twice over, for balance), by cutting
    * the columns when there are too few row blocks. */
   int64_t nchunks = 1;
