@@ -179,6 +179,8 @@ def gemm_section(args):
         return "GEMM: %s" % err
     rows = [("OpenBLAS, its own choice (%s)" % base["openblas_core"],
              base["openblas_1t"], base["openblas_nt"])]
+    # every process times tfsess too: the best of them, as for OpenBLAS
+    tfs = [(base["tfsess_1t"], base["tfsess_nt"])]
     if "OPENBLAS_CORETYPE" not in os.environ:
         flags = cpu_flags()
         cands = []
@@ -189,6 +191,8 @@ def gemm_section(args):
         for c in cands:
             out, err = run_json([exe, "--gemm", "1024"],
                                 env=dict(os.environ, OPENBLAS_CORETYPE=c))
+            if out:
+                tfs.append((out["tfsess_1t"], out["tfsess_nt"]))
             if out and out["openblas_core"].lower() == c.lower():
                 rows.append(("OpenBLAS, %s kernels" % c, out["openblas_1t"],
                              out["openblas_nt"]))
@@ -198,10 +202,11 @@ def gemm_section(args):
            base["cores"], "|---|---|---|"]
     for name, g1, gn in rows:
         out.append("| %s | %.1f | %.1f |" % (name, g1, gn))
+    t1 = max(t[0] for t in tfs)
+    tn = max(t[1] for t in tfs)
     out.append("| tfsess: %s | %.1f (%.0f%% of best) | %.1f (%.0f%% of best) |"
-               % (base["tfsess_path"], base["tfsess_1t"],
-                  100 * base["tfsess_1t"] / best1, base["tfsess_nt"],
-                  100 * base["tfsess_nt"] / bestn))
+               % (base["tfsess_path"], t1, 100 * t1 / best1, tn,
+                  100 * tn / bestn))
     return "\n".join(out)
 
 

@@ -202,15 +202,17 @@ static int run_gemm(int n) {
   }
   int cores = tfs_num_cores();
   /* OpenBLAS as the process loaded it (OPENBLAS_CORETYPE from the
-   * environment is honoured), before tfsess limits it to one thread. */
+   * environment is honoured).  Its multi-threaded run comes last: its
+   * workers spin for a while after each call (and after loading, which
+   * the one-thread run covers) and would take a core from tfsess's pool. */
   if (openblas_set_num_threads) openblas_set_num_threads(1);
   double ob1 = best_gflops(n, a, b, c, 0, NULL);
-  if (openblas_set_num_threads) openblas_set_num_threads(cores);
-  double obn = best_gflops(n, a, b, c, 0, NULL);
   tfs_status *st = tfs_status_new();
   tfs_threadpool *pool = tfs_threadpool_new("bench", cores, st);
   double t1 = best_gflops(n, a, b, c, 1, NULL);
   double tn = best_gflops(n, a, b, c, 1, pool);
+  if (openblas_set_num_threads) openblas_set_num_threads(cores);
+  double obn = best_gflops(n, a, b, c, 0, NULL);
   printf("{\"engine\": \"gemm\", \"n\": %d, \"cores\": %d, "
          "\"openblas_core\": \"%s\", \"openblas_1t\": %.2f, "
          "\"openblas_nt\": %.2f, \"tfsess_1t\": %.2f, \"tfsess_nt\": %.2f, "
