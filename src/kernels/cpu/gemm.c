@@ -814,8 +814,8 @@ int tfs_gemm_f32_indirect(int64_t m, const tfs_gemm_indirect *a,
   j.b = b;
   j.c = c;
   j.ldc = ldc;
-  /* depth blocks of whole segments, about KC deep, so that a B panel's
-   * block stays in L1 while the row panels pass */
+  /* depth blocks of whole segments, about KC deep, as the packed path's
+   * (the B panel's block stays in L1/L2 while the row panels pass) */
   j.per = j.isa->kc / a->seglen > 1 ? j.isa->kc / a->seglen : 1;
   int64_t cost = 2 * m * n * k / 32 + 1;
   int64_t ntasks =
