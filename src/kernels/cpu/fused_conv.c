@@ -125,26 +125,38 @@ static void fdw_rows(void *arg, int64_t r0, int64_t r1) {
   }
 }
 
+/* The inputs' geometry and the epilogue's per-channel scale and shift
+ * (in kernel scratch); *in_store when only a bias (or none) and Relu (or
+ * none) remain, which the GEMM applies as it stores tiles.  -1 when c
+ * failed. */
+static int fconv_begin(tfs_kernel_ctx *c, const fconv_state *s, conv_geom *g,
+                       const float **scale, const float **shift,
+                       int *in_store) {
+  if (tfs_conv_check_inputs(c, &s->w, s->depthwise, c->inputs[0],
+                            c->inputs[1], g))
+    return -1;
+  float *params = tfs_kctx_scratch(c, sizeof(float) * (size_t)(2 * g->oc + 1));
+  if (!params ||
+      tfs_fused_channel_params(c, &s->e, g->oc, params, scale, shift))
+    return -1;
+  *in_store = !*scale && (s->e.act == TFS_FA_NONE || s->e.act == TFS_FA_RELU);
+  return 0;
+}
+
 static void fconv_compute(tfs_kernel_ctx *c) {
   const fconv_state *s = c->state;
   const tfs_tensor *x = c->inputs[0], *f = c->inputs[1];
   conv_geom g;
-  if (tfs_conv_check_inputs(c, &s->w, s->depthwise, x, f, &g)) return;
-  float *params = tfs_kctx_scratch(c, sizeof(float) * (size_t)(2 * g.oc + 1));
   fconv_job j;
   memset(&j, 0, sizeof j);
-  if (!params ||
-      tfs_fused_channel_params(c, &s->e, g.oc, params, &j.scale, &j.shift))
-    return;
+  int in_store;
+  if (fconv_begin(c, s, &g, &j.scale, &j.shift, &in_store)) return;
   tfs_shape os;
   tfs_conv_shape(&s->w, g.n, g.oh, g.ow, g.oc, &os);
   tfs_tensor *y = tfs_kctx_alloc_output(c, 0, &os);
   if (!y || y->nelems == 0) return;
   if (!s->depthwise && x->nelems != 0 && tfs_conv_check_groups(c, f, &g))
     return;
-  /* a bias (or none) and Relu (or none) are applied as tiles are stored */
-  int in_store = !j.scale &&
-                 (s->e.act == TFS_FA_NONE || s->e.act == TFS_FA_RELU);
   conv_stage st;
   int ok = tfs_conv_stage_begin(&st, s->w.nchw, x, f, NULL, 0, y) == 0;
   if (ok) {
@@ -239,9 +251,9 @@ static void fcp_tiles(void *arg, int64_t t0, int64_t t1) {
   tfs_free(tile);
 }
 
-/* Too few tiles to share out (batch 1): the whole convolution in one
- * product split over the pool, into scratch that stays in cache at these
- * sizes, then the pools. */
+/* When no grouping gives every thread the same tiles (fcp_share): the
+ * whole convolution in one product split over the pool, into scratch
+ * that stays in cache at these sizes, then the pools. */
 static void fcp_whole(tfs_kernel_ctx *c, fcp_job *j, tfs_threadpool *pool) {
   const conv_geom *g = j->g;
   const int64_t per_img = g->oh * g->ow, m = g->n * per_img;
@@ -291,13 +303,9 @@ static void fcp_compute(tfs_kernel_ctx *c) {
   const fconv_state *s = c->state;
   const tfs_tensor *x = c->inputs[0], *f = c->inputs[1];
   conv_geom g;
-  if (tfs_conv_check_inputs(c, &s->w, 0, x, f, &g)) return;
-  float *params = tfs_kctx_scratch(c, sizeof(float) * (size_t)(2 * g.oc + 1));
   fcp_job j;
   memset(&j, 0, sizeof j);
-  if (!params ||
-      tfs_fused_channel_params(c, &s->e, g.oc, params, &j.scale, &j.shift))
-    return;
+  if (fconv_begin(c, s, &g, &j.scale, &j.shift, &j.in_store)) return;
   int64_t pb = 0, pa = 0; /* MaxPool's check and message */
   if (tfs_window_output_size(g.oh, s->pkh, 1, s->pkh, TFS_PADDING_VALID, &pb,
                              &pa, &j.poh, c->st) ||
@@ -317,7 +325,6 @@ static void fcp_compute(tfs_kernel_ctx *c) {
     return;
   }
   if (tfs_conv_check_groups(c, f, &g)) return;
-  j.in_store = !j.scale && (s->e.act == TFS_FA_NONE || s->e.act == TFS_FA_RELU);
   tfs_conv_plan *plan = tfs_conv_plan_new(
       c, &g, x->data, tfs_conv_packed_for(&s->packed, &g), f->data,
       j.in_store ? j.shift : NULL, j.in_store && s->e.act == TFS_FA_RELU);
