@@ -13,6 +13,7 @@
 #include <sys/stat.h>
 
 #include "core/alloc.h"
+#include "core/cpu.h"
 #include "core/status.h"
 #include "io/npy.h"
 
@@ -79,7 +80,7 @@ __attribute__((target("sse4.2"))) static uint32_t crc_hw(uint32_t crc,
   return ~(uint32_t)c;
 }
 
-static int have_hw(void) { return __builtin_cpu_supports("sse4.2"); }
+static int have_hw(void) { return tfs_cpu_has(TFS_CPU_ISA_SSE42); }
 #endif
 
 uint32_t tfs_crc32c_extend(uint32_t crc, const void *data, size_t n) {

@@ -117,10 +117,12 @@ static inline int64_t tfs_og__num_edges(const tfs_ograph *g) {
 
 /* Imports the ops of `src` whose ids are marked in keep[] (NULL: all),
  * in id order, borrowing their names, attrs and shapes.  Inputs must be
- * kept too.  map_out (optional, g->nops entries) receives op id -> node
- * index or -1. */
+ * kept too.  map (required, src->nops entries) maps op id -> node index:
+ * on entry -1 for an op to import, or the index of a node that already
+ * stands for it (which is then not imported); on return the index of
+ * each imported op. */
 int tfs_og__import(tfs_ograph *g, tfs_graph *src, const uint8_t *keep,
-                   int *map_out, tfs_status *st);
+                   int *map, tfs_status *st);
 
 /* Builds a new graph from the live nodes in a topological order (every
  * node validated and shape-inferred again by tfs_graph__add_node).
@@ -159,12 +161,19 @@ int tfs_og__add_const(tfs_ograph *g, const char *name, const char *base,
 /* Replaces node `old` by a node built from `spec` that takes old's name:
  * every data consumer of old:p is rewired to new:p and every control
  * consumer to new, then old is removed.  spec->name is ignored; spec's
- * inputs must not use `old`.  The new node must have at least as many
- * outputs as old has consumed ones, with the same dtypes.  Returns the
- * new index or -1 with an error (the graph is unchanged on error only
- * when the error comes before the new node exists). */
+ * inputs must not use `old`.  The new node must have an output for each
+ * consumed output of old, with the same dtype (INTERNAL otherwise, naming
+ * the port and both dtypes).  Returns the new index, or -1 with an error
+ * and the graph as it was (but for an out-of-memory error, which sets
+ * g->oom). */
 int tfs_og__replace(tfs_ograph *g, int old, const tfs_onode_spec *spec,
                     tfs_status *st);
+
+/* tfs_og__replace for a rewrite that changes output dtypes on purpose
+ * (auto mixed precision): the consumers receive the new dtypes and the
+ * caller makes them consistent again (Casts) before the pass ends. */
+int tfs_og__replace_retyped(tfs_ograph *g, int old,
+                            const tfs_onode_spec *spec, tfs_status *st);
 
 /* Sets data input k of node i (fan-outs updated). */
 int tfs_og__set_input(tfs_ograph *g, int i, int k, tfs_oref src);

@@ -498,11 +498,37 @@ int tfs_og__add_const(tfs_ograph *g, const char *name, const char *base,
   return tfs_og__add(g, &spec, st);
 }
 
-int tfs_og__replace(tfs_ograph *g, int old, const tfs_onode_spec *spec,
-                    tfs_status *st) {
+/* Whether node nw can stand in for old: an output for every consumed
+ * port of old, with old's dtype unless `retype`.  Sets st when not. */
+static int outputs_cover(tfs_ograph *g, int old, int nw, int retype,
+                         tfs_status *st) {
+  const tfs_onode *o = &g->n[old], *n = &g->n[nw];
+  for (int p = 0; p < o->nout; p++) {
+    if (!tfs_og__port_uses(g, old, p)) continue;
+    if (p >= n->nout) {
+      tfs_status_setf(st, TFS_INTERNAL,
+                      "optimizer: replacement of '%s' (%s) lacks output %d",
+                      o->name, n->def->name, p);
+      return 0;
+    }
+    if (!retype && n->out_types[p] != o->out_types[p]) {
+      tfs_status_setf(st, TFS_INTERNAL,
+                      "optimizer: replacement of '%s' (%s) has output %d of "
+                      "type %s, its consumers expect %s",
+                      o->name, n->def->name, p,
+                      tfs_dtype_name(n->out_types[p]),
+                      tfs_dtype_name(o->out_types[p]));
+      return 0;
+    }
+  }
+  return 1;
+}
+
+static int replace(tfs_ograph *g, int old, const tfs_onode_spec *spec,
+                   int retype, tfs_status *st) {
   tfs_onode_spec s = *spec;
   /* the new node takes the name at once: old leaves the name map first
-   * and gets it back if the new node cannot be made */
+   * and gets it back if the new node cannot be made or cannot stand in */
   const char *keep_name = g->n[old].name;
   if (tfs_og__touch(g)) {
     if (spec->attrs) tfs_attrs_clear(spec->attrs);
@@ -512,6 +538,10 @@ int tfs_og__replace(tfs_ograph *g, int old, const tfs_onode_spec *spec,
   tfs_map_remove(&g->names, keep_name, strlen(keep_name));
   s.name = keep_name;
   int nw = tfs_og__add(g, &s, st);
+  if (nw >= 0 && !outputs_cover(g, old, nw, retype, st)) {
+    tfs_og__kill(g, nw); /* no consumers yet: the graph is as before */
+    nw = -1;
+  }
   if (nw < 0) {
     if (tfs_map_put_str(&g->names, keep_name, (void *)(intptr_t)(old + 1)))
       g->oom = 1;
@@ -520,12 +550,6 @@ int tfs_og__replace(tfs_ograph *g, int old, const tfs_onode_spec *spec,
   tfs_onode *o = &g->n[old];
   for (int p = 0; p < o->nout; p++) {
     if (!tfs_og__port_uses(g, old, p)) continue;
-    if (p >= g->n[nw].nout || g->n[nw].out_types[p] != o->out_types[p]) {
-      tfs_status_setf(st, TFS_INTERNAL,
-                      "optimizer: replacement of '%s' lacks output %d",
-                      keep_name, p);
-      return -1;
-    }
     tfs_oref from = {old, p}, to = {nw, p};
     if (tfs_og__forward(g, from, to)) goto oom;
   }
@@ -540,4 +564,14 @@ oom:
   g->oom = 1;
   TFS_OOM(st);
   return -1;
+}
+
+int tfs_og__replace(tfs_ograph *g, int old, const tfs_onode_spec *spec,
+                    tfs_status *st) {
+  return replace(g, old, spec, 0, st);
+}
+
+int tfs_og__replace_retyped(tfs_ograph *g, int old,
+                            const tfs_onode_spec *spec, tfs_status *st) {
+  return replace(g, old, spec, 1, st);
 }

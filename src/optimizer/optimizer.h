@@ -57,7 +57,7 @@ typedef struct tfs_opt_config {
   int amp_mode;               /* TFS_AMP_* */
   int cpu_layout;             /* TFS_LAYOUT_* for CPU devices */
   int tf_compatible;          /* only ops TensorFlow can load */
-  int cpu_has_bf16;           /* cached tfs_optimizer__cpu_has_bf16 */
+  int cpu_has_bf16;           /* tfs_cpu_bf16() when configured */
   char notes[256];            /* passes named but not implemented */
 } tfs_opt_config;
 
@@ -153,10 +153,6 @@ int tfs_pass__arithmetic(tfs_opt_ctx *c);
 int tfs_pass__layout(tfs_opt_ctx *c);
 int tfs_pass__remap(tfs_opt_ctx *c);
 int tfs_pass__dependency(tfs_opt_ctx *c);
-
-/* 1 when this CPU computes bfloat16 natively (AVX512_BF16 or AMX-BF16,
- * with the OS saving the AVX-512 state).  Cached; thread-safe. */
-int tfs_optimizer__cpu_has_bf16(void);
 
 /* ---- report
  * ------------------------------------------------------------------ */

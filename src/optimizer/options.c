@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/cpu.h"
 #include "core/log.h"
 #include "core/status.h"
 #include "optimizer/optimizer.h"
@@ -280,7 +281,7 @@ int tfs_optimizer__resolve(const tfs_rewriter_config *rc_in, const char *passes,
   out->constfold_aggressive = rc.constant_folding == TFS_TOGGLE_AGGRESSIVE;
   out->max_constant_bytes = 10 << 20;
   out->cpu_layout = rc.cpu_layout_conversion;
-  out->cpu_has_bf16 = tfs_optimizer__cpu_has_bf16();
+  out->cpu_has_bf16 = tfs_cpu_bf16();
   if (passes && *passes) {
     if (parse_list(passes, out, st)) return -1;
   } else if (rc.noptimizers > 0) {

@@ -230,8 +230,10 @@ static int lower(amp_state *as, int v, int *to_lp) {
                          .in = in,
                          .nctrl = n->nctrl,
                          .ctrl = n->ctrl};
-  /* replace() may move g->n; ctrl is copied by add() before that */
-  int nv = tfs_og__replace(g, v, &spec, as->c->st);
+  /* replace() may move g->n; ctrl is copied by add() before that.  The
+   * outputs become lp: painted consumers are lowered next, the others
+   * get a Cast back to float32 in tfs_pass__amp. */
+  int nv = tfs_og__replace_retyped(g, v, &spec, as->c->st);
   rc = nv < 0 ? -1 : nv;
 done:
   tfs_free(in);

@@ -10,6 +10,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "core/cpu.h"
 #include "core/util.h"
 #include "io/events.h"
 #include "io/tfrecord.h"
@@ -40,7 +41,26 @@ static void test_crc32c_vectors(void) {
   CU_ASSERT_EQUAL(tfs_crc32c_mask(tfs_crc32c(ev, sizeof ev - 1)), 0x5794D08Au);
 }
 
+static void crc32c_paths_agree(void);
+
+/* Both CRC32C paths in turn, whatever this CPU would choose: SSE4.2's
+ * crc32 instruction, and the table with the CPU capped below SSE4.2; each
+ * against the table directly and the published check value. */
 static void test_crc32c_extend_mask_and_hardware(void) {
+  static const int caps[] = {TFS_CPU_ISA_SSE42, TFS_CPU_ISA_BASELINE};
+  static const char *const names[] = {"sse4.2", "table"};
+  for (int p = 0; p < 2; p++) {
+    const char *why = tu_isa_unavailable(caps[p]);
+    tu_cpu_path("crc32c", names[p], why);
+    if (why) continue;
+    tfs_cpu__set_max_isa(caps[p]);
+    crc32c_paths_agree();
+    tfs_cpu__set_max_isa(-1);
+  }
+}
+
+static void crc32c_paths_agree(void) {
+  CU_ASSERT_EQUAL(tfs_crc32c("123456789", 9), 0xE3069283u);
   uint64_t rng = 99;
   uint8_t buf[1100];
   for (size_t i = 0; i < sizeof buf; i++) buf[i] = (uint8_t)it_rand(&rng);

@@ -8,6 +8,7 @@
 #include <math.h>
 #include <stdlib.h>
 
+#include "core/cpu.h"
 #include "core/threadpool.h"
 #include "core/util.h"
 #include "kernels/cpu/gemm.h"
@@ -69,10 +70,17 @@ static void test_gemm_matches_reference(void) {
       {13, 35, 300}, {100, 70, 513}, {5, 4100, 3}, {193, 33, 20}, {0, 5, 5},
       {5, 0, 5},   {4, 4, 0}};
   static const char *paths[] = {"avx512", "avx2", "openblas"};
+  static const int isas[] = {TFS_CPU_ISA_AVX512, TFS_CPU_ISA_AVX2,
+                             TFS_CPU_ISA_BASELINE};
   tfs_threadpool *pool = tfs_threadpool_new("gemm", 3, NULL);
   int tried = 0;
   for (size_t pi = 0; pi < 3; pi++) {
-    if (tfs_gemm__force_path(paths[pi])) continue; /* not on this CPU */
+    const char *why = tu_isa_unavailable(isas[pi]);
+    CU_ASSERT_EQUAL(tfs_gemm__force_path(paths[pi]), why ? -1 : 0);
+    tu_cpu_path("gemm", paths[pi], why);
+    if (why) continue;
+    if (pi < 2) /* the path in force is the one asked for */
+      CU_ASSERT_PTR_NOT_NULL(strstr(tfs_gemm_describe(), paths[pi]));
     tried++;
     for (size_t s = 0; s < TFS_ARRAY_LEN(sizes); s++)
       for (int t = 0; t < 8; t++) {

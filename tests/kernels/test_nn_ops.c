@@ -4,6 +4,7 @@
  * LRN, losses and InTopKV2.  Expected values are TensorFlow 2.21's
  * outputs; every rejection asserts TensorFlow's message and node suffix.
  */
+#include "core/cpu.h"
 #include "nn_test_util.h"
 
 /* ---- activations --------------------------------------------------------- */
@@ -272,6 +273,66 @@ static void test_max_pool_wide(void) {
   nt_check_f32(y, (int64_t[]){1, 1, 1, C}, 4, want, 0, 0);
   tfs_tensor_free(y);
   tfs_tensor_free(x);
+}
+
+/* A float MaxPool (NHWC, TensorFlow's padding) against a reference that
+ * starts from the lowest float and skips NaN. */
+static void pool_case(int64_t n, int64_t h, int64_t w, int64_t c, int k,
+                      int s, const char *pad, uint32_t seed) {
+  tfs_tensor *x = nt_random((int64_t[]){n, h, w, c}, 4, seed);
+  float *xv = tfs_tensor_data(x);
+  xv[c + 1] = NAN;
+  int same = strcmp(pad, "SAME") == 0;
+  int64_t oh = same ? (h + s - 1) / s : (h - k) / s + 1;
+  int64_t ow = same ? (w + s - 1) / s : (w - k) / s + 1;
+  int64_t pt = same ? ((oh - 1) * s + k - h > 0 ? ((oh - 1) * s + k - h) / 2
+                                                : 0)
+                    : 0;
+  int64_t pl = same ? ((ow - 1) * s + k - w > 0 ? ((ow - 1) * s + k - w) / 2
+                                                : 0)
+                    : 0;
+  float *want = malloc(sizeof(float) * (size_t)(n * oh * ow * c));
+  for (int64_t b = 0; b < n; b++)
+    for (int64_t oy = 0; oy < oh; oy++)
+      for (int64_t ox = 0; ox < ow; ox++)
+        for (int64_t ch = 0; ch < c; ch++) {
+          float m = -3.4028235e38f;
+          for (int dy = 0; dy < k; dy++)
+            for (int dx = 0; dx < k; dx++) {
+              int64_t y = oy * s - pt + dy, xx = ox * s - pl + dx;
+              if (y < 0 || y >= h || xx < 0 || xx >= w) continue;
+              float v = xv[((b * h + y) * w + xx) * c + ch];
+              if (v > m) m = v;
+            }
+          want[((b * oh + oy) * ow + ox) * c + ch] = m;
+        }
+  nt_attr a[3] = POOL_ATTRS(k, k, s, s, pad);
+  tfs_tensor *y = nt_run1("MaxPool", &x, 1, a, 3);
+  nt_check_f32(y, (int64_t[]){n, oh, ow, c}, 4, want, 0, 0);
+  tfs_tensor_free(y);
+  tfs_tensor_free(x);
+  free(want);
+}
+
+/* MaxPool's two CPU paths in turn, whatever this CPU would choose: the
+ * AVX2 loop (8 channels at a time, 2x2 windows unrolled) and the scalar
+ * loop with the CPU capped below AVX2. */
+static void test_max_pool_cpu_paths(void) {
+  static const int caps[] = {TFS_CPU_ISA_AVX2, TFS_CPU_ISA_SSE42};
+  static const char *const names[] = {"avx2", "scalar"};
+  for (int p = 0; p < 2; p++) {
+    const char *why = tu_isa_unavailable(caps[p]);
+    tu_cpu_path("maxpool", names[p], why);
+    if (why) continue;
+    tfs_cpu__set_max_isa(caps[p]);
+    test_max_pool_wide();
+    pool_case(2, 8, 8, 16, 2, 2, "VALID", 11);
+    pool_case(1, 7, 9, 13, 2, 2, "SAME", 12);
+    pool_case(1, 9, 9, 8, 3, 2, "SAME", 13);
+    pool_case(2, 6, 5, 3, 3, 1, "VALID", 14);
+    pool_case(1, 5, 5, 24, 3, 3, "SAME", 15);
+    tfs_cpu__set_max_isa(-1);
+  }
 }
 
 static void test_max_pool_variants(void) {
@@ -801,6 +862,7 @@ static const tfs_test_case kActCases[] = {
 static const tfs_test_case kPoolCases[] = {
     {"max_avg", test_max_pool},
     {"max_wide", test_max_pool_wide},
+    {"max_cpu_paths", test_max_pool_cpu_paths},
     {"variants", test_max_pool_variants},
     {"errors", test_pool_errors},
     {NULL, NULL},

@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "config_proto/config.h"
+#include "core/cpu.h"
 #include "randgraph.h"
 #include "testutil.h"
 
@@ -26,7 +27,8 @@ typedef struct variant {
   const char *passes; /* NULL: the default pipeline */
   int cmp;
   int layout;    /* cpu_layout_conversion */
-  int amp;       /* turn auto_mixed_precision_onednn_bfloat16 on */
+  int amp;       /* turn auto_mixed_precision_onednn_bfloat16 on, with
+                  * the bfloat16 decision forced on (any host) */
   int unsafe_ok; /* also on graphs with ill-conditioned ops */
 } variant;
 
@@ -48,7 +50,7 @@ static const variant kVariants[] = {
 };
 #define NVARIANTS ((int)(sizeof(kVariants) / sizeof(kVariants[0])))
 
-static long g_runs, g_graphs, g_skipped, g_failed, g_unstable;
+static long g_runs, g_graphs, g_skipped, g_failed, g_unstable, g_amp_lowered;
 
 static long env_long(const char *name, long def) {
   const char *v = getenv(name);
@@ -243,6 +245,19 @@ static void first_divergence(const rg_graph *r, tfs_graph *og) {
   }
 }
 
+/* 1 when some node of og computes in bfloat16 (AMP lowered it). */
+static int has_bf16_node(tfs_graph *og) {
+  size_t pos = 0;
+  tfs_operation *op;
+  int found = 0;
+  while (!found && (op = tfs_graph_next_operation(og, &pos))) {
+    if (strcmp(tfs_operation_op_type(op), "Cast") == 0) continue;
+    found = tfs_operation_num_outputs(op) > 0 &&
+            tfs_operation_output_type((tfs_output){op, 0}) == TFS_BFLOAT16;
+  }
+  return found;
+}
+
 /* One variant on one graph; returns 0 when it matched the reference. */
 static int check_variant(const rg_graph *r, uint64_t seed, const variant *v,
                          tfs_tensor **ref) {
@@ -254,8 +269,11 @@ static int check_variant(const rg_graph *r, uint64_t seed, const variant *v,
   tfs_buffer_free(cfg);
   if (v->passes) tfs_optimizer_options_set_passes(o, v->passes, st);
   tfs_optimizer_report *rep = NULL;
+  if (v->amp) tfs_cpu__set_bf16(1);
   tfs_graph *og = tfs_graph_optimize(r->g, r->feeds, r->nfeeds, r->fetches,
                                      r->nfetches, NULL, 0, o, &rep, st);
+  if (v->amp) tfs_cpu__set_bf16(-1);
+  if (v->amp && og && has_bf16_node(og)) g_amp_lowered++;
   int bad = 0;
   char why[512] = "";
   if (!og) {
@@ -349,13 +367,16 @@ static void test_optimizer_differential__random_graphs(void) {
   long first = env_long("TFS_OPT_FUZZ_SEED", 1);
   int nodes = (int)env_long("TFS_OPT_FUZZ_NODES", 14);
   g_runs = g_graphs = g_skipped = g_failed = g_unstable = 0;
+  g_amp_lowered = 0;
   for (long s = first; s < first + count; s++) run_seed((uint64_t)s, nodes);
   printf(
       "\n  %ld random graphs (%ld skipped, %ld of them not "
       "deterministic unoptimized), %ld optimized variants run, %ld "
-      "mismatches\n",
-      g_graphs, g_skipped, g_unstable, g_runs, g_failed);
+      "mismatches; auto mixed precision lowered ops to bfloat16 in %ld\n",
+      g_graphs, g_skipped, g_unstable, g_runs, g_failed, g_amp_lowered);
   CU_ASSERT_TRUE(g_graphs > count * 9 / 10);
+  /* the AMP variant compared bfloat16 graphs, not unchanged ones */
+  CU_ASSERT_TRUE(g_amp_lowered > g_graphs / 20);
 }
 
 static const tfs_test_case kCases[] = {

@@ -11,6 +11,8 @@
 #include "core/alloc.h"
 #include "core/log.h"
 #include "opttest.h"
+#include "optimizer/opt_graph.h"
+#include "optimizer/opt_util.h"
 #include "optimizer/optimizer.h"
 
 /* x -> MatMul -> BiasAdd -> Relu, with a constant subexpression. */
@@ -272,7 +274,65 @@ static void test_optimizer_meta__report_and_graphdef(void) {
   ot_teardown();
 }
 
+/* tfs_og__replace: a replacement whose output dtype differs is refused
+ * with the port and both dtypes named, and leaves the graph as it was;
+ * tfs_og__replace_retyped accepts it and rewires the consumers. */
+static void test_optimizer_meta__replace_checks_outputs(void) {
+  ot_setup();
+  tfs_output x = ot_placeholder("x", 2);
+  tfs_output r = tfs_op_unary(g, "Relu", "r", x, st);
+  tfs_op_unary(g, "Exp", "y", r, st);
+  TFS_ASSERT_OK(st);
+  tfs_oarena *arena = tfs_oarena__new();
+  tfs_ograph og;
+  tfs_og__init(&og, arena);
+  int map[8] = {-1, -1, -1, -1, -1, -1, -1, -1};
+  CU_ASSERT_FATAL(tfs_graph_num_operations(g) <= 8);
+  CU_ASSERT_EQUAL_FATAL(tfs_og__import(&og, g, NULL, map, st), 0);
+  int ri = tfs_og__find(&og, "r"), yi = tfs_og__find(&og, "y");
+  int xi = tfs_og__find(&og, "x");
+  int live = og.nlive;
+  int64_t edges = tfs_og__num_edges(&og);
+  for (int retype = 0; retype < 2; retype++) {
+    tfs_attrs a;
+    tfs_attrs_init(&a);
+    CU_ASSERT_EQUAL(tfs_opt__set_type(&a, "SrcT", TFS_FLOAT), 0);
+    CU_ASSERT_EQUAL(tfs_opt__set_type(&a, "DstT", TFS_INT32), 0);
+    tfs_oref in[1] = {{xi, 0}};
+    tfs_onode_spec spec = {.op = "Cast", .attrs = &a, .nin = 1, .in = in};
+    int nw = retype ? tfs_og__replace_retyped(&og, ri, &spec, st)
+                    : tfs_og__replace(&og, ri, &spec, st);
+    if (!retype) {
+      CU_ASSERT_EQUAL(nw, -1);
+      CU_ASSERT_EQUAL(tfs_status_code(st), TFS_INTERNAL);
+      CU_ASSERT_STRING_EQUAL(tfs_status_message(st),
+                             "optimizer: replacement of 'r' (Cast) has "
+                             "output 0 of type int32, its consumers expect "
+                             "float");
+      /* as before: r keeps its name and its consumer */
+      CU_ASSERT_EQUAL(tfs_og__find(&og, "r"), ri);
+      CU_ASSERT_TRUE(tfs_og__live(&og, ri));
+      CU_ASSERT_EQUAL(og.n[yi].in[0].node, ri);
+      CU_ASSERT_EQUAL(og.nlive, live);
+      CU_ASSERT_EQUAL(tfs_og__num_edges(&og), edges);
+      CU_ASSERT_EQUAL(og.oom, 0);
+      tfs_status_clear(st);
+    } else {
+      CU_ASSERT_TRUE(nw > ri);
+      TFS_ASSERT_OK(st);
+      CU_ASSERT_EQUAL(tfs_og__find(&og, "r"), nw);
+      CU_ASSERT_FALSE(tfs_og__live(&og, ri));
+      CU_ASSERT_EQUAL(og.n[yi].in[0].node, nw);
+      CU_ASSERT_EQUAL(tfs_og__dtype(&og, og.n[yi].in[0]), TFS_INT32);
+    }
+  }
+  tfs_og__clear(&og);
+  tfs_oarena__free(arena);
+  ot_teardown();
+}
+
 const tfs_test_case tfs_optimizer_meta_cases[] = {
+    {"replace_checks_outputs", test_optimizer_meta__replace_checks_outputs},
     {"min_graph_nodes", test_optimizer_meta__min_graph_nodes},
     {"iterations_and_fixed_point",
      test_optimizer_meta__iterations_and_fixed_point},

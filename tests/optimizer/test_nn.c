@@ -4,10 +4,12 @@
  * mode), the layout pass (NHWC -> NCHW and back, transposes cancelled)
  * and auto mixed precision (bfloat16 on a CPU that has it).
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "opttest.h"
+#include "core/cpu.h"
 #include "optimizer/optimizer.h"
 
 static tfs_output mm_bias(tfs_output x, const char *bias_name) {
@@ -287,33 +289,74 @@ static void test_optimizer_layout__nchw_to_nhwc(void) {
 /* ---- auto mixed precision
  * ---------------------------------------------------- */
 
-static void test_optimizer_amp__bfloat16_matmuls(void) {
-  ot_setup();
-  tfs_output x = ot_placeholder("x", 2);
-  tfs_output m1 = tfs_op_matmul(g, "m1", x, ot_matrix("w1", 3, 8), 0, 0, st);
+/* The bfloat16 rewrite on every host: forced on (our bfloat16 kernels
+ * compute in float32 and round, so its values are checked anywhere), and
+ * forced off, as on a CPU without native bfloat16. */
+static void amp_graph(tfs_output *x, tfs_output *y) {
+  *x = ot_placeholder("x", 2);
+  tfs_output m1 = tfs_op_matmul(g, "m1", *x, ot_matrix("w1", 3, 8), 0, 0, st);
   tfs_output r = tfs_op_unary(g, "Relu", "r", m1, st);
   tfs_output m2 = tfs_op_matmul(g, "m2", r, ot_matrix("w2", 8, 2), 0, 0, st);
-  tfs_output y = tfs_op_unary(g, "Exp", "y", m2, st); /* deny: float32 */
+  *y = tfs_op_unary(g, "Exp", "y", m2, st); /* deny: float32 */
   TFS_ASSERT_OK(st);
+}
+
+static tfs_dtype amp_type(tfs_graph *og, const char *name) {
+  tfs_operation *op = tfs_graph_operation_by_name(og, name);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(op);
+  return tfs_operation_attr_type(op, "T", st);
+}
+
+static void test_optimizer_amp__bfloat16_matmuls(void) {
+  ot_setup();
+  tfs_output x, y;
+  amp_graph(&x, &y);
   ot_config.amp = 1;
+  tfs_cpu__set_bf16(1);
   tfs_graph *og =
       ot_optimize(&x, 1, &y, 1, "auto_mixed_precision_onednn_bfloat16");
-  if (tfs_optimizer__cpu_has_bf16()) {
-    tfs_operation *op = tfs_graph_operation_by_name(og, "m2");
-    CU_ASSERT_EQUAL(tfs_operation_attr_type(op, "T", st), TFS_BFLOAT16);
-    CU_ASSERT_EQUAL(
-        tfs_operation_attr_type(tfs_graph_operation_by_name(og, "r"), "T", st),
-        TFS_BFLOAT16);
-    CU_ASSERT_EQUAL(
-        tfs_operation_attr_type(tfs_graph_operation_by_name(og, "y"), "T", st),
-        TFS_FLOAT);
-    CU_ASSERT_TRUE(ot_count(og, "Cast") >= 3);
-    CU_ASSERT_PTR_NOT_NULL(strstr(ot_summary(0), "3 ops to bfloat16"));
-    ot_check_same(og, &x, 1, &y, 1, 2);
-  } else {
-    CU_ASSERT_PTR_NOT_NULL(strstr(ot_summary(0), "no native bfloat16"));
-  }
+  tfs_cpu__set_bf16(-1);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(og);
+  CU_ASSERT_EQUAL(amp_type(og, "m1"), TFS_BFLOAT16);
+  CU_ASSERT_EQUAL(amp_type(og, "r"), TFS_BFLOAT16);
+  CU_ASSERT_EQUAL(amp_type(og, "m2"), TFS_BFLOAT16);
+  CU_ASSERT_EQUAL(amp_type(og, "y"), TFS_FLOAT);
+  /* x and the two weights in, m2's result back out */
+  CU_ASSERT_EQUAL(ot_count(og, "Cast"), 4);
+  const char *sum = ot_summary(0);
+  if (!strstr(sum, "3 ops to bfloat16, 1 Cast back to float32"))
+    fprintf(stderr, "\n  summary: %s\n", sum);
+  CU_ASSERT_PTR_NOT_NULL(
+      strstr(sum, "3 ops to bfloat16, 1 Cast back to float32"));
+  /* y's input is the Cast back, fed by m2 */
+  tfs_operation *yop = tfs_graph_operation_by_name(og, "y");
+  tfs_output yin = tfs_operation_input(
+      (tfs_input){.oper = yop, .index = 0});
+  CU_ASSERT_STRING_EQUAL(tfs_operation_op_type(yin.oper), "Cast");
+  ot_check_same(og, &x, 1, &y, 1, 2);
   tfs_graph_free(og);
+  /* forced off: the pass says why it did nothing */
+  tfs_cpu__set_bf16(0);
+  og = ot_optimize(&x, 1, &y, 1, "auto_mixed_precision_onednn_bfloat16");
+  tfs_cpu__set_bf16(-1);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(og);
+  CU_ASSERT_EQUAL(amp_type(og, "m1"), TFS_FLOAT);
+  CU_ASSERT_EQUAL(ot_count(og, "Cast"), 0);
+  CU_ASSERT_PTR_NOT_NULL(strstr(ot_summary(0), "no native bfloat16"));
+  tfs_graph_free(og);
+  tu_cpu_path("bf16", "amp-forced-on", NULL);
+  tu_cpu_path("bf16", "amp-forced-off", NULL);
+  /* no override: the CPU decides (TFS_CPU_BF16 may still say) */
+  og = ot_optimize(&x, 1, &y, 1, "auto_mixed_precision_onednn_bfloat16");
+  CU_ASSERT_PTR_NOT_NULL_FATAL(og);
+  CU_ASSERT_EQUAL(amp_type(og, "m1"),
+                  tfs_cpu_bf16() ? TFS_BFLOAT16 : TFS_FLOAT);
+  tfs_graph_free(og);
+  int native = tfs_cpu_bf16_detected();
+  tu_cpu_path("bf16", "amp-auto-native",
+              native ? NULL : "this CPU has no native bfloat16");
+  tu_cpu_path("bf16", "amp-auto-none",
+              native ? "this CPU has native bfloat16" : NULL);
   ot_teardown();
 }
 

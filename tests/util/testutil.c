@@ -8,6 +8,8 @@
 #include <CUnit/Basic.h>
 #include <stdlib.h>
 
+#include "core/cpu.h"
+
 tfs_tensor *tu_run1(tfs_session *s, tfs_output fetch, const tfs_output *feeds,
                     tfs_tensor *const *values, int nfeeds) {
   tfs_status *st = tfs_status_new();
@@ -62,6 +64,31 @@ float tu_scalar_float(const tfs_tensor *t) {
   return *(const float *)tfs_tensor_data(t);
 }
 
+static unsigned g_paths_skipped;
+
+void tu_cpu_path(const char *family, const char *path, const char *skipped) {
+  /* CUnit's verbose mode has "Test: name ..." open on this line */
+  if (skipped) {
+    printf("\nTFS-CPU-PATH: %s %s skipped (%s)\n", family, path, skipped);
+    g_paths_skipped++;
+  } else {
+    printf("\nTFS-CPU-PATH: %s %s ran\n", family, path);
+  }
+  fflush(stdout);
+}
+
+const char *tu_isa_unavailable(int isa) {
+  static char why[96];
+  if (tfs_cpu_has((tfs_cpu_isa)isa)) return NULL;
+  if ((int)tfs_cpu_isa_detected() < isa)
+    snprintf(why, sizeof why, "this CPU has no %s",
+             tfs_cpu_isa_name((tfs_cpu_isa)isa));
+  else
+    snprintf(why, sizeof why, "capped at %s",
+             tfs_cpu_isa_name(tfs_cpu_isa_max()));
+  return why;
+}
+
 static int matches(const char *filter, const char *suite, const char *name) {
   if (!filter) return 1;
   const char *sep = strstr(filter, "::");
@@ -89,7 +116,11 @@ int main(int argc, char **argv) {
   unsigned run = CU_get_number_of_tests_run();
   unsigned failed = CU_get_number_of_tests_failed();
   unsigned asserts_failed = CU_get_number_of_failures();
-  printf("\nTFS-RESULT: passed=%u failed=%u\n", run - failed, failed);
+  if (g_paths_skipped)
+    printf("\nTFS-RESULT: passed=%u failed=%u skipped=%u\n", run - failed,
+           failed, g_paths_skipped);
+  else
+    printf("\nTFS-RESULT: passed=%u failed=%u\n", run - failed, failed);
   CU_cleanup_registry();
   return (failed || asserts_failed) ? 1 : 0;
 }

@@ -81,4 +81,17 @@ tfs_tensor *tu_int32s(const int64_t *dims, int ndims, const int32_t *values);
 /* A scalar float of a fetched tensor, asserting dtype and size. */
 float tu_scalar_float(const tfs_tensor *t);
 
+/* ---- CPU-dispatched paths ------------------------------------------------
+ * A test that forces a path the CPU would choose (a GEMM family, the AVX2
+ * pooling loop, the SSE4.2 CRC32C, ...) reports it: "TFS-CPU-PATH: family
+ * path ran" or "TFS-CPU-PATH: family path skipped (reason)", which
+ * scripts/check sums up into its "cpu paths:" line.  Skipped paths are
+ * counted in the suite's TFS-RESULT line (skipped=N). */
+void tu_cpu_path(const char *family, const char *path, const char *skipped);
+
+/* Why code of instruction-set level `isa` (a tfs_cpu_isa) cannot run in
+ * this process ("this CPU has no avx512", "TFS_CPU_MAX_ISA caps at
+ * avx2"), or NULL when it can.  The text is static. */
+const char *tu_isa_unavailable(int isa);
+
 #endif

@@ -23,6 +23,7 @@
 #endif
 
 #include "core/alloc.h"
+#include "core/cpu.h"
 #include "core/log.h"
 #include "core/threadpool.h"
 #include "kernels/cpu/gemm_internal.h"
@@ -70,10 +71,9 @@ static void describe(void) {
 
 static void init_once(void) {
   pthread_key_create(&g_key, tls_destroy);
-  __builtin_cpu_init();
-  if (__builtin_cpu_supports("avx512f"))
+  if (tfs_cpu_has(TFS_CPU_ISA_AVX512))
     g_auto = &tfs_gemm_isa_avx512;
-  else if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma"))
+  else if (tfs_cpu_has(TFS_CPU_ISA_AVX2))
     g_auto = &tfs_gemm_isa_avx2;
   atomic_store(&g_isa, g_auto);
   /* We split GEMMs over the intra-op pool ourselves: OpenBLAS's own
@@ -108,11 +108,10 @@ int tfs_gemm__force_path(const char *name) {
   } else if (strcmp(name, "openblas") == 0) {
     isa = NULL;
   } else if (strcmp(name, "avx2") == 0) {
-    if (!__builtin_cpu_supports("avx2") || !__builtin_cpu_supports("fma"))
-      return -1;
+    if (!tfs_cpu_has(TFS_CPU_ISA_AVX2)) return -1;
     isa = &tfs_gemm_isa_avx2;
   } else if (strcmp(name, "avx512") == 0) {
-    if (!__builtin_cpu_supports("avx512f")) return -1;
+    if (!tfs_cpu_has(TFS_CPU_ISA_AVX512)) return -1;
     isa = &tfs_gemm_isa_avx512;
   } else {
     return -1;

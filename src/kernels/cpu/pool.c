@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "core/alloc.h"
+#include "core/cpu.h"
 #include "core/half.h"
 #include "kernels/cpu/cpu_tables.h"
 #include "kernels/cpu/pool.h"
@@ -191,7 +192,7 @@ void tfs_maxpool_f32_valid(const float *in, int64_t h, int64_t w, int64_t c,
   g.is_c = 1, g.is_w = c, g.is_h = w * c, g.is_n = h * w * c;
   g.os_c = 1, g.os_w = c, g.os_h = g.ow * c, g.os_n = g.oh * g.ow * c;
 #ifdef HAVE_MAXPOOL_AVX2
-  if (__builtin_cpu_supports("avx2")) {
+  if (tfs_cpu_has(TFS_CPU_ISA_AVX2)) {
     maxpool_f32_avx2(in, out, &g, 0, g.oh);
     return;
   }
@@ -310,7 +311,7 @@ static int pool_prepare(tfs_kernel_init *ki) {
   const tfs_window *w = &s->w;
 #ifdef HAVE_MAXPOOL_AVX2
   if (s->is_max && ki->in_types[0] == TFS_FLOAT && !w->nchw &&
-      __builtin_cpu_supports("avx2"))
+      tfs_cpu_has(TFS_CPU_ISA_AVX2))
     s->spatial = maxpool_f32_avx2;
 #endif
   if (w->vect_c)

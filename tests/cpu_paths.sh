@@ -1,0 +1,86 @@
+#!/bin/sh
+# tests/cpu_paths.sh - every path the CPU chooses, on any host that can
+# run it: the test programs run again with the CPU capped at each
+# instruction-set level below this CPU's (TFS_CPU_MAX_ISA=avx2, sse4.2,
+# baseline), so the GEMM family, the convolution and pooling paths and the
+# CRC32C that a smaller CPU would pick by itself run here too; and the
+# environment overrides (TFS_CPU_MAX_ISA, TFS_CPU_BF16) are checked
+# through tests/util/cpu_probe.  Levels above this CPU's are reported as
+# skipped, with the reason.
+#
+# The programs come from $TFS_CPU_PATH_PROGRAMS (set by make check); run
+# from the build directory.
+probe=tests/util/cpu_probe
+passed=0 failed=0 skipped=0
+
+ok() { passed=$((passed + 1)); echo "ok: $1"; }
+bad() { failed=$((failed + 1)); echo "FAILED: $1"; }
+
+field() { # field NAME LINE
+  printf '%s\n' "$2" | tr ' ' '\n' | sed -n "s/^$1=//p"
+}
+
+rank() {
+  case $1 in baseline) echo 0 ;; sse4.2) echo 1 ;; avx2) echo 2 ;;
+    avx512) echo 3 ;; *) echo -1 ;; esac
+}
+
+line=$(env -u TFS_CPU_MAX_ISA -u TFS_CPU_BF16 "$probe") ||
+  { echo "cpu_probe failed"; exit 1; }
+detected=$(field detected "$line")
+native=$(field bf16_detected "$line")
+echo "this CPU: $line"
+
+# ---- the overrides
+for lvl in baseline sse4.2 avx2 avx512; do
+  got=$(field max "$(TFS_CPU_MAX_ISA=$lvl "$probe")")
+  want=$lvl
+  [ "$(rank "$lvl")" -gt "$(rank "$detected")" ] && want=$detected
+  if [ "$got" = "$want" ]; then ok "TFS_CPU_MAX_ISA=$lvl gives $got"
+  else bad "TFS_CPU_MAX_ISA=$lvl gives $got, expected $want"; fi
+done
+out=$(TFS_CPU_MAX_ISA=pentium "$probe" 2>&1)
+case $out in
+  *"TFS_CPU_MAX_ISA='pentium' is not one of baseline, sse4.2, avx2, avx512; ignored"*"max=$detected "*)
+    ok "an unknown TFS_CPU_MAX_ISA is ignored with a warning" ;;
+  *) bad "unknown TFS_CPU_MAX_ISA: $out" ;;
+esac
+for v in 0 1; do
+  got=$(field bf16 "$(TFS_CPU_BF16=$v "$probe")")
+  if [ "$got" = "$v" ]; then ok "TFS_CPU_BF16=$v gives bf16=$got"
+  else bad "TFS_CPU_BF16=$v gives bf16=$got"; fi
+done
+got=$(field bf16 "$(TFS_CPU_BF16=yes "$probe")")
+if [ "$got" = "$native" ]; then ok "TFS_CPU_BF16=yes is ignored"
+else bad "TFS_CPU_BF16=yes gives bf16=$got, detected $native"; fi
+
+# ---- the programs under each lower level
+for lvl in avx512 avx2 sse4.2 baseline; do
+  if [ "$(rank "$lvl")" -gt "$(rank "$detected")" ]; then
+    echo "TFS-CPU-PATH: isa-cap $lvl skipped (this CPU has no $lvl)"
+    skipped=$((skipped + 1))
+    continue
+  fi
+  # the detected level is what every other test of make check runs
+  [ "$lvl" = "$detected" ] && continue
+  n=0
+  for prog in $TFS_CPU_PATH_PROGRAMS; do
+    log=$(TFS_CPU_MAX_ISA=$lvl $SHELL "${top_srcdir:-.}/tests/run_test.sh" \
+          "./$prog" 2>&1)
+    rc=$?
+    res=$(printf '%s\n' "$log" | grep -a 'TFS-RESULT:' | tail -n 1)
+    p=$(printf '%s\n' "$res" | sed -n 's/.*passed=\([0-9]*\).*/\1/p')
+    f=$(printf '%s\n' "$res" | sed -n 's/.*failed=\([0-9]*\).*/\1/p')
+    [ -n "$p" ] || p=0
+    [ -n "$f" ] || f=0
+    [ "$rc" = 0 ] || [ "$f" -gt 0 ] || f=1
+    passed=$((passed + p)); failed=$((failed + f)); n=$((n + 1))
+    if [ "$f" -gt 0 ]; then
+      echo "FAILED: TFS_CPU_MAX_ISA=$lvl $prog"
+      printf '%s\n' "$log" | grep -a -B2 -A8 -E 'FAILED|error' | head -n 60
+    fi
+  done
+  echo "TFS-CPU-PATH: isa-cap $lvl ran ($n programs)"
+done
+echo "TFS-RESULT: passed=$passed failed=$failed skipped=$skipped"
+[ "$failed" = 0 ]
