@@ -79,16 +79,14 @@ tfs_callable *tfs_session_make_callable(
   c->ro.inter_op_thread_pool = opts && opts->caller_thread ? -1 : 0;
   atomic_init(&c->active, 0);
   atomic_init(&c->closed, 0);
-  /* Lock order: the graph, then the session. */
-  pthread_mutex_lock(&s->graph->mu);
-  pthread_mutex_lock(&s->mu);
-  if (s->closed)
-    closed_error(st);
-  else
+  /* built holding the graph mutex only: runs of the session go on */
+  if (tfs_session__enter(s, st) == 0) {
+    pthread_mutex_lock(&s->graph->mu);
     c->plan = tfs_plan__build(s, feeds, nfeeds, fetches, nfetches, targets,
                               ntargets, st);
-  pthread_mutex_unlock(&s->mu);
-  pthread_mutex_unlock(&s->graph->mu);
+    pthread_mutex_unlock(&s->graph->mu);
+    tfs_session__leave(s);
+  }
   if (!c->plan) {
     tfs_free(c);
     return NULL;

@@ -240,13 +240,13 @@ static int add_succ(tfs_plan_node *from, int to) {
   return 1;
 }
 
-static void *make_key(const tfs_output *feeds, int nfeeds,
-                      const tfs_output *fetches, int nfetches,
-                      tfs_operation *const *targets, int ntargets,
-                      size_t *len) {
-  size_t n = 3 + 2 * (size_t)nfeeds + 2 * (size_t)nfetches + (size_t)ntargets;
-  int32_t *k = tfs_malloc(n * sizeof(int32_t));
-  if (!k) return NULL;
+size_t tfs_plan__key_len(int nfeeds, int nfetches, int ntargets) {
+  return 3 + 2 * (size_t)nfeeds + 2 * (size_t)nfetches + (size_t)ntargets;
+}
+
+void tfs_plan__key_fill(int32_t *k, const tfs_output *feeds, int nfeeds,
+                        const tfs_output *fetches, int nfetches,
+                        tfs_operation *const *targets, int ntargets) {
   size_t p = 0;
   k[p++] = nfeeds;
   k[p++] = nfetches;
@@ -260,14 +260,34 @@ static void *make_key(const tfs_output *feeds, int nfeeds,
     k[p++] = fetches[i].index;
   }
   for (int i = 0; i < ntargets; i++) k[p++] = targets[i] ? targets[i]->id : -1;
+}
+
+static void *make_key(const tfs_output *feeds, int nfeeds,
+                      const tfs_output *fetches, int nfetches,
+                      tfs_operation *const *targets, int ntargets,
+                      size_t *len) {
+  size_t n = tfs_plan__key_len(nfeeds, nfetches, ntargets);
+  int32_t *k = tfs_malloc(n * sizeof(int32_t));
+  if (!k) return NULL;
+  tfs_plan__key_fill(k, feeds, nfeeds, fetches, nfetches, targets, ntargets);
   *len = n * sizeof(int32_t);
   return k;
+}
+
+static void (*_Atomic g_build_hook)(void *);
+static void *_Atomic g_build_hook_arg;
+
+void tfs_plan__set_build_hook(void (*fn)(void *arg), void *arg) {
+  atomic_store(&g_build_hook_arg, arg);
+  atomic_store(&g_build_hook, fn);
 }
 
 tfs_plan *tfs_plan__build(tfs_session *s, const tfs_output *feeds,
                           int nfeeds, const tfs_output *fetches,
                           int nfetches, tfs_operation *const *targets,
                           int ntargets, tfs_status *st) {
+  void (*hook)(void *) = atomic_load(&g_build_hook);
+  if (hook) hook(atomic_load(&g_build_hook_arg));
   if (check_signature(s, feeds, nfeeds, fetches, nfetches, targets, ntargets,
                       st))
     return NULL;

@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "config_proto/run_metadata.h"
+#include "session/run_metadata.h"
 #include "core/alloc.h"
 #include "core/status.h"
 #include "session/exec.h"
@@ -161,34 +161,73 @@ static int closed_error(tfs_status *st) {
   return -1;
 }
 
-/* Finds or builds the plan and marks a run active.  Lock order: the graph
- * mutex before the session mutex. */
+int tfs_session__enter(tfs_session *s, tfs_status *st) {
+  pthread_mutex_lock(&s->mu);
+  int closed = s->closed;
+  if (!closed) s->active_runs++;
+  pthread_mutex_unlock(&s->mu);
+  return closed ? closed_error(st) : 0;
+}
+
+void tfs_session__leave(tfs_session *s) {
+  pthread_mutex_lock(&s->mu);
+  if (--s->active_runs == 0) pthread_cond_broadcast(&s->idle);
+  pthread_mutex_unlock(&s->mu);
+}
+
+/* The cached plan for key (a new reference), or NULL. Caller holds s->mu. */
+static tfs_plan *cached_plan(tfs_session *s, const int32_t *key,
+                             size_t klen) {
+  tfs_plan *plan = tfs_map_get(&s->plans, key, klen);
+  if (plan) atomic_fetch_add(&plan->refs, 1);
+  return plan;
+}
+
+/* Builds the plan for a signature that missed the cache and caches it.
+ * Holds the graph mutex only, so runs of cached plans never wait for a
+ * new one; the build counts as an active run (close waits for it).  When
+ * another thread cached the same signature meanwhile, its plan wins. */
+static tfs_plan *build_plan(tfs_session *s, const int32_t *key, size_t klen,
+                            const tfs_output *feeds, int nfeeds,
+                            const tfs_output *fetches, int nfetches,
+                            tfs_operation *const *targets, int ntargets,
+                            tfs_status *st) {
+  if (tfs_session__enter(s, st)) return NULL;
+  pthread_mutex_lock(&s->graph->mu);
+  tfs_plan *plan = tfs_plan__build(s, feeds, nfeeds, fetches, nfetches,
+                                   targets, ntargets, st);
+  pthread_mutex_unlock(&s->graph->mu);
+  if (!plan) {
+    tfs_session__leave(s);
+    return NULL;
+  }
+  pthread_mutex_lock(&s->mu);
+  tfs_plan *other = cached_plan(s, key, klen);
+  if (other) {
+    tfs_plan__unref(plan);
+    plan = other;
+  } else if (tfs_map_put(&s->plans, plan->key, plan->keylen, plan) == 0) {
+    atomic_fetch_add(&plan->refs, 1); /* the cache's reference */
+  } /* else: out of memory for the cache; this run still has its plan */
+  pthread_mutex_unlock(&s->mu);
+  return plan; /* the run stays active: release_run ends it */
+}
+
+/* Finds or builds the plan and marks a run active. */
 static tfs_plan *acquire_plan(tfs_session *s, const tfs_output *feeds,
                               int nfeeds, const tfs_output *fetches,
                               int nfetches, tfs_operation *const *targets,
                               int ntargets, tfs_status *st) {
   int32_t small[64];
-  size_t n = 3 + 2 * (size_t)nfeeds + 2 * (size_t)nfetches + (size_t)ntargets;
+  size_t n = tfs_plan__key_len(nfeeds, nfetches, ntargets);
   int32_t *key = n <= 64 ? small : tfs_malloc(n * sizeof(int32_t));
   if (!key) {
     TFS_OOM(st);
     return NULL;
   }
-  size_t p = 0;
-  key[p++] = nfeeds;
-  key[p++] = nfetches;
-  key[p++] = ntargets;
-  for (int i = 0; i < nfeeds; i++) {
-    key[p++] = feeds[i].oper ? feeds[i].oper->id : -1;
-    key[p++] = feeds[i].index;
-  }
-  for (int i = 0; i < nfetches; i++) {
-    key[p++] = fetches[i].oper ? fetches[i].oper->id : -1;
-    key[p++] = fetches[i].index;
-  }
-  for (int i = 0; i < ntargets; i++) key[p++] = targets[i] ? targets[i]->id : -1;
+  tfs_plan__key_fill(key, feeds, nfeeds, fetches, nfetches, targets,
+                     ntargets);
   size_t klen = n * sizeof(int32_t);
-
   tfs_plan *plan = NULL;
   pthread_mutex_lock(&s->mu);
   if (s->closed) {
@@ -196,33 +235,12 @@ static tfs_plan *acquire_plan(tfs_session *s, const tfs_output *feeds,
     closed_error(st);
     goto out;
   }
-  plan = tfs_map_get(&s->plans, key, klen);
-  if (plan) {
-    atomic_fetch_add(&plan->refs, 1);
-    s->active_runs++;
-    pthread_mutex_unlock(&s->mu);
-    goto out;
-  }
+  plan = cached_plan(s, key, klen);
+  if (plan) s->active_runs++;
   pthread_mutex_unlock(&s->mu);
-
-  pthread_mutex_lock(&s->graph->mu);
-  pthread_mutex_lock(&s->mu);
-  if (s->closed) {
-    closed_error(st);
-  } else if ((plan = tfs_map_get(&s->plans, key, klen)) != NULL) {
-    atomic_fetch_add(&plan->refs, 1);
-    s->active_runs++;
-  } else {
-    plan = tfs_plan__build(s, feeds, nfeeds, fetches, nfetches, targets,
-                           ntargets, st);
-    if (plan) {
-      if (tfs_map_put(&s->plans, plan->key, plan->keylen, plan) == 0)
-        atomic_fetch_add(&plan->refs, 1); /* the cache's reference */
-      s->active_runs++;
-    }
-  }
-  pthread_mutex_unlock(&s->mu);
-  pthread_mutex_unlock(&s->graph->mu);
+  if (!plan)
+    plan = build_plan(s, key, klen, feeds, nfeeds, fetches, nfetches,
+                      targets, ntargets, st);
 out:
   if (key != small) tfs_free(key);
   return plan;
@@ -230,9 +248,7 @@ out:
 
 static void release_run(tfs_session *s, tfs_plan *plan) {
   tfs_plan__unref(plan);
-  pthread_mutex_lock(&s->mu);
-  if (--s->active_runs == 0) pthread_cond_broadcast(&s->idle);
-  pthread_mutex_unlock(&s->mu);
+  tfs_session__leave(s);
 }
 
 void tfs_session_run(tfs_session *s, const tfs_output *feeds,

@@ -108,13 +108,32 @@ struct tfs_session {
                         ops without Grappler) */
 };
 
-/* Builds the plan for a signature.  Caller holds s->graph->mu.  Errors are
+/* Builds the plan for a signature.  Caller holds s->graph->mu (graph edits
+ * wait) but not s->mu (runs of cached plans go on), and has marked itself
+ * active (tfs_session__enter) so that a close waits for it.  Errors are
  * TensorFlow's feed/fetch messages. */
 tfs_plan *tfs_plan__build(tfs_session *s, const tfs_output *feeds,
                           int nfeeds, const tfs_output *fetches,
                           int nfetches, tfs_operation *const *targets,
                           int ntargets, tfs_status *st);
 void tfs_plan__unref(tfs_plan *p);
+
+/* The plan cache's key of a signature: key_len int32 values, filled by
+ * key_fill (feed, fetch and target ids and indexes, with the counts). */
+size_t tfs_plan__key_len(int nfeeds, int nfetches, int ntargets);
+void tfs_plan__key_fill(int32_t *key, const tfs_output *feeds, int nfeeds,
+                        const tfs_output *fetches, int nfetches,
+                        tfs_operation *const *targets, int ntargets);
+
+/* Tests: fn(arg) runs at the start of every plan build in the process
+ * (NULL: none).  Thread-safe. */
+void tfs_plan__set_build_hook(void (*fn)(void *arg), void *arg);
+
+/* Marks a run or a plan build active, so that tfs_session_close waits
+ * for it; returns 0, or -1 with "Session has been closed." (CANCELLED).
+ * tfs_session__leave ends it. */
+int tfs_session__enter(tfs_session *s, tfs_status *st);
+void tfs_session__leave(tfs_session *s);
 
 /* The graph a plan for this signature is built from (plan_optimize.c):
  * unless s->no_optimizer, the optimizer rewrites what the signature needs

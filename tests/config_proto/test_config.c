@@ -8,7 +8,7 @@
 #include <stdlib.h>
 
 #include "config_proto/config.h"
-#include "config_proto/run_metadata.h"
+#include "session/run_metadata.h"
 #include "core/alloc.h"
 #include "proto/config.pb-c.h"
 #include "session/session_internal.h"

@@ -5,7 +5,9 @@
  */
 #include <pthread.h>
 #include <stdlib.h>
+#include <time.h>
 
+#include "session/session_internal.h"
 #include "testutil.h"
 
 static tfs_graph *g;
@@ -584,6 +586,139 @@ static void test_concurrent_runs(void) {
   teardown();
 }
 
+/* A plan build that waits, inside the build, until the test lets it go:
+ * runs of cached plans on other threads must go on meanwhile, and two
+ * threads building the same signature get one cached plan. */
+typedef struct gate {
+  pthread_mutex_t mu;
+  pthread_cond_t cv;
+  int entered, open, cached_done;
+} gate;
+
+static gate g_gate = {PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, 0,
+                      0, 0};
+
+static void gate_hook(void *arg) {
+  gate *gt = arg;
+  pthread_mutex_lock(&gt->mu);
+  gt->entered++;
+  pthread_cond_broadcast(&gt->cv);
+  while (!gt->open) pthread_cond_wait(&gt->cv, &gt->mu);
+  pthread_mutex_unlock(&gt->mu);
+}
+
+/* Waits (at most `seconds`) for *flag >= want; returns whether it was. */
+static int gate_wait(gate *gt, const int *flag, int want, int seconds) {
+  struct timespec until;
+  clock_gettime(CLOCK_REALTIME, &until);
+  until.tv_sec += seconds;
+  pthread_mutex_lock(&gt->mu);
+  while (*flag < want)
+    if (pthread_cond_timedwait(&gt->cv, &gt->mu, &until)) break;
+  int ok = *flag >= want;
+  pthread_mutex_unlock(&gt->mu);
+  return ok;
+}
+
+typedef struct {
+  tfs_session *s;
+  tfs_output x, fetch;
+  float want; /* for x = 1 */
+  int runs, ok;
+} gate_job;
+
+static void *gate_run(void *arg) {
+  gate_job *j = arg;
+  tfs_status *lst = tfs_status_new();
+  j->ok = 1;
+  for (int i = 0; i < j->runs; i++) {
+    tfs_tensor *v = tfs_tensor_scalar_float(1), *out = NULL;
+    tfs_session_run(j->s, &j->x, &v, 1, &j->fetch, &out, 1, NULL, 0, lst);
+    if (!tfs_status_ok(lst) || *(float *)tfs_tensor_data(out) != j->want)
+      j->ok = 0;
+    tfs_tensor_free(out);
+    tfs_tensor_free(v);
+  }
+  tfs_status_free(lst);
+  if (j->runs > 1) { /* the cached runs' thread */
+    pthread_mutex_lock(&g_gate.mu);
+    g_gate.cached_done = 1;
+    pthread_cond_broadcast(&g_gate.cv);
+    pthread_mutex_unlock(&g_gate.mu);
+  }
+  return NULL;
+}
+
+static void test_plans_built_outside_session_lock(void) {
+  setup();
+  tfs_output x = tfs_op_placeholder(g, "x", TFS_FLOAT, NULL, 0, st);
+  tfs_output y = tfs_op_add(g, "y", x, tfs_op_const_float(g, "one", 1, st),
+                            st);
+  tfs_output z = tfs_op_mul(g, "z", x, tfs_op_const_float(g, "two", 2, st),
+                            st);
+  TFS_ASSERT_OK(st);
+  tfs_session *s = new_session();
+  gate_job cached = {s, x, y, 2.0f, 1, 0};
+  gate_run(&cached); /* y's plan is cached before the gate closes */
+  CU_ASSERT_TRUE(cached.ok);
+  g_gate.entered = g_gate.open = g_gate.cached_done = 0;
+  tfs_plan__set_build_hook(gate_hook, &g_gate);
+  /* two threads build z's plan; both stop in the build */
+  gate_job build[2] = {{s, x, z, 2.0f, 1, 0}, {s, x, z, 2.0f, 1, 0}};
+  pthread_t bt[2], ct;
+  for (int i = 0; i < 2; i++) pthread_create(&bt[i], NULL, gate_run, &build[i]);
+  CU_ASSERT_TRUE(gate_wait(&g_gate, &g_gate.entered, 1, 10));
+  /* meanwhile y's cached plan runs 200 times */
+  cached.runs = 200;
+  pthread_create(&ct, NULL, gate_run, &cached);
+  int went_on = gate_wait(&g_gate, &g_gate.cached_done, 1, 20);
+  CU_ASSERT_TRUE(went_on); /* else the cached runs waited for the build */
+  pthread_mutex_lock(&g_gate.mu);
+  g_gate.open = 1;
+  pthread_cond_broadcast(&g_gate.cv);
+  pthread_mutex_unlock(&g_gate.mu);
+  pthread_join(ct, NULL);
+  for (int i = 0; i < 2; i++) {
+    pthread_join(bt[i], NULL);
+    CU_ASSERT_TRUE(build[i].ok);
+  }
+  tfs_plan__set_build_hook(NULL, NULL);
+  CU_ASSERT_TRUE(cached.ok);
+  CU_ASSERT_EQUAL(tfs_session_num_plans(s), 2);
+  tfs_session_free(s);
+  teardown();
+}
+
+/* A close while a plan is being built waits for the build; the build's
+ * run then fails as a run of a closed session does. */
+static void test_close_waits_for_plan_build(void) {
+  setup();
+  tfs_output x = tfs_op_placeholder(g, "x", TFS_FLOAT, NULL, 0, st);
+  tfs_output y = tfs_op_add(g, "y", x, tfs_op_const_float(g, "one", 1, st),
+                            st);
+  TFS_ASSERT_OK(st);
+  tfs_session *s = new_session();
+  g_gate.entered = g_gate.open = g_gate.cached_done = 0;
+  tfs_plan__set_build_hook(gate_hook, &g_gate);
+  gate_job build = {s, x, y, 2.0f, 1, 0};
+  pthread_t bt;
+  pthread_create(&bt, NULL, gate_run, &build);
+  CU_ASSERT_TRUE(gate_wait(&g_gate, &g_gate.entered, 1, 10));
+  pthread_mutex_lock(&g_gate.mu);
+  g_gate.open = 1;
+  pthread_cond_broadcast(&g_gate.cv);
+  pthread_mutex_unlock(&g_gate.mu);
+  tfs_session_close(s, st);
+  TFS_ASSERT_OK(st);
+  pthread_join(bt, NULL);
+  tfs_plan__set_build_hook(NULL, NULL);
+  /* the build finished before or after the close: either its run
+   * succeeded, or it failed cleanly; the plan cache is empty after */
+  CU_ASSERT_EQUAL(tfs_session_num_plans(s), 0);
+  tfs_session_free(s);
+  teardown();
+}
+
 static const tfs_test_case run_cases[] = {
     {"fetch_constant", test_fetch_constant},
     {"feeds_and_multiple_fetches", test_feeds_and_multiple_fetches},
@@ -596,6 +731,9 @@ static const tfs_test_case run_cases[] = {
     {"plan_cache", test_plan_cache},
     {"session_with_and_options", test_session_with_and_options},
     {"concurrent_runs", test_concurrent_runs},
+    {"plans_built_outside_session_lock",
+     test_plans_built_outside_session_lock},
+    {"close_waits_for_plan_build", test_close_waits_for_plan_build},
     {NULL, NULL}};
 static const tfs_test_case error_cases[] = {
     {"unfed_placeholder", test_unfed_placeholder},

@@ -1,9 +1,9 @@
 /*
- * config_proto/run_metadata.h - RunOptions bytes in, RunMetadata bytes out
+ * session/run_metadata.h - RunOptions bytes in, RunMetadata bytes out
  * (TensorFlow's config.proto and step_stats.proto field numbers).
  */
-#ifndef TFS_CONFIG_PROTO_RUN_METADATA_H
-#define TFS_CONFIG_PROTO_RUN_METADATA_H
+#ifndef TFS_SESSION_RUN_METADATA_H
+#define TFS_SESSION_RUN_METADATA_H
 
 #include "session/step_stats.h"
 #include "tfsess/buffer.h"

@@ -1,11 +1,11 @@
 /*
- * config_proto/run_metadata.c - RunOptions bytes into tfs_run_options, and
+ * session/run_metadata.c - RunOptions bytes into tfs_run_options, and
  * the step statistics of a traced run out as RunMetadata bytes (one
  * DeviceStepStats per device a node ran on, CPU:0 first; a NodeExecStats
  * per node with microsecond and nanosecond times and its outputs'
  * TensorDescriptions).
  */
-#include "config_proto/run_metadata.h"
+#include "session/run_metadata.h"
 
 #include <stdio.h>
 #include <string.h>
