@@ -15,7 +15,8 @@ TFE_Op *TFE_NewOp(TFE_Context *ctx, const char *op_or_function_name,
   const char *name = op_or_function_name ? op_or_function_name : "";
   if (!tfs_op_lookup(name)) {
     char host[256] = "localhost";
-    if (gethostname(host, sizeof host - 1) != 0) strcpy(host, "localhost");
+    if (gethostname(host, sizeof host - 1) != 0)
+      memcpy(host, "localhost", sizeof "localhost");
     host[sizeof host - 1] = 0;
     tfs_status_setf(st, TFS_NOT_FOUND,
                     "'%s' is neither a type of a primitive operation nor a "

@@ -81,7 +81,8 @@ const tfs_op_def *const *tfs_op_all(int *n) {
 
 void tfs_op_not_registered(const char *name, tfs_status *st) {
   char host[256] = "localhost";
-  if (gethostname(host, sizeof host - 1) != 0) strcpy(host, "localhost");
+  if (gethostname(host, sizeof host - 1) != 0)
+    memcpy(host, "localhost", sizeof "localhost");
   host[sizeof host - 1] = 0;
   tfs_status_setf(
       st, TFS_NOT_FOUND,

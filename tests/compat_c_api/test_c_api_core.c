@@ -26,12 +26,11 @@ static void test_status_basics(void) {
   TF_DeleteStatus(NULL);
 }
 
+/* Appends "key=value;" to the 128-byte buffer `capture`. */
 static void visit(const char *key, const char *value, void *capture) {
   char *out = capture;
-  strcat(out, key);
-  strcat(out, "=");
-  strcat(out, value);
-  strcat(out, ";");
+  size_t n = strlen(out);
+  snprintf(out + n, 128 - n, "%s=%s;", key, value);
 }
 
 static void test_status_payloads(void) {
