@@ -245,8 +245,8 @@ static int bench_size(int nodes, int repeat, int report, const char *save,
     rep = NULL;
     double t0 = now_ms(), c0 = cpu_ms();
     pthread_mutex_lock(&g->mu);
-    tfs_optimizer__optimize_for_plan(g, &x, 1, &y, 1, NULL, 0, NULL, &og,
-                                     &rep, st);
+    tfs_optimizer__optimize_for_plan(g, &x, 1, &y, 1, NULL, 0, NULL, NULL,
+                                     &og, &rep, st);
     pthread_mutex_unlock(&g->mu);
     m[OPT_WALL * repeat + r] = now_ms() - t0;
     m[OPT_CPU * repeat + r] = cpu_ms() - c0;

@@ -161,6 +161,9 @@ static int build_ir(tfs_graph *src, const tfs_opt_request *req, tfs_ograph *g,
   }
   for (size_t i = 0; i < n; i++) keep[i] = keep[i] == 1;
   if (tfs_og__import(g, src, keep, map, st)) goto done;
+  /* a placed graph: nodes carry their assigned devices */
+  for (size_t i = 0; req->assigned && i < n; i++)
+    if (map[i] >= 0 && req->assigned[i]) g->n[map[i]].device = req->assigned[i];
   /* what must keep its name and outputs */
   for (int i = 0; i < req->nfeeds; i++) {
     int m = map[req->feeds[i].oper->id];
@@ -414,12 +417,13 @@ static int valid_request(tfs_graph *src, const tfs_opt_request *r) {
 int tfs_optimizer__optimize_for_plan(
     tfs_graph *src, const tfs_output *feeds, int nfeeds,
     const tfs_output *fetches, int nfetches, tfs_operation *const *targets,
-    int ntargets, const tfs_config *cfg, tfs_graph **out,
-    tfs_optimizer_report **report, tfs_status *st) {
+    int ntargets, const char *const *assigned, const tfs_config *cfg,
+    tfs_graph **out, tfs_optimizer_report **report, tfs_status *st) {
   *out = NULL;
   if (report) *report = NULL;
   tfs_opt_request req = {feeds,   nfeeds,   fetches, nfetches,
-                         targets, ntargets, 1};
+                         targets, ntargets, 1,       0,
+                         assigned};
   if (!src || !valid_request(src, &req) || (nfetches == 0 && ntargets == 0)) {
     tfs_status_clear(st); /* the plan reports what is wrong */
     return 0;

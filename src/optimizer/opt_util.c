@@ -9,6 +9,8 @@
 #include "core/alloc.h"
 #include "core/half.h"
 #include "core/status.h"
+#include "device/device.h"
+#include "kernels/kernel.h"
 #include "optimizer/opt_util.h"
 
 int tfs_opt__bypass(tfs_opt_ctx *c, int n, tfs_oref src) {
@@ -254,4 +256,29 @@ int tfs_opt__broadcasts_into(const tfs_shape *small, const tfs_shape *big) {
     if (s < 0 || b < 0 || s != b) return 0;
   }
   return 1;
+}
+
+const char *tfs_opt__device_type(const char *device, char *buf, size_t cap) {
+  tfs_device_name n;
+  const char *t = "CPU";
+  if (device && device[0] && tfs_device_name__parse(device, &n) == 0 &&
+      n.has_type)
+    t = n.type;
+  snprintf(buf, cap, "%s", t);
+  return buf;
+}
+
+int tfs_opt__device_is(const char *device, const char *type) {
+  char buf[TFS_DEVICE_TYPE_MAX];
+  return strcmp(tfs_opt__device_type(device, buf, sizeof buf), type) == 0;
+}
+
+int tfs_opt__has_kernel(const char *device, const tfs_op_def *def,
+                        const tfs_attrs *attrs, const char *node_name) {
+  char type[TFS_DEVICE_TYPE_MAX];
+  tfs_opt__device_type(device, type, sizeof type);
+  tfs_status *st = tfs_status_new();
+  int ok = st && tfs_kernel_find(def, type, attrs, node_name, st) != NULL;
+  tfs_status_free(st);
+  return ok;
 }

@@ -43,6 +43,20 @@ void tfs_opt__set(tfs_tensor *t, int64_t i, double v);
  * with st set. */
 tfs_tensor *tfs_opt__tensor(tfs_dtype dt, const tfs_shape *s, tfs_status *st);
 
+/* The type of a node's device: in a plan the device the node was placed
+ * on (".../device:GPU:0" is "GPU"), elsewhere its request; "CPU", the
+ * optimizer's default target, when it names no type or does not parse.
+ * Returns buf. */
+const char *tfs_opt__device_type(const char *device, char *buf, size_t cap);
+
+/* 1 when the device's type (tfs_opt__device_type) is `type`. */
+int tfs_opt__device_is(const char *device, const char *type);
+
+/* 1 when the type of node device `device` has a kernel for `def` with
+ * `attrs` (complete, with the dtype the rewrite would give it). */
+int tfs_opt__has_kernel(const char *device, const tfs_op_def *def,
+                        const tfs_attrs *attrs, const char *node_name);
+
 /* Copies node i's attrs into *out (initialised here); -1 on OOM. */
 int tfs_opt__copy_attrs(const tfs_ograph *g, int i, tfs_attrs *out);
 

@@ -91,6 +91,11 @@ typedef struct tfs_opt_request {
   int cut_feeds;
   /* Always build a new graph (an unchanged copy when nothing ran). */
   int always_export;
+  /* Plan mode: the device each op of the source graph was placed on (by
+   * op id; NULL entries and a NULL array: the op's requested device).
+   * Passes then see assigned devices, as Grappler sees a placed graph,
+   * and the nodes they create inherit them. */
+  const char *const *assigned;
 } tfs_opt_request;
 
 /* Optimizes `src` for `req` under `cfg`.  *out receives a new graph the
@@ -116,8 +121,8 @@ int tfs_optimizer__run(tfs_graph *src, const tfs_opt_request *req,
 int tfs_optimizer__optimize_for_plan(
     tfs_graph *src, const tfs_output *feeds, int nfeeds,
     const tfs_output *fetches, int nfetches, tfs_operation *const *targets,
-    int ntargets, const tfs_config *cfg, tfs_graph **out,
-    tfs_optimizer_report **report, tfs_status *st);
+    int ntargets, const char *const *assigned, const tfs_config *cfg,
+    tfs_graph **out, tfs_optimizer_report **report, tfs_status *st);
 
 /* ---- passes -------------------------------------------------------------- */
 

@@ -33,8 +33,7 @@ typedef struct amp_state {
 
 static int device_target(const amp_state *as, int v, tfs_dtype *lp) {
   const tfs_opt_config *cfg = as->c->cfg;
-  const char *dev = as->c->g->n[v].device;
-  int gpu = strstr(dev, "GPU") || strstr(dev, "gpu");
+  int gpu = tfs_opt__device_is(as->c->g->n[v].device, "GPU");
   switch (cfg->amp_mode) {
     case TFS_AMP_DEVICE:
       if (gpu) {
@@ -54,17 +53,15 @@ static int device_target(const amp_state *as, int v, tfs_dtype *lp) {
   }
 }
 
-/* The op has a CPU kernel when its T is `lp`. */
+/* The op has a kernel on node v's device when its T is `lp`. */
 static int has_lp_kernel(const tfs_ograph *g, int v, tfs_dtype lp) {
   tfs_attrs a;
   if (tfs_opt__copy_attrs(g, v, &a) || tfs_opt__set_type(&a, "T", lp)) {
     tfs_attrs_clear(&a);
     return 0;
   }
-  tfs_status *st = tfs_status_new();
-  int ok =
-      st && tfs_kernel_find(g->n[v].def, "CPU", &a, g->n[v].name, st) != NULL;
-  tfs_status_free(st);
+  int ok = tfs_opt__has_kernel(g->n[v].device, g->n[v].def, &a,
+                               g->n[v].name);
   tfs_attrs_clear(&a);
   return ok;
 }
@@ -264,23 +261,15 @@ int tfs_pass__amp(tfs_opt_ctx *c) {
     TFS_OOM(c->st);
     goto done;
   }
-  tfs_map kernel_ok = TFS_MAP_INIT; /* op name -> 1 ok / 2 missing */
   for (int v = 0; v < as.n0; v++) {
     to_lp[v] = -1;
     if (!tfs_og__live(g, v)) continue;
     as.list[v] = (uint8_t)tfs_amp__list_of(g->n[v].def->name);
     if (as.list[v] == TFS_AMP_UNLISTED || !eligible(&as, v)) continue;
-    if (as.list[v] != TFS_AMP_DENY) {
-      intptr_t k = (intptr_t)tfs_map_get_str(&kernel_ok, g->n[v].def->name);
-      if (!k) {
-        k = has_lp_kernel(g, v, as.lp) ? 1 : 2;
-        tfs_map_put_str(&kernel_ok, g->n[v].def->name, (void *)k);
-      }
-      if (k != 1) continue;
-    }
+    /* the node's own device must have the 16-bit kernel */
+    if (as.list[v] != TFS_AMP_DENY && !has_lp_kernel(g, v, as.lp)) continue;
     as.color[v] = C_ELIGIBLE;
   }
-  tfs_map_free(&kernel_ok);
   int painted = paint(&as);
   if (painted < 0) {
     TFS_OOM(c->st);

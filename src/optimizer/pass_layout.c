@@ -37,14 +37,11 @@ static const char *const kSensitive[] = {"Conv2D",
                                          "_FusedConv2D",
                                          "_FusedDepthwiseConv2dNative"};
 
-static int is_gpu(const char *device) {
-  return strstr(device, "GPU") != NULL || strstr(device, "gpu") != NULL;
-}
-
-/* The format node v's device prefers: TFS_LAYOUT_*. */
+/* The format node v's device prefers: TFS_LAYOUT_*.  A GPU prefers
+ * NCHW (cuDNN's native layout); the CPU what the config says. */
 static int preferred(const layout_state *ls, int v) {
   const char *dev = ls->c->g->n[v].device;
-  if (is_gpu(dev)) return TFS_LAYOUT_TO_NCHW;
+  if (tfs_opt__device_is(dev, "GPU")) return TFS_LAYOUT_TO_NCHW;
   return ls->c->cfg->cpu_layout;
 }
 

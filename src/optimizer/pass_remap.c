@@ -248,12 +248,11 @@ static int conv_pool(tfs_opt_ctx *c, int v, tfs_remap_stats *stats) {
   return 1;
 }
 
-/* The fused ops have CPU kernels only: a node requested on another
- * device keeps its ops (fusing it would fail placement, or move it to the
- * CPU under soft placement). */
-static int cpu_requested_or_none(const char *device) {
-  return !device || !device[0] || strstr(device, "CPU") ||
-         strstr(device, "cpu");
+/* The fused ops have CPU kernels only: a node placed (or, outside a
+ * plan, requested) on another device keeps its ops (fusing it would move
+ * it to the CPU). */
+static int on_cpu(const char *device) {
+  return tfs_opt__device_is(device, "CPU");
 }
 
 int tfs_pass__remap(tfs_opt_ctx *c) {
@@ -264,7 +263,7 @@ int tfs_pass__remap(tfs_opt_ctx *c) {
   for (int v = 0; v < n0; v++) {
     if (!tfs_og__live(g, v) || !tfs_og__replaceable(g, v)) continue;
     if (!is_float_node(g, v) || !is_root_op(g, v)) continue;
-    int r = 0, cpu = cpu_requested_or_none(g->n[v].device);
+    int r = 0, cpu = on_cpu(g->n[v].device);
     tfs_remap_match m;
     if (cpu && match_contraction(c, v, &m))
       r = tfs_remap__fuse_contraction(c, &m, &stats);
@@ -277,7 +276,7 @@ int tfs_pass__remap(tfs_opt_ctx *c) {
   }
   /* pools over the convolutions fused above */
   for (int v = 0; v < g->nn; v++) {
-    if (!tfs_og__live(g, v) || !cpu_requested_or_none(g->n[v].device))
+    if (!tfs_og__live(g, v) || !on_cpu(g->n[v].device))
       continue;
     int r = conv_pool(c, v, &stats);
     if (r < 0) return -1;

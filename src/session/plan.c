@@ -262,6 +262,40 @@ void tfs_plan__key_fill(int32_t *k, const tfs_output *feeds, int nfeeds,
   for (int i = 0; i < ntargets; i++) k[p++] = targets[i] ? targets[i]->id : -1;
 }
 
+/* Places the nodes the signature needs in the session's graph before the
+ * optimizer sees them: *assigned (by op id; NULL when every node can only
+ * be on CPU:0) names each one's device. */
+static int preplace(tfs_session *s, const tfs_output *feeds, int nfeeds,
+                    const tfs_output *fetches, int nfetches,
+                    tfs_operation *const *targets, int ntargets,
+                    const char ***assigned, tfs_status *st) {
+  tfs_graph *g = s->graph;
+  int n = 0, rc = -1;
+  int *ids = prune(g, feeds, nfeeds, fetches, nfetches, targets, ntargets,
+                   &n);
+  tfs_operation **nodes = tfs_malloc(sizeof(tfs_operation *) * (size_t)(n + 1));
+  const char **dev = tfs_malloc(sizeof(char *) * (size_t)(n + 1));
+  const char **by_id = tfs_calloc(g->nops + 1, sizeof(char *));
+  *assigned = NULL;
+  if (!ids || !nodes || !dev || !by_id) {
+    TFS_OOM(st);
+    goto done;
+  }
+  for (int i = 0; i < n; i++) nodes[i] = g->ops[ids[i]];
+  if (tfs_plan__preplace(s, nodes, n, dev, st)) goto done;
+  rc = 0;
+  if (n == 0 || !dev[0]) goto done; /* CPU:0 only */
+  for (int i = 0; i < n; i++) by_id[ids[i]] = dev[i];
+  *assigned = by_id;
+  by_id = NULL;
+done:
+  tfs_free(ids);
+  tfs_free(nodes);
+  tfs_free(dev);
+  tfs_free(by_id);
+  return rc;
+}
+
 static void *make_key(const tfs_output *feeds, int nfeeds,
                       const tfs_output *fetches, int nfetches,
                       tfs_operation *const *targets, int ntargets,
@@ -294,16 +328,24 @@ tfs_plan *tfs_plan__build(tfs_session *s, const tfs_output *feeds,
   tfs_graph *g = s->graph;
   tfs_plan *p = tfs_calloc(1, sizeof(*p));
   int *ids = NULL, *pos = NULL, *slot_base = NULL;
+  const char **assigned = NULL;
   if (!p) goto oom;
   atomic_init(&p->refs, 1);
   p->key = make_key(feeds, nfeeds, fetches, nfetches, targets, ntargets,
                     &p->keylen);
-  /* The optimizer's rewrite (plan_optimize.c): from here on the signature
-   * names its nodes; the plan keeps the caller's feeds and fetches. */
+  /* As TensorFlow: place, then optimize the placed graph (plan_place.c,
+   * plan_optimize.c); from then on the signature names the rewrite's
+   * nodes; the plan keeps the caller's feeds and fetches. */
   const tfs_output *user_feeds = feeds, *user_fetches = fetches;
-  if (tfs_plan__optimize(s, &feeds, nfeeds, &fetches, nfetches, &targets,
-                         ntargets, &p->opt, st))
+  int preplaced = !s->no_optimizer;
+  if (preplaced && preplace(s, feeds, nfeeds, fetches, nfetches, targets,
+                            ntargets, &assigned, st))
     goto fail;
+  if (tfs_plan__optimize(s, &feeds, nfeeds, &fetches, nfetches, &targets,
+                         ntargets, assigned, &p->opt, st))
+    goto fail;
+  tfs_free(assigned);
+  assigned = NULL;
   if (p->opt.graph) g = p->opt.graph;
   int n = 0;
   ids = prune(g, feeds, nfeeds, fetches, nfetches, targets, ntargets, &n);
@@ -324,7 +366,7 @@ tfs_plan *tfs_plan__build(tfs_session *s, const tfs_output *feeds,
     nslots += op->noutputs;
   }
   /* devices (plan_place.c): nothing changes when all nodes are on CPU:0 */
-  if (tfs_plan__place(s, p, st)) goto fail;
+  if (tfs_plan__place(s, p, preplaced, st)) goto fail;
   /* feeds get their own slots after the node outputs */
   p->nfeeds = nfeeds;
   p->feeds = tfs_malloc(sizeof(tfs_output) * (size_t)(nfeeds + 1));
@@ -403,6 +445,7 @@ fail:
   tfs_free(ids);
   tfs_free(pos);
   tfs_free(slot_base);
+  tfs_free(assigned);
   plan_free(p);
   return NULL;
 }

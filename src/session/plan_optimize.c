@@ -73,15 +73,16 @@ static void log_report(const tfs_optimizer_report *r, int nops) {
 int tfs_plan__optimize(tfs_session *s, const tfs_output **feeds, int nfeeds,
                        const tfs_output **fetches, int nfetches,
                        tfs_operation *const **targets, int ntargets,
-                       tfs_plan_opt *po, tfs_status *st) {
+                       const char *const *assigned, tfs_plan_opt *po,
+                       tfs_status *st) {
   memset(po, 0, sizeof(*po));
   if (s->no_optimizer) return 0;
   tfs_graph *og = NULL;
   tfs_optimizer_report *report = NULL;
   int rc = tfs_optimizer__optimize_for_plan(
       s->graph, *feeds, nfeeds, *fetches, nfetches, *targets, ntargets,
-      &s->opts.config, &og, tfs_log_enabled(TFS_LOG_DEBUG) ? &report : NULL,
-      st);
+      assigned, &s->opts.config, &og,
+      tfs_log_enabled(TFS_LOG_DEBUG) ? &report : NULL, st);
   log_report(report, (int)s->graph->nops);
   tfs_optimizer_report_free(report);
   if (rc) return -1; /* fail_on_optimizer_errors */

@@ -83,11 +83,12 @@ static int collect_sync(tfs_plan_devices *pd, tfs_device *const *dev, int n) {
  * device names CPU:0 ("/cpu:0", "/device:CPU:0", the full name...).  A
  * node without a CPU kernel then fails in kernel lookup with the same
  * "No OpKernel was registered ..." text. */
-static int only_cpu0(const tfs_session *s, const tfs_plan *p) {
+static int only_cpu0(const tfs_session *s, tfs_operation *const *nodes,
+                     int n) {
   const tfs_device_set *ds = s->devices;
   if (ds->n != 1 || s->opts.config.log_device_placement) return 0;
-  for (int i = 0; i < p->nnodes; i++) {
-    const char *req = p->nodes[i].op->device;
+  for (int i = 0; i < n; i++) {
+    const char *req = nodes[i]->device;
     tfs_device_name spec;
     if (req && req[0] &&
         (tfs_device_name__parse(req, &spec) ||
@@ -97,25 +98,54 @@ static int only_cpu0(const tfs_session *s, const tfs_plan *p) {
   return 1;
 }
 
-int tfs_plan__place(tfs_session *s, tfs_plan *p, tfs_status *st) {
+/* Places nodes[0..n) into dev[] with the session's options, or (`settle`:
+ * nodes of an optimized graph, whose devices were assigned before) with
+ * soft placement and no log.  Returns 1 when all landed on CPU:0 (or
+ * could only land there: dev[] is then not filled), 0 otherwise, -1 with
+ * the placer's error. */
+static int place_nodes(tfs_session *s, tfs_operation *const *nodes, int n,
+                       int settle, tfs_device **dev, tfs_status *st) {
+  if (n == 0 || only_cpu0(s, nodes, n)) return 1;
+  tfs_placer_options po = {settle || s->opts.config.allow_soft_placement,
+                           !settle && s->opts.config.log_device_placement,
+                           log_assignment, NULL};
+  if (tfs_placer__place((tfs_operation **)nodes, n, s->devices, &po, dev,
+                        st))
+    return -1;
+  tfs_device *cpu0 = tfs_device__cpu();
+  for (int i = 0; i < n; i++)
+    if (dev[i] != cpu0) return 0;
+  return 1;
+}
+
+int tfs_plan__preplace(tfs_session *s, tfs_operation *const *nodes, int n,
+                       const char **assigned, tfs_status *st) {
+  for (int i = 0; i < n; i++) assigned[i] = NULL;
+  tfs_device **dev = tfs_malloc(sizeof(tfs_device *) * (size_t)(n + 1));
+  if (!dev) {
+    TFS_OOM(st);
+    return -1;
+  }
+  int r = place_nodes(s, nodes, n, 0, dev, st);
+  for (int i = 0; r == 0 && i < n; i++) assigned[i] = dev[i]->name;
+  tfs_free(dev);
+  return r < 0 ? -1 : 0;
+}
+
+int tfs_plan__place(tfs_session *s, tfs_plan *p, int settle,
+                    tfs_status *st) {
   int n = p->nnodes, rc = -1;
-  if (n == 0 || only_cpu0(s, p)) return 0;
-  tfs_operation **nodes = tfs_malloc(sizeof(tfs_operation *) * (size_t)n);
-  tfs_device **dev = tfs_malloc(sizeof(tfs_device *) * (size_t)n);
+  tfs_operation **nodes = tfs_malloc(sizeof(tfs_operation *) * (size_t)(n + 1));
+  tfs_device **dev = tfs_malloc(sizeof(tfs_device *) * (size_t)(n + 1));
   if (!nodes || !dev) {
     TFS_OOM(st);
     goto done;
   }
   for (int i = 0; i < n; i++) nodes[i] = p->nodes[i].op;
-  tfs_placer_options po = {s->opts.config.allow_soft_placement,
-                           s->opts.config.log_device_placement,
-                           log_assignment, NULL};
-  if (tfs_placer__place(nodes, n, s->devices, &po, dev, st)) goto done;
-  tfs_device *cpu0 = tfs_device__cpu();
-  int all_cpu0 = 1;
-  for (int i = 0; i < n && all_cpu0; i++) all_cpu0 = dev[i] == cpu0;
+  int r = place_nodes(s, nodes, n, settle, dev, st);
+  if (r < 0) goto done;
   rc = 0;
-  if (all_cpu0) goto done; /* the plan stays as it is */
+  if (r == 1) goto done; /* all on CPU:0: the plan stays as it is */
   p->devices = tfs_calloc(1, sizeof(tfs_plan_devices));
   if (!p->devices || collect_sync(p->devices, dev, n)) {
     TFS_OOM(st);

@@ -31,14 +31,30 @@ int tfs_session__devices_init(tfs_session *s, tfs_status *st);
 /* Frees s->devices (the devices themselves are process-wide). */
 void tfs_session__devices_free(tfs_session *s);
 
+/* Places the nodes a signature needs in the session's graph, before the
+ * optimizer runs (TensorFlow places, then runs Grappler on the placed
+ * graph): assigned[i] receives the full name of the device nodes[i]
+ * landed on (borrowed from the session's device set), or NULL for all
+ * when every node can only land on CPU:0.  With log_device_placement this
+ * placement prints TensorFlow's lines.  Returns 0, or -1 with the
+ * placer's error.  Caller holds the graph mutex (plan building). */
+int tfs_plan__preplace(tfs_session *s, tfs_operation *const *nodes, int n,
+                       const char **assigned, tfs_status *st);
+
 /* Places the nodes of p (p->nodes[i].op, already in execution order)
  * over the session's devices with its allow_soft_placement and
- * log_device_placement options.  When every node lands on CPU:0 the plan
- * is left untouched (pn->device stays NULL); otherwise every node gets
- * its device and p->devices is allocated.  Errors are the placer's
- * (TensorFlow's "Cannot assign a device for operation ..." messages).
- * Caller holds the graph and session mutexes (plan building). */
-int tfs_plan__place(tfs_session *s, tfs_plan *p, tfs_status *st);
+ * log_device_placement options; or, to `settle` a plan whose nodes were
+ * placed before the optimizer (tfs_plan__preplace), with soft placement
+ * and no log: its nodes carry their assigned devices, which the placer
+ * keeps, and the nodes the passes made carry the device of the node they
+ * came from; one whose op has no kernel there (a rewrite such as Add(x,
+ * x) -> Mul(x, 2) on a device without Mul) goes where soft placement
+ * puts it, so an optimization never fails a graph.  When every node
+ * lands on CPU:0 the plan is left untouched (pn->device stays NULL);
+ * otherwise every node gets its device and p->devices is allocated.
+ * Errors are the placer's (TensorFlow's "Cannot assign a device for
+ * operation ..." messages).  Caller holds the graph mutex. */
+int tfs_plan__place(tfs_session *s, tfs_plan *p, int log, tfs_status *st);
 
 /* The kernel of a node placed on pn->device (non-NULL), or NULL with the
  * device's "No OpKernel was registered ..." error. */

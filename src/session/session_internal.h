@@ -141,12 +141,15 @@ void tfs_session__leave(tfs_session *s);
  * process-wide options.  When it produced a graph, *po owns it and
  * *feeds, *fetches, *targets are replaced by the same names in it (arrays
  * owned by *po); otherwise *po is empty and the arguments are untouched.
- * Returns 0, or -1 with st set only when a pass failed under
- * fail_on_optimizer_errors.  Caller holds s->graph->mu. */
+ * `assigned` (by op id, may be NULL) holds the devices the signature's
+ * nodes were placed on (tfs_plan__preplace): the optimizer sees a placed
+ * graph, as Grappler does.  Returns 0, or -1 with st set only when a pass
+ * failed under fail_on_optimizer_errors.  Caller holds s->graph->mu. */
 int tfs_plan__optimize(tfs_session *s, const tfs_output **feeds, int nfeeds,
                        const tfs_output **fetches, int nfetches,
                        tfs_operation *const **targets, int ntargets,
-                       tfs_plan_opt *po, tfs_status *st);
+                       const char *const *assigned, tfs_plan_opt *po,
+                       tfs_status *st);
 /* Frees what *po owns and empties it. */
 void tfs_plan__opt_clear(tfs_plan_opt *po);
 

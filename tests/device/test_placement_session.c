@@ -249,6 +249,89 @@ static void test_log_mapping_and_values(void) {
   tfs_graph_free(g);
 }
 
+/* As TensorFlow: the signature's nodes are placed before the optimizer
+ * runs, so the log shows the graph as the user built it, once, and the
+ * optimizer sees assigned devices: with the optimizer on, the same lines
+ * as without, and the same values. */
+static void test_log_before_optimizer(void) {
+  tfs_output x, y;
+  tfs_graph *g = small_graph(&x, &y, NULL);
+  tfs_session *s = new_session(g, 0, 1, 0);
+  int64_t d[2] = {2, 2};
+  static const float v[4] = {1, -2, 3, 4};
+  tfs_tensor *xt = tu_floats(d, 2, v), *out = NULL;
+  capture c;
+  capture_begin(&c);
+  tfs_code code = run1(s, &x, &xt, 1, y, &out, NULL, 0);
+  capture_end(&c);
+  CU_ASSERT_EQUAL_FATAL(code, TFS_OK);
+  static const char kLog[] = "add: (AddV2): " DT_FAKE0 "\n"
+                             "relu: (Relu): " DT_FAKE0 "\n"
+                             "mm: (MatMul): " DT_CPU "\n";
+  CU_ASSERT_STRING_EQUAL(c.out, kLog);
+  const float *o = tfs_tensor_data(out);
+  CU_ASSERT_EQUAL(o[0], 4.0f);
+  CU_ASSERT_EQUAL(o[2], 60.0f);
+  CU_ASSERT_EQUAL(o[3], 64.0f);
+  tfs_tensor_free(out);
+  /* the plan: every node that kept its op kept the device it was given */
+  tfs_status *st = tfs_status_new();
+  tfs_callable *cl =
+      tfs_session_make_callable(s, &x, 1, &y, 1, NULL, 0, NULL, st);
+  TFS_ASSERT_OK(st);
+  const tfs_plan *p = tfs_callable__plan(cl);
+  int seen = 0;
+  for (int i = 0; i < p->nnodes; i++) {
+    const tfs_plan_node *pn = &p->nodes[i];
+    const char *name = tfs_operation_name(pn->op);
+    const char *type = tfs_operation_op_type(pn->op);
+    if (strcmp(name, "relu") == 0 && strcmp(type, "Relu") == 0) {
+      CU_ASSERT_PTR_NOT_NULL_FATAL(pn->device);
+      CU_ASSERT_STRING_EQUAL(pn->device->name, DT_FAKE0);
+      seen++;
+    }
+    if (strcmp(name, "mm") == 0) {
+      CU_ASSERT_PTR_NOT_NULL_FATAL(pn->device);
+      CU_ASSERT_STRING_EQUAL(pn->device->name, DT_CPU);
+      seen++;
+    }
+  }
+  CU_ASSERT_EQUAL(seen, 2);
+  tfs_callable_free(cl);
+  tfs_status_free(st);
+  tfs_session_free(s);
+  tfs_tensor_free(xt);
+  tfs_graph_free(g);
+}
+
+/* A rewrite into an op the assigned device has no kernel for (AddV2(x,
+ * x) on FAKE, which has no Mul) does not fail the plan, soft placement
+ * off: the rewritten node settles where its kernel is. */
+static void test_rewrite_settles_off_device(void) {
+  tfs_status *st = tfs_status_new();
+  tfs_graph *g = tfs_graph_new();
+  int64_t xd[2] = {2, 2};
+  tfs_output x = tfs_op_placeholder(g, "x", TFS_FLOAT, xd, 2, st);
+  tfs_output a = tfs_op_add(g, "a", x, x, st);
+  tfs_output r = tfs_op_unary(g, "Relu", "r", a, st);
+  TFS_ASSERT_OK(st);
+  static const float v[4] = {1, -2, 3, 4};
+  tfs_tensor *xt = tu_floats(xd, 2, v), *want = NULL, *got = NULL;
+  tfs_session *cpu = new_session(g, 0, 0, CPU_ONLY);
+  tfs_session *mixed = new_session(g, 0, 0, 0);
+  CU_ASSERT_EQUAL_FATAL(run1(cpu, &x, &xt, 1, r, &want, NULL, 0), TFS_OK);
+  char msg[512];
+  CU_ASSERT_EQUAL(run1(mixed, &x, &xt, 1, r, &got, msg, sizeof msg), TFS_OK);
+  if (got) CU_ASSERT_TRUE(same_floats(want, got));
+  tfs_tensor_free(want);
+  tfs_tensor_free(got);
+  tfs_session_free(cpu);
+  tfs_session_free(mixed);
+  tfs_tensor_free(xt);
+  tfs_graph_free(g);
+  tfs_status_free(st);
+}
+
 /* ---- requested devices and soft placement ----------------------------- */
 
 static void test_soft_placement(void) {
@@ -838,6 +921,8 @@ static void test_device_lists(void) {
 
 static const tfs_test_case kLog[] = {
     {"log_mapping_and_values", test_log_mapping_and_values},
+    {"before_optimizer", test_log_before_optimizer},
+    {"rewrite_settles_off_device", test_rewrite_settles_off_device},
     {NULL, NULL}};
 static const tfs_test_case kRequests[] = {
     {"soft_placement", test_soft_placement},

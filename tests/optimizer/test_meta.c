@@ -214,7 +214,7 @@ static void test_optimizer_meta__plan_entry_point(void) {
   tfs_graph *og = NULL;
   tfs_optimizer_report *rep = NULL;
   CU_ASSERT_EQUAL(tfs_optimizer__optimize_for_plan(g, &b, 1, &y2, 1, NULL, 0,
-                                                   NULL, &og, &rep, st),
+                                                   NULL, NULL, &og, &rep, st),
                   0);
   TFS_ASSERT_OK(st);
   CU_ASSERT_PTR_NOT_NULL_FATAL(og);
@@ -228,7 +228,7 @@ static void test_optimizer_meta__plan_entry_point(void) {
   /* too small to optimize: NULL means "plan on the source graph" */
   og = (tfs_graph *)1;
   CU_ASSERT_EQUAL(tfs_optimizer__optimize_for_plan(g, &x, 1, &a, 1, NULL, 0,
-                                                   NULL, &og, NULL, st),
+                                                   NULL, NULL, &og, NULL, st),
                   0);
   CU_ASSERT_PTR_NULL(og);
   ot_teardown();
@@ -272,6 +272,39 @@ static void test_optimizer_meta__report_and_graphdef(void) {
   tfs_buffer_free(out);
   tfs_buffer_free(gd);
   ot_teardown();
+}
+
+/* In plan mode the passes see the devices the nodes were placed on: a
+ * MatMul + BiasAdd + Relu placed on a GPU keeps its ops (the fused op is
+ * CPU-only), the same placed on the CPU is fused, and what the rewrite
+ * makes carries the assigned device. */
+static void test_optimizer_meta__placed_devices(void) {
+  static const char kGpu[] = "/job:localhost/replica:0/task:0/device:GPU:0";
+  static const char kCpu[] = "/job:localhost/replica:0/task:0/device:CPU:0";
+  for (int on_gpu = 0; on_gpu < 2; on_gpu++) {
+    ot_setup();
+    tfs_output x;
+    tfs_output out = small_mlp(&x);
+    TFS_ASSERT_OK(st);
+    size_t n = tfs_graph_num_operations(g);
+    const char **assigned = calloc(n + 1, sizeof(char *));
+    for (size_t i = 0; i < n; i++) assigned[i] = on_gpu ? kGpu : kCpu;
+    tfs_graph *og = NULL;
+    CU_ASSERT_EQUAL(tfs_optimizer__optimize_for_plan(g, &x, 1, &out, 1, NULL,
+                                                     0, assigned, NULL, &og,
+                                                     NULL, st),
+                    0);
+    TFS_ASSERT_OK(st);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(og);
+    CU_ASSERT_EQUAL(ot_count(og, "_FusedMatMul"), on_gpu ? 0 : 1);
+    CU_ASSERT_EQUAL(ot_count(og, "MatMul"), on_gpu ? 1 : 0);
+    tfs_operation *r = tfs_graph_operation_by_name(og, "r");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(r);
+    CU_ASSERT_STRING_EQUAL(tfs_operation_device(r), on_gpu ? kGpu : kCpu);
+    tfs_graph_free(og);
+    free((void *)assigned);
+    ot_teardown();
+  }
 }
 
 /* tfs_og__replace: a replacement whose output dtype differs is refused
@@ -333,6 +366,7 @@ static void test_optimizer_meta__replace_checks_outputs(void) {
 
 const tfs_test_case tfs_optimizer_meta_cases[] = {
     {"replace_checks_outputs", test_optimizer_meta__replace_checks_outputs},
+    {"placed_devices", test_optimizer_meta__placed_devices},
     {"min_graph_nodes", test_optimizer_meta__min_graph_nodes},
     {"iterations_and_fixed_point",
      test_optimizer_meta__iterations_and_fixed_point},
