@@ -113,9 +113,14 @@ TFS_API void tfs_tensor_set_string(tfs_tensor *t, int64_t i,
 /* Returns a new reference-counted copy with its own buffer (caller frees). */
 TFS_API tfs_tensor *tfs_tensor_clone(const tfs_tensor *t, tfs_status *st);
 
-/* Formats the tensor as TensorFlow prints it (at most `max_entries`
- * elements per dimension before "..."), e.g. "[[1 2][3 4]]".  Returns a
- * malloc'd string the caller frees with free(); NULL if memory runs out. */
+/* Formats the tensor as tf.print prints it (TensorFlow's print_v2
+ * layout; at most `max_entries` elements at each end of a dimension,
+ * with "..." between; negative: all): "[[1 2]\n [3 4]]", and blocks of a
+ * rank-3 tensor separated by a blank line, "[[[1 2]\n  [3 4]]\n\n [[5
+ * 6]\n  [7 8]]]"; strings quoted and C-escaped; "[]" for an empty
+ * vector.
+ * Returns a malloc'd string the caller frees with free(); NULL if memory
+ * runs out.  Does not take ownership of t; thread-safe. */
 TFS_API char *tfs_tensor_to_string(const tfs_tensor *t, int max_entries);
 
 /* Shape printed as TensorFlow prints it: "[2,3]", "[]" for scalars.

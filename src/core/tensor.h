@@ -129,6 +129,18 @@ static inline void *tfs_tensor__ref_target(const tfs_tensor *t) {
   return tfs_dtype_is_ref(t->dtype) ? t->data : NULL;
 }
 
+/* TensorFlow's Tensor::SummarizeValue(summarize, print_v2=true) appended
+ * to b: nested brackets, elements separated by spaces, (rank - dim - 1)
+ * newlines and dim + 1 spaces between blocks, at most `summarize`
+ * entries at each end of a dimension with "..." between (negative: all);
+ * strings quoted and C-escaped (UTF-8 bytes kept); empty tensors as
+ * TensorFlow prints them ("[]" for [0], "[\n ...]" for [2,0]).  The one
+ * formatter of tensors as text: tfs_tensor_to_string,
+ * StringFormat and PrintV2 use it. */
+struct tfs_strbuf;
+void tfs_tensor__format_v2(struct tfs_strbuf *b, const tfs_tensor *t,
+                           int64_t summarize);
+
 /* TensorFlow's legacy Tensor::SummarizeValue text (Assert, Print, attr
  * summaries); malloc'd, NULL on OOM. */
 char *tfs_tensor__summarize(const tfs_tensor *t, int64_t max_entries);

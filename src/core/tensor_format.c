@@ -1,7 +1,8 @@
 /*
- * core/tensor_format.c - tensors as text, in the nested-bracket layout
- * TensorFlow's tf.print / StringFormat use (print_v2 summarisation):
- * "[[1 2]\n [3 4]]", with "..." when a dimension exceeds 2*max_entries.
+ * core/tensor_format.c - tensors as text: TensorFlow's print_v2 layout
+ * (tf.print, StringFormat, tfs_tensor_to_string): "[[1 2]\n [3 4]]",
+ * with "..." when a dimension exceeds 2*max_entries; and the legacy
+ * SummarizeValue text (Assert, Print, attr summaries).
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -45,45 +46,68 @@ static void put_elem(tfs_strbuf *b, const tfs_tensor *t, int64_t i,
                h ? h->name : "");
       break;
     }
-    default:
+    case TFS_BOOL: case TFS_INT8: case TFS_INT16: case TFS_INT32:
+    case TFS_INT64: case TFS_UINT8: case TFS_UINT16: case TFS_UINT32:
       snprintf(tmp, sizeof tmp, "%" PRId64, tfs_tensor__get_as_int64(t, i));
       break;
+    default: /* complex and quantized types: as TensorFlow's print_v2 */
+      tfs_strbuf_putc(b, '?');
+      return;
   }
   tfs_strbuf_puts(b, tmp);
 }
 
+/* Between two entries of dimension `dim`: a space inside the innermost
+ * dimension, else (rank - dim - 1) newlines and dim + 1 spaces. */
+static void dim_spacing(tfs_strbuf *b, int dim, int rank) {
+  if (dim == rank - 1) {
+    tfs_strbuf_putc(b, ' ');
+    return;
+  }
+  for (int j = 0; j < rank - dim - 1; j++) tfs_strbuf_putc(b, '\n');
+  for (int j = 0; j <= dim; j++) tfs_strbuf_putc(b, ' ');
+}
+
+/* One dimension: `ends` entries from each end when it has more than
+ * 2 * ends. */
 static void put_dim(tfs_strbuf *b, const tfs_tensor *t, int dim,
-                    int64_t offset, int64_t stride, int limit) {
-  int64_t n = t->shape.dims[dim];
-  int64_t inner = stride / (n ? n : 1);
+                    int64_t ends, int64_t at) {
+  int rank = t->shape.rank;
+  if (dim == rank) {
+    put_elem(b, t, at, 1);
+    return;
+  }
+  int64_t n = t->shape.dims[dim], per = 1;
+  for (int i = dim + 1; i < rank; i++) per *= t->shape.dims[i];
+  int64_t tail = ends > n - ends ? ends : n - ends;
   tfs_strbuf_putc(b, '[');
-  int summarize = limit >= 0 && n > 2 * (int64_t)limit;
-  for (int64_t k = 0; k < n; k++) {
-    if (summarize && k == limit) {
-      if (dim + 1 == t->shape.rank) {
-        tfs_strbuf_puts(b, " ...");
-      } else {
-        tfs_strbuf_putc(b, '\n');
-        for (int s = 0; s <= dim; s++) tfs_strbuf_putc(b, ' ');
-        tfs_strbuf_puts(b, "...");
-      }
-      k = n - limit - 1;
-      continue;
-    }
-    if (k > 0) {
-      if (dim + 1 == t->shape.rank) {
-        tfs_strbuf_putc(b, ' ');
-      } else {
-        tfs_strbuf_putc(b, '\n');
-        for (int s = 0; s <= dim; s++) tfs_strbuf_putc(b, ' ');
-      }
-    }
-    if (dim + 1 == t->shape.rank)
-      put_elem(b, t, offset + k, 1);
-    else
-      put_dim(b, t, dim + 1, offset + k * inner, inner, limit);
+  for (int64_t i = 0; i < ends && i < n; i++) {
+    if (i > 0) dim_spacing(b, dim, rank);
+    put_dim(b, t, dim + 1, ends, at + per * i);
+  }
+  if (n > 2 * ends) {
+    dim_spacing(b, dim, rank);
+    tfs_strbuf_puts(b, "...");
+  }
+  for (int64_t i = tail; i < n; i++) {
+    dim_spacing(b, dim, rank);
+    put_dim(b, t, dim + 1, ends, at + per * i);
   }
   tfs_strbuf_putc(b, ']');
+}
+
+void tfs_tensor__format_v2(tfs_strbuf *b, const tfs_tensor *t,
+                           int64_t summarize) {
+  int64_t ends = summarize < 0 || summarize > t->nelems ? t->nelems
+                                                        : summarize;
+  if (t->shape.rank == 0) {
+    if (ends > 0 || summarize < 0)
+      put_elem(b, t, 0, 1);
+    else
+      tfs_strbuf_puts(b, "...");
+    return;
+  }
+  put_dim(b, t, 0, ends, 0);
 }
 
 /* TensorFlow's legacy SummarizeValue: flat "1 2 3" for vectors, "[1 2][3
@@ -131,12 +155,6 @@ char *tfs_tensor__summarize(const tfs_tensor *t, int64_t max_entries) {
 char *tfs_tensor_to_string(const tfs_tensor *t, int max_entries) {
   tfs_strbuf b = TFS_STRBUF_INIT;
   if (!t) return tfs_strdup("");
-  if (t->shape.rank == 0) {
-    put_elem(&b, t, 0, 1);
-  } else if (t->nelems == 0) {
-    tfs_strbuf_puts(&b, "[]");
-  } else {
-    put_dim(&b, t, 0, 0, t->nelems, max_entries);
-  }
+  tfs_tensor__format_v2(&b, t, max_entries);
   return tfs_strbuf_take(&b);
 }

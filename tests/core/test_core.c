@@ -431,6 +431,17 @@ static void test_tensor_scalars_and_format(void) {
   s = tfs_tensor__summarize(m, 3);
   CU_ASSERT_STRING_EQUAL(s, "[1 2 3]...");
   free(s);
+  /* rank 3: tf.print separates the outer blocks with a blank line, as
+   * StringFormat does (one formatter) */
+  {
+    float v8[8] = {0, 1, 2, 3, 4, 5, 6, 7};
+    int64_t d3[3] = {2, 2, 2};
+    tfs_tensor *r3 = tu_floats(d3, 3, v8);
+    char *t3 = tfs_tensor_to_string(r3, 3);
+    CU_ASSERT_STRING_EQUAL(t3, "[[[0 1]\n  [2 3]]\n\n [[4 5]\n  [6 7]]]");
+    free(t3);
+    tfs_tensor_free(r3);
+  }
   s = tfs_tensor__summarize(m, -1);
   CU_ASSERT_STRING_EQUAL(s, "[1 2 3][4 5 6]");
   free(s);

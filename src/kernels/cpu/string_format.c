@@ -1,7 +1,7 @@
 /*
  * kernels/cpu/string_format.c - StringFormat (tf.strings.format) and
- * PrintV2 (tf.print), with tensors in TensorFlow's print_v2 layout (see
- * put_tensor).
+ * PrintV2 (tf.print), with tensors in TensorFlow's print_v2 layout
+ * (tfs_tensor__format_v2, core/tensor_format.c).
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -15,99 +15,6 @@
 #include "core/tstring.h"
 #include "core/util.h"
 #include "kernels/cpu/cpu_tables.h"
-
-/* ---- print_v2 formatting ------------------------------------------------ */
-
-static void put_elem(tfs_strbuf *b, const tfs_tensor *t, int64_t i) {
-  char tmp[64];
-  const void *d = t->data;
-  switch (t->dtype) {
-    case TFS_FLOAT: tfs_format_float(tmp, sizeof tmp, ((const float *)d)[i]);
-      break;
-    case TFS_HALF:
-      tfs_format_float(tmp, sizeof tmp,
-                       tfs_half_to_float(((const uint16_t *)d)[i]));
-      break;
-    case TFS_BFLOAT16:
-      tfs_format_float(tmp, sizeof tmp,
-                       tfs_bf16_to_float(((const uint16_t *)d)[i]));
-      break;
-    case TFS_DOUBLE:
-      tfs_format_double(tmp, sizeof tmp, ((const double *)d)[i]);
-      break;
-    case TFS_UINT64:
-      snprintf(tmp, sizeof tmp, "%" PRIu64, ((const uint64_t *)d)[i]);
-      break;
-    case TFS_STRING: {
-      const tfs_tstring *s = &tfs_tensor__strings(t)[i];
-      tfs_strbuf_putc(b, '"');
-      tfs_strbuf_put_escaped(b, tfs_tstring_data(s), tfs_tstring_size(s));
-      tfs_strbuf_putc(b, '"');
-      return;
-    }
-    case TFS_BOOL: case TFS_INT8: case TFS_INT16: case TFS_INT32:
-    case TFS_INT64: case TFS_UINT8: case TFS_UINT16: case TFS_UINT32:
-      snprintf(tmp, sizeof tmp, "%" PRId64, tfs_tensor__get_as_int64(t, i));
-      break;
-    default: tfs_strbuf_putc(b, '?'); return;
-  }
-  tfs_strbuf_puts(b, tmp);
-}
-
-static void dim_spacing(tfs_strbuf *b, int dim, int rank) {
-  if (dim == rank - 1) {
-    tfs_strbuf_putc(b, ' ');
-    return;
-  }
-  for (int j = 0; j < rank - dim - 1; j++) tfs_strbuf_putc(b, '\n');
-  for (int j = 0; j <= dim; j++) tfs_strbuf_putc(b, ' ');
-}
-
-/* One dimension: `ends` entries from each end when it has more than
- * 2 * ends. */
-static void put_dim(tfs_strbuf *b, const tfs_tensor *t, int dim,
-                    int64_t ends, int64_t at) {
-  int rank = t->shape.rank;
-  if (dim == rank) {
-    put_elem(b, t, at);
-    return;
-  }
-  int64_t n = t->shape.dims[dim], per = 1;
-  for (int i = dim + 1; i < rank; i++) per *= t->shape.dims[i];
-  int64_t tail = ends > n - ends ? ends : n - ends;
-  tfs_strbuf_putc(b, '[');
-  for (int64_t i = 0; i < ends && i < n; i++) {
-    if (i > 0) dim_spacing(b, dim, rank);
-    put_dim(b, t, dim + 1, ends, at + per * i);
-  }
-  if (n > 2 * ends) {
-    dim_spacing(b, dim, rank);
-    tfs_strbuf_puts(b, "...");
-  }
-  for (int64_t i = tail; i < n; i++) {
-    dim_spacing(b, dim, rank);
-    put_dim(b, t, dim + 1, ends, at + per * i);
-  }
-  tfs_strbuf_putc(b, ']');
-}
-
-/* TensorFlow's Tensor::SummarizeValue(summarize, print_v2=true): nested
- * brackets, elements separated by spaces, (rank - dim - 1) newlines and
- * dim + 1 spaces between blocks, at most `summarize` entries at each end
- * of a dimension with "..." between; strings quoted and C-escaped (UTF-8
- * bytes kept), complex values as "?". */
-static void put_tensor(tfs_strbuf *b, const tfs_tensor *t, int64_t summarize) {
-  int64_t limit = summarize < 0 || summarize > t->nelems ? t->nelems
-                                                         : summarize;
-  if (t->shape.rank == 0) {
-    if (limit > 0)
-      put_elem(b, t, 0);
-    else
-      tfs_strbuf_puts(b, "...");
-    return;
-  }
-  put_dim(b, t, 0, limit, 0);
-}
 
 /* ---- StringFormat ------------------------------------------------------ */
 
@@ -191,7 +98,7 @@ static void fmt_compute(tfs_kernel_ctx *c) {
   tfs_strbuf b = TFS_STRBUF_INIT;
   for (int i = 0; i < c->ninputs; i++) {
     tfs_strbuf_append(&b, s->piece[i], s->len[i]);
-    put_tensor(&b, c->inputs[i], s->summarize);
+    tfs_tensor__format_v2(&b, c->inputs[i], s->summarize);
   }
   tfs_strbuf_append(&b, s->piece[s->n - 1], s->len[s->n - 1]);
   tfs_shape scalar;
