@@ -190,4 +190,10 @@ const tfs_kernel_def *tfs_kernel_find(const tfs_op_def *op,
 /* Every registered kernel (for `tfsess ops`). */
 const tfs_kernel_def *const *tfs_kernel_all(int *n);
 
+/* How many kernels the device tables declare.  Every declared kernel must
+ * be registered (tfs_kernel_all's count): a kernel of an op the registry
+ * does not have is a bug in tfsess, logged as an error when the registry
+ * is built and caught by tests/ops/test_registry. */
+int tfs_kernel_registry_declared(void);
+
 #endif

@@ -47,12 +47,13 @@ static pthread_once_t g_once = PTHREAD_ONCE_INIT;
 static tfs_map g_by_op = TFS_MAP_INIT; /* op name -> kernel_list */
 static kernel_list *g_lists;
 static const tfs_kernel_def **g_all;
-static int g_nall;
+static int g_nall, g_declared;
 
 static void build(void) {
   int total = 0;
   for (size_t t = 0; t < TFS_ARRAY_LEN(kTables); t++)
     for (const tfs_kernel_def *k = kTables[t]; k->op; k++) total++;
+  g_declared = total;
   g_all = tfs_calloc((size_t)total + 1, sizeof(*g_all));
   g_lists = tfs_calloc((size_t)total + 1, sizeof(kernel_list));
   if (!g_all || !g_lists) return;
@@ -63,17 +64,21 @@ static void build(void) {
         tfs_log(TFS_LOG_ERROR, "kernel for unregistered op '%s'", k->op);
         continue;
       }
-      g_all[g_nall++] = k;
       kernel_list *l = tfs_map_get_str(&g_by_op, k->op);
+      size_t cap = l ? (size_t)l->cap : 0;
       if (!l) {
         l = &g_lists[nlists++];
-        if (tfs_map_put_str(&g_by_op, k->op, l)) continue;
+        if (tfs_map_put_str(&g_by_op, k->op, l)) l = NULL;
       }
-      size_t cap = (size_t)l->cap;
-      if (tfs_grow((void **)&l->v, &cap, (size_t)l->n + 1, sizeof(void *)))
+      if (!l || tfs_grow((void **)&l->v, &cap, (size_t)l->n + 1,
+                         sizeof(void *))) {
+        tfs_log(TFS_LOG_ERROR, "out of memory registering a kernel of '%s'",
+                k->op);
         continue;
+      }
       l->cap = (int)cap;
       l->v[l->n++] = k;
+      g_all[g_nall++] = k;
     }
   }
 }
@@ -135,6 +140,11 @@ const tfs_kernel_def *tfs_kernel_find(const tfs_op_def *op,
   tfs_status_set(st, TFS_INVALID_ARGUMENT, tfs_strbuf_str(&b));
   tfs_strbuf_free(&b);
   return NULL;
+}
+
+int tfs_kernel_registry_declared(void) {
+  pthread_once(&g_once, build);
+  return g_declared;
 }
 
 const tfs_kernel_def *const *tfs_kernel_all(int *n) {

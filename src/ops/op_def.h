@@ -82,6 +82,12 @@ const tfs_op_def *tfs_op_lookup(const char *name);
 /* Every registered op, sorted by name.  *n receives the count. */
 const tfs_op_def *const *tfs_op_all(int *n);
 
+/* How many ops the family tables declare.  Every declared op must be
+ * registered (tfs_op_all's count): a spec that does not parse or a name
+ * declared twice is a bug in tfsess, logged as an error when the
+ * registry is built and caught by tests/ops/test_registry. */
+int tfs_op_registry_declared(void);
+
 const tfs_attr_def *tfs_op_def_attr(const tfs_op_def *op, const char *name);
 
 /* Index of an input/output argument named `name`, or -1. */

@@ -22,7 +22,7 @@ static const tfs_op_spec *const kFamilies[] = {
 static pthread_once_t g_once = PTHREAD_ONCE_INIT;
 static tfs_op_def *g_defs;
 static const tfs_op_def **g_sorted;
-static int g_n;
+static int g_n, g_declared;
 static tfs_map g_map = TFS_MAP_INIT;
 
 static int cmp_def(const void *a, const void *b) {
@@ -35,6 +35,7 @@ static void build(void) {
   int total = 0;
   for (size_t f = 0; f < TFS_ARRAY_LEN(kFamilies); f++)
     for (const tfs_op_spec *s = kFamilies[f]; s->name; s++) total++;
+  g_declared = total;
   g_defs = tfs_calloc((size_t)total, sizeof(tfs_op_def));
   g_sorted = tfs_calloc((size_t)total, sizeof(*g_sorted));
   if (!g_defs || !g_sorted) {
@@ -55,6 +56,8 @@ static void build(void) {
         continue;
       }
       if (tfs_map_put_str(&g_map, g_defs[n].name, &g_defs[n])) {
+        tfs_log(TFS_LOG_ERROR, "out of memory registering op '%s'",
+                s->name);
         tfs_op_def_clear(&g_defs[n]);
         continue;
       }
@@ -71,6 +74,11 @@ const tfs_op_def *tfs_op_lookup(const char *name) {
   pthread_once(&g_once, build);
   if (!name) return NULL;
   return tfs_map_get_str(&g_map, name);
+}
+
+int tfs_op_registry_declared(void) {
+  pthread_once(&g_once, build);
+  return g_declared;
 }
 
 const tfs_op_def *const *tfs_op_all(int *n) {

@@ -166,6 +166,24 @@ static void test_not_registered_message(void) {
   tfs_status_free(st);
 }
 
+/* Every op the family tables declare is registered, and every kernel the
+ * device tables declare: a bad spec or a kernel of an unknown op is
+ * dropped with an error log at startup, and this catches it. */
+static void test_declared_equals_registered(void) {
+  int nops = 0, nkernels = 0;
+  tfs_op_all(&nops);
+  CU_ASSERT_TRUE(nops > 150);
+  CU_ASSERT_EQUAL(nops, tfs_op_registry_declared());
+  tfs_kernel_all(&nkernels);
+  CU_ASSERT_TRUE(nkernels > 150);
+  CU_ASSERT_EQUAL(nkernels, tfs_kernel_registry_declared());
+  if (nops != tfs_op_registry_declared() ||
+      nkernels != tfs_kernel_registry_declared())
+    fprintf(stderr, "\n  ops %d of %d, kernels %d of %d registered\n", nops,
+            tfs_op_registry_declared(), nkernels,
+            tfs_kernel_registry_declared());
+}
+
 static const tfs_test_case cases[] = {
     {"lookup", test_lookup},
     {"summaries", test_summaries},
@@ -173,6 +191,7 @@ static const tfs_test_case cases[] = {
     {"parse_spec_errors", test_parse_spec_errors},
     {"kernel_lookup", test_kernel_lookup},
     {"not_registered_message", test_not_registered_message},
+    {"declared_equals_registered", test_declared_equals_registered},
     {NULL, NULL}};
 
 const tfs_test_suite tfs_test_suites[] = {{"registry", cases}, {NULL, NULL}};
