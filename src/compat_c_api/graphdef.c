@@ -260,9 +260,7 @@ void TF_GraphImportGraphDef(TF_Graph *graph, const TF_Buffer *graph_def,
 static int is_constant(tfs_operation *op, uint8_t *seen) {
   if (seen[op->id]) return seen[op->id] == 1;
   seen[op->id] = 2; /* until proven constant */
-  const char *type = op->def->name;
-  if ((op->def->flags & (TFS_OP_STATEFUL | TFS_OP_NO_FOLD)) ||
-      strncmp(type, "Placeholder", 11) == 0)
+  if (op->def->flags & (TFS_OP_STATEFUL | TFS_OP_NO_FOLD | TFS_OP_PLACEHOLDER))
     return 0;
   for (int i = 0; i < op->ninputs; i++)
     if (!is_constant(op->inputs[i].oper, seen)) return 0;

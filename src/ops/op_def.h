@@ -25,7 +25,11 @@ enum {
   TFS_OP_ALLOWS_UNINIT = 1u << 5, /* may take an uninitialised ref input */
   TFS_OP_NO_FOLD = 1u << 6,       /* not constant-foldable (random, io) */
   TFS_OP_CONTROL_FLOW = 1u << 7,  /* Switch/Merge/Enter/Exit/... */
-  TFS_OP_SOURCE = 1u << 8         /* no data inputs by design (Const) */
+  TFS_OP_SOURCE = 1u << 8,        /* no data inputs by design (Const) */
+  TFS_OP_PLACEHOLDER = 1u << 9    /* a value the caller feeds: Placeholder
+                                     (must be fed), PlaceholderWithDefault
+                                     (its input unless fed); the semantics
+                                     live in src/placeholder/ */
 };
 
 /* One op, as written in a family table.  Lists are ';'-separated:

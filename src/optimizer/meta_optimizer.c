@@ -130,7 +130,7 @@ static int add_placeholder_for(tfs_ograph *g, const tfs_operation *op,
   int rc = tfs_attrs_set(&a, "dtype", &v);
   if (!rc)
     rc = tfs_attr_shape(
-        &v, strncmp(op->def->name, "Placeholder", 11) == 0 && s ? s : &unknown);
+        &v, (op->def->flags & TFS_OP_PLACEHOLDER) && s ? s : &unknown);
   if (!rc) rc = tfs_attrs_set(&a, "shape", &v);
   if (rc) {
     tfs_attrs_clear(&a);

@@ -578,7 +578,7 @@ unsigned tfs_og__classify(const tfs_op_def *def, const tfs_dtype *in, int nin,
                           const tfs_dtype *out, int nout) {
   if (def->flags & (TFS_OP_STATEFUL | TFS_OP_NO_FOLD | TFS_OP_CONTROL_FLOW))
     return TFS_ON_SIDE_EFFECT;
-  if (strncmp(def->name, "Placeholder", 11) == 0) return TFS_ON_SIDE_EFFECT;
+  if (def->flags & TFS_OP_PLACEHOLDER) return TFS_ON_SIDE_EFFECT;
   for (int k = 0; k < nin; k++)
     if (tfs_dtype_is_ref(in[k]) || in[k] == TFS_RESOURCE ||
         in[k] == TFS_VARIANT)

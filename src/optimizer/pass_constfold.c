@@ -41,7 +41,7 @@ static void compute_trust(fold_state *fs, const int *order, int cnt) {
     tfs_onode *n = &g->n[v];
     int ok = 1;
     if ((n->flags & TFS_ON_FED) && !aggressive &&
-        strncmp(n->def->name, "Placeholder", 11) != 0)
+        !(n->def->flags & TFS_OP_PLACEHOLDER))
       ok = 0;
     for (int k = 0; k < n->nin && ok; k++) {
       int p = n->in[k].node;

@@ -15,7 +15,23 @@
 int tfs_placeholder__validate_feed(tfs_output feed, const tfs_tensor *value,
                                    int index, tfs_status *st);
 
-/* Non-zero for Placeholder-like ops (must be fed or have a default). */
-int tfs_placeholder__is_placeholder(const tfs_operation *op);
+/* What an op is as a placeholder (its TFS_OP_PLACEHOLDER flag). */
+typedef enum tfs_placeholder_kind {
+  TFS_PH_NONE = 0,    /* not a placeholder */
+  TFS_PH_REQUIRED,    /* Placeholder: a run must feed it */
+  TFS_PH_WITH_DEFAULT /* PlaceholderWithDefault: its input unless fed */
+} tfs_placeholder_kind;
+
+tfs_placeholder_kind tfs_placeholder__kind(const tfs_op_def *def);
+
+/* Non-zero for an op a run must feed (Placeholder). */
+static inline int tfs_placeholder__is_placeholder(const tfs_operation *op) {
+  return tfs_placeholder__kind(op->def) == TFS_PH_REQUIRED;
+}
+
+/* The partial shape a fed value must have: the placeholder's declared
+ * shape attr, or NULL when op is no placeholder or declares none.
+ * Borrowed from op's attrs. */
+const tfs_shape *tfs_placeholder__declared_shape(const tfs_operation *op);
 
 #endif

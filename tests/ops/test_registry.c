@@ -7,6 +7,7 @@
 
 #include "kernels/kernel.h"
 #include "ops/op_def.h"
+#include "placeholder/placeholder.h"
 #include "testutil.h"
 
 static void test_lookup(void) {
@@ -184,6 +185,23 @@ static void test_declared_equals_registered(void) {
             tfs_kernel_registry_declared());
 }
 
+/* Placeholder semantics hang on one flag: the two placeholder ops have
+ * it, with their kinds; nothing else does. */
+static void test_placeholder_flag(void) {
+  CU_ASSERT_EQUAL(tfs_placeholder__kind(tfs_op_lookup("Placeholder")),
+                  TFS_PH_REQUIRED);
+  CU_ASSERT_EQUAL(
+      tfs_placeholder__kind(tfs_op_lookup("PlaceholderWithDefault")),
+      TFS_PH_WITH_DEFAULT);
+  int n = 0, flagged = 0;
+  const tfs_op_def *const *all = tfs_op_all(&n);
+  for (int i = 0; i < n; i++)
+    flagged += (all[i]->flags & TFS_OP_PLACEHOLDER) != 0;
+  CU_ASSERT_EQUAL(flagged, 2);
+  CU_ASSERT_EQUAL(tfs_placeholder__kind(tfs_op_lookup("Identity")),
+                  TFS_PH_NONE);
+}
+
 static const tfs_test_case cases[] = {
     {"lookup", test_lookup},
     {"summaries", test_summaries},
@@ -192,6 +210,7 @@ static const tfs_test_case cases[] = {
     {"kernel_lookup", test_kernel_lookup},
     {"not_registered_message", test_not_registered_message},
     {"declared_equals_registered", test_declared_equals_registered},
+    {"placeholder_flag", test_placeholder_flag},
     {NULL, NULL}};
 
 const tfs_test_suite tfs_test_suites[] = {{"registry", cases}, {NULL, NULL}};
