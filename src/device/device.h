@@ -162,14 +162,11 @@ tfs_device *tfs_device__cpu(void);
 int tfs_device__supports(tfs_device *d, const tfs_op_def *op,
                          const tfs_attrs *attrs);
 
-/* Runs kdef->prepare for a node placed on `d` (d NULL: CPU) with `d` as
- * the thread's current device, which device kernels read in prepare to
- * bind their state to it.  Returns prepare's result (0 when there is
- * none). */
+/* Runs kdef->prepare for a node placed on `d` (d NULL: CPU) with
+ * ki->device set to it, which device kernels read in prepare to bind
+ * their state to it.  Returns prepare's result (0 when there is none). */
 int tfs_device__prepare_kernel(tfs_device *d, const tfs_kernel_def *k,
                                tfs_kernel_init *ki);
-/* The device whose kernel is being prepared on this thread, or NULL. */
-tfs_device *tfs_device__current(void);
 
 /* ---- the device set (device_set.c) ---------------------------------------- */
 

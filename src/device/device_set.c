@@ -147,18 +147,11 @@ int tfs_device__supports(tfs_device *d, const tfs_op_def *op,
   return k != NULL;
 }
 
-static __thread tfs_device *g_current;
-
-tfs_device *tfs_device__current(void) { return g_current; }
-
 int tfs_device__prepare_kernel(tfs_device *d, const tfs_kernel_def *k,
                                tfs_kernel_init *ki) {
+  ki->device = d ? d : tfs_device__cpu();
   if (!k->prepare) return 0;
-  tfs_device *saved = g_current;
-  g_current = d ? d : tfs_device__cpu();
-  int rc = k->prepare(ki);
-  g_current = saved;
-  return rc;
+  return k->prepare(ki);
 }
 
 /* ---- the set ----------------------------------------------------------------- */

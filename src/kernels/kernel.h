@@ -58,7 +58,13 @@ typedef struct tfs_kernel_def {
 
 /* ---- prepare ------------------------------------------------------------ */
 
+struct tfs_device;
 struct tfs_kernel_init {
+  /* The device the node was placed on (the CPU device in plans without
+   * devices; NULL when the optimizer evaluates a CPU kernel to fold
+   * constants): device kernels bind their state to it.  Kernels never
+   * look a device up anywhere else. */
+  struct tfs_device *device;
   const char *node_name;
   const tfs_op_def *op;
   const tfs_attrs *attrs;

@@ -207,6 +207,7 @@ static int prepare_kernel(tfs_plan_node *pn, const tfs_output *feeds,
                     : tfs_graph__const_value(src);
   }
   tfs_kernel_init ki = {
+      .device = pn->device ? pn->device : tfs_device__cpu(),
       .node_name = op->name,
       .op = op->def,
       .attrs = &op->attrs,

@@ -67,7 +67,7 @@ typedef struct wrap_state {
 static int wrap_prepare(tfs_kernel_init *ki) {
   wrap_state *s = tfs_calloc(1, sizeof *s);
   if (!s) return tfs_ki_error(ki, TFS_RESOURCE_EXHAUSTED, "out of memory");
-  s->dev = tfs_device__current();
+  s->dev = ki->device;
   s->cpu = tfs_kernel_find(ki->op, "CPU", ki->attrs, ki->node_name, ki->st);
   for (int i = 0; i < ki->noutputs && i < 64; i++)
     if (strcmp(ki->op->name, "Shape") == 0 || ki->out_types[i] == TFS_INT32)

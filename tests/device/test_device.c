@@ -435,10 +435,11 @@ static void test_alloc_oom_and_copy_kernel(void) {
 static tfs_device *g_seen;
 
 static int record_prepare(tfs_kernel_init *ki) {
-  g_seen = tfs_device__current();
+  g_seen = ki->device;
   return 0;
 }
 
+/* A kernel's prepare finds its device in the init struct (no global). */
 static void test_prepare_sets_current_device(void) {
   tfs_kernel_def k = {"Identity", "FAKE", NULL, 0, record_prepare, NULL,
                       NULL, 0, NULL};
@@ -447,9 +448,9 @@ static void test_prepare_sets_current_device(void) {
   CU_ASSERT_PTR_EQUAL(g_seen, tfs_fake_device(0));
   CU_ASSERT_EQUAL(tfs_device__prepare_kernel(NULL, &k, &ki), 0);
   CU_ASSERT_PTR_EQUAL(g_seen, tfs_device__cpu());
-  CU_ASSERT_PTR_NULL(tfs_device__current()); /* restored */
   k.prepare = NULL;
   CU_ASSERT_EQUAL(tfs_device__prepare_kernel(NULL, &k, &ki), 0);
+  CU_ASSERT_PTR_EQUAL(ki.device, tfs_device__cpu());
 }
 
 /* ---- whole graphs across devices (the reference runner) -------------------- */

@@ -20,7 +20,7 @@ int tfs_cu__type(tfs_dtype dt) {
 }
 
 tfs_cuda_dev *tfs_cu__bind(tfs_kernel_init *ki) {
-  tfs_cuda_dev *d = tfs_cuda__dev(tfs_device__current());
+  tfs_cuda_dev *d = tfs_cuda__dev(ki->device);
   if (!d)
     tfs_ki_error(ki, TFS_INTERNAL,
                  "%s: a GPU kernel must be prepared through "

@@ -30,8 +30,8 @@ typedef struct tfs_cu_kdata {
 /* The TFS_CU_* code of dt, or -1. */
 int tfs_cu__type(tfs_dtype dt);
 
-/* The GPU whose kernel is being prepared (tfs_device__current), or NULL
- * after failing prepare with INTERNAL. */
+/* The GPU the node was placed on (ki->device), or NULL after failing
+ * prepare with INTERNAL when that is no GPU. */
 tfs_cuda_dev *tfs_cu__bind(tfs_kernel_init *ki);
 
 /* prepare for kernels whose state is a tfs_cu_state: binds the device,
