@@ -48,10 +48,6 @@ int tfs_sc_merge_shapes(tfs_shape_ctx *c, const tfs_shape *a,
   return 0;
 }
 
-static int64_t add_dims(int64_t a, int64_t b) {
-  return a < 0 || b < 0 ? -1 : a + b;
-}
-
 /* ---- Concat / ConcatV2 --------------------------------------------------- */
 
 /* Merges dims [from, to) of a and b like tfs_sc_merge_shapes does whole
@@ -86,8 +82,12 @@ int tfs_shape_fn_concat(tfs_shape_ctx *c) {
     c->out_shapes[0] = out;
     return 0;
   }
-  if (tfs_sc_with_rank_at_least(c, first, (int)(axis < 0 ? -axis : axis + 1)))
-    return -1;
+  /* every input of known rank has `rank` dims (checked above); the int64
+   * axis is checked against it before it indexes dims */
+  if (axis < -rank || axis >= rank)
+    return tfs_sc_error(c, "ConcatOp : Expected concatenating dimensions in "
+                        "the range [%d, %d), but got %lld", -rank, rank,
+                        (long long)axis);
   if (axis < 0) axis += rank;
   int64_t middle = 0;
   for (int i = last - 1; i >= first; i--) {
@@ -96,7 +96,8 @@ int tfs_shape_fn_concat(tfs_shape_ctx *c) {
       middle = -1;
       continue;
     }
-    middle = middle < 0 ? -1 : add_dims(middle, s->dims[axis]);
+    if (middle >= 0 && tfs_sc_add_dim(c, middle, s->dims[axis], &middle))
+      return -1;
     if (i < last - 1 &&
         (merge_part(c, s, &out, 0, (int)axis) ||
          merge_part(c, s, &out, (int)axis + 1, rank)))
@@ -212,8 +213,11 @@ static int split_v_known(tfs_shape_ctx *c, const tfs_tensor *sizes,
       if (neg)
         return tfs_sc_error(c, "size_splits can only have one -1");
       neg = 1;
-    } else {
-      total += v;
+    } else if (v < -1) {
+      return tfs_sc_error(c, "Split size at index %lld must be >= 0. Got: "
+                          "%lld", (long long)i, (long long)v);
+    } else if (tfs_sc_add_dim(c, total, v, &total)) {
+      return -1;
     }
   }
   int64_t dim = in->dims[axis];
@@ -267,7 +271,7 @@ int tfs_shape_fn_slice(tfs_shape_ctx *c) {
     return -1;
   const tfs_shape *in = &c->in_shapes[0];
   int64_t n = tfs_sc_dim(&bs, 0);
-  if (n >= 0 && tfs_sc_with_rank(c, 0, (int)n)) return -1;
+  if (n >= 0 && tfs_sc_with_rank(c, 0, n)) return -1;
   const tfs_tensor *b = tfs_sc_const(c, 1), *sz = tfs_sc_const(c, 2);
   if (!sz) {
     if (n >= 0 && n <= TFS_MAX_RANK)
@@ -335,7 +339,7 @@ int tfs_shape_fn_pad(tfs_shape_ctx *c) {
   if (c->ninputs == 3 && tfs_sc_with_rank(c, 2, 0)) return -1;
   int64_t n = tfs_sc_dim(p, 0);
   const tfs_shape *in = &c->in_shapes[0];
-  if (n >= 0 && tfs_sc_with_rank(c, 0, (int)n)) return -1;
+  if (n >= 0 && tfs_sc_with_rank(c, 0, n)) return -1;
   if (n < 0 && in->rank >= 0) n = in->rank;
   const tfs_tensor *pt = tfs_sc_const(c, 1);
   if (!pt) {
@@ -349,7 +353,7 @@ int tfs_shape_fn_pad(tfs_shape_ctx *c) {
   if (rows > TFS_MAX_RANK)
     return tfs_sc_error(c, "Pad of rank %lld exceeds the maximum rank %d",
                         (long long)rows, TFS_MAX_RANK);
-  if (tfs_sc_with_rank(c, 0, (int)rows)) return -1;
+  if (tfs_sc_with_rank(c, 0, rows)) return -1;
   tfs_shape out;
   out.rank = (int)rows;
   for (int i = 0; i < out.rank; i++) {
@@ -357,7 +361,10 @@ int tfs_shape_fn_pad(tfs_shape_ctx *c) {
     int64_t b = tfs_tensor__get_as_int64(pt, 2 * i + 1);
     if (a < 0 || b < 0)
       return tfs_sc_error(c, "Paddings must be non-negative");
-    out.dims[i] = add_dims(tfs_sc_dim(in, i), a + b);
+    int64_t ab;
+    if (tfs_sc_add_dim(c, a, b, &ab) ||
+        tfs_sc_add_dim(c, tfs_sc_dim(in, i), ab, &out.dims[i]))
+      return -1;
   }
   c->out_shapes[0] = out;
   return 0;
@@ -387,8 +394,8 @@ int tfs_shape_fn_tile(tfs_shape_ctx *c) {
   tfs_shape out;
   out.rank = m.rank;
   for (int i = 0; i < m.rank; i++) {
-    int64_t d = tfs_sc_dim(in, i), k = m.dims[i];
-    out.dims[i] = d == 0 || k == 0 ? 0 : d < 0 || k < 0 ? -1 : d * k;
+    if (tfs_sc_mul_dim(c, tfs_sc_dim(in, i), m.dims[i], &out.dims[i]))
+      return -1;
   }
   c->out_shapes[0] = out;
   return 0;
@@ -435,7 +442,7 @@ int tfs_shape_fn_transpose(tfs_shape_ctx *c) {
   if (rank > TFS_MAX_RANK)
     return tfs_sc_error(c, "Transpose of rank %lld exceeds the maximum rank "
                         "%d", (long long)rank, TFS_MAX_RANK);
-  if (tfs_sc_with_rank(c, 0, (int)rank) || tfs_sc_with_rank(c, 1, 1))
+  if (tfs_sc_with_rank(c, 0, rank) || tfs_sc_with_rank(c, 1, 1))
     return -1;
   if (pn >= 0 && pn != rank)
     return tfs_sc_error(c, "Dimension must be %lld but is %lld",

@@ -27,27 +27,61 @@ static int append(tfs_shape_ctx *c, tfs_shape *out, const tfs_shape *s,
 
 /* ---- GatherV2 / GatherNd / ScatterNd ------------------------------------- */
 
+/* batch_dims against the ranks that are known (TensorFlow's GatherV2:
+ * -rank(indices) <= batch_dims <= rank(indices), a negative one counts
+ * from rank(indices), then batch_dims < rank(params)); *bd becomes the
+ * non-negative value, or -1 when a negative one meets an unknown rank. */
+static int gather_batch_dims(tfs_shape_ctx *c, const tfs_shape *p,
+                             const tfs_shape *ix, int64_t *bd) {
+  if (ix->rank >= 0) {
+    if (*bd < -ix->rank || *bd > ix->rank)
+      return tfs_sc_error(c, "Expected batch_dims in the range [%d, %d], "
+                          "but got %lld", -ix->rank, ix->rank,
+                          (long long)*bd);
+    if (*bd < 0) *bd += ix->rank;
+  } else if (*bd < -TFS_MAX_RANK || *bd > TFS_MAX_RANK) {
+    return tfs_sc_error(c, "Expected batch_dims in the range [%d, %d], but "
+                        "got %lld", -TFS_MAX_RANK, TFS_MAX_RANK,
+                        (long long)*bd);
+  } else if (*bd < 0) {
+    *bd = -1;
+    return 0;
+  }
+  if (p->rank >= 0 && *bd >= p->rank)
+    return tfs_sc_error(c, "batch_dims (%lld) must be less than rank(params) "
+                        "(%d).", (long long)*bd, p->rank);
+  return 0;
+}
+
 int tfs_shape_fn_gather_v2(tfs_shape_ctx *c) {
   const tfs_shape *p = &c->in_shapes[0], *ix = &c->in_shapes[1];
   if (tfs_sc_with_rank_at_least(c, 0, 1) || tfs_sc_with_rank(c, 2, 0))
     return -1;
   int64_t batch_dims = 0, axis;
   tfs_attrs_get_int(c->attrs, "batch_dims", &batch_dims);
+  if (gather_batch_dims(c, p, ix, &batch_dims)) return -1;
   if (tfs_sc_const_scalar(c, 2, &axis)) {
-    if (p->rank >= 0 && ix->rank >= 0)
-      tfs_shape_unknown_dims(&c->out_shapes[0],
-                             p->rank + ix->rank - 1 - (int)batch_dims);
+    /* rank(params) + rank(indices) - 1 - batch_dims: up to 2 * 16 - 1
+     * with the ranks in range, so it is checked like append() does */
+    int64_t r = p->rank >= 0 && ix->rank >= 0 && batch_dims >= 0
+                    ? (int64_t)p->rank + ix->rank - 1 - batch_dims
+                    : -1;
+    if (r > TFS_MAX_RANK)
+      return tfs_sc_error(c, "Result has more than %d dimensions",
+                          TFS_MAX_RANK);
+    if (r >= 0)
+      tfs_shape_unknown_dims(&c->out_shapes[0], (int)r);
     else
       c->out_shapes[0].rank = -1;
     return 0;
   }
-  if (tfs_sc_with_rank_at_least(c, 0, (int)(axis < 0 ? -axis : axis + 1)) ||
-      tfs_sc_with_rank_at_least(c, 1, (int)llabs(batch_dims)))
-    return -1;
+  if (tfs_sc_with_rank_for_axis(c, 0, axis)) return -1;
   if (p->rank < 0 || ix->rank < 0) return tfs_shape_fn_unknown(c);
-  if (batch_dims < 0) batch_dims += ix->rank;
-  if (tfs_sc_with_rank_at_least(c, 0, (int)batch_dims + 1)) return -1;
   if (axis < 0) axis += p->rank;
+  if (batch_dims > axis)
+    return tfs_sc_error(c, "batch_dims (%lld) must be less than or equal to "
+                        "axis (%lld).", (long long)batch_dims,
+                        (long long)axis);
   tfs_shape out = {.rank = 0};
   if (append(c, &out, p, 0, (int)axis) ||
       append(c, &out, ix, (int)batch_dims, ix->rank) ||
@@ -79,29 +113,34 @@ int tfs_shape_fn_gather_nd(tfs_shape_ctx *c) {
   return 0;
 }
 
-static tfs_shape sub(const tfs_shape *s, int from, int to) {
+/* s[from, to) with from and to clamped to [0, rank] (TensorFlow's
+ * Subshape with a start past the end gives an empty shape). */
+static tfs_shape sub(const tfs_shape *s, int64_t from, int64_t to) {
   tfs_shape r = {.rank = 0};
   if (s->rank < 0) {
     r.rank = -1;
     return r;
   }
   if (to > s->rank) to = s->rank;
-  for (int i = from; i < to; i++) r.dims[r.rank++] = s->dims[i];
+  if (from < 0) from = 0;
+  for (int64_t i = from; i < to; i++) r.dims[r.rank++] = s->dims[i];
   return r;
 }
 
 /* Merges a[a0,a1) with b[b0,b1); on a conflict, TensorFlow's ScatterNd
  * message around the merge error. */
 static int merge_sub(tfs_shape_ctx *c, const char *what, const tfs_shape *a,
-                     int a0, int a1, const tfs_shape *b, int b0, int b1) {
+                     int64_t a0, int64_t a1, const tfs_shape *b, int b0,
+                     int b1) {
   tfs_shape x = sub(a, a0, a1), y = sub(b, b0, b1), m;
   if (tfs_sc_merge_shapes(c, &x, &y, &m) == 0) return 0;
   char *why = tfs_strdup(tfs_status_message(c->st));
   char sa[TFS_SHAPE_STRLEN], sb[TFS_SHAPE_STRLEN];
   char sx[TFS_SHAPE_STRLEN], sy[TFS_SHAPE_STRLEN];
-  tfs_sc_error(c, "Dimensions [%d,%d) of %s[shape=%s] = %s must match "
-               "dimensions [%d,%d) of updates[shape=%s] = %s: %s", a0, a1,
-               what, tfs_shape_str(a, sa, sizeof sa),
+  tfs_sc_error(c, "Dimensions [%lld,%lld) of %s[shape=%s] = %s must match "
+               "dimensions [%d,%d) of updates[shape=%s] = %s: %s",
+               (long long)a0, (long long)a1, what,
+               tfs_shape_str(a, sa, sizeof sa),
                tfs_shape_str(&x, sx, sizeof sx), b0, b1,
                tfs_shape_str(b, sb, sizeof sb),
                tfs_shape_str(&y, sy, sizeof sy), why ? why : "");
@@ -125,7 +164,7 @@ int tfs_shape_fn_scatter_nd(tfs_shape_ctx *c) {
   if (ix->rank >= 0 && up->rank >= 0 && k >= 0 && out.rank >= 0) {
     int outer = ix->rank - 1;
     if (merge_sub(c, "indices", ix, 0, outer, up, 0, outer) ||
-        merge_sub(c, "input", &out, (int)k, out.rank, up, outer, up->rank))
+        merge_sub(c, "input", &out, k, out.rank, up, outer, up->rank))
       return -1;
   }
   c->out_shapes[0] = out;
@@ -144,7 +183,13 @@ int tfs_shape_fn_one_hot(tfs_shape_ctx *c) {
   if (ix->rank >= TFS_MAX_RANK)
     return tfs_sc_error(c, "OneHot result has more than %d dimensions",
                         TFS_MAX_RANK);
-  int nr = ix->rank + 1, at = (int)((axis + nr) % nr);
+  int nr = ix->rank + 1;
+  /* the kernel's check and message: the new dim goes at axis, which must
+   * name one of the nr output dims (-1: the last) */
+  if (axis >= nr)
+    return tfs_sc_error(c, "Expected axis to be -1 or between [0, %d).  But "
+                        "received: %lld", nr, (long long)axis);
+  int at = axis < 0 ? nr - 1 : (int)axis;
   tfs_shape out;
   out.rank = nr;
   for (int i = 0, j = 0; i < nr; i++)
@@ -255,7 +300,7 @@ static int space_batch(tfs_shape_ctx *c, int to_batch) {
   for (int i = 0; bt && i < m && batch >= 0; i++) {
     int64_t b = tfs_tensor__get_as_int64(bt, i);
     if (to_batch) {
-      batch *= b;
+      if (tfs_sc_mul_dim(c, batch, b, &batch)) return -1;
     } else if (batch % b) {
       return tfs_sc_error(c, "Dimension size must be evenly divisible by "
                           "%lld but is %lld", (long long)b, (long long)batch);
@@ -272,19 +317,21 @@ static int space_batch(tfs_shape_ctx *c, int to_batch) {
                                       : "crops cannot be negative");
     int64_t d = in->dims[i + 1];
     if (!bt || d < 0) continue;
-    int64_t b = tfs_tensor__get_as_int64(bt, i);
+    int64_t b = tfs_tensor__get_as_int64(bt, i), ae, v;
+    if (tfs_sc_add_dim(c, a, e, &ae)) return -1;
     if (to_batch) {
-      if ((d + a + e) % b)
+      if (tfs_sc_add_dim(c, d, ae, &v)) return -1;
+      if (v % b)
         return tfs_sc_error(c, "Dimension size must be evenly divisible by "
-                            "%lld but is %lld", (long long)b,
-                            (long long)(d + a + e));
-      out.dims[i + 1] = (d + a + e) / b;
+                            "%lld but is %lld", (long long)b, (long long)v);
+      out.dims[i + 1] = v / b;
     } else {
-      if (d * b - a - e < 0)
+      if (tfs_sc_mul_dim(c, d, b, &v)) return -1;
+      if (v < ae)
         return tfs_sc_error(c, "Negative dimension size caused by "
-                            "subtracting %lld from %lld",
-                            (long long)(a + e), (long long)(d * b));
-      out.dims[i + 1] = d * b - a - e;
+                            "subtracting %lld from %lld", (long long)ae,
+                            (long long)v);
+      out.dims[i + 1] = v - ae;
     }
   }
   c->out_shapes[0] = out;
@@ -317,13 +364,16 @@ static int depth_space(tfs_shape_ctx *c, int to_space) {
   int hd = nchw ? 2 : 1, wd = nchw ? 3 : 2, cd = nchw ? 1 : 3;
   tfs_shape out = *in;
   int64_t h = in->dims[hd], w = in->dims[wd], d = in->dims[cd];
-  int64_t div = to_space ? bs * bs : bs;
+  int64_t div = bs;
+  /* block_size >= 2 (its attr minimum), but any larger int64 may come */
+  if (to_space && tfs_sc_mul_dim(c, bs, bs, &div)) return -1;
   if (to_space) {
     if (d >= 0 && d % div)
       return tfs_sc_error(c, "Dimension size must be evenly divisible by "
                           "%lld but is %lld", (long long)div, (long long)d);
-    out.dims[hd] = h < 0 ? -1 : h * bs;
-    out.dims[wd] = w < 0 ? -1 : w * bs;
+    if (tfs_sc_mul_dim(c, h, bs, &out.dims[hd]) ||
+        tfs_sc_mul_dim(c, w, bs, &out.dims[wd]))
+      return -1;
     out.dims[cd] = d < 0 ? -1 : d / div;
   } else {
     if ((h >= 0 && h % bs) || (w >= 0 && w % bs))
@@ -332,7 +382,9 @@ static int depth_space(tfs_shape_ctx *c, int to_space) {
                           (long long)(h >= 0 && h % bs ? h : w));
     out.dims[hd] = h < 0 ? -1 : h / bs;
     out.dims[wd] = w < 0 ? -1 : w / bs;
-    out.dims[cd] = d < 0 ? -1 : d * bs * bs;
+    if (tfs_sc_mul_dim(c, d, bs, &out.dims[cd]) ||
+        tfs_sc_mul_dim(c, out.dims[cd], bs, &out.dims[cd]))
+      return -1;
   }
   c->out_shapes[0] = out;
   return 0;

@@ -204,9 +204,21 @@ int tfs_window_output_size(int64_t in, int64_t k, int64_t dilation,
       o = (in - eff + stride) / stride;
       *pad_before = *pad_after = 0;
       break;
-    case TFS_PADDING_EXPLICIT:
-      o = (in + *pad_before + *pad_after - eff + stride) / stride;
+    case TFS_PADDING_EXPLICIT: {
+      /* explicit paddings are attrs: any non-negative int64 */
+      int64_t padded;
+      if (tfs_add_overflow_i64(in, *pad_before, &padded) ||
+          tfs_add_overflow_i64(padded, *pad_after, &padded)) {
+        tfs_status_setf(st, TFS_INVALID_ARGUMENT,
+                        "Dimension size overflow from adding %lld and %lld "
+                        "+ %lld", (long long)in, (long long)*pad_before,
+                        (long long)*pad_after);
+        return -1;
+      }
+      o = padded >= eff ? (padded - eff) / stride + 1
+                        : (padded - eff + stride) / stride;
       break;
+    }
     default: {
       o = (in + stride - 1) / stride;
       int64_t need = (o - 1) * stride + eff - in;
@@ -236,7 +248,7 @@ int tfs_window_output_dim(int64_t in, int64_t k, int64_t dilation,
     return 0;
   }
   if (p == TFS_PADDING_SAME) {
-    *out = (in + stride - 1) / stride;
+    *out = in / stride + (in % stride != 0);
     return 0;
   }
   if (k < 0) {
@@ -244,14 +256,32 @@ int tfs_window_output_dim(int64_t in, int64_t k, int64_t dilation,
     return 0;
   }
   if (p == TFS_PADDING_VALID) pad_before = pad_after = 0;
-  int64_t padded = in + pad_before + pad_after;
-  int64_t eff = dilation > 1 ? (k - 1) * dilation + 1 : k;
+  /* dims, pads (>= 0) and filter sizes may be anything up to INT64_MAX:
+   * sums and the dilated filter are checked, not wrapped */
+  int64_t padded, pads, eff = k;
+  if (tfs_add_overflow_i64(pad_before, pad_after, &pads) ||
+      tfs_add_overflow_i64(in, pads, &padded)) {
+    tfs_status_setf(st, TFS_INVALID_ARGUMENT,
+                    "Dimension size overflow from adding %lld and %lld + "
+                    "%lld", (long long)in, (long long)pad_before,
+                    (long long)pad_after);
+    return -1;
+  }
+  if (k > 0 && dilation > 1 &&
+      (tfs_mul_overflow_i64(k - 1, dilation, &eff) ||
+       tfs_add_overflow_i64(eff, 1, &eff))) {
+    tfs_status_setf(st, TFS_INVALID_ARGUMENT,
+                    "Negative dimension size caused by overflow when "
+                    "multiplying %lld and %lld", (long long)(k - 1),
+                    (long long)dilation);
+    return -1;
+  }
   if (padded < eff) {
     tfs_status_setf(st, TFS_INVALID_ARGUMENT,
                     "Negative dimension size caused by subtracting %lld "
                     "from %lld", (long long)eff, (long long)padded);
     return -1;
   }
-  *out = (padded - eff + stride) / stride;
+  *out = (padded - eff) / stride + 1;
   return 0;
 }

@@ -111,7 +111,8 @@ static int depthwise_shape(tfs_shape_ctx *c) {
   if (tfs_sc_merge_dim(c, in[3], fd[2], &depth)) return -1;
   int64_t oh, ow;
   if (spatial_out(c, &w, in, fd[0], fd[1], &oh, &ow)) return -1;
-  int64_t out_c = depth >= 0 && fd[3] >= 0 ? depth * fd[3] : -1;
+  int64_t out_c;
+  if (tfs_sc_mul_dim(c, depth, fd[3], &out_c)) return -1;
   set_nhwc(&c->out_shapes[0], w.nchw, in[0], oh, ow, out_c);
   return 0;
 }

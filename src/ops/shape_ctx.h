@@ -39,9 +39,21 @@ static inline const tfs_tensor *tfs_sc_const(tfs_shape_ctx *c, int i) {
 }
 
 /* Input i's shape must have rank r (when known): "Shape must be rank 2 but
- * is rank 3". */
-int tfs_sc_with_rank(tfs_shape_ctx *c, int i, int r);
-int tfs_sc_with_rank_at_least(tfs_shape_ctx *c, int i, int r);
+ * is rank 3".  r is an int64 so that values read from tensors and attrs
+ * are compared as they are, never truncated. */
+int tfs_sc_with_rank(tfs_shape_ctx *c, int i, int64_t r);
+int tfs_sc_with_rank_at_least(tfs_shape_ctx *c, int i, int64_t r);
+
+/* Input i must be able to hold axis `axis` (TensorFlow's
+ * WithRankAtLeast(axis < 0 ? -axis : axis + 1)), for any int64 axis. */
+int tfs_sc_with_rank_for_axis(tfs_shape_ctx *c, int i, int64_t axis);
+
+/* TensorFlow's InferenceContext::Add and Multiply on dims: -1 (unknown)
+ * propagates, a result above INT64_MAX is an error ("Dimension size
+ * overflow from adding 6 and 9223372036854775802", "Negative dimension
+ * size caused by overflow when multiplying ..."). */
+int tfs_sc_add_dim(tfs_shape_ctx *c, int64_t a, int64_t b, int64_t *out);
+int tfs_sc_mul_dim(tfs_shape_ctx *c, int64_t a, int64_t b, int64_t *out);
 
 /* Merges two dims ("Dimensions must be equal, but are 3 and 4"). */
 int tfs_sc_merge_dim(tfs_shape_ctx *c, int64_t a, int64_t b, int64_t *out);

@@ -21,19 +21,61 @@ int tfs_sc_error(tfs_shape_ctx *c, const char *fmt, ...) {
   return -1;
 }
 
-int tfs_sc_with_rank(tfs_shape_ctx *c, int i, int r) {
+int tfs_sc_with_rank(tfs_shape_ctx *c, int i, int64_t r) {
   const tfs_shape *s = &c->in_shapes[i];
   if (s->rank >= 0 && s->rank != r)
-    return tfs_sc_error(c, "Shape must be rank %d but is rank %d", r,
-                        s->rank);
+    return tfs_sc_error(c, "Shape must be rank %lld but is rank %d",
+                        (long long)r, s->rank);
   return 0;
 }
 
-int tfs_sc_with_rank_at_least(tfs_shape_ctx *c, int i, int r) {
+int tfs_sc_with_rank_at_least(tfs_shape_ctx *c, int i, int64_t r) {
   const tfs_shape *s = &c->in_shapes[i];
   if (s->rank >= 0 && s->rank < r)
-    return tfs_sc_error(c, "Shape must be at least rank %d but is rank %d",
-                        r, s->rank);
+    return tfs_sc_error(c, "Shape must be at least rank %lld but is rank %d",
+                        (long long)r, s->rank);
+  return 0;
+}
+
+int tfs_sc_with_rank_for_axis(tfs_shape_ctx *c, int i, int64_t axis) {
+  const tfs_shape *s = &c->in_shapes[i];
+  if (s->rank < 0 || (axis >= -s->rank && axis < s->rank)) return 0;
+  /* -axis or axis + 1, computed in unsigned so that INT64_MIN and
+   * INT64_MAX need no special case */
+  uint64_t need = axis < 0 ? (uint64_t)(-(axis + 1)) + 1
+                           : (uint64_t)axis + 1;
+  return tfs_sc_error(c, "Shape must be at least rank %llu but is rank %d",
+                      (unsigned long long)need, s->rank);
+}
+
+int tfs_sc_add_dim(tfs_shape_ctx *c, int64_t a, int64_t b, int64_t *out) {
+  if (a == 0 || b == 0) {
+    *out = a == 0 ? b : a;
+    return 0;
+  }
+  if (a < 0 || b < 0) {
+    *out = -1;
+    return 0;
+  }
+  if (tfs_add_overflow_i64(a, b, out))
+    return tfs_sc_error(c, "Dimension size overflow from adding %lld and "
+                        "%lld", (long long)a, (long long)b);
+  return 0;
+}
+
+int tfs_sc_mul_dim(tfs_shape_ctx *c, int64_t a, int64_t b, int64_t *out) {
+  if (a == 0 || b == 0) {
+    *out = 0;
+    return 0;
+  }
+  if (a < 0 || b < 0) {
+    *out = -1;
+    return 0;
+  }
+  if (tfs_mul_overflow_i64(a, b, out))
+    return tfs_sc_error(c, "Negative dimension size caused by overflow "
+                        "when multiplying %lld and %lld", (long long)a,
+                        (long long)b);
   return 0;
 }
 

@@ -109,14 +109,14 @@ static int process_dim(dense_spec *d, int i, int64_t dim, int known,
   if (known) {
     if (shrink) {
       int64_t fwd = *bi < 0 ? dim + *bi : *bi;
-      *bi = fwd;
-      *ei = fwd + 1;
-      if (fwd < 0 || fwd >= dim) {
+      if (fwd < 0 || fwd >= dim) { /* before fwd + 1 can overflow */
         tfs_status_setf(st, TFS_INVALID_ARGUMENT,
                         "slice index %lld of dimension %d out of bounds.",
                         (long long)fwd, i);
         return -1;
       }
+      *bi = fwd;
+      *ei = fwd + 1;
     } else {
       *bi = canonical(*bi, 0, si, dim, bit(d->begin_mask, i));
       *ei = canonical(*ei, 1, si, dim, bit(d->end_mask, i));
