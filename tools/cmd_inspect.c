@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "config_proto/pb_util.h"
 #include "core/attr_value.h"
 #include "core/hashmap.h"
 #include "kernels/kernel.h"
@@ -230,13 +231,17 @@ int tfs_cli_cmd_inspect(int argc, char **argv) {
   size_t len;
   uint8_t *bytes = tfs_cli_read_file(pos[0], &len);
   if (!bytes) return TFS_CLI_FAILED;
-  Tensorflow__GraphDef *gd = tensorflow__graph_def__unpack(NULL, len, bytes);
+  /* the library's one protobuf entry point: its nesting limit keeps a
+   * hostile file from overflowing protobuf-c's recursive parser */
+  int oom;
+  Tensorflow__GraphDef *gd = (Tensorflow__GraphDef *)tfs_pb__unpack(
+      &tensorflow__graph_def__descriptor, bytes, len, &oom);
   free(bytes);
+  if (!gd && oom) return tfs_cli_error("%s: out of memory", pos[0]);
   if (!gd)
-    return tfs_cli_error(
-        "%s: not a GraphDef (the bytes do not parse as "
-        "one)",
-        pos[0]);
+    return tfs_cli_error("%s: Invalid GraphDef (the bytes do not parse as "
+                         "one, or nest deeper than %d levels)",
+                         pos[0], TFS_PB_MAX_DEPTH);
   printf("Graph: %s: %zu nodes", pos[0], gd->n_node);
   if (gd->versions) printf(", producer version %d", gd->versions->producer);
   if (gd->library && gd->library->n_function)
@@ -246,6 +251,6 @@ int tfs_cli_cmd_inspect(int argc, char **argv) {
   print_histogram(gd);
   print_parameters(gd);
   print_unrunnable(gd);
-  tensorflow__graph_def__free_unpacked(gd, NULL);
+  tfs_pb__free(&gd->base);
   return TFS_CLI_OK;
 }

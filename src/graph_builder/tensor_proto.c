@@ -217,47 +217,58 @@ static int fill_strings(tfs_tensor *t, const Tensorflow__TensorProto *p,
 }
 
 /* TensorFlow's string-list encoding of tensor_content: one varint length
- * per element, then the bytes of all elements. */
+ * per element, then the bytes of all elements.  Reads the next length;
+ * -1 when the varint is cut off or above UINT32_MAX. */
+static int next_length(const uint8_t **p, const uint8_t *end, size_t *len) {
+  uint64_t v = 0;
+  int shift = 0, done = 0;
+  while (*p < end && shift < 35 && !done) {
+    v |= (uint64_t)(**p & 0x7f) << shift;
+    done = !(*(*p)++ & 0x80);
+    shift += 7;
+  }
+  *len = (size_t)v;
+  return done && v <= UINT32_MAX ? 0 : -1;
+}
+
+/* Checks that tensor_content holds n elements in that encoding before
+ * anything is sized by n: every element takes at least its one-byte
+ * length, so n above the byte count is refused without a pass. */
+static int check_string_content(int64_t n, const ProtobufCBinaryData *c,
+                                const tfs_shape *shape, tfs_status *st) {
+  const uint8_t *p = c->data, *end = c->data + c->len;
+  uint64_t total = 0; /* the lengths so far: never above what is left */
+  size_t len;
+  int bad = n > (int64_t)c->len;
+  for (int64_t i = 0; i < n && !bad; i++) {
+    bad = next_length(&p, end, &len);
+    total += len;
+    bad = bad || total > (uint64_t)(end - p);
+  }
+  if (bad || total != (uint64_t)(end - p)) {
+    char sh[TFS_SHAPE_STRLEN];
+    PARSE_ERROR(st, "tensor_content of a string tensor of shape %s is not "
+                "a valid string list", tfs_shape_str(shape, sh, sizeof sh));
+    return -1;
+  }
+  return 0;
+}
+
+/* Decodes what check_string_content accepted. */
 static int decode_string_content(tfs_tensor *t, const ProtobufCBinaryData *c,
                                  tfs_status *st) {
-  const uint8_t *p = c->data, *end = c->data + c->len;
-  size_t *lens = tfs_malloc(sizeof(size_t) * (size_t)t->nelems);
-  if (!lens) {
-    TFS_OOM(st);
-    return -1;
-  }
-  size_t total = 0;
-  int bad = 0;
-  for (int64_t i = 0; i < t->nelems && !bad; i++) {
-    uint64_t v = 0;
-    int shift = 0, done = 0;
-    while (p < end && shift < 35 && !done) {
-      v |= (uint64_t)(*p & 0x7f) << shift;
-      done = !(*p++ & 0x80);
-      shift += 7;
-    }
-    bad = !done || v > UINT32_MAX;
-    lens[i] = (size_t)v;
-    total += (size_t)v;
-  }
-  if (bad || total != (size_t)(end - p)) {
-    char sh[TFS_SHAPE_STRLEN];
-    tfs_free(lens);
-    PARSE_ERROR(st, "tensor_content of a string tensor of shape %s is not "
-                "a valid string list",
-                tfs_shape_str(&t->shape, sh, sizeof sh));
-    return -1;
-  }
+  const uint8_t *lp = c->data, *end = c->data + c->len, *bytes = lp;
+  size_t len;
+  for (int64_t i = 0; i < t->nelems; i++) next_length(&bytes, end, &len);
   tfs_tstring *s = tfs_tensor__strings(t);
   for (int64_t i = 0; i < t->nelems; i++) {
-    if (tfs_tstring_copy(&s[i], (const char *)p, lens[i])) {
-      tfs_free(lens);
+    next_length(&lp, end, &len);
+    if (tfs_tstring_copy(&s[i], (const char *)bytes, len)) {
       TFS_OOM(st);
       return -1;
     }
-    p += lens[i];
+    bytes += len;
   }
-  tfs_free(lens);
   return 0;
 }
 
@@ -316,6 +327,9 @@ tfs_tensor *tfs_tensor__from_proto(const Tensorflow__TensorProto *p,
   char sh[TFS_SHAPE_STRLEN];
   tfs_shape_str(&shape, sh, sizeof sh);
   int content = p->tensor_content.len > 0 && n > 0;
+  /* each resource element is a handle allocated on its own: the expansion
+   * limit below counts it */
+  if (dt == TFS_RESOURCE) esize += (int64_t)sizeof(tfs_resource_handle);
   if (tfs_mul_overflow_i64(n, esize, &bytes)) bytes = INT64_MAX;
   if (content && dt != TFS_STRING && dt != TFS_RESOURCE &&
       (int64_t)p->tensor_content.len != bytes) {
@@ -324,6 +338,9 @@ tfs_tensor *tfs_tensor__from_proto(const Tensorflow__TensorProto *p,
                 (long long)bytes);
     return NULL;
   }
+  if (content && dt == TFS_STRING &&
+      check_string_content(n, &p->tensor_content, &shape, st))
+    return NULL;
   if (content && dt == TFS_RESOURCE) {
     PARSE_ERROR(st, "a %s tensor of shape %s cannot come from "
                 "tensor_content", dname, sh);

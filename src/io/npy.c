@@ -176,7 +176,8 @@ static int lex_string(lexer *L, char *buf, size_t cap) {
   char q = *L->p++;
   size_t n = 0;
   while (L->p < L->end && *L->p != q) {
-    if (*L->p == '\\' || n + 1 >= cap)
+    /* a NUL would end the C string early: "descr\0junk" is no key */
+    if (*L->p == '\\' || *L->p == 0 || n + 1 >= cap)
       return lex_fail(L, "unexpected string contents");
     buf[n++] = *L->p++;
   }
@@ -376,12 +377,29 @@ int tfs_npy__parse_header(const uint8_t *buf, size_t len, const char *name,
   if (parse_dict((const char *)buf + start, total - start, name, h, st))
     return -1;
   if (parse_descr(h->descr, name, h, st)) return -1;
-  int64_t n = 1;
+  /* NumPy's rule: the product of the non-zero dims times the element size
+   * fits, even when a 0 dim empties the array, so that any sub-product
+   * (a row: dims[1:]) and any byte count derived from it fit as well */
+  int64_t nonzero = 1, n = 1, bytes;
   for (int i = 0; i < h->ndims; i++) {
-    if (tfs_mul_overflow_i64(n, h->dims[i], &n)) goto too_big;
+    if (h->dims[i] == 0)
+      n = 0;
+    else if (tfs_mul_overflow_i64(nonzero, h->dims[i], &nonzero))
+      goto too_big;
   }
-  int64_t bytes;
-  if (tfs_mul_overflow_i64(n, (int64_t)h->elem_size, &bytes)) goto too_big;
+  if (tfs_mul_overflow_i64(nonzero, h->elem_size ? (int64_t)h->elem_size : 1,
+                           &bytes))
+    goto too_big;
+  if (n) n = nonzero;
+  if (n > 0 && h->elem_size == 0) {
+    /* '|S0', '|S', '>a': nothing in the file would back the elements */
+    tfs_status_setf(st, TFS_INVALID_ARGUMENT,
+                    "%s: dtype '%s' has elements of 0 bytes, which cannot "
+                    "hold a non-empty array",
+                    name, h->descr);
+    return -1;
+  }
+  if (n == 0) bytes = 0;
   h->nelems = n;
   h->data_bytes = (uint64_t)bytes;
   h->data_offset = total;
@@ -511,11 +529,21 @@ tfs_tensor *tfs_npy__decode(const tfs_npy_header *h, const uint8_t *data,
   int nd = h->ndims;
   memcpy(dims, h->dims, sizeof dims);
   if (rows >= 0) dims[0] = rows;
-  int64_t n = 1;
-  for (int i = 0; i < nd; i++) n *= dims[i];
+  /* the callers checked n * elem_size against the bytes present (and
+   * the header parser refused 0-byte elements of a non-empty array), so
+   * neither the copies nor fortran_to_c run past them */
+  int64_t n = 1, nbytes;
+  int over = 0;
+  for (int i = 0; i < nd; i++) over |= tfs_mul_overflow_i64(n, dims[i], &n);
+  if (over || tfs_mul_overflow_i64(n, (int64_t)h->elem_size, &nbytes)) {
+    tfs_status_setf(st, TFS_INVALID_ARGUMENT,
+                    "%s: shape in the .npy header overflows (too many "
+                    "elements)", name);
+    return NULL;
+  }
   const uint8_t *src = data;
   uint8_t *tmp = NULL;
-  size_t bytes = (size_t)n * h->elem_size;
+  size_t bytes = (size_t)nbytes;
   if (h->fortran_order && n > 0) {
     tmp = tfs_malloc(bytes);
     if (!tmp) {

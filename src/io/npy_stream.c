@@ -108,10 +108,23 @@ tfs_tensor *tfs_npy_reader_read_rows(tfs_npy_reader *r, int64_t start,
                     (long long)d0);
     return NULL;
   }
-  int64_t row_elems = 1; /* product of dims[1:], fine even when d0 == 0 */
-  for (int i = 1; i < h->ndims; i++) row_elems *= h->dims[i];
+  /* product of dims[1:] and the bytes of `count` rows: the header parser
+   * checked that they fit (NumPy's rule, also when d0 == 0), checked here
+   * again since nothing below may wrap */
+  int64_t row_elems = 1, row_bytes, all;
+  int over = 0;
+  for (int i = 1; i < h->ndims; i++)
+    over |= tfs_mul_overflow_i64(row_elems, h->dims[i], &row_elems);
+  over |= tfs_mul_overflow_i64(row_elems, (int64_t)h->elem_size, &row_bytes);
+  over |= tfs_mul_overflow_i64(row_bytes, count, &all);
+  if (over) {
+    tfs_status_setf(st, TFS_INVALID_ARGUMENT,
+                    "%s: shape in the .npy header overflows (too many "
+                    "elements)", r->path);
+    return NULL;
+  }
   size_t es = h->elem_size;
-  size_t bytes = (size_t)count * (size_t)row_elems * es;
+  size_t bytes = (size_t)all;
   uint8_t *tmp = tfs_malloc(bytes ? bytes : 1);
   if (!tmp) {
     TFS_OOM(st);

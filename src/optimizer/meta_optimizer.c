@@ -349,7 +349,10 @@ int tfs_optimizer__run(tfs_graph *src, const tfs_opt_request *req,
   }
   run_state rs = {.g = &g, .cfg = cfg, .report = report,
                   .first_count = count};
-  if (cfg->timeout_ms > 0) rs.deadline_ns = t0 + cfg->timeout_ms * 1000000;
+  /* a timeout too large to add to the clock means no deadline */
+  if (cfg->timeout_ms > 0 &&
+      (int64_t)cfg->timeout_ms <= (INT64_MAX - t0) / 1000000)
+    rs.deadline_ns = t0 + (int64_t)cfg->timeout_ms * 1000000;
   if (run_pipeline(&rs, &changes, st)) {
     rc = -1;
     goto done;

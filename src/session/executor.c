@@ -424,10 +424,18 @@ static int collect_fetches(tfs_exec_run *x, tfs_tensor **fetch_values,
   return 0;
 }
 
+/* The run's deadline on the monotonic clock, 0 for none.  Timeouts come
+ * from RunOptions and ConfigProto as any int64: one whose deadline lies
+ * beyond INT64_MAX nanoseconds (about 292 years of uptime) is no
+ * practical deadline, not one that wrapped into the past. */
 static int64_t deadline_of(const tfs_session *s, const tfs_run_options *ro) {
   int64_t ms = ro && ro->timeout_in_ms > 0 ? ro->timeout_in_ms
                                            : s->exec->operation_timeout_ms;
-  return ms > 0 ? tfs_now_ns() + ms * 1000000 : 0;
+  int64_t ns, deadline;
+  if (ms <= 0 || tfs_mul_overflow_i64(ms, 1000000, &ns) ||
+      tfs_add_overflow_i64(tfs_now_ns(), ns, &deadline))
+    return 0;
+  return deadline;
 }
 
 void tfs_plan__run(tfs_session *s, tfs_plan *p, const tfs_run_options *ro,

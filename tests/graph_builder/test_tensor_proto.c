@@ -4,6 +4,7 @@
  * rules (splat, zeros, packed / unpacked), size and shape errors, nesting
  * limits on hostile bytes.
  */
+#include <limits.h>
 #include <stdlib.h>
 
 #include "config_proto/pb_util.h"
@@ -321,6 +322,65 @@ static void test_tensor_errors(void) {
   expect_tensor_error(garbage, sizeof garbage, "Unparseable TensorProto");
 }
 
+/* Allocations protobuf-c makes to unpack these TensorProto bytes. */
+static long allocs_to_unpack(const uint8_t *bytes, size_t len) {
+  tfs_alloc_fail_at(LONG_MAX); /* counts, never fails */
+  ProtobufCMessage *m =
+      tfs_pb__unpack(&tensorflow__tensor_proto__descriptor, bytes, len, NULL);
+  long n = tfs_alloc_fail_at(0);
+  CU_ASSERT_PTR_NOT_NULL(m);
+  tfs_pb__free(m);
+  return n;
+}
+
+/* A string tensor_content is checked against the bytes present before
+ * anything is sized by the shape: 14 bytes claiming 10^8 strings made a
+ * 2.4 GB allocation before they were refused. */
+static void test_tensor_content_sized_by_bytes(void) {
+  static const uint8_t bomb[] = {0x08, 0x07, 0x12, 0x07, 0x12, 0x05, 0x08,
+                                 0x80, 0xc2, 0xd7, 0x2f, 0x22, 0x01, 0x00};
+  expect_tensor_error(bomb, sizeof bomb,
+                      "Cannot parse tensor from proto: tensor_content of a "
+                      "string tensor of shape [100000000] is not a valid "
+                      "string list");
+  /* the first allocation after the unpack is the error message (failing
+   * it leaves INVALID_ARGUMENT), not the tensor (RESOURCE_EXHAUSTED) */
+  tfs_status *st = tfs_status_new();
+  long unpack = allocs_to_unpack(bomb, sizeof bomb);
+  tfs_alloc_fail_at(unpack + 1);
+  tfs_tensor *t = tfs_tensor__parse_proto(bomb, sizeof bomb, st);
+  tfs_alloc_fail_at(0);
+  CU_ASSERT_PTR_NULL(t);
+  CU_ASSERT_EQUAL(tfs_status_code(st), TFS_INVALID_ARGUMENT);
+  /* one length byte per element is the least: three empty strings */
+  static const uint8_t empties[] = {0x08, 0x07, 0x12, 0x04, 0x12, 0x02, 0x08,
+                                    0x03, 0x22, 0x03, 0x00, 0x00, 0x00};
+  t = tfs_tensor__parse_proto(empties, sizeof empties, st);
+  TFS_ASSERT_OK(st);
+  CU_ASSERT_EQUAL(tfs_tensor_num_elements(t), 3);
+  CU_ASSERT_STRING_EQUAL(tfs_tensor_string_at(t, 2, NULL), "");
+  tfs_tensor_free(t);
+  /* a length past the bytes that follow */
+  static const uint8_t over[] = {0x08, 0x07, 0x12, 0x04, 0x12, 0x02, 0x08,
+                                 0x02, 0x22, 0x03, 0x05, 0x00, 'a'};
+  expect_tensor_error(over, sizeof over,
+                      "tensor_content of a string tensor of shape [2] is "
+                      "not a valid string list");
+  /* numeric tensor_content must match shape x element size exactly */
+  static const uint8_t f[] = {0x08, 0x01, 0x12, 0x07, 0x12, 0x05, 0x08,
+                              0x80, 0xc2, 0xd7, 0x2f, 0x22, 0x01, 0x00};
+  expect_tensor_error(f, sizeof f,
+                      "tensor_content has 1 bytes but a float tensor of "
+                      "shape [100000000] needs 400000000");
+  /* resource handles are allocated one by one: 2^27 of them from an
+   * empty resource_handle_val count against the expansion limit */
+  static const uint8_t handles[] = {0x08, 0x14, 0x12, 0x07, 0x12, 0x05,
+                                    0x08, 0x80, 0x80, 0x80, 0x40};
+  expect_tensor_error(handles, sizeof handles,
+                      "a resource tensor of shape [134217728] would take");
+  tfs_status_free(st);
+}
+
 static void test_shape_protos(void) {
   tfs_status *st = tfs_status_new();
   tfs_shape s;
@@ -559,6 +619,7 @@ static const tfs_test_case tensor_cases[] = {
     {"splat_and_zeros", test_tensor_splat_and_zeros},
     {"packed_and_unpacked", test_tensor_packed_and_unpacked},
     {"errors", test_tensor_errors},
+    {"content_sized_by_bytes", test_tensor_content_sized_by_bytes},
     {"out_of_memory", test_out_of_memory_everywhere},
     {NULL, NULL}};
 static const tfs_test_case shape_cases[] = {

@@ -232,15 +232,21 @@ static void test_npy_roundtrip_strings_and_scalars(void) {
 
 /* ---- headers ------------------------------------------------------------- */
 
-/* Builds a v1.0 .npy in buf from header text plus `data_len` zero bytes. */
-static size_t make_npy(uint8_t *buf, const char *header, size_t data_len) {
-  size_t hl = strlen(header);
+/* Builds a v1.0 .npy in buf from hl bytes of header text (NULs allowed)
+ * plus `data_len` zero bytes. */
+static size_t make_npy_n(uint8_t *buf, const char *header, size_t hl,
+                         size_t data_len) {
   memcpy(buf, "\x93NUMPY\x01\x00", 8);
   buf[8] = (uint8_t)hl;
   buf[9] = (uint8_t)(hl >> 8);
   memcpy(buf + 10, header, hl);
   memset(buf + 10 + hl, 0, data_len);
   return 10 + hl + data_len;
+}
+
+/* Builds a v1.0 .npy in buf from header text plus `data_len` zero bytes. */
+static size_t make_npy(uint8_t *buf, const char *header, size_t data_len) {
+  return make_npy_n(buf, header, strlen(header), data_len);
 }
 
 static void test_npy_accepts_header_variants(void) {
@@ -364,6 +370,106 @@ static void test_npy_rejects_bad_files(void) {
   tfs_npy_write(it_tmp("no/such/dir.npy"), t, st);
   TFS_ASSERT_ERROR(st, TFS_NOT_FOUND, "dir.npy: cannot open for writing");
   tfs_tensor_free(t);
+  tfs_status_free(st);
+}
+
+/* Byte strings of width 0 ('|S0', '|S', '>a') made the data size check
+ * vacuous: 128 bytes gave 10^8 strings, and in Fortran order a shape of
+ * 2 * 10^12 elements looped for ever.  Refused unless the array is
+ * empty; so are NULs inside quoted header strings. */
+static void test_npy_rejects_zero_width_elements(void) {
+  static const char *descrs[] = {"|S0", "|S", ">a"};
+  tfs_status *st = tfs_status_new();
+  uint8_t buf[512];
+  char header[200], msg[200];
+  for (size_t i = 0; i < TFS_ARRAY_LEN(descrs); i++) {
+    for (int fortran = 0; fortran < 2; fortran++) {
+      snprintf(header, sizeof header,
+               "{'descr': '%s', 'fortran_order': %s, 'shape': %s}",
+               descrs[i], fortran ? "True" : "False",
+               fortran ? "(1000000000000, 2)" : "(100000000,)");
+      size_t n = make_npy(buf, header, 128 - 10 - strlen(header));
+      snprintf(msg, sizeof msg,
+               "z.npy: dtype '%s' has elements of 0 bytes, which cannot "
+               "hold a non-empty array", descrs[i]);
+      CU_ASSERT_PTR_NULL(tfs_npy_read_buffer(buf, n, "z.npy", st));
+      TFS_ASSERT_ERROR(st, TFS_INVALID_ARGUMENT, msg);
+      it_write_file(it_tmp("z.npy"), buf, n);
+      CU_ASSERT_PTR_NULL(tfs_npy_read(it_tmp("z.npy"), st));
+      TFS_ASSERT_ERROR(st, TFS_INVALID_ARGUMENT, "has elements of 0 bytes");
+    }
+  }
+  /* an empty array needs no bytes: fine */
+  size_t n = make_npy(buf,
+                      "{'descr': '|S0', 'fortran_order': False, "
+                      "'shape': (0, 3)}",
+                      0);
+  tfs_tensor *t = tfs_npy_read_buffer(buf, n, "e.npy", st);
+  TFS_ASSERT_OK(st);
+  CU_ASSERT_EQUAL(tfs_tensor_dtype(t), TFS_STRING);
+  assert_shape(t, 2, (int64_t[]){0, 3});
+  tfs_tensor_free(t);
+  /* a NUL in a key or a value would end the C string early */
+  static const char nul_key[] =
+      "{'descr\0x': '<f4', 'fortran_order': False, 'shape': (2,)}";
+  static const char nul_descr[] =
+      "{'descr': '<f4\0x', 'fortran_order': False, 'shape': (2,)}";
+  n = make_npy_n(buf, nul_key, sizeof nul_key - 1, 8);
+  CU_ASSERT_PTR_NULL(tfs_npy_read_buffer(buf, n, "k.npy", st));
+  TFS_ASSERT_ERROR(st, TFS_INVALID_ARGUMENT,
+                   "k.npy: malformed .npy header: unexpected string "
+                   "contents at column 8");
+  n = make_npy_n(buf, nul_descr, sizeof nul_descr - 1, 8);
+  CU_ASSERT_PTR_NULL(tfs_npy_read_buffer(buf, n, "k.npy", st));
+  TFS_ASSERT_ERROR(st, TFS_INVALID_ARGUMENT, "unexpected string contents");
+  tfs_status_free(st);
+}
+
+/* The header's size check follows NumPy: the non-zero dims times the
+ * element size must fit, even when a 0 dim empties the array (it used to
+ * multiply left to right, so (0, 2^62, 4) passed and the row reader's
+ * own product wrapped). */
+static void test_npy_sizes_checked_with_zero_dims(void) {
+  tfs_status *st = tfs_status_new();
+  uint8_t buf[512];
+  static const char *huge[] = {
+      "{'descr': '<f4', 'fortran_order': False, "
+      "'shape': (0, 4611686018427387904, 4)}",
+      "{'descr': '<f4', 'fortran_order': True, "
+      "'shape': (4611686018427387904, 0, 4)}",
+      "{'descr': '|u1', 'fortran_order': False, "
+      "'shape': (0, 4611686018427387904, 4)}",
+  };
+  for (size_t i = 0; i < TFS_ARRAY_LEN(huge); i++) {
+    size_t n = make_npy(buf, huge[i], 0);
+    CU_ASSERT_PTR_NULL(tfs_npy_read_buffer(buf, n, "big.npy", st));
+    TFS_ASSERT_ERROR(st, TFS_INVALID_ARGUMENT,
+                     "big.npy: shape in the .npy header overflows");
+    it_write_file(it_tmp("big.npy"), buf, n);
+    CU_ASSERT_PTR_NULL(tfs_npy_reader_open(it_tmp("big.npy"), st));
+    TFS_ASSERT_ERROR(st, TFS_INVALID_ARGUMENT,
+                     "shape in the .npy header overflows");
+  }
+  /* rows of 2^62 bytes fit int64: an empty array of them is fine */
+  size_t n = make_npy(buf,
+                      "{'descr': '|u1', 'fortran_order': False, "
+                      "'shape': (0, 1152921504606846976, 4)}",
+                      0);
+  int64_t want[3] = {0, INT64_C(1) << 60, 4};
+  tfs_tensor *t = tfs_npy_read_buffer(buf, n, "empty.npy", st);
+  TFS_ASSERT_OK(st);
+  assert_shape(t, 3, want);
+  tfs_tensor_free(t);
+  it_write_file(it_tmp("empty.npy"), buf, n);
+  tfs_npy_reader *r = tfs_npy_reader_open(it_tmp("empty.npy"), st);
+  TFS_ASSERT_OK(st);
+  t = tfs_npy_reader_read_rows(r, 0, 0, st);
+  TFS_ASSERT_OK(st);
+  assert_shape(t, 3, want);
+  tfs_tensor_free(t);
+  CU_ASSERT_PTR_NULL(tfs_npy_reader_read_rows(r, 0, 1, st));
+  TFS_ASSERT_ERROR(st, TFS_OUT_OF_RANGE, "are outside the file's 0 rows");
+  tfs_npy_reader_free(r);
   tfs_status_free(st);
 }
 
@@ -595,6 +701,43 @@ static void test_npz_rejects_bad_archives(void) {
   tfs_status_free(st);
 }
 
+/* A zero-width byte-string entry is refused through .npz as well. */
+static void test_npz_rejects_zero_width_elements(void) {
+  tfs_status *st = tfs_status_new();
+  tfs_tensor *t = tfs_tensor_scalar_float(2);
+  const char *names[] = {"p"};
+  const tfs_tensor *ts[] = {t};
+  tfs_npz_write(it_tmp("s0.npz"), names, ts, 1, 0, st);
+  TFS_ASSERT_OK(st);
+  size_t len;
+  uint8_t *z = it_read_file(it_tmp("s0.npz"), &len);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(z);
+  /* the entry's .npy (header of 128 bytes, 4 of data) replaced by one of
+   * the same size, then the CRCs fixed */
+  uint32_t usize = z[22] | z[23] << 8;
+  CU_ASSERT_EQUAL_FATAL(usize, 132);
+  uint8_t npy[132];
+  char header[119];
+  snprintf(header, sizeof header, "%-117s\n",
+           "{'descr': '|S0', 'fortran_order': True, "
+           "'shape': (1000000000000, 2)}");
+  CU_ASSERT_EQUAL_FATAL(make_npy(npy, header, 4), 132);
+  memcpy(z + 35, npy, sizeof npy);
+  uint32_t crc = zip_crc(z + 35, usize);
+  for (int k = 0; k < 4; k++) {
+    z[14 + k] = (uint8_t)(crc >> (8 * k));
+    z[35 + usize + 16 + k] = (uint8_t)(crc >> (8 * k));
+  }
+  it_write_file(it_tmp("s0.npz"), z, len);
+  free(z);
+  CU_ASSERT_PTR_NULL(tfs_npz_read(it_tmp("s0.npz"), st));
+  TFS_ASSERT_ERROR(st, TFS_INVALID_ARGUMENT,
+                   "s0.npz: entry 'p.npy': dtype '|S0' has elements of 0 "
+                   "bytes");
+  tfs_tensor_free(t);
+  tfs_status_free(st);
+}
+
 /* ---- fuzzing ------------------------------------------------------------- */
 
 /* Mutates `src` into `dst`: a truncation, or 1-4 random byte changes. */
@@ -709,6 +852,8 @@ static const tfs_test_case npy_cases[] = {
     {"accepts_header_variants", test_npy_accepts_header_variants},
     {"rejects_bad_headers", test_npy_rejects_bad_headers},
     {"rejects_bad_files", test_npy_rejects_bad_files},
+    {"rejects_zero_width_elements", test_npy_rejects_zero_width_elements},
+    {"sizes_checked_with_zero_dims", test_npy_sizes_checked_with_zero_dims},
     {"reader_reads_row_ranges", test_npy_reader_reads_row_ranges},
     {"writer_appends_rows", test_npy_writer_appends_rows},
     {"fuzz_truncations_and_flips", test_npy_fuzz_truncations_and_flips},
@@ -719,6 +864,7 @@ static const tfs_test_case npz_cases[] = {
     {"reads_numpy_archives", test_npz_reads_numpy_archives},
     {"roundtrip", test_npz_roundtrip},
     {"rejects_bad_archives", test_npz_rejects_bad_archives},
+    {"rejects_zero_width_elements", test_npz_rejects_zero_width_elements},
     {"fuzz_truncations_and_flips", test_npz_fuzz_truncations_and_flips},
     {NULL, NULL}};
 

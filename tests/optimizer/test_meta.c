@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "config_proto/config.h"
 #include "core/alloc.h"
 #include "core/log.h"
 #include "opttest.h"
@@ -274,6 +275,36 @@ static void test_optimizer_meta__report_and_graphdef(void) {
   ot_teardown();
 }
 
+/* A meta_optimizer_timeout_ms too large to add to the clock is no
+ * deadline (it wrapped into the past and abandoned every pass). */
+static void test_optimizer_meta__huge_timeout(void) {
+  ot_setup();
+  tfs_output x = ot_placeholder("x", 2);
+  tfs_output n = tfs_op_unary(g, "Neg", "n", x, st);
+  tfs_output y = tfs_op_unary(g, "Neg", "y", tfs_op_unary(g, "Neg", "m", n,
+                                                          st), st);
+  TFS_ASSERT_OK(st);
+  static const int64_t kTimeouts[] = {INT64_MAX, 9300000000000LL};
+  for (int i = 0; i < 2; i++) {
+    tfs_config c;
+    tfs_config__init(&c);
+    c.has_graph_options = 1;
+    c.graph_options.has_rewrite_options = 1;
+    c.graph_options.rewrite_options.min_graph_nodes = -1;
+    c.graph_options.rewrite_options.meta_optimizer_timeout_ms = kTimeouts[i];
+    tfs_graph *og = NULL;
+    CU_ASSERT_EQUAL(tfs_optimizer__optimize_for_plan(g, &x, 1, &y, 1, NULL, 0,
+                                                     NULL, &c, &og, NULL, st),
+                    0);
+    TFS_ASSERT_OK(st);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(og); /* the passes ran: Neg(Neg(n)) */
+    CU_ASSERT_TRUE(ot_count(og, "Neg") < 3);
+    tfs_graph_free(og);
+    tfs_config__clear(&c);
+  }
+  ot_teardown();
+}
+
 /* In plan mode the passes see the devices the nodes were placed on: a
  * MatMul + BiasAdd + Relu placed on a GPU keeps its ops (the fused op is
  * CPU-only), the same placed on the CPU is fused, and what the rewrite
@@ -367,6 +398,7 @@ static void test_optimizer_meta__replace_checks_outputs(void) {
 const tfs_test_case tfs_optimizer_meta_cases[] = {
     {"replace_checks_outputs", test_optimizer_meta__replace_checks_outputs},
     {"placed_devices", test_optimizer_meta__placed_devices},
+    {"huge_timeout", test_optimizer_meta__huge_timeout},
     {"min_graph_nodes", test_optimizer_meta__min_graph_nodes},
     {"iterations_and_fixed_point",
      test_optimizer_meta__iterations_and_fixed_point},

@@ -768,6 +768,42 @@ static void test_operation_timeout(void) {
   teardown();
 }
 
+/* Timeouts so large that now + timeout passes INT64_MAX nanoseconds mean
+ * no practical deadline (they used to wrap into the past and fail every
+ * run with DEADLINE_EXCEEDED), from RunOptions and from ConfigProto, on
+ * both executor paths. */
+static void test_huge_timeouts(void) {
+  static const int64_t huge[] = {INT64_C(9300000000000), INT64_MAX,
+                                 INT64_MAX / 1000000 + 1};
+  setup();
+  tfs_output x = tfs_op_placeholder(g, "x", TFS_FLOAT, NULL, 0, st);
+  tfs_output y = tfs_op_unary(g, "Neg", NULL, x, st);
+  for (size_t i = 0; i < sizeof huge / sizeof huge[0]; i++) {
+    tfs_session_options *o = tfs_session_options_new();
+    o->config.operation_timeout_in_ms = huge[i];
+    tfs_session *s = tfs_session_new(g, o, st);
+    TFS_ASSERT_OK(st);
+    tfs_callable *c = make1(s, &x, 1, y, NULL);
+    tfs_tensor *in = tfs_tensor_scalar_float(2), *out = NULL;
+    for (int pool = -1; pool <= 0; pool++) {
+      tfs_run_options ro = {0, huge[i], pool};
+      tfs_plan__run(s, tfs_callable__plan(c), &ro, &in, &out, NULL, st);
+      TFS_ASSERT_OK(st);
+      CU_ASSERT_EQUAL(tu_scalar_float(out), -2.0f);
+      tfs_tensor_free(out);
+      ro.timeout_in_ms = 0; /* the session's operation timeout */
+      tfs_plan__run(s, tfs_callable__plan(c), &ro, &in, &out, NULL, st);
+      TFS_ASSERT_OK(st);
+      tfs_tensor_free(out);
+    }
+    tfs_tensor_free(in);
+    tfs_callable_free(c);
+    tfs_session_free(s);
+    tfs_session_options_free(o);
+  }
+  teardown();
+}
+
 static const tfs_test_case exec_cases[] = {
     {"pool_sizes", test_pool_sizes},
     {"parallel_matches_sequential", test_parallel_matches_sequential},
@@ -779,6 +815,7 @@ static const tfs_test_case exec_cases[] = {
     {"invalid_inter_op_pool", test_invalid_inter_op_pool},
     {"inter_op_pool_list", test_inter_op_pool_list},
     {"operation_timeout", test_operation_timeout},
+    {"huge_timeouts", test_huge_timeouts},
     {"close_cancels_running", test_close_cancels_running},
     {"parallel_error_names_node", test_parallel_error_names_node},
     {NULL, NULL}};

@@ -155,7 +155,7 @@ static void test_cli_errors_are_one_line(void) {
   r = tfsess("inspect missing.pb");
   assert_fails(&r, 1, "tfsess inspect: missing.pb: cannot read");
   r = tfsess("inspect tests/io/data/f32_c.npy");
-  assert_fails(&r, 1, "f32_c.npy: not a GraphDef");
+  assert_fails(&r, 1, "f32_c.npy: Invalid GraphDef");
   r = tfsess("tensorboard models/digits/graph.pb");
   assert_fails(&r, 2, "--logdir DIR is required");
   r = tfsess("ops NoSuchOpAnywhere");
@@ -425,6 +425,86 @@ static void test_cli_inspect(void) {
   result_free(&r);
 }
 
+/* Appends the varint v to buf[*n..). */
+static void put_varint(uint8_t *buf, size_t *n, size_t v) {
+  do {
+    buf[(*n)++] = (uint8_t)((v & 0x7f) | (v > 0x7f ? 0x80 : 0));
+    v >>= 7;
+  } while (v);
+}
+
+/* A GraphDef whose one node has an attr nested `depth` times:
+ * AttrValue{func: NameAttrList{attr {key: "a" value: <inner>}}}, written
+ * from the inside out (each level's length prefixes the one inside). */
+static uint8_t *deep_graph_def(int depth, size_t *len) {
+  size_t cap = (size_t)depth * 24 + 64, n = 0;
+  uint8_t *in = malloc(cap), *out = malloc(cap), *t;
+  for (int i = 0; i < depth; i++) {
+    size_t m = 0, inner = n;
+    uint8_t entry[16], list[16];
+    size_t ne = 0, nl = 0;
+    entry[ne++] = 0x0a; /* MapEntry.key "a" */
+    entry[ne++] = 0x01;
+    entry[ne++] = 'a';
+    entry[ne++] = 0x12; /* MapEntry.value */
+    put_varint(entry, &ne, inner);
+    list[nl++] = 0x12; /* NameAttrList.attr */
+    put_varint(list, &nl, ne + inner);
+    out[m++] = 0x52; /* AttrValue.func */
+    put_varint(out, &m, nl + ne + inner);
+    memcpy(out + m, list, nl);
+    memcpy(out + m + nl, entry, ne);
+    memcpy(out + m + nl + ne, in, inner);
+    n = m + nl + ne + inner;
+    t = in;
+    in = out;
+    out = t;
+  }
+  /* NodeDef{name: "n" op: "Const" attr {key: "a" value: <in>}} */
+  size_t m = 0, ne = 0;
+  uint8_t entry[16], node[32];
+  entry[ne++] = 0x0a;
+  entry[ne++] = 0x01;
+  entry[ne++] = 'a';
+  entry[ne++] = 0x12;
+  put_varint(entry, &ne, n);
+  static const uint8_t head[] = {0x0a, 0x01, 'n', 0x12, 0x05,
+                                 'C',  'o',  'n', 's',  't'};
+  memcpy(node, head, sizeof head);
+  size_t nn = sizeof head;
+  node[nn++] = 0x2a; /* NodeDef.attr */
+  put_varint(node, &nn, ne + n);
+  out[m++] = 0x0a; /* GraphDef.node */
+  put_varint(out, &m, nn + ne + n);
+  memcpy(out + m, node, nn);
+  memcpy(out + m + nn, entry, ne);
+  memcpy(out + m + nn + ne, in, n);
+  *len = m + nn + ne + n;
+  free(in);
+  return out;
+}
+
+/* `inspect` parses through the library's protobuf entry point, with its
+ * nesting limit: 100,000 levels are refused (they overflowed the stack
+ * when the command called protobuf-c directly), 20 are fine. */
+static void test_cli_inspect_deep_nesting(void) {
+  size_t len;
+  uint8_t *deep = deep_graph_def(100000, &len);
+  it_write_file(it_tmp("deep.pb"), deep, len);
+  free(deep);
+  result r = tfsess("inspect '%s'", it_tmp("deep.pb"));
+  assert_fails(&r, 1, "deep.pb: Invalid GraphDef");
+  r = tfsess("run '%s' --fetch n", it_tmp("deep.pb"));
+  assert_fails(&r, 1, "Invalid GraphDef");
+  uint8_t *ok = deep_graph_def(20, &len);
+  it_write_file(it_tmp("nested.pb"), ok, len);
+  free(ok);
+  r = tfsess("inspect '%s'", it_tmp("nested.pb"));
+  CU_ASSERT_EQUAL(r.status, 0);
+  CU_ASSERT_PTR_NOT_NULL(strstr(r.out, "Graph: "));
+  result_free(&r);
+}
+
 static void test_cli_ops(void) {
   result r = tfsess("ops");
   CU_ASSERT_EQUAL(r.status, 0);
@@ -490,6 +570,7 @@ static const tfs_test_case cli_cases[] = {
     {"batch_10k_rows", test_cli_batch_10k_rows},
     {"batch_errors", test_cli_batch_errors},
     {"inspect", test_cli_inspect},
+    {"inspect_deep_nesting", test_cli_inspect_deep_nesting},
     {"ops", test_cli_ops},
     {"tensorboard", test_cli_tensorboard},
     {NULL, NULL}};
