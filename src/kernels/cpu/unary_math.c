@@ -9,6 +9,17 @@
 #include "kernels/cpu/cpu_tables.h"
 #include "kernels/cpu/ew_loops.h"
 
+/* C11's CMPLX and CMPLXF (a complex number from its parts, exact even
+ * for infinite and NaN parts).  glibc's <complex.h> defines them only for
+ * GCC, so clang before 19 has neither; __builtin_complex does the same
+ * in both compilers. */
+#ifndef CMPLXF
+#define CMPLXF(x, y) __builtin_complex((float)(x), (float)(y))
+#endif
+#ifndef CMPLX
+#define CMPLX(x, y) __builtin_complex((double)(x), (double)(y))
+#endif
+
 #define EW_UN_COMPLEX(OP, EXPR_C64, EXPR_C128)                            \
   EW_UN(OP##_c64, tfs_c64, EXPR_C64)                                      \
   EW_UN(OP##_c128, tfs_c128, EXPR_C128)
