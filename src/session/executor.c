@@ -92,9 +92,7 @@ tfs_plan_exec *tfs_exec__prepare(tfs_plan *p, tfs_status *st) {
   for (int i = 0; i < p->nfeeds; i++) {
     const tfs_operation *op = p->feeds[i].oper;
     e->feed_dtypes[i] = tfs_dtype_base(op->out_types[p->feeds[i].index]);
-    if (tfs_placeholder__is_placeholder(op) ||
-        strcmp(op->def->name, "PlaceholderWithDefault") == 0)
-      e->feed_declared[i] = tfs_attrs_get_shape(&op->attrs, "shape");
+    e->feed_declared[i] = tfs_placeholder__declared_shape(op);
   }
   e->overlap = expensive_overlap(p);
   return e;
