@@ -198,6 +198,13 @@ char *tfs_device_set__type_list(const tfs_device_set *s);
 tfs_device_list *tfs_device_list__from_set(const tfs_device_set *s,
                                            tfs_status *st);
 
+/* The public list of the devices a session with ConfigProto `cfg` would
+ * have (tfs_device_list_new, which the session module implements: the
+ * device module knows configs, not session options).  Returns a new
+ * list, or NULL with the device factory's error. */
+tfs_device_list *tfs_device_list__from_config(const tfs_config *cfg,
+                                              tfs_status *st);
+
 /* ---- the placer (placer.c) ------------------------------------------------ */
 
 typedef struct tfs_placer_options {

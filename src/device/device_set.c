@@ -245,26 +245,9 @@ struct tfs_device_list {
   tfs_device **d;
 };
 
-tfs_device_list *tfs_device_list_new(const tfs_session_options *opts,
-                                     tfs_status *st) {
-  tfs_config cfg;
-  tfs_config__init(&cfg);
-  if (opts) {
-    /* Through the wire form: the options' layout stays the session's. */
-    tfs_buffer *buf = tfs_buffer_new();
-    if (!buf) {
-      TFS_OOM(st);
-      return NULL;
-    }
-    tfs_session_options_get_config(opts, buf, st);
-    int rc = tfs_status_ok(st)
-                 ? tfs_config__parse(buf->data, buf->length, &cfg, st)
-                 : -1;
-    tfs_buffer_free(buf);
-    if (rc) return NULL;
-  }
-  tfs_device_set *s = tfs_device_set__new(&cfg, st);
-  tfs_config__clear(&cfg);
+tfs_device_list *tfs_device_list__from_config(const tfs_config *cfg,
+                                              tfs_status *st) {
+  tfs_device_set *s = tfs_device_set__new(cfg, st);
   if (!s) return NULL;
   tfs_device_list *l = tfs_malloc(sizeof *l);
   if (!l) {

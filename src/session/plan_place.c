@@ -50,6 +50,29 @@ void tfs_session__devices_free(tfs_session *s) {
   s->devices = NULL;
 }
 
+tfs_device_list *tfs_device_list_new(const tfs_session_options *opts,
+                                     tfs_status *st) {
+  tfs_config cfg;
+  tfs_config__init(&cfg);
+  if (opts) {
+    /* Through the wire form: the options' layout stays the session's. */
+    tfs_buffer *buf = tfs_buffer_new();
+    if (!buf) {
+      TFS_OOM(st);
+      return NULL;
+    }
+    tfs_session_options_get_config(opts, buf, st);
+    int rc = tfs_status_ok(st)
+                 ? tfs_config__parse(buf->data, buf->length, &cfg, st)
+                 : -1;
+    tfs_buffer_free(buf);
+    if (rc) return NULL;
+  }
+  tfs_device_list *l = tfs_device_list__from_config(&cfg, st);
+  tfs_config__clear(&cfg);
+  return l;
+}
+
 tfs_device_list *tfs_session_list_devices(tfs_session *s, tfs_status *st) {
   TFS_CHECK_ARG(s != NULL, st, NULL);
   return tfs_device_list__from_set(s->devices, st);
