@@ -441,7 +441,7 @@ static void test_batch_matmul_errors(void) {
                          "In[0] and In[1] has different ndims: [3] vs. "
                          "[2,4,2]" NODE);
   CU_ASSERT_STRING_EQUAL(bmm_fail("BatchMatMul", v, v),
-                         "In[0] ndims must be >= 2: 1" NODE);
+                         "In[0] and In[1] ndims must be >= 2: 1" NODE);
   CU_ASSERT_STRING_EQUAL(bmm_fail("BatchMatMulV2", a, b),
                          "In[0] and In[1] must have compatible batch "
                          "dimensions: [2,2,3] vs. [3,3,2]" NODE);

@@ -618,6 +618,14 @@ static void test_batch_norm_errors(void) {
   NT_EXPECT_ERROR("FusedBatchNormV3", in, 5, f, 1, TFS_INVALID_ARGUMENT,
                   "When exponential_avg_factor != 1, mean must have the same "
                   "number of elements as the channels of x, got 0 and 4");
+  tfs_tensor_free(in[3]);
+  in[3] = nt_random((int64_t[]){4}, 1, 3);
+  tfs_tensor_free(in[4]);
+  in[4] = nt_random((int64_t[]){2}, 1, 3);
+  NT_EXPECT_ERROR("FusedBatchNormV3", in, 5, f, 1, TFS_INVALID_ARGUMENT,
+                  "When exponential_avg_factor != 1, variance must have the "
+                  "same number of elements as the channels of x, got 2 and "
+                  "4");
   /* statistics in bfloat16 have no CPU kernel (TensorFlow has none) */
   for (int i = 1; i < 5; i++) {
     tfs_tensor_free(in[i]);

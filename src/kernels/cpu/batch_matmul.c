@@ -12,6 +12,7 @@
 #include "core/half.h"
 #include "kernels/cpu/cpu_tables.h"
 #include "kernels/cpu/gemm.h"
+#include "ops/batch_matmul_check.h"
 
 typedef struct {
   int version;
@@ -63,57 +64,19 @@ typedef struct {
   int64_t *xoff, *yoff; /* per output batch: matrix index in x, y */
 } bmm_dims;
 
-static int fail_shape(tfs_kernel_ctx *c, const char *fmt, const tfs_tensor *x,
-                      const tfs_tensor *y) {
-  char a[TFS_SHAPE_STRLEN], b[TFS_SHAPE_STRLEN];
-  tfs_kctx_fail(c, TFS_INVALID_ARGUMENT, fmt,
-                tfs_shape_str(&x->shape, a, sizeof a),
-                tfs_shape_str(&y->shape, b, sizeof b));
-  return -1;
-}
-
-/* Checks the shapes as TensorFlow does and computes the output shape and
- * the batch offsets (in scratch memory). */
+/* Checks the shapes as TensorFlow does (ops/batch_matmul_check.c) and
+ * computes the output shape and the batch offsets (in scratch memory). */
 static int bmm_shapes(tfs_kernel_ctx *c, const bmm_state *s, tfs_shape *os,
                       bmm_dims *d) {
   const tfs_tensor *x = c->inputs[0], *y = c->inputs[1];
-  int rx = x->shape.rank, ry = y->shape.rank;
-  if (s->version == 1 && rx != ry)
-    return fail_shape(c, "In[0] and In[1] has different ndims: %s vs. %s",
-                      x, y);
-  if (rx < 2 || ry < 2) {
-    tfs_kctx_fail(c, TFS_INVALID_ARGUMENT, "In[%d] ndims must be >= 2: %d",
-                  rx < 2 ? 0 : 1, rx < 2 ? rx : ry);
+  if (tfs_batch_matmul_check(&x->shape, &y->shape, s->version, s->adj_x,
+                             s->adj_y, os, c->st)) {
+    tfs_kctx_fail_status(c, c->st);
     return -1;
   }
-  int rb = (rx > ry ? rx : ry) - 2;
-  os->rank = rb;
-  for (int i = 0; i < rb; i++) {
-    int ix = rx - 2 - rb + i, iy = ry - 2 - rb + i;
-    int64_t dx = ix >= 0 ? x->shape.dims[ix] : 1;
-    int64_t dy = iy >= 0 ? y->shape.dims[iy] : 1;
-    if (dx != dy && s->version == 1) {
-      char a[TFS_SHAPE_STRLEN], b[TFS_SHAPE_STRLEN];
-      tfs_kctx_fail(c, TFS_INVALID_ARGUMENT,
-                    "In[0].dim(%d) and In[1].dim(%d) must be the same: %s vs "
-                    "%s", i, i, tfs_shape_str(&x->shape, a, sizeof a),
-                    tfs_shape_str(&y->shape, b, sizeof b));
-      return -1;
-    }
-    if (dx != dy && dx != 1 && dy != 1)
-      return fail_shape(c, "In[0] and In[1] must have compatible batch "
-                        "dimensions: %s vs. %s", x, y);
-    os->dims[i] = dx == 1 ? dy : dx;
-  }
-  int64_t m = x->shape.dims[rx - (s->adj_x ? 1 : 2)];
+  int rx = x->shape.rank, ry = y->shape.rank, rb = os->rank - 2;
+  int64_t m = os->dims[rb], n = os->dims[rb + 1];
   int64_t ka = x->shape.dims[rx - (s->adj_x ? 2 : 1)];
-  int64_t kb = y->shape.dims[ry - (s->adj_y ? 1 : 2)];
-  int64_t n = y->shape.dims[ry - (s->adj_y ? 2 : 1)];
-  if (ka != kb)
-    return fail_shape(c, "Matrix size-incompatible: In[0]: %s, In[1]: %s", x,
-                      y);
-  os->dims[os->rank++] = m;
-  os->dims[os->rank++] = n;
   d->m = m;
   d->n = n;
   d->k = ka;

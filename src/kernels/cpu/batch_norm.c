@@ -16,6 +16,7 @@
 #include "core/alloc.h"
 #include "core/half.h"
 #include "kernels/cpu/cpu_tables.h"
+#include "ops/nn_checks.h"
 
 typedef struct bn_state {
   float epsilon, factor;
@@ -128,48 +129,14 @@ static void batch_stats(const bn_job *j, double *mean, double *var) {
   }
 }
 
+/* TensorFlow's input checks (ops/nn_checks.c); -1 after failing c. */
 static int bn_check(tfs_kernel_ctx *c, const bn_state *s, int64_t *ch) {
-  static const char *const kNames[5] = {"", "scale", "offset",
-                                        "estimated_mean",
-                                        "estimated_variance"};
-  char buf[TFS_SHAPE_STRLEN];
-  const tfs_tensor *x = c->inputs[0];
-  if (x->shape.rank != 4 && x->shape.rank != 5) {
-    tfs_kctx_fail(c, TFS_INVALID_ARGUMENT,
-                  "input must be 4 or 5-dimensional%s",
-                  tfs_shape_str(&x->shape, buf, sizeof buf));
+  const tfs_shape *in[5];
+  for (int i = 0; i < 5; i++) in[i] = &c->inputs[i]->shape;
+  tfs_batch_norm_attrs a = {s->cfirst, s->training, s->factor};
+  if (tfs_fused_batch_norm_check(in, &a, ch, c->st)) {
+    tfs_kctx_fail_status(c, c->st);
     return -1;
-  }
-  for (int i = 1; i < 5; i++) {
-    if (c->inputs[i]->shape.rank != 1) {
-      tfs_kctx_fail(c, TFS_INVALID_ARGUMENT, "%s must be 1-dimensional%s",
-                    kNames[i],
-                    tfs_shape_str(&c->inputs[i]->shape, buf, sizeof buf));
-      return -1;
-    }
-  }
-  *ch = x->shape.dims[s->cfirst ? 1 : x->shape.rank - 1];
-  for (int i = 1; i < 3; i++) {
-    if (c->inputs[i]->nelems != *ch) {
-      tfs_kctx_fail(c, TFS_INVALID_ARGUMENT,
-                    "%s must have the same number of elements as the "
-                    "channels of x, got %lld and %lld", kNames[i],
-                    (long long)c->inputs[i]->nelems, (long long)*ch);
-      return -1;
-    }
-  }
-  if (!s->training || s->factor != 1.0f) {
-    for (int i = 3; i < 5; i++) {
-      if (c->inputs[i]->nelems == *ch) continue;
-      tfs_kctx_fail(c, TFS_INVALID_ARGUMENT,
-                    "%s, %s must have the same number of elements as the "
-                    "channels of x, got %lld and %lld",
-                    s->training ? "When exponential_avg_factor != 1"
-                                : "When is_training=false",
-                    i == 3 ? "mean" : "variance",
-                    (long long)c->inputs[i]->nelems, (long long)*ch);
-      return -1;
-    }
   }
   return 0;
 }

@@ -10,33 +10,12 @@
 #include "core/half.h"
 #include "kernels/cpu/gemm.h"
 
-void tfs_conv_geom_window(const tfs_window *w, conv_geom *g) {
-  int h = tfs_window_dim(w, 'H'), wd = tfs_window_dim(w, 'W');
-  g->sh = w->strides[h];
-  g->sw = w->strides[wd];
-  g->dh = w->dilations[h];
-  g->dw = w->dilations[wd];
-  tfs_window_pads(w, 'H', &g->pt, &g->pb);
-  tfs_window_pads(w, 'W', &g->pl, &g->pr);
-}
-
 int tfs_conv_geom_output(tfs_kernel_ctx *c, const tfs_window *w, conv_geom *g) {
-  if (tfs_window_output_size(g->h, g->kh, g->dh, g->sh, w->padding, &g->pt,
-                             &g->pb, &g->oh, c->st) ||
-      tfs_window_output_size(g->w, g->kw, g->dw, g->sw, w->padding, &g->pl,
-                             &g->pr, &g->ow, c->st)) {
+  if (tfs_conv_dims_output(w, g, c->st)) {
     tfs_kctx_fail_status(c, c->st);
     return -1;
   }
   return 0;
-}
-
-void tfs_conv_geom_input(const tfs_window *w, const tfs_shape *s,
-                         conv_geom *g) {
-  g->n = s->dims[0];
-  g->h = s->dims[tfs_window_dim(w, 'H')];
-  g->w = s->dims[tfs_window_dim(w, 'W')];
-  g->c = s->dims[tfs_window_dim(w, 'C')];
 }
 
 void tfs_conv_shape(const tfs_window *w, int64_t n, int64_t h, int64_t wd,
@@ -285,72 +264,21 @@ int64_t tfs_conv_slots(tfs_kernel_ctx *c, int64_t nblocks,
   return nt < nblocks ? nt : nblocks;
 }
 
-/* Conv2D: the filter's input depth divides the input depth. */
-static int check_conv2d_depth(tfs_kernel_ctx *c, conv_geom *g) {
-  if (g->kc <= 0) {
-    tfs_kctx_fail(c, TFS_INVALID_ARGUMENT,
-                  "filter depth must be stricly positive, got %lld",
-                  (long long)g->kc);
-    return -1;
-  }
-  if (g->c % g->kc != 0) {
-    tfs_kctx_fail(c, TFS_INVALID_ARGUMENT,
-                  "input depth must be evenly divisible by filter depth: "
-                  "%lld vs %lld",
-                  (long long)g->c, (long long)g->kc);
-    return -1;
-  }
-  return 0;
-}
-
 int tfs_conv_check_inputs(tfs_kernel_ctx *c, const tfs_window *w,
                           int depthwise, const tfs_tensor *x,
                           const tfs_tensor *f, conv_geom *g) {
-  char buf[TFS_SHAPE_STRLEN];
-  if (x->shape.rank != 4) {
-    tfs_kctx_fail(c, TFS_INVALID_ARGUMENT,
-                  depthwise ? "input must be 4-dimensional%s"
-                            : "convolution input must be 4-dimensional: %s",
-                  tfs_shape_str(&x->shape, buf, sizeof buf));
+  if (tfs_conv2d_check(w, depthwise, &x->shape, &f->shape, g, c->st)) {
+    tfs_kctx_fail_status(c, c->st);
     return -1;
   }
-  if (f->shape.rank != 4) {
-    tfs_kctx_fail(c, TFS_INVALID_ARGUMENT, "%sfilter must be 4-dimensional: %s",
-                  depthwise ? "" : "convolution ",
-                  tfs_shape_str(&f->shape, buf, sizeof buf));
-    return -1;
-  }
-  memset(g, 0, sizeof *g);
-  tfs_conv_geom_window(w, g);
-  tfs_conv_geom_input(w, &x->shape, g);
-  g->kh = f->shape.dims[0], g->kw = f->shape.dims[1];
-  g->kc = f->shape.dims[2], g->kn = f->shape.dims[3];
-  if (depthwise && g->c != g->kc) {
-    tfs_kctx_fail(c, TFS_INVALID_ARGUMENT,
-                  "input and filter must have the same depth: %lld vs %lld",
-                  (long long)g->c, (long long)g->kc);
-    return -1;
-  }
-  if (!depthwise && check_conv2d_depth(c, g)) return -1;
-  if (tfs_conv_geom_output(c, w, g)) return -1;
-  g->groups = depthwise ? 1 : g->c / g->kc;
-  g->oc = depthwise ? g->c * g->kn : g->kn;
   return 0;
 }
 
 int tfs_conv_check_groups(tfs_kernel_ctx *c, const tfs_tensor *f,
                           const conv_geom *g) {
-  if (f->nelems == 0) {
-    tfs_kctx_fail(c, TFS_INVALID_ARGUMENT,
-                  "filter must not have zero elements (i.e. all dimensions "
-                  "must be non-zero)");
-    return -1;
-  }
-  if (g->groups <= 0 || g->kn % g->groups != 0 || g->kn < g->groups) {
-    tfs_kctx_fail(c, TFS_INVALID_ARGUMENT,
-                  "output depth must be evenly divisible by number of "
-                  "groups: %lld vs %lld",
-                  (long long)g->kn, (long long)g->groups);
+  if (tfs_conv2d_check_filter(&f->shape, c->st) ||
+      tfs_conv2d_check_groups(g, c->st)) {
+    tfs_kctx_fail_status(c, c->st);
     return -1;
   }
   return 0;

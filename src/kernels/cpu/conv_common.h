@@ -8,28 +8,17 @@
 #define TFS_KERNELS_CPU_CONV_COMMON_H
 
 #include "kernels/kernel.h"
+#include "ops/conv2d_check.h"
 #include "ops/nn_window.h"
 
-/* Geometry of one 2-D convolution, always in NHWC terms. */
-typedef struct conv_geom {
-  int64_t n, h, w, c;     /* input */
-  int64_t kh, kw, kc, kn; /* filter [kh, kw, kc, kn] (HWIO) */
-  int64_t oh, ow, oc;     /* output */
-  int64_t sh, sw, dh, dw; /* strides, dilations */
-  int64_t pt, pb, pl, pr; /* padding */
-  int64_t groups;         /* Conv2D: c / kc */
-} conv_geom;
-
-/* Strides and dilations of `w` into g (sh, sw, dh, dw), and explicit
- * padding (pt, pb, pl, pr) when EXPLICIT. */
-void tfs_conv_geom_window(const tfs_window *w, conv_geom *g);
+/* Geometry of one 2-D convolution, always in NHWC terms; filled by
+ * ops/conv2d_check.h (tfs_conv_geom_window, tfs_conv_geom_input,
+ * tfs_conv2d_check). */
+typedef tfs_conv_dims conv_geom;
 
 /* Output spatial sizes and padding for input h, w and filter kh, kw
  * already in g; fails c with TensorFlow's message. */
 int tfs_conv_geom_output(tfs_kernel_ctx *c, const tfs_window *w, conv_geom *g);
-
-/* Input dims of a 4-D tensor in `w`'s layout into g->n, h, w, c. */
-void tfs_conv_geom_input(const tfs_window *w, const tfs_shape *s, conv_geom *g);
 
 /* A 4-D shape (n, h, w, c) in `w`'s layout. */
 void tfs_conv_shape(const tfs_window *w, int64_t n, int64_t h, int64_t wd,
@@ -133,19 +122,18 @@ struct tfs_gemm_packed *const *tfs_conv_packed_for(const tfs_conv_packed *p,
 int64_t tfs_conv_slots(tfs_kernel_ctx *c, int64_t nblocks,
                        int64_t cost_per_block);
 
-/* The checks TensorFlow's Conv2D (depthwise = 0) and
- * DepthwiseConv2dNative (depthwise = 1) kernels make before allocating
- * their output, with their messages: ranks of input x and filter f, the
- * filter depth, output sizes.  Fills g: geometry, output depth (oc) and,
- * for Conv2D, groups (0 when x has depth 0).  Returns 0, or -1 after
- * failing c. */
+/* ops/conv2d_check.h's tfs_conv2d_check on the kernel context: the
+ * checks TensorFlow's Conv2D (depthwise = 0) and DepthwiseConv2dNative
+ * (depthwise = 1) kernels make before allocating their output.  Fills g.
+ * Returns 0, or -1 after failing c. */
 int tfs_conv_check_inputs(tfs_kernel_ctx *c, const tfs_window *w,
                           int depthwise, const tfs_tensor *x,
                           const tfs_tensor *f, conv_geom *g);
 
 /* Conv2D's checks once its output is known to be non-empty: a filter
- * with elements, and an output depth divisible by the group count.
- * Returns 0, or -1 after failing c. */
+ * with elements, and an output depth divisible by the group count
+ * (tfs_conv2d_check_filter, tfs_conv2d_check_groups).  Returns 0, or -1
+ * after failing c. */
 int tfs_conv_check_groups(tfs_kernel_ctx *c, const tfs_tensor *f,
                           const conv_geom *g);
 

@@ -114,10 +114,9 @@ int tfs_gemm_f32_packed_src(int64_t m, const tfs_gemm_a_source *a,
 int64_t tfs_gemm_packed_n(const tfs_gemm_packed *p);
 
 /* MatMul's checks of its operands a and b (2-D, op(A) columns equal to
- * op(B) rows, with the transposes ta and tb), with the messages of
- * TensorFlow 2.21's batch-matmul kernel, which runs MatMul; fills m, k
- * and n.  Returns 0, or -1 after failing c.  (matmul.c; also for
- * _FusedMatMul.) */
+ * op(B) rows, with the transposes ta and tb): ops/batch_matmul_check.h's
+ * tfs_matmul_check on the kernel context; fills m, k and n.  Returns 0,
+ * or -1 after failing c.  (matmul.c; also for _FusedMatMul.) */
 int tfs_matmul_check_2d(struct tfs_kernel_ctx *c, const struct tfs_tensor *a,
                         const struct tfs_tensor *b, int ta, int tb,
                         int64_t *m, int64_t *k, int64_t *n);

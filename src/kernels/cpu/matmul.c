@@ -11,6 +11,7 @@
 #include "core/half.h"
 #include "kernels/cpu/cpu_tables.h"
 #include "kernels/cpu/gemm.h"
+#include "ops/batch_matmul_check.h"
 
 typedef struct {
   int ta, tb;
@@ -75,29 +76,8 @@ MM_LOOP(mm_c128, double _Complex, double _Complex, ID, ID)
 int tfs_matmul_check_2d(tfs_kernel_ctx *c, const tfs_tensor *a,
                         const tfs_tensor *b, int ta, int tb, int64_t *m,
                         int64_t *k, int64_t *n) {
-  char x[TFS_SHAPE_STRLEN], y[TFS_SHAPE_STRLEN];
-  /* TensorFlow 2.21 runs MatMul through its batch-matmul kernel, whose
-   * rank checks and messages these are */
-  if (a->shape.rank != b->shape.rank) {
-    tfs_kctx_fail(c, TFS_INVALID_ARGUMENT,
-                  "In[0] and In[1] has different ndims: %s vs. %s",
-                  tfs_shape_str(&a->shape, x, sizeof x),
-                  tfs_shape_str(&b->shape, y, sizeof y));
-    return -1;
-  }
-  if (a->shape.rank != 2) {
-    tfs_kctx_fail(c, TFS_INVALID_ARGUMENT,
-                  "In[0] and In[1] ndims must be == 2: %d", a->shape.rank);
-    return -1;
-  }
-  *m = a->shape.dims[ta ? 1 : 0];
-  *k = a->shape.dims[ta ? 0 : 1];
-  *n = b->shape.dims[tb ? 0 : 1];
-  if (*k != b->shape.dims[tb ? 1 : 0]) {
-    tfs_kctx_fail(c, TFS_INVALID_ARGUMENT,
-                  "Matrix size-incompatible: In[0]: %s, In[1]: %s",
-                  tfs_shape_str(&a->shape, x, sizeof x),
-                  tfs_shape_str(&b->shape, y, sizeof y));
+  if (tfs_matmul_check(&a->shape, &b->shape, ta, tb, m, k, n, c->st)) {
+    tfs_kctx_fail_status(c, c->st);
     return -1;
   }
   return 0;

@@ -15,6 +15,7 @@
 #include "core/alloc.h"
 #include "core/half.h"
 #include "kernels/cpu/cpu_tables.h"
+#include "ops/nn_checks.h"
 
 /* ---- BiasAdd ------------------------------------------------------------- */
 
@@ -133,29 +134,12 @@ static void bias_range(void *arg, int64_t r0, int64_t r1) {
 static void bias_compute(tfs_kernel_ctx *c) {
   const bias_state *s = c->state;
   const tfs_tensor *v = c->inputs[0], *b = c->inputs[1];
-  char x[TFS_SHAPE_STRLEN], y[TFS_SHAPE_STRLEN];
-  int r = v->shape.rank;
-  if (r < 2) {
-    tfs_kctx_fail(c, TFS_INVALID_ARGUMENT,
-                  "Input tensor must be at least 2D: %s",
-                  tfs_shape_str(&v->shape, x, sizeof x));
+  int r = v->shape.rank, cdim;
+  if (tfs_bias_add_check(&v->shape, &b->shape, s->nchw, &cdim, c->st)) {
+    tfs_kctx_fail_status(c, c->st);
     return;
   }
-  if (b->shape.rank != 1) {
-    tfs_kctx_fail(c, TFS_INVALID_ARGUMENT, "Biases must be 1D: %s",
-                  tfs_shape_str(&b->shape, x, sizeof x));
-    return;
-  }
-  int cdim = s->nchw ? 1 : r - 1;
   int64_t ch = v->shape.dims[cdim];
-  if (b->shape.dims[0] != ch) {
-    tfs_kctx_fail(c, TFS_INVALID_ARGUMENT,
-                  "Must provide as many biases as the last dimension of the "
-                  "input tensor: %s vs. %s",
-                  tfs_shape_str(&b->shape, x, sizeof x),
-                  tfs_shape_str(&v->shape, y, sizeof y));
-    return;
-  }
   tfs_tensor *o = tfs_kctx_forward_or_alloc(c, 0, 0, &v->shape);
   if (!o || o->nelems == 0) return;
   int64_t inner = 1;

@@ -10,6 +10,7 @@
 #include "core/alloc.h"
 #include "kernels/cpu/cpu_tables.h"
 #include "kernels/cpu/ew_loops.h"
+#include "ops/reduce_check.h"
 
 /* Notes.  Adjacent axes that are both reduced or both kept are merged
  * first (size-1 axes dropped), so the innermost loop is a contiguous row
@@ -272,36 +273,17 @@ static void finalize(int op, tfs_dtype dt, const void *acc, void *out,
 
 /* ---- planning ------------------------------------------------------- */
 
-/* Validates the axes (any rank, int32/int64) and builds the collapsed
- * plan and the output shape.  TensorFlow's messages. */
+/* Validates the axes and computes the output shape
+ * (ops/reduce_check.c, TensorFlow's messages), then builds the collapsed
+ * plan. */
 static int build_plan(tfs_kernel_ctx *c, const tfs_tensor *in,
                       const tfs_tensor *axes, int keep, red_plan *p,
                       tfs_shape *out) {
   int r = in->shape.rank;
-  uint8_t red[TFS_MAX_RANK] = {0};
-  for (int64_t i = 0; i < axes->nelems; i++) {
-    int64_t a = tfs_tensor__get_as_int64(axes, i);
-    if (a < -r || a >= r) {
-      tfs_kctx_fail(c, TFS_INVALID_ARGUMENT,
-                    "Invalid reduction dimension (%lld for input with %d "
-                    "dimension(s)", (long long)a, r);
-      return -1;
-    }
-    int64_t ca = a < 0 ? a + r : a;
-    if (red[ca]) {
-      tfs_kctx_fail(c, TFS_INVALID_ARGUMENT,
-                    "Invalid reduction arguments: Axes contains duplicate "
-                    "dimension: %lld", (long long)ca);
-      return -1;
-    }
-    red[ca] = 1;
-  }
-  out->rank = 0;
-  for (int d = 0; d < r; d++) {
-    if (!red[d])
-      out->dims[out->rank++] = in->shape.dims[d];
-    else if (keep)
-      out->dims[out->rank++] = 1;
+  uint8_t red[TFS_MAX_RANK];
+  if (tfs_reduce_check(&in->shape, axes, keep, red, out, c->st)) {
+    tfs_kctx_fail_status(c, c->st);
+    return -1;
   }
   p->n = 0;
   for (int d = 0; d < r; d++) {

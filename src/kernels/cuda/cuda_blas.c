@@ -11,6 +11,7 @@
 
 #include "core/status.h"
 #include "kernels/cuda/cuda_kernels.h"
+#include "ops/batch_matmul_check.h"
 
 typedef struct mm_state {
   tfs_cu_state base;
@@ -118,23 +119,10 @@ static void run_gemm(tfs_kernel_ctx *c, tfs_cu_state *s, gemm_call *g,
 static void matmul_compute(tfs_kernel_ctx *c) {
   mm_state *s = c->state;
   const tfs_tensor *a = c->inputs[0], *b = c->inputs[1];
-  char x[TFS_SHAPE_STRLEN], y[TFS_SHAPE_STRLEN];
-  for (int i = 0; i < 2; i++) {
-    const tfs_tensor *t = c->inputs[i];
-    if (t->shape.rank != 2) {
-      tfs_kctx_fail(c, TFS_INVALID_ARGUMENT,
-                    "In[%d] is not a matrix. Instead it has shape %s", i,
-                    tfs_shape_str(&t->shape, x, sizeof x));
-      return;
-    }
-  }
-  int64_t m = a->shape.dims[s->ta ? 1 : 0], k = a->shape.dims[s->ta ? 0 : 1];
-  int64_t kb = b->shape.dims[s->tb ? 1 : 0], n = b->shape.dims[s->tb ? 0 : 1];
-  if (k != kb) {
-    tfs_kctx_fail(c, TFS_INVALID_ARGUMENT,
-                  "Matrix size-incompatible: In[0]: %s, In[1]: %s",
-                  tfs_shape_str(&a->shape, x, sizeof x),
-                  tfs_shape_str(&b->shape, y, sizeof y));
+  int64_t m, k, n;
+  if (tfs_matmul_check(&a->shape, &b->shape, s->ta, s->tb, &m, &k, &n,
+                       c->st)) {
+    tfs_kctx_fail_status(c, c->st);
     return;
   }
   if (too_large(m, n, k)) {
@@ -151,53 +139,25 @@ static void matmul_compute(tfs_kernel_ctx *c) {
 
 /* ---- BatchMatMul ----------------------------------------------------------- */
 
-static int fail_pair(tfs_kernel_ctx *c, const char *fmt, const tfs_tensor *x,
-                     const tfs_tensor *y) {
-  char a[TFS_SHAPE_STRLEN], b[TFS_SHAPE_STRLEN];
-  tfs_kctx_fail(c, TFS_INVALID_ARGUMENT, fmt,
-                tfs_shape_str(&x->shape, a, sizeof a),
-                tfs_shape_str(&y->shape, b, sizeof b));
-  return -1;
-}
-
-/* TensorFlow's shape checks; the output shape and whether x and y have
- * the batch of the output (else 1: broadcast). */
+/* TensorFlow's shape checks (ops/batch_matmul_check.c); the output
+ * shape and the batch sizes of x, y and the output (x or y has 1 when it
+ * broadcasts).  -1 after failing c. */
 static int bmm_shape(tfs_kernel_ctx *c, const mm_state *s, tfs_shape *os,
                      int64_t *xb, int64_t *yb, int64_t *nb) {
   const tfs_tensor *x = c->inputs[0], *y = c->inputs[1];
-  int rx = x->shape.rank, ry = y->shape.rank;
-  if (s->version == 1 && rx != ry)
-    return fail_pair(c, "In[0] and In[1] has different ndims: %s vs. %s", x,
-                     y);
-  if (rx < 2 || ry < 2) {
-    tfs_kctx_fail(c, TFS_INVALID_ARGUMENT, "In[%d] ndims must be >= 2: %d",
-                  rx < 2 ? 0 : 1, rx < 2 ? rx : ry);
+  if (tfs_batch_matmul_check(&x->shape, &y->shape, s->version, s->ta, s->tb,
+                             os, c->st)) {
+    tfs_kctx_fail_status(c, c->st);
     return -1;
   }
-  int rb = (rx > ry ? rx : ry) - 2;
-  os->rank = rb;
+  int rx = x->shape.rank, ry = y->shape.rank, rb = os->rank - 2;
   *xb = *yb = *nb = 1;
   for (int i = 0; i < rb; i++) {
     int ix = rx - 2 - rb + i, iy = ry - 2 - rb + i;
-    int64_t dx = ix >= 0 ? x->shape.dims[ix] : 1;
-    int64_t dy = iy >= 0 ? y->shape.dims[iy] : 1;
-    if (dx != dy && (s->version == 1 || (dx != 1 && dy != 1)))
-      return fail_pair(c, "In[0] and In[1] must have compatible batch "
-                       "dimensions: %s vs. %s", x, y);
-    os->dims[i] = dx == 1 ? dy : dx;
-    *xb *= dx;
-    *yb *= dy;
+    *xb *= ix >= 0 ? x->shape.dims[ix] : 1;
+    *yb *= iy >= 0 ? y->shape.dims[iy] : 1;
     *nb *= os->dims[i];
   }
-  int64_t m = x->shape.dims[rx - (s->ta ? 1 : 2)];
-  int64_t ka = x->shape.dims[rx - (s->ta ? 2 : 1)];
-  int64_t kb = y->shape.dims[ry - (s->tb ? 1 : 2)];
-  int64_t n = y->shape.dims[ry - (s->tb ? 2 : 1)];
-  if (ka != kb)
-    return fail_pair(c, "Matrix size-incompatible: In[0]: %s, In[1]: %s", x,
-                     y);
-  os->dims[os->rank++] = m;
-  os->dims[os->rank++] = n;
   return 0;
 }
 

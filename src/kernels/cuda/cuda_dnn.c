@@ -11,6 +11,8 @@
 #include "core/status.h"
 #include "kernels/cpu/conv_common.h"
 #include "kernels/cuda/cuda_kernels.h"
+#include "ops/conv2d_check.h"
+#include "ops/nn_checks.h"
 
 #define MAX_WORKSPACE ((size_t)1 << 30)
 
@@ -69,44 +71,15 @@ static int conv_prepare(tfs_kernel_init *ki) {
   return 0;
 }
 
-/* TensorFlow's Conv2D shape checks and geometry; -1 after failing c. */
+/* TensorFlow's Conv2D shape checks and geometry (ops/conv2d_check.c);
+ * the group check once x has depth (groups is 0 otherwise, and the
+ * output is zeros as on the CPU).  -1 after failing c. */
 static int conv_geometry(tfs_kernel_ctx *c, const conv_state *s,
                          conv_geom *g) {
   const tfs_tensor *x = c->inputs[0], *f = c->inputs[1];
-  char buf[TFS_SHAPE_STRLEN];
-  if (x->shape.rank != 4 || f->shape.rank != 4) {
-    int bad = x->shape.rank != 4 ? 0 : 1;
-    tfs_kctx_fail(c, TFS_INVALID_ARGUMENT,
-                  "convolution %s must be 4-dimensional: %s",
-                  bad ? "filter" : "input",
-                  tfs_shape_str(&c->inputs[bad]->shape, buf, sizeof buf));
-    return -1;
-  }
-  memset(g, 0, sizeof *g);
-  tfs_conv_geom_window(&s->w, g);
-  tfs_conv_geom_input(&s->w, &x->shape, g);
-  g->kh = f->shape.dims[0], g->kw = f->shape.dims[1];
-  g->kc = f->shape.dims[2], g->kn = f->shape.dims[3];
-  if (g->kc <= 0) {
-    tfs_kctx_fail(c, TFS_INVALID_ARGUMENT,
-                  "filter depth must be stricly positive, got %lld",
-                  (long long)g->kc);
-    return -1;
-  }
-  if (g->c % g->kc != 0) {
-    tfs_kctx_fail(c, TFS_INVALID_ARGUMENT,
-                  "input depth must be evenly divisible by filter depth: "
-                  "%lld vs %lld", (long long)g->c, (long long)g->kc);
-    return -1;
-  }
-  if (tfs_conv_geom_output(c, &s->w, g)) return -1;
-  g->oc = g->kn;
-  g->groups = g->c / g->kc;
-  if (g->kn % g->groups != 0 || g->kn < g->groups) {
-    tfs_kctx_fail(c, TFS_INVALID_ARGUMENT,
-                  "output depth must be evenly divisible by number of "
-                  "groups: %lld vs %lld", (long long)g->kn,
-                  (long long)g->groups);
+  if (tfs_conv2d_check(&s->w, 0, &x->shape, &f->shape, g, c->st) ||
+      (g->groups > 0 && tfs_conv2d_check_groups(g, c->st))) {
+    tfs_kctx_fail_status(c, c->st);
     return -1;
   }
   return 0;
@@ -237,10 +210,7 @@ static void conv_compute(tfs_kernel_ctx *c) {
     rc = tfs_cuda__check(cudaMemsetAsync(y->data, 0, y->nbytes,
                                          s->base.dev->compute),
                          "cudaMemsetAsync", st);
-  } else if (f->nelems == 0) {
-    tfs_status_set(st, TFS_INVALID_ARGUMENT,
-                   "filter must not have zero elements (i.e. all dimensions "
-                   "must be non-zero)");
+  } else if (tfs_conv2d_check_filter(&f->shape, st)) {
     rc = -1;
   } else {
     pthread_mutex_lock(&s->base.dev->lib_mu);
@@ -424,37 +394,22 @@ static int bn_prepare(tfs_kernel_init *ki) {
   return 0;
 }
 
-/* Checks like the CPU kernel; -1 after failing c. */
+/* TensorFlow's input checks (ops/nn_checks.c), after refusing 5-D x,
+ * which this kernel leaves to the CPU; -1 after failing c. */
 static int bn_check(tfs_kernel_ctx *c, const bn_state *s, int64_t *ch) {
-  static const char *const kNames[5] = {"", "scale", "offset",
-                                        "estimated_mean",
-                                        "estimated_variance"};
   char buf[TFS_SHAPE_STRLEN];
   const tfs_tensor *x = c->inputs[0];
-  if (x->shape.rank != 4) {
-    tfs_kctx_fail(c, x->shape.rank == 5 ? TFS_UNIMPLEMENTED
-                                        : TFS_INVALID_ARGUMENT,
-                  "input must be 4 or 5-dimensional%s%s",
-                  tfs_shape_str(&x->shape, buf, sizeof buf),
-                  x->shape.rank == 5 ? " (5-D input runs on CPU only)" : "");
+  if (x->shape.rank == 5) {
+    tfs_kctx_fail(c, TFS_UNIMPLEMENTED,
+                  "input must be 4 or 5-dimensional%s (5-D input runs on "
+                  "CPU only)", tfs_shape_str(&x->shape, buf, sizeof buf));
     return -1;
   }
-  for (int i = 1; i < 5; i++) {
-    if (c->inputs[i]->shape.rank != 1) {
-      tfs_kctx_fail(c, TFS_INVALID_ARGUMENT, "%s must be 1-dimensional%s",
-                    kNames[i],
-                    tfs_shape_str(&c->inputs[i]->shape, buf, sizeof buf));
-      return -1;
-    }
-  }
-  *ch = x->shape.dims[s->nchw ? 1 : 3];
-  int need = !s->training || s->factor != 1.0f ? 5 : 3;
-  for (int i = 1; i < need; i++) {
-    if (c->inputs[i]->nelems == *ch) continue;
-    tfs_kctx_fail(c, TFS_INVALID_ARGUMENT,
-                  "%s must have the same number of elements as the channels "
-                  "of x, got %lld and %lld", kNames[i],
-                  (long long)c->inputs[i]->nelems, (long long)*ch);
+  const tfs_shape *in[5];
+  for (int i = 0; i < 5; i++) in[i] = &c->inputs[i]->shape;
+  tfs_batch_norm_attrs a = {s->nchw, s->training, s->factor};
+  if (tfs_fused_batch_norm_check(in, &a, ch, c->st)) {
+    tfs_kctx_fail_status(c, c->st);
     return -1;
   }
   return 0;

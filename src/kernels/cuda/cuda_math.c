@@ -11,6 +11,7 @@
 #include "core/status.h"
 #include "kernels/cpu/elementwise.h"
 #include "kernels/cuda/cuda_kernels.h"
+#include "ops/nn_checks.h"
 
 /* ---- binary --------------------------------------------------------------- */
 
@@ -159,29 +160,12 @@ static int bias_prepare(tfs_kernel_init *ki) {
 static void bias_compute(tfs_kernel_ctx *c) {
   tfs_cu_state *s = c->state;
   const tfs_tensor *v = c->inputs[0], *b = c->inputs[1];
-  char x[TFS_SHAPE_STRLEN], y[TFS_SHAPE_STRLEN];
-  int r = v->shape.rank, nchw = s->op;
-  if (r < 2) {
-    tfs_kctx_fail(c, TFS_INVALID_ARGUMENT,
-                  "Input tensor must be at least 2D: %s",
-                  tfs_shape_str(&v->shape, x, sizeof x));
+  int r = v->shape.rank, cdim;
+  if (tfs_bias_add_check(&v->shape, &b->shape, s->op, &cdim, c->st)) {
+    tfs_kctx_fail_status(c, c->st);
     return;
   }
-  if (b->shape.rank != 1) {
-    tfs_kctx_fail(c, TFS_INVALID_ARGUMENT, "Biases must be 1D: %s",
-                  tfs_shape_str(&b->shape, x, sizeof x));
-    return;
-  }
-  int cdim = nchw ? 1 : r - 1;
   int64_t ch = v->shape.dims[cdim];
-  if (b->shape.dims[0] != ch) {
-    tfs_kctx_fail(c, TFS_INVALID_ARGUMENT,
-                  "Must provide as many biases as the last dimension of the "
-                  "input tensor: %s vs. %s",
-                  tfs_shape_str(&b->shape, x, sizeof x),
-                  tfs_shape_str(&v->shape, y, sizeof y));
-    return;
-  }
   if (tfs_cu__enter(c, s->dev)) return;
   tfs_tensor *o = tfs_cu__output(c, s->dev, 0, &v->shape);
   if (!o || o->nelems == 0) return;

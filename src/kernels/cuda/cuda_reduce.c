@@ -7,6 +7,7 @@
 
 #include "core/status.h"
 #include "kernels/cuda/cuda_kernels.h"
+#include "ops/reduce_check.h"
 
 typedef struct reduce_state {
   tfs_cu_state base;
@@ -21,44 +22,27 @@ static int reduce_prepare(tfs_kernel_init *ki) {
 }
 
 /* Splits the input's dims into kept and reduced ones (row-major strides,
- * size-1 dims dropped) and computes the output shape.  TensorFlow's
- * messages; -1 after failing c. */
+ * size-1 dims dropped) and computes the output shape: the axes checked
+ * by ops/reduce_check.c, with TensorFlow's messages; -1 after failing
+ * c. */
 static int plan(tfs_kernel_ctx *c, const tfs_tensor *in,
                 const tfs_tensor *axes, int keep, tfs_cu_index *kept,
                 tfs_cu_index *red, int64_t *nred, tfs_shape *out) {
   int r = in->shape.rank;
-  uint8_t is_red[TFS_MAX_RANK] = {0};
-  for (int64_t i = 0; i < axes->nelems; i++) {
-    int64_t a = tfs_tensor__get_as_int64(axes, i);
-    if (a < -r || a >= r) {
-      tfs_kctx_fail(c, TFS_INVALID_ARGUMENT,
-                    "Invalid reduction dimension (%lld for input with %d "
-                    "dimension(s)", (long long)a, r);
-      return -1;
-    }
-    int64_t ca = a < 0 ? a + r : a;
-    if (is_red[ca]) {
-      tfs_kctx_fail(c, TFS_INVALID_ARGUMENT,
-                    "Invalid reduction arguments: Axes contains duplicate "
-                    "dimension: %lld", (long long)ca);
-      return -1;
-    }
-    is_red[ca] = 1;
+  uint8_t is_red[TFS_MAX_RANK];
+  if (tfs_reduce_check(&in->shape, axes, keep, is_red, out, c->st)) {
+    tfs_kctx_fail_status(c, c->st);
+    return -1;
   }
   int64_t stride[TFS_MAX_RANK], s = 1;
   for (int d = r - 1; d >= 0; d--) {
     stride[d] = s;
     s *= in->shape.dims[d];
   }
-  out->rank = 0;
   kept->rank = red->rank = 0;
   *nred = 1;
   for (int d = 0; d < r; d++) {
     int64_t dim = in->shape.dims[d];
-    if (!is_red[d])
-      out->dims[out->rank++] = dim;
-    else if (keep)
-      out->dims[out->rank++] = 1;
     if (is_red[d]) *nred *= dim;
     if (dim == 1) continue;
     tfs_cu_index *ix = is_red[d] ? red : kept;
