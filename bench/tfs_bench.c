@@ -18,7 +18,7 @@
 
 #include "core/threadpool.h"
 #include "core/util.h"
-#include "kernels/cpu/gemm.h"
+#include "backends/cpu/gemm.h"
 #include "tfsess/tfsess.h"
 
 extern char *openblas_get_corename(void) __attribute__((weak));

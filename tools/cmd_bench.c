@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "cli.h"
-#include "kernels/cpu/gemm.h"
+#include "backends/cpu/gemm.h"
 
 typedef struct bench_args {
   tfs_cli_list feeds, fetches, targets;

@@ -151,6 +151,11 @@ struct tfs_device_type {
 
 /* Adds a device type to the process (tests register a fake one).  A type
  * of the same name replaces the earlier one.  Thread-safe; 0 or -1. */
+/* The device types the backends add to the CPU's (the CUDA device in
+ * CUDA builds), NULL-terminated; defined by src/backends/backends.c, the
+ * one list of backends, so the device layer includes none of them. */
+extern const tfs_device_type *const tfs_backend_device_types[];
+
 int tfs_device__register_type(const tfs_device_type *t);
 /* Removes a registered type (tests).  CPU cannot be removed. */
 void tfs_device__unregister_type(const char *name);

@@ -13,9 +13,6 @@
 #include "device/device.h"
 #include "tfs_config.h"
 #include "tfsess/device.h"
-#ifdef TFS_HAVE_CUDA
-#include "device/cuda_device.h"
-#endif
 
 /* ---- the CPU device -------------------------------------------------------- */
 
@@ -100,9 +97,8 @@ static int g_ntypes;
 static void types_init_locked(void) {
   if (g_ntypes) return;
   g_types[g_ntypes++] = &kCpuType;
-#ifdef TFS_HAVE_CUDA
-  g_types[g_ntypes++] = &tfs_cuda_device_type;
-#endif
+  for (int i = 0; tfs_backend_device_types[i] && g_ntypes < MAX_TYPES; i++)
+    g_types[g_ntypes++] = tfs_backend_device_types[i];
 }
 
 int tfs_device__register_type(const tfs_device_type *t) {

@@ -193,6 +193,13 @@ const tfs_kernel_def *tfs_kernel_find(const tfs_op_def *op,
                                       const char *node_name,
                                       tfs_status *st);
 
+/* The kernel tables of the backends this build has: for each backend a
+ * NULL-terminated list of tables, each table ending with an entry whose
+ * op is NULL; the outer list ends with NULL.  Defined by
+ * src/backends/backends.c, the one list of backends: the registry reads
+ * it by this symbol, so the kernel layer includes no backend. */
+extern const tfs_kernel_def *const *const tfs_backend_kernel_lists[];
+
 /* Every registered kernel (for `tfsess ops`). */
 const tfs_kernel_def *const *tfs_kernel_all(int *n);
 

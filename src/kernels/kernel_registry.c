@@ -1,6 +1,7 @@
 /*
  * kernels/kernel_registry.c - finds the kernel for a node: by op name,
- * device and the dtype of the kernel's constraint attr.
+ * device and the dtype of the kernel's constraint attr, among the tables
+ * every backend lists (tfs_backend_kernel_lists).
  */
 #include <pthread.h>
 #include <stdlib.h>
@@ -10,33 +11,7 @@
 #include "core/hashmap.h"
 #include "core/log.h"
 #include "core/strbuf.h"
-#include "kernels/cpu/cpu_tables.h"
-#include "tfs_config.h"
-#ifdef TFS_HAVE_CUDA
-#include "kernels/cuda/cuda_tables.h"
-#endif
-
-static const tfs_kernel_def *const kTables[] = {
-    tfs_cpu_kernels_array_shape, tfs_cpu_kernels_array_transpose,
-    tfs_cpu_kernels_array_space, tfs_cpu_kernels_array_concat,
-    tfs_cpu_kernels_array_slice, tfs_cpu_kernels_array_gather,
-    tfs_cpu_kernels_array_misc, tfs_cpu_kernels_array_resize,
-    tfs_cpu_kernels_array_einsum,
-    tfs_cpu_kernels_array,  tfs_cpu_kernels_binary, tfs_cpu_kernels_unary,
-    tfs_cpu_kernels_matmul, tfs_cpu_kernels_reduce, tfs_cpu_kernels_nn,
-    tfs_cpu_kernels_cast,   tfs_cpu_kernels_state,  tfs_cpu_kernels_logging,
-    tfs_cpu_kernels_nn_activations, tfs_cpu_kernels_nn_losses,
-    tfs_cpu_kernels_conv2d, tfs_cpu_kernels_pool, tfs_cpu_kernels_batch_norm,
-    tfs_cpu_kernels_conv_depthwise, tfs_cpu_kernels_conv_transpose,
-    tfs_cpu_kernels_divmod, tfs_cpu_kernels_compare,
-    tfs_cpu_kernels_unary_math, tfs_cpu_kernels_select,
-    tfs_cpu_kernels_argminmax, tfs_cpu_kernels_batch_matmul,
-    tfs_cpu_kernels_fused_matmul, tfs_cpu_kernels_fused_conv,
-    tfs_cpu_kernels_random, tfs_cpu_kernels_string_format,
-#ifdef TFS_HAVE_CUDA
-    TFS_CUDA_KERNEL_TABLES,
-#endif
-};
+#include "kernels/kernel.h"
 
 typedef struct {
   int n, cap;
@@ -49,38 +24,46 @@ static kernel_list *g_lists;
 static const tfs_kernel_def **g_all;
 static int g_nall, g_declared;
 
+/* Registers one kernel under its op; logs and drops a kernel of an op
+ * the registry does not have (tests/ops/test_registry counts them). */
+static void add_kernel(const tfs_kernel_def *k, int *nlists) {
+  if (!tfs_op_lookup(k->op)) {
+    tfs_log(TFS_LOG_ERROR, "kernel for unregistered op '%s'", k->op);
+    return;
+  }
+  kernel_list *l = tfs_map_get_str(&g_by_op, k->op);
+  size_t cap = l ? (size_t)l->cap : 0;
+  if (!l) {
+    l = &g_lists[(*nlists)++];
+    if (tfs_map_put_str(&g_by_op, k->op, l)) l = NULL;
+  }
+  if (!l ||
+      tfs_grow((void **)&l->v, &cap, (size_t)l->n + 1, sizeof(void *))) {
+    tfs_log(TFS_LOG_ERROR, "out of memory registering a kernel of '%s'",
+            k->op);
+    return;
+  }
+  l->cap = (int)cap;
+  l->v[l->n++] = k;
+  g_all[g_nall++] = k;
+}
+
+/* Every kernel of every backend's tables (tfs_backend_kernel_lists). */
 static void build(void) {
+  const tfs_kernel_def *const *const *lists = tfs_backend_kernel_lists;
   int total = 0;
-  for (size_t t = 0; t < TFS_ARRAY_LEN(kTables); t++)
-    for (const tfs_kernel_def *k = kTables[t]; k->op; k++) total++;
+  for (int b = 0; lists[b]; b++)
+    for (int t = 0; lists[b][t]; t++)
+      for (const tfs_kernel_def *k = lists[b][t]; k->op; k++) total++;
   g_declared = total;
   g_all = tfs_calloc((size_t)total + 1, sizeof(*g_all));
   g_lists = tfs_calloc((size_t)total + 1, sizeof(kernel_list));
   if (!g_all || !g_lists) return;
   int nlists = 0;
-  for (size_t t = 0; t < TFS_ARRAY_LEN(kTables); t++) {
-    for (const tfs_kernel_def *k = kTables[t]; k->op; k++) {
-      if (!tfs_op_lookup(k->op)) {
-        tfs_log(TFS_LOG_ERROR, "kernel for unregistered op '%s'", k->op);
-        continue;
-      }
-      kernel_list *l = tfs_map_get_str(&g_by_op, k->op);
-      size_t cap = l ? (size_t)l->cap : 0;
-      if (!l) {
-        l = &g_lists[nlists++];
-        if (tfs_map_put_str(&g_by_op, k->op, l)) l = NULL;
-      }
-      if (!l || tfs_grow((void **)&l->v, &cap, (size_t)l->n + 1,
-                         sizeof(void *))) {
-        tfs_log(TFS_LOG_ERROR, "out of memory registering a kernel of '%s'",
-                k->op);
-        continue;
-      }
-      l->cap = (int)cap;
-      l->v[l->n++] = k;
-      g_all[g_nall++] = k;
-    }
-  }
+  for (int b = 0; lists[b]; b++)
+    for (int t = 0; lists[b][t]; t++)
+      for (const tfs_kernel_def *k = lists[b][t]; k->op; k++)
+        add_kernel(k, &nlists);
 }
 
 static void types_string(tfs_strbuf *b, uint64_t types) {

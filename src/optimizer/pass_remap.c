@@ -1,6 +1,6 @@
 /*
  * optimizer/pass_remap.c - remapper: replaces op patterns by fused ops
- * with CPU kernels (kernels/cpu/fused_*.c):
+ * with CPU kernels (backends/cpu/fused_*.c):
  *   MatMul + BiasAdd [+ act]                -> _FusedMatMul
  *   Conv2D + BiasAdd [+ act]                -> _FusedConv2D
  *   Conv2D + FusedBatchNorm(V3, inference) [+ act]

@@ -19,7 +19,7 @@
 #include "core/alloc.h"
 #include "core/log.h"
 #include "core/status.h"
-#include "kernels/cpu/gemm.h"
+#include "backends/backends.h"
 #include "session/exec.h"
 
 typedef struct named_pool {
@@ -142,7 +142,7 @@ static int init_pools(tfs_session_exec *sx, const tfs_config *c,
 }
 
 int tfs_session__exec_init(tfs_session *s, tfs_status *st) {
-  tfs_gemm_init();
+  tfs_backends_init();
   tfs_session_exec *sx = tfs_calloc(1, sizeof(*sx));
   if (!sx) {
     TFS_OOM(st);
@@ -163,7 +163,7 @@ int tfs_session__exec_init(tfs_session *s, tfs_status *st) {
             tfs_threadpool_parallelism(sx->inter),
             tfs_threadpool_parallelism(sx->intra),
             c->use_per_session_threads ? "per session" : "process-wide",
-            tfs_gemm_describe());
+            tfs_backends_describe());
   tfs_status_clear(st);
   return 0;
 }

@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "device/cuda_device.h"
+#include "backends/cuda/cuda_device.h"
 #include "devtest.h"
 
 /* First of the suite: nothing has asked for cuBLAS yet. */

@@ -11,7 +11,7 @@
 #include "core/cpu.h"
 #include "core/threadpool.h"
 #include "core/util.h"
-#include "kernels/cpu/gemm.h"
+#include "backends/cpu/gemm.h"
 #include "testutil.h"
 
 static float frand(unsigned *s) {

@@ -6,7 +6,7 @@
  */
 #include "core/cpu.h"
 #include "core/half.h"
-#include "kernels/cpu/gemm.h"
+#include "backends/cpu/gemm.h"
 #include "session/exec.h"
 #include "nn_test_util.h"
 

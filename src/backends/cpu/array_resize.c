@@ -1,0 +1,239 @@
+/*
+ * backends/cpu/array_resize.c - ResizeBilinear (float output, any numeric
+ * input) and ResizeNearestNeighbor, with align_corners and
+ * half_pixel_centers, computing sample positions and weights in float
+ * exactly as TensorFlow's CPU kernels do.  Output rows are split over the
+ * intra-op pool.
+ */
+#include <math.h>
+#include <string.h>
+
+#include "core/alloc.h"
+#include "core/half.h"
+#include "backends/cpu/array_util.h"
+
+typedef struct {
+  int align, half_pixel;
+} resize_state;
+
+static int resize_prepare(tfs_kernel_init *ki) {
+  resize_state *s = tfs_calloc(1, sizeof(*s));
+  if (!s) return tfs_ki_error(ki, TFS_RESOURCE_EXHAUSTED, "out of memory");
+  tfs_attrs_get_bool(ki->attrs, "align_corners", &s->align);
+  tfs_attrs_get_bool(ki->attrs, "half_pixel_centers", &s->half_pixel);
+  ki->state = s;
+  return 0;
+}
+
+typedef struct {
+  int64_t batch, ih, iw, ch, oh, ow;
+  float hs, ws; /* scales */
+} resize_geom;
+
+static float resize_scale(int64_t in, int64_t out, int align) {
+  return align && out > 1 ? (float)(in - 1) / (float)(out - 1)
+                          : (float)in / (float)out;
+}
+
+/* TensorFlow's ImageResizerState checks; fills g. */
+static int resize_validate(tfs_kernel_ctx *c, resize_geom *g) {
+  const resize_state *s = c->state;
+  const tfs_tensor *x = c->inputs[0], *sz = c->inputs[1];
+  char b[TFS_SHAPE_STRLEN];
+  if (s->half_pixel && s->align) {
+    tfs_kctx_fail(c, TFS_INVALID_ARGUMENT,
+                  "If half_pixel_centers is True, align_corners must be "
+                  "False.");
+    return -1;
+  }
+  if (x->shape.rank != 4) {
+    tfs_kctx_fail(c, TFS_INVALID_ARGUMENT, "input must be 4-dimensional%s",
+                  tfs_shape_str(&x->shape, b, sizeof b));
+    return -1;
+  }
+  if (sz->shape.rank != 1) {
+    tfs_kctx_fail(c, TFS_INVALID_ARGUMENT, "shape_t must be 1-dimensional%s",
+                  tfs_shape_str(&sz->shape, b, sizeof b));
+    return -1;
+  }
+  if (sz->nelems != 2) {
+    tfs_kctx_fail(c, TFS_INVALID_ARGUMENT, "shape_t must have two elements%s",
+                  tfs_shape_str(&sz->shape, b, sizeof b));
+    return -1;
+  }
+  const int64_t *d = x->shape.dims;
+  g->batch = d[0], g->ih = d[1], g->iw = d[2], g->ch = d[3];
+  g->oh = ((const int32_t *)sz->data)[0];
+  g->ow = ((const int32_t *)sz->data)[1];
+  if (g->ih > INT32_MAX || g->iw > INT32_MAX) {
+    tfs_kctx_fail(c, TFS_INVALID_ARGUMENT,
+                  "input sizes must be between 0 and max int32");
+    return -1;
+  }
+  const char *msg = NULL;
+  if (g->oh <= 0 || g->ow <= 0)
+    msg = "output dimensions must be positive";
+  else if (g->ch <= 0)
+    msg = "image must have at least one channel";
+  else if (g->ih <= 0 || g->iw <= 0)
+    msg = "input image must be of non-zero size";
+  if (msg) {
+    tfs_kctx_fail(c, TFS_INVALID_ARGUMENT, "%s", msg);
+    return -1;
+  }
+  g->hs = resize_scale(g->ih, g->oh, s->align);
+  g->ws = resize_scale(g->iw, g->ow, s->align);
+  return 0;
+}
+
+/* ---- ResizeBilinear ------------------------------------------------------ */
+
+typedef struct {
+  int64_t lower, upper;
+  float lerp;
+} interp;
+
+static void weights(int64_t out, int64_t in, float scale, int half_pixel,
+                    interp *w) {
+  for (int64_t i = 0; i < out; i++) {
+    float v = half_pixel ? ((float)i + 0.5f) * scale - 0.5f : (float)i * scale;
+    float f = floorf(v);
+    int64_t lo = (int64_t)f, hi = (int64_t)ceilf(v);
+    w[i].lower = lo > 0 ? lo : 0;
+    w[i].upper = hi < in - 1 ? hi : in - 1;
+    w[i].lerp = v - f;
+  }
+}
+
+typedef struct {
+  const resize_geom *g;
+  const float *in;
+  float *out;
+  const interp *ys, *xs;
+} bilinear_job;
+
+static void bilinear_range(void *arg, int64_t begin, int64_t end) {
+  const bilinear_job *j = arg;
+  const resize_geom *g = j->g;
+  int64_t ch = g->ch;
+  for (int64_t r = begin; r < end; r++) { /* r: (b, y) */
+    int64_t b = r / g->oh, y = r % g->oh;
+    const interp *yw = &j->ys[y];
+    const float *lo = j->in + ((b * g->ih + yw->lower) * g->iw) * ch;
+    const float *hi = j->in + ((b * g->ih + yw->upper) * g->iw) * ch;
+    float *o = j->out + (r * g->ow) * ch;
+    for (int64_t x = 0; x < g->ow; x++) {
+      const interp *xw = &j->xs[x];
+      int64_t xl = xw->lower * ch, xu = xw->upper * ch;
+      for (int64_t k = 0; k < ch; k++) {
+        float tl = lo[xl + k], tr = lo[xu + k];
+        float bl = hi[xl + k], br = hi[xu + k];
+        float top = tl + (tr - tl) * xw->lerp;
+        float bot = bl + (br - bl) * xw->lerp;
+        o[x * ch + k] = top + (bot - top) * yw->lerp;
+      }
+    }
+  }
+}
+
+/* Input as float: the tensor itself, or a converted scratch copy. */
+static const float *as_float(tfs_kernel_ctx *c, const tfs_tensor *x) {
+  if (x->dtype == TFS_FLOAT) return x->data;
+  float *f = tfs_kctx_scratch(c, sizeof(float) * (size_t)x->nelems);
+  if (!f) return NULL;
+  for (int64_t i = 0; i < x->nelems; i++) {
+    if (x->dtype == TFS_HALF)
+      f[i] = tfs_half_to_float(((const uint16_t *)x->data)[i]);
+    else if (x->dtype == TFS_BFLOAT16)
+      f[i] = tfs_bf16_to_float(((const uint16_t *)x->data)[i]);
+    else
+      f[i] = (float)tfs_tensor__get_as_double(x, i);
+  }
+  return f;
+}
+
+static void resize_bilinear_compute(tfs_kernel_ctx *c) {
+  const resize_state *s = c->state;
+  resize_geom g;
+  if (resize_validate(c, &g)) return;
+  tfs_shape out;
+  out.rank = 4;
+  out.dims[0] = g.batch, out.dims[1] = g.oh, out.dims[2] = g.ow;
+  out.dims[3] = g.ch;
+  tfs_tensor *o = tfs_kctx_alloc_output(c, 0, &out);
+  if (!o || o->nelems == 0) return;
+  interp *ys = tfs_kctx_scratch(c, sizeof(interp) * (size_t)(g.oh + g.ow));
+  const float *in = ys ? as_float(c, c->inputs[0]) : NULL;
+  if (!in) return;
+  interp *xs = ys + g.oh;
+  weights(g.oh, g.ih, g.hs, s->half_pixel, ys);
+  weights(g.ow, g.iw, g.ws, s->half_pixel, xs);
+  bilinear_job j = {&g, in, o->data, ys, xs};
+  tfs_kctx_parallel_for(c, g.batch * g.oh, g.ow * g.ch * 8 + 10,
+                        bilinear_range, &j);
+}
+
+/* ---- ResizeNearestNeighbor ----------------------------------------------- */
+
+static int64_t nearest(int64_t i, float scale, int64_t in, int align,
+                       int half_pixel) {
+  float v = half_pixel ? ((float)i + 0.5f) * scale : (float)i * scale;
+  int64_t k = align ? (int64_t)roundf(v) : (int64_t)floorf(v);
+  if (k > in - 1) k = in - 1;
+  if (half_pixel && k < 0) k = 0;
+  return k;
+}
+
+typedef struct {
+  const resize_geom *g;
+  tfs_elem e;
+  const char *in;
+  char *out;
+  const int64_t *ys, *xs;
+} nn_job;
+
+static void nn_range(void *arg, int64_t begin, int64_t end) {
+  const nn_job *j = arg;
+  const resize_geom *g = j->g;
+  size_t row = (size_t)g->ch * j->e.size;
+  for (int64_t r = begin; r < end; r++) {
+    int64_t b = r / g->oh, y = r % g->oh;
+    const char *src = j->in + (size_t)((b * g->ih + j->ys[y]) * g->iw) * row;
+    char *dst = j->out + (size_t)(r * g->ow) * row;
+    for (int64_t x = 0; x < g->ow; x++)
+      memcpy(dst + (size_t)x * row, src + (size_t)j->xs[x] * row, row);
+  }
+}
+
+static void resize_nn_compute(tfs_kernel_ctx *c) {
+  const resize_state *s = c->state;
+  const tfs_tensor *x = c->inputs[0];
+  resize_geom g;
+  if (resize_validate(c, &g)) return;
+  tfs_shape out;
+  out.rank = 4;
+  out.dims[0] = g.batch, out.dims[1] = g.oh, out.dims[2] = g.ow;
+  out.dims[3] = g.ch;
+  tfs_tensor *o = tfs_kctx_alloc_output(c, 0, &out);
+  if (!o || o->nelems == 0) return;
+  int64_t *ys = tfs_kctx_scratch(c, sizeof(int64_t) * (size_t)(g.oh + g.ow));
+  if (!ys) return;
+  int64_t *xs = ys + g.oh;
+  for (int64_t i = 0; i < g.oh; i++)
+    ys[i] = nearest(i, g.hs, g.ih, s->align, s->half_pixel);
+  for (int64_t i = 0; i < g.ow; i++)
+    xs[i] = nearest(i, g.ws, g.iw, s->align, s->half_pixel);
+  nn_job j = {&g, tfs_elem_of(x->dtype), x->data, o->data, ys, xs};
+  tfs_kctx_parallel_for(c, g.batch * g.oh, g.ow * g.ch / 4 + 10, nn_range,
+                        &j);
+}
+
+#define RESIZE_TYPES (TFS_DT_REAL)
+
+const tfs_kernel_def tfs_cpu_kernels_array_resize[] = {
+    {"ResizeBilinear", "CPU", "T", RESIZE_TYPES, resize_prepare,
+     resize_bilinear_compute, tfs_free, 0, NULL},
+    {"ResizeNearestNeighbor", "CPU", "T", RESIZE_TYPES, resize_prepare,
+     resize_nn_compute, tfs_free, 0, NULL},
+    {NULL, NULL, NULL, 0, NULL, NULL, NULL, 0, NULL},
+};

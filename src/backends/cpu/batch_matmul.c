@@ -1,0 +1,293 @@
+/*
+ * backends/cpu/batch_matmul.c - BatchMatMul (equal batch dims),
+ * BatchMatMulV2 (broadcast batch dims) and BatchMatMulV3 (Ta, Tb, Tout);
+ * float on the shared GEMM, double and complex on the BLAS, 16-bit and
+ * 8-bit inputs through float, other integers with wrapping loops.
+ */
+#include <cblas.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/alloc.h"
+#include "core/half.h"
+#include "backends/cpu/cpu_tables.h"
+#include "backends/cpu/gemm.h"
+#include "ops/batch_matmul_check.h"
+
+typedef struct {
+  int version;
+  int adj_x, adj_y;
+  tfs_dtype ta, tb, tout;
+} bmm_state;
+
+/* (Ta, Tb, Tout) combinations of TensorFlow's CPU kernels for V3 */
+static int v3_supported(tfs_dtype a, tfs_dtype b, tfs_dtype o) {
+  if (a == b && a == o)
+    return a == TFS_FLOAT || a == TFS_DOUBLE || a == TFS_BFLOAT16 ||
+           a == TFS_COMPLEX64 || a == TFS_COMPLEX128 || a == TFS_INT16 ||
+           a == TFS_INT32 || a == TFS_INT64;
+  int a8 = a == TFS_INT8 || a == TFS_UINT8, b8 = b == TFS_INT8 ||
+                                               b == TFS_UINT8;
+  if (a8 && b8) return o == TFS_INT32;
+  if (o == TFS_BFLOAT16)
+    return (a == TFS_BFLOAT16 && b8) || (a8 && b == TFS_BFLOAT16);
+  return 0;
+}
+
+static int bmm_prepare(tfs_kernel_init *ki) {
+  bmm_state *s = tfs_calloc(1, sizeof(*s));
+  if (!s) return tfs_ki_error(ki, TFS_RESOURCE_EXHAUSTED, "out of memory");
+  const char *op = ki->op->name;
+  s->version = strcmp(op, "BatchMatMul") == 0 ? 1
+               : strcmp(op, "BatchMatMulV2") == 0 ? 2 : 3;
+  tfs_attrs_get_bool(ki->attrs, "adj_x", &s->adj_x);
+  tfs_attrs_get_bool(ki->attrs, "adj_y", &s->adj_y);
+  s->ta = ki->in_types[0];
+  s->tb = ki->in_types[1];
+  s->tout = ki->out_types[0];
+  if (s->version == 3 && !v3_supported(s->ta, s->tb, s->tout)) {
+    tfs_free(s);
+    return tfs_ki_error(ki, TFS_UNIMPLEMENTED,
+                        "BatchMatMulV3 has no CPU kernel for Ta=%s, Tb=%s, "
+                        "Tout=%s", tfs_dtype_name(ki->in_types[0]),
+                        tfs_dtype_name(ki->in_types[1]),
+                        tfs_dtype_name(ki->out_types[0]));
+  }
+  ki->state = s;
+  return 0;
+}
+
+/* ---- shapes ---------------------------------------------------------- */
+
+typedef struct {
+  int64_t m, n, k, nbatch;
+  int64_t *xoff, *yoff; /* per output batch: matrix index in x, y */
+} bmm_dims;
+
+/* Checks the shapes as TensorFlow does (ops/batch_matmul_check.c) and
+ * computes the output shape and the batch offsets (in scratch memory). */
+static int bmm_shapes(tfs_kernel_ctx *c, const bmm_state *s, tfs_shape *os,
+                      bmm_dims *d) {
+  const tfs_tensor *x = c->inputs[0], *y = c->inputs[1];
+  if (tfs_batch_matmul_check(&x->shape, &y->shape, s->version, s->adj_x,
+                             s->adj_y, os, c->st)) {
+    tfs_kctx_fail_status(c, c->st);
+    return -1;
+  }
+  int rx = x->shape.rank, ry = y->shape.rank, rb = os->rank - 2;
+  int64_t m = os->dims[rb], n = os->dims[rb + 1];
+  int64_t ka = x->shape.dims[rx - (s->adj_x ? 2 : 1)];
+  d->m = m;
+  d->n = n;
+  d->k = ka;
+  d->nbatch = 1;
+  for (int i = 0; i < rb; i++) d->nbatch *= os->dims[i];
+  d->xoff = tfs_kctx_scratch(c, sizeof(int64_t) * (size_t)(d->nbatch + 1));
+  d->yoff = tfs_kctx_scratch(c, sizeof(int64_t) * (size_t)(d->nbatch + 1));
+  if (!d->xoff || !d->yoff) return -1;
+  for (int64_t b = 0; b < d->nbatch; b++) {
+    int64_t rem = b, ox = 0, oy = 0, sx = 1, sy = 1;
+    for (int i = rb - 1; i >= 0; i--) {
+      int64_t idx = rem % os->dims[i];
+      rem /= os->dims[i];
+      int ix = rx - 2 - rb + i, iy = ry - 2 - rb + i;
+      int64_t dx = ix >= 0 ? x->shape.dims[ix] : 1;
+      int64_t dy = iy >= 0 ? y->shape.dims[iy] : 1;
+      if (dx != 1) ox += idx * sx;
+      if (dy != 1) oy += idx * sy;
+      sx *= dx;
+      sy *= dy;
+    }
+    d->xoff[b] = ox;
+    d->yoff[b] = oy;
+  }
+  return 0;
+}
+
+/* ---- products ---------------------------------------------------------- */
+
+typedef struct {
+  const bmm_state *s;
+  const bmm_dims *d;
+  const void *x, *y;
+  void *o;
+  tfs_threadpool *pool; /* for the GEMM's own split, or NULL */
+} bmm_job;
+
+static void gemm_one(const bmm_job *j, int64_t b) {
+  const bmm_dims *d = j->d;
+  int ax = j->s->adj_x, ay = j->s->adj_y;
+  int64_t m = d->m, n = d->n, k = d->k;
+  int64_t xs = m * k, ys = k * n, os = m * n;
+  int lda = (int)(ax ? m : k), ldb = (int)(ay ? k : n);
+  tfs_dtype t = j->s->tout;
+  if (t == TFS_DOUBLE) {
+    cblas_dgemm(CblasRowMajor, ax ? CblasTrans : CblasNoTrans,
+                ay ? CblasTrans : CblasNoTrans, (int)m, (int)n, (int)k, 1.0,
+                (const double *)j->x + d->xoff[b] * xs, lda,
+                (const double *)j->y + d->yoff[b] * ys, ldb, 0.0,
+                (double *)j->o + b * os, (int)n);
+  } else if (t == TFS_COMPLEX64 || t == TFS_COMPLEX128) {
+    int wide = t == TFS_COMPLEX128;
+    size_t es = wide ? 16 : 8;
+    const double one[2] = {1, 0}, zero[2] = {0, 0};
+    const float onef[2] = {1, 0}, zerof[2] = {0, 0};
+    const char *xa = (const char *)j->x + (size_t)(d->xoff[b] * xs) * es;
+    const char *ya = (const char *)j->y + (size_t)(d->yoff[b] * ys) * es;
+    char *oa = (char *)j->o + (size_t)(b * os) * es;
+    enum CBLAS_TRANSPOSE tA = ax ? CblasConjTrans : CblasNoTrans;
+    enum CBLAS_TRANSPOSE tB = ay ? CblasConjTrans : CblasNoTrans;
+    if (wide)
+      cblas_zgemm(CblasRowMajor, tA, tB, (int)m, (int)n, (int)k, one, xa,
+                  lda, ya, ldb, zero, oa, (int)n);
+    else
+      cblas_cgemm(CblasRowMajor, tA, tB, (int)m, (int)n, (int)k, onef, xa,
+                  lda, ya, ldb, zerof, oa, (int)n);
+  } else { /* float, or converted to float */
+    tfs_gemm_f32(ax, ay, m, n, k, 1.0f, (const float *)j->x + d->xoff[b] * xs,
+                 lda, (const float *)j->y + d->yoff[b] * ys, ldb, 0.0f,
+                 (float *)j->o + b * os, n, j->pool);
+  }
+}
+
+static void gemm_range(void *arg, int64_t b0, int64_t b1) {
+  for (int64_t b = b0; b < b1; b++) gemm_one(arg, b);
+}
+
+/* Element i of a tensor of dtype dt as float (V3 inputs and 16-bit). */
+static float as_float(const void *p, tfs_dtype dt, int64_t i) {
+  switch (dt) {
+    case TFS_HALF: return tfs_half_to_float(((const uint16_t *)p)[i]);
+    case TFS_BFLOAT16: return tfs_bf16_to_float(((const uint16_t *)p)[i]);
+    case TFS_INT8: return ((const int8_t *)p)[i];
+    case TFS_UINT8: return ((const uint8_t *)p)[i];
+    default: return ((const float *)p)[i];
+  }
+}
+
+static int64_t as_int(const void *p, tfs_dtype dt, int64_t i) {
+  switch (dt) {
+    case TFS_INT8: return ((const int8_t *)p)[i];
+    case TFS_UINT8: return ((const uint8_t *)p)[i];
+    case TFS_INT16: return ((const int16_t *)p)[i];
+    case TFS_INT32: return ((const int32_t *)p)[i];
+    default: return ((const int64_t *)p)[i];
+  }
+}
+
+/* Integer products, wrapping in the output width as TensorFlow's. */
+static int int_products(tfs_kernel_ctx *c, const bmm_state *s,
+                        const bmm_dims *d, const tfs_tensor *x,
+                        const tfs_tensor *y, tfs_tensor *o) {
+  int64_t m = d->m, n = d->n, k = d->k;
+  uint64_t *acc = tfs_kctx_scratch(c, sizeof(uint64_t) * (size_t)(n + 1));
+  if (!acc) return -1;
+  for (int64_t b = 0; b < d->nbatch; b++) {
+    int64_t xb = d->xoff[b] * m * k, yb = d->yoff[b] * k * n;
+    for (int64_t i = 0; i < m; i++) {
+      memset(acc, 0, sizeof(uint64_t) * (size_t)n);
+      for (int64_t p = 0; p < k; p++) {
+        uint64_t a = (uint64_t)as_int(
+            x->data, s->ta, xb + (s->adj_x ? p * m + i : i * k + p));
+        for (int64_t jj = 0; jj < n; jj++)
+          acc[jj] += a * (uint64_t)as_int(
+                             y->data, s->tb,
+                             yb + (s->adj_y ? jj * k + p : p * n + jj));
+      }
+      int64_t at = (b * m + i) * n;
+      for (int64_t jj = 0; jj < n; jj++) {
+        uint64_t v = acc[jj];
+        switch (s->tout) {
+          case TFS_INT16: ((int16_t *)o->data)[at + jj] = (int16_t)v; break;
+          case TFS_INT32: ((int32_t *)o->data)[at + jj] = (int32_t)v; break;
+          default: ((int64_t *)o->data)[at + jj] = (int64_t)v; break;
+        }
+      }
+    }
+  }
+  return 0;
+}
+
+/* float copies of inputs that are not float already */
+static const float *to_float(tfs_kernel_ctx *c, const tfs_tensor *t) {
+  if (t->dtype == TFS_FLOAT) return t->data;
+  float *f = tfs_kctx_scratch(c, sizeof(float) * (size_t)(t->nelems + 1));
+  if (!f) return NULL;
+  for (int64_t i = 0; i < t->nelems; i++) f[i] = as_float(t->data, t->dtype, i);
+  return f;
+}
+
+static void run_products(tfs_kernel_ctx *c, bmm_job *j) {
+  const bmm_dims *d = j->d;
+  tfs_threadpool *pool = tfs_kctx_intra_pool(c);
+  int64_t cost = tfs_gemm_cost_ns(d->m, d->n, d->k);
+  if (d->nbatch >= tfs_threadpool_parallelism(pool) || d->nbatch > 8) {
+    j->pool = NULL;
+    tfs_kctx_parallel_for(c, d->nbatch, cost, gemm_range, j);
+  } else {
+    j->pool = pool;
+    for (int64_t b = 0; b < d->nbatch; b++) gemm_one(j, b);
+  }
+}
+
+static void bmm_compute(tfs_kernel_ctx *c) {
+  const bmm_state *s = c->state;
+  const tfs_tensor *x = c->inputs[0], *y = c->inputs[1];
+  tfs_shape os;
+  bmm_dims d;
+  if (bmm_shapes(c, s, &os, &d)) return;
+  tfs_tensor *o = tfs_kctx_alloc_output(c, 0, &os);
+  if (!o || o->nelems == 0) return;
+  if (d.k == 0) {
+    memset(o->data, 0, o->nbytes);
+    return;
+  }
+  /* the BLAS takes int dimensions; a bigger product has >= 2^31 elements
+   * in an input, so this is only reachable with such inputs */
+  if (d.m > INT32_MAX || d.n > INT32_MAX || d.k > INT32_MAX) {
+    tfs_kctx_fail(c, TFS_INVALID_ARGUMENT, "BatchMatMul dimensions too "
+                  "large for the BLAS");
+    return;
+  }
+  tfs_dtype t = s->tout;
+  if (t == TFS_INT16 || t == TFS_INT32 || t == TFS_INT64) {
+    int_products(c, s, &d, x, y, o);
+    return;
+  }
+  bmm_job j = {s, &d, x->data, y->data, o->data, NULL};
+  if (t == TFS_FLOAT || t == TFS_DOUBLE || t == TFS_COMPLEX64 ||
+      t == TFS_COMPLEX128) {
+    run_products(c, &j);
+    return;
+  }
+  /* half / bfloat16 output: products in float, rounded once */
+  const float *xf = to_float(c, x), *yf = to_float(c, y);
+  float *of = tfs_kctx_scratch(c, sizeof(float) * (size_t)o->nelems);
+  if (!xf || !yf || !of) return;
+  bmm_state fs = *s;
+  fs.tout = TFS_FLOAT;
+  j.s = &fs;
+  j.x = xf;
+  j.y = yf;
+  j.o = of;
+  run_products(c, &j);
+  uint16_t *out = o->data;
+  for (int64_t i = 0; i < o->nelems; i++)
+    out[i] = t == TFS_HALF ? tfs_float_to_half(of[i])
+                           : tfs_float_to_bf16(of[i]);
+}
+
+#define DT(x) TFS_DT_BIT(TFS_##x)
+#define BMM_T                                                          \
+  (TFS_DT_FLOATS | DT(COMPLEX64) | DT(COMPLEX128) | DT(INT16) |        \
+   DT(INT32) | DT(INT64))
+
+const tfs_kernel_def tfs_cpu_kernels_batch_matmul[] = {
+    {"BatchMatMul", "CPU", "T", BMM_T, bmm_prepare, bmm_compute, free,
+     TFS_KERNEL_EXPENSIVE, NULL},
+    {"BatchMatMulV2", "CPU", "T", BMM_T, bmm_prepare, bmm_compute, free,
+     TFS_KERNEL_EXPENSIVE, NULL},
+    {"BatchMatMulV3", "CPU", NULL, 0, bmm_prepare, bmm_compute, free,
+     TFS_KERNEL_EXPENSIVE, NULL},
+    {NULL, NULL, NULL, 0, NULL, NULL, NULL, 0, NULL},
+};

@@ -1,0 +1,167 @@
+/*
+ * backends/cpu/conv2d.c - Conv2D on the CPU, with grouped convolution,
+ * SAME/VALID/EXPLICIT padding, strides and dilations.  Float (and 16-bit
+ * floats, through float copies) runs the GEMM with patches packed straight
+ * from the image and a constant filter packed once (conv_gemm.c); double
+ * and int32 feed NHWC im2col blocks to their GEMM (a 1x1 stride-1
+ * convolution is a GEMM straight on the input).  NCHW goes through an
+ * NHWC copy; a constant 16-bit filter is converted once at prepare.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/alloc.h"
+#include "backends/cpu/conv_common.h"
+#include "backends/cpu/cpu_tables.h"
+#include "backends/cpu/gemm.h"
+
+typedef struct conv2d_state {
+  tfs_window w;
+  float *filter_f32; /* constant half/bfloat16 filter as float, or NULL */
+  int64_t filter_n;  /* its element count */
+  tfs_conv_packed packed; /* constant filter packed for the GEMM */
+} conv2d_state;
+
+static void conv2d_release(void *p) {
+  conv2d_state *s = p;
+  if (!s) return;
+  tfs_conv_packed_clear(&s->packed);
+  tfs_free(s->filter_f32);
+  tfs_free(s);
+}
+
+static int conv2d_prepare(tfs_kernel_init *ki) {
+  conv2d_state *s = tfs_calloc(1, sizeof *s);
+  if (!s) return tfs_ki_error(ki, TFS_RESOURCE_EXHAUSTED, "out of memory");
+  ki->state = s;
+  if (tfs_window_parse(ki->attrs, TFS_WINDOW_CONV2D, "Conv2D", &s->w, ki->st))
+    return tfs_ki_error(ki, TFS_INVALID_ARGUMENT, "%s",
+                        tfs_status_message(ki->st));
+  if (tfs_conv_check_batch_depth(ki, &s->w, TFS_UNIMPLEMENTED)) return -1;
+  if (tfs_conv_const_filter(ki, 1, &s->filter_f32, &s->filter_n) ||
+      tfs_conv_packed_prepare(ki, &s->w, s->filter_f32, &s->packed))
+    return tfs_ki_error(ki, TFS_RESOURCE_EXHAUSTED, "out of memory");
+  return 0;
+}
+
+/* ---- the NHWC core ------------------------------------------------------- */
+
+typedef struct conv_job {
+  const conv_geom *g;
+  tfs_dtype ct; /* computation type: float, double or int32 */
+  size_t es;
+  const char *in, *filt;
+  char *out;
+  int64_t k, mb, cout_g, nblocks, nslots;
+  char *scratch;                    /* nslots im2col blocks */
+  struct tfs_threadpool *gemm_pool; /* the pool when nslots == 1 */
+  int direct; /* 1x1, stride 1, no padding: A is the input */
+} conv_job;
+
+static void conv_block(const conv_job *j, int64_t blk, char *col) {
+  const conv_geom *g = j->g;
+  int64_t m = g->n * g->oh * g->ow;
+  int64_t r0 = blk * j->mb, r1 = r0 + j->mb < m ? r0 + j->mb : m;
+  for (int64_t grp = 0; grp < g->groups; grp++) {
+    const char *a;
+    int64_t lda;
+    if (j->direct) {
+      a = j->in + (size_t)(r0 * g->c + grp * g->kc) * j->es;
+      lda = g->c;
+    } else {
+      tfs_conv_im2col(g, j->in, j->es, grp, r0, r1, col);
+      a = col;
+      lda = j->k;
+    }
+    char *c = j->out + (size_t)(r0 * g->kn + grp * j->cout_g) * j->es;
+    tfs_conv_gemm_on(j->ct, 0, r1 - r0, j->cout_g, j->k, a, lda,
+                     j->filt + (size_t)(grp * j->cout_g) * j->es, g->kn, c,
+                     g->kn, j->gemm_pool);
+  }
+}
+
+/* Slot t computes blocks t, t + nslots, ... with its own scratch. */
+static void conv_slots(void *arg, int64_t t0, int64_t t1) {
+  const conv_job *j = arg;
+  for (int64_t t = t0; t < t1; t++) {
+    char *col = j->scratch + (size_t)(t * j->mb * j->k) * j->es;
+    for (int64_t blk = t; blk < j->nblocks; blk += j->nslots)
+      conv_block(j, blk, col);
+  }
+}
+
+/* out[n, oh, ow, kn] = conv(in[n, h, w, c], filt[kh, kw, kc, kn]). */
+static int conv_nhwc(tfs_kernel_ctx *c, const conv2d_state *s,
+                     const conv_geom *g, tfs_dtype ct, const void *in,
+                     const void *filt, void *out) {
+  if (ct == TFS_FLOAT)
+    return tfs_conv_f32_gemm(c, g, in, tfs_conv_packed_for(&s->packed, g),
+                             filt, out, NULL, 0, NULL, NULL);
+  conv_job j;
+  memset(&j, 0, sizeof j);
+  j.g = g;
+  j.ct = ct;
+  j.es = ct == TFS_DOUBLE ? 8 : 4;
+  j.in = in;
+  j.filt = filt;
+  j.out = out;
+  j.k = g->kh * g->kw * g->kc;
+  j.cout_g = g->kn / g->groups;
+  j.direct = g->kh == 1 && g->kw == 1 && g->sh == 1 && g->sw == 1 &&
+             g->pt == 0 && g->pl == 0 && g->oh == g->h && g->ow == g->w;
+  int64_t m = g->n * g->oh * g->ow;
+  j.mb = tfs_conv_block_rows(m, j.k, j.es);
+  j.nblocks = (m + j.mb - 1) / j.mb;
+  j.nslots = tfs_conv_slots(c, j.nblocks, tfs_gemm_cost_ns(j.mb, g->kn, j.k));
+  if (j.nslots <= 1) j.gemm_pool = tfs_kctx_intra_pool(c);
+  if (!j.direct) {
+    j.scratch = tfs_kctx_scratch(c, (size_t)(j.nslots * j.mb * j.k) * j.es);
+    if (!j.scratch) return -1;
+  }
+  if (j.nslots <= 1)
+    conv_slots(&j, 0, 1);
+  else
+    tfs_kctx_parallel_for(c, j.nslots,
+                          tfs_gemm_cost_ns(m / j.nslots + 1, g->kn, j.k),
+                          conv_slots, &j);
+  return 0;
+}
+
+static void conv2d_run(tfs_kernel_ctx *c, const conv2d_state *s,
+                       const conv_geom *g, const tfs_tensor *x,
+                       const tfs_tensor *f, tfs_tensor *y) {
+  conv_stage st;
+  int ok = tfs_conv_stage_begin(&st, s->w.nchw, x, f, s->filter_f32,
+                                s->filter_n, y) == 0;
+  if (ok && conv_nhwc(c, s, g, st.ct, st.in, st.filt, st.out)) {
+    tfs_conv_stage_free(&st);
+    return; /* the GEMM or tfs_kctx_scratch failed c */
+  }
+  if (ok) ok = tfs_conv_stage_end(&st, s->w.nchw, y) == 0;
+  tfs_conv_stage_free(&st);
+  if (!ok) tfs_kctx_fail(c, TFS_RESOURCE_EXHAUSTED, "out of memory");
+}
+
+static void conv2d_compute(tfs_kernel_ctx *c) {
+  const conv2d_state *s = c->state;
+  const tfs_tensor *x = c->inputs[0], *f = c->inputs[1];
+  conv_geom g;
+  if (tfs_conv_check_inputs(c, &s->w, 0, x, f, &g)) return;
+  tfs_shape os;
+  tfs_conv_shape(&s->w, g.n, g.oh, g.ow, g.kn, &os);
+  tfs_tensor *y = tfs_kctx_alloc_output(c, 0, &os);
+  if (!y || y->nelems == 0) return;
+  if (x->nelems == 0) { /* depth 0, or every window in padding */
+    memset(y->data, 0, y->nbytes);
+    return;
+  }
+  if (tfs_conv_check_groups(c, f, &g)) return;
+  conv2d_run(c, s, &g, x, f, y);
+}
+
+const tfs_kernel_def tfs_cpu_kernels_conv2d[] = {
+    {"Conv2D", "CPU", "T", TFS_DT_FLOATS | TFS_DT_BIT(TFS_INT32),
+     conv2d_prepare, conv2d_compute, conv2d_release, TFS_KERNEL_EXPENSIVE,
+     NULL},
+    {NULL, NULL, NULL, 0, NULL, NULL, NULL, 0, NULL},
+};

@@ -1,0 +1,174 @@
+/*
+ * backends/cpu/conv_common.h - what the convolution kernels (Conv2D,
+ * DepthwiseConv2dNative, Conv2DBackpropInput) share: their attrs parsed
+ * once, the geometry of one call, layout changes between NCHW and NHWC,
+ * 16-bit float conversions, and the NHWC im2col that feeds the GEMM.
+ */
+#ifndef TFS_BACKENDS_CPU_CONV_COMMON_H
+#define TFS_BACKENDS_CPU_CONV_COMMON_H
+
+#include "kernels/kernel.h"
+#include "ops/conv2d_check.h"
+#include "ops/nn_window.h"
+
+/* Geometry of one 2-D convolution, always in NHWC terms; filled by
+ * ops/conv2d_check.h (tfs_conv_geom_window, tfs_conv_geom_input,
+ * tfs_conv2d_check). */
+typedef tfs_conv_dims conv_geom;
+
+/* Output spatial sizes and padding for input h, w and filter kh, kw
+ * already in g; fails c with TensorFlow's message. */
+int tfs_conv_geom_output(tfs_kernel_ctx *c, const tfs_window *w, conv_geom *g);
+
+/* A 4-D shape (n, h, w, c) in `w`'s layout. */
+void tfs_conv_shape(const tfs_window *w, int64_t n, int64_t h, int64_t wd,
+                    int64_t c, tfs_shape *out);
+
+/* NCHW <-> NHWC copies of elements of `esize` bytes. */
+void tfs_conv_nchw_to_nhwc(const void *src, void *dst, int64_t n, int64_t c,
+                           int64_t hw, size_t esize);
+void tfs_conv_nhwc_to_nchw(const void *src, void *dst, int64_t n, int64_t hw,
+                           int64_t c, size_t esize);
+
+/* 16-bit floats (TFS_HALF, TFS_BFLOAT16) to and from float. */
+void tfs_conv_to_float(const uint16_t *src, float *dst, int64_t n,
+                       tfs_dtype dt);
+void tfs_conv_from_float(const float *src, uint16_t *dst, int64_t n,
+                         tfs_dtype dt);
+
+/* Rows [r0, r1) of the NHWC patch matrix of group `grp` into `col`
+ * (row-major, kh * kw * kc elements of `esize` bytes per row; zeros where
+ * the window falls in padding).  Row r is output pixel r of the batch. */
+void tfs_conv_im2col(const conv_geom *g, const void *in, size_t esize,
+                     int64_t grp, int64_t r0, int64_t r1, void *col);
+
+/* Rows per im2col block: bounds the scratch of one task. */
+int64_t tfs_conv_block_rows(int64_t m, int64_t k, size_t esize);
+
+/* C[m, n] = A[m, k] * op(B) with op(B) = B[k, n] or, when trans_b,
+ * B[n, k] transposed; row-major with leading dimensions; C is
+ * overwritten.  dt: TFS_FLOAT, TFS_DOUBLE (the shared GEMM, split over
+ * `pool` when it is not NULL) or TFS_INT32 (wrapping, this thread). */
+void tfs_conv_gemm_on(tfs_dtype dt, int trans_b, int64_t m, int64_t n,
+                      int64_t k, const void *a, int64_t lda, const void *b,
+                      int64_t ldb, void *c, int64_t ldc,
+                      struct tfs_threadpool *pool);
+/* The same on this thread only. */
+void tfs_conv_gemm(tfs_dtype dt, int trans_b, int64_t m, int64_t n, int64_t k,
+                   const void *a, int64_t lda, const void *b, int64_t ldb,
+                   void *c, int64_t ldc);
+
+/* ---- float convolutions as GEMMs with patches packed from the image
+ * (conv_gemm.c) ---- */
+
+struct tfs_gemm_packed;
+
+/* Called once per finished block of the output: rows (output pixels)
+ * [r0, r0 + mb) by output channels [c0, c0 + nb), on the thread that
+ * computed it. */
+typedef void (*tfs_conv_done_fn)(void *arg, int64_t r0, int64_t mb,
+                                 int64_t c0, int64_t nb);
+
+/* out[n * oh * ow, kn] = conv(in NHWC, filter HWIO) for every group, split
+ * over the kernel's intra-op pool; `packed` holds the filter packed per
+ * group (tfs_conv_packed_for) or is NULL, and then `filt` is packed for
+ * this call.  bias (kn values, or NULL) is added and relu (Relu's max(0,
+ * x), NaN kept) applied as tiles are stored, before done (which may be
+ * NULL) sees them.  Returns 0, or -1 after failing c when memory runs
+ * out. */
+int tfs_conv_f32_gemm(tfs_kernel_ctx *c, const conv_geom *g, const float *in,
+                      struct tfs_gemm_packed *const *packed,
+                      const float *filt, float *out, const float *bias,
+                      int relu, tfs_conv_done_fn done, void *done_arg);
+
+/* The same in parts: a plan holds what every part shares (the padded
+ * image, the filter packed for this call when `packed` is NULL);
+ * tfs_conv_plan_rows computes output pixels [r0, r0 + mb) into out
+ * (pixel r0 at row 0, leading dimension ldc), done receiving rows
+ * relative to r0, split over pool (NULL: this thread).  A plan is
+ * read-only once made: parts may run on several threads at once.
+ * tfs_conv_plan_new fails c and returns NULL when memory runs out;
+ * tfs_conv_plan_rows returns -1 then (c untouched). */
+typedef struct tfs_conv_plan tfs_conv_plan;
+tfs_conv_plan *tfs_conv_plan_new(tfs_kernel_ctx *c, const conv_geom *g,
+                                 const float *in,
+                                 struct tfs_gemm_packed *const *packed,
+                                 const float *filt, const float *bias,
+                                 int relu);
+int tfs_conv_plan_rows(const tfs_conv_plan *p, int64_t r0, int64_t mb,
+                       float *out, int64_t ldc, tfs_conv_done_fn done,
+                       void *done_arg, struct tfs_threadpool *pool);
+void tfs_conv_plan_free(tfs_conv_plan *p);
+
+/* A constant filter (input 1) packed at prepare, one matrix per group. */
+typedef struct tfs_conv_packed {
+  struct tfs_gemm_packed **g;
+  int64_t n, c; /* groups, and the input depth they assume */
+} tfs_conv_packed;
+
+/* Packs input 1 when it is a constant 4-D filter and the input depth is
+ * known (filter_f32: its float copy for 16-bit filters, else NULL);
+ * leaves p empty otherwise.  Returns 0, or -1 when memory runs out (p is
+ * then released with tfs_conv_packed_clear). */
+int tfs_conv_packed_prepare(tfs_kernel_init *ki, const tfs_window *w,
+                            const float *filter_f32, tfs_conv_packed *p);
+void tfs_conv_packed_clear(tfs_conv_packed *p);
+/* The packed groups when they fit this call's geometry, else NULL. */
+struct tfs_gemm_packed *const *tfs_conv_packed_for(const tfs_conv_packed *p,
+                                                   const conv_geom *g);
+
+/* How many tasks to split `nblocks` blocks of `cost_per_block` ns into on
+ * the intra-op pool (1: run inline, and let the GEMM use the pool). */
+int64_t tfs_conv_slots(tfs_kernel_ctx *c, int64_t nblocks,
+                       int64_t cost_per_block);
+
+/* ops/conv2d_check.h's tfs_conv2d_check on the kernel context: the
+ * checks TensorFlow's Conv2D (depthwise = 0) and DepthwiseConv2dNative
+ * (depthwise = 1) kernels make before allocating their output.  Fills g.
+ * Returns 0, or -1 after failing c. */
+int tfs_conv_check_inputs(tfs_kernel_ctx *c, const tfs_window *w,
+                          int depthwise, const tfs_tensor *x,
+                          const tfs_tensor *f, conv_geom *g);
+
+/* Conv2D's checks once its output is known to be non-empty: a filter
+ * with elements, and an output depth divisible by the group count
+ * (tfs_conv2d_check_filter, tfs_conv2d_check_groups).  Returns 0, or -1
+ * after failing c. */
+int tfs_conv_check_groups(tfs_kernel_ctx *c, const tfs_tensor *f,
+                          const conv_geom *g);
+
+/* TensorFlow's kernel checks that strides and dilations are 1 in the batch
+ * and depth dimensions ("Current implementation does not yet support
+ * strides in the batch and depth dimensions."), failing prepare with
+ * `code`. */
+int tfs_conv_check_batch_depth(tfs_kernel_init *ki, const tfs_window *w,
+                               tfs_code code);
+
+/* Staging for kernels that compute in NHWC and in float, double or int32:
+ * an NHWC input copy when the layout is NCHW, float copies of 16-bit
+ * input and filter (or a filter converted at prepare), and an NHWC
+ * output buffer moved into the output tensor at the end. */
+typedef struct conv_stage {
+  tfs_dtype dt, ct; /* tensor dtype, computation dtype */
+  size_t es;        /* bytes per computation element */
+  const void *in, *filt;
+  void *out;
+  void *tmp[5];
+} conv_stage;
+
+/* Prepares s for input x (4-D), filter f and output y; f32 (f32_n
+ * elements) is a float copy of a constant filter or NULL.  Returns 0, or
+ * -1 when memory runs out. */
+int tfs_conv_stage_begin(conv_stage *s, int nchw, const tfs_tensor *x,
+                         const tfs_tensor *f, const float *f32, int64_t f32_n,
+                         tfs_tensor *y);
+/* Moves the NHWC result into y; then frees the buffers. */
+int tfs_conv_stage_end(conv_stage *s, int nchw, tfs_tensor *y);
+void tfs_conv_stage_free(conv_stage *s);
+
+/* A float copy of a constant 16-bit filter for prepare, or NULL when not
+ * needed (*n receives its length).  -1 when memory runs out. */
+int tfs_conv_const_filter(const tfs_kernel_init *ki, int input, float **out,
+                          int64_t *n);
+
+#endif

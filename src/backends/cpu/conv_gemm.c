@@ -1,0 +1,347 @@
+/*
+ * backends/cpu/conv_gemm.c - float NHWC convolutions as GEMMs with no
+ * im2col matrix: the filter is packed once (at prepare when constant) and
+ * each task multiplies the patches of its block of output pixels by it,
+ * then hands the finished block to the caller's epilogue while it is in
+ * cache.  Where the CPU's GEMM has indirect micro-kernels the patches are
+ * read in place from a zero-padded copy of the image (XNNPACK's indirect
+ * convolution); otherwise each task gathers them into packed panels.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/alloc.h"
+#include "backends/cpu/conv_common.h"
+#include "backends/cpu/gemm.h"
+
+#define MAX_MR 16
+
+/* One group's product over output pixels [row0, row0 + m): the GEMM's
+ * row r is pixel row0 + r, written to out + r * ldc (all groups). */
+typedef struct conv_src {
+  const conv_geom *g;
+  const float *in;
+  int64_t grp, col0, row0;
+  tfs_conv_done_fn done;
+  void *arg;
+  float *out;
+  int64_t ldc;
+  const float *bias; /* kn values, or NULL */
+  int relu;
+} conv_src;
+
+/* Copies `len` channels of the rows' sources into column i of the panel
+ * rows d[q * mr + i] (zeros for a NULL source). */
+static void gather(const float *const *src, int rows, int mr, int64_t len,
+                   float *d) {
+  if (rows == 6 && mr == 6 && src[0] && src[1] && src[2] && src[3] &&
+      src[4] && src[5]) {
+    const float *s0 = src[0], *s1 = src[1], *s2 = src[2], *s3 = src[3],
+                *s4 = src[4], *s5 = src[5];
+    for (int64_t q = 0; q < len; q++, d += 6) {
+      d[0] = s0[q], d[1] = s1[q], d[2] = s2[q];
+      d[3] = s3[q], d[4] = s4[q], d[5] = s5[q];
+    }
+    return;
+  }
+  for (int i = 0; i < mr; i++) {
+    const float *s = i < rows ? src[i] : NULL;
+    if (s)
+      for (int64_t q = 0; q < len; q++) d[q * mr + i] = s[q];
+    else
+      for (int64_t q = 0; q < len; q++) d[q * mr + i] = 0.0f;
+  }
+}
+
+/* tfs_gemm_a_source.pack: rows are output pixels, depth runs over (ky,
+ * kx, channel of the group) as the HWIO filter's rows do. */
+static void conv_pack(void *arg, int64_t r0, int64_t mb, int64_t pc,
+                      int64_t kb, int mr, float *out) {
+  const conv_src *s = arg;
+  const conv_geom *g = s->g;
+  const int64_t kc = g->kc, opix = g->oh * g->ow;
+  for (int64_t ip = 0; ip * mr < mb; ip++) {
+    float *dst = out + ip * kb * mr;
+    int rows = (int)(mb - ip * mr < mr ? mb - ip * mr : mr);
+    const float *base[MAX_MR];
+    int64_t iy0[MAX_MR], ix0[MAX_MR];
+    for (int i = 0; i < rows; i++) {
+      int64_t r = s->row0 + r0 + ip * mr + i, b = r / opix, rem = r % opix;
+      iy0[i] = (rem / g->ow) * g->sh - g->pt;
+      ix0[i] = (rem % g->ow) * g->sw - g->pl;
+      base[i] = s->in + b * g->h * g->w * g->c + s->grp * kc;
+    }
+    for (int64_t p = pc; p < pc + kb;) {
+      int64_t seg = p / kc, c0 = p % kc;
+      int64_t len = kc - c0 < pc + kb - p ? kc - c0 : pc + kb - p;
+      int64_t ky = seg / g->kw, kx = seg % g->kw;
+      const float *src[MAX_MR];
+      for (int i = 0; i < rows; i++) {
+        int64_t iy = iy0[i] + ky * g->dh, ix = ix0[i] + kx * g->dw;
+        src[i] = iy >= 0 && iy < g->h && ix >= 0 && ix < g->w
+                     ? base[i] + (iy * g->w + ix) * g->c + c0
+                     : NULL;
+      }
+      gather(src, rows, mr, len, dst + (p - pc) * mr);
+      p += len;
+    }
+  }
+}
+
+/* The packed path's tiles: the bias and Relu the indirect kernels apply
+ * when they store, then the caller's epilogue. */
+static void conv_done(void *arg, int64_t r0, int64_t mb, int64_t c0,
+                      int64_t nb) {
+  const conv_src *s = arg;
+  const int64_t ld = s->ldc;
+  c0 += s->col0;
+  if (s->bias || s->relu) {
+    for (int64_t r = r0; r < r0 + mb; r++) {
+      float *p = s->out + r * ld + c0;
+      for (int64_t j = 0; j < nb; j++) {
+        float x = p[j] + (s->bias ? s->bias[c0 + j] : 0.0f);
+        p[j] = s->relu && !(x > 0) && x == x ? 0.0f : x;
+      }
+    }
+  }
+  if (s->done) s->done(s->arg, r0, mb, c0, nb);
+}
+
+/* ---- the indirect path: patches read in place from a padded image ---- */
+
+/* The image the windows read, zero-padded so that every window lies
+ * inside it: NHWC with ph rows and pw columns. */
+typedef struct padded {
+  const float *img;
+  float *own; /* kernel scratch */
+  int64_t ph, pw, c, h, w, pt, pl;
+  const float *in;
+} padded;
+
+static void pad_rows(void *arg, int64_t r0, int64_t r1) {
+  const padded *p = arg;
+  const size_t row = (size_t)(p->pw * p->c);
+  for (int64_t r = r0; r < r1; r++) {
+    int64_t b = r / p->ph, y = r % p->ph - p->pt;
+    float *dst = p->own + (size_t)r * row;
+    if (y < 0 || y >= p->h) {
+      memset(dst, 0, sizeof(float) * row);
+      continue;
+    }
+    size_t left = (size_t)(p->pl * p->c), mid = (size_t)(p->w * p->c);
+    memset(dst, 0, sizeof(float) * left);
+    memcpy(dst + left, p->in + (size_t)((b * p->h + y) * p->w) * (size_t)p->c,
+           sizeof(float) * mid);
+    memset(dst + left + mid, 0, sizeof(float) * (row - left - mid));
+  }
+}
+
+static int pad_image(tfs_kernel_ctx *c, const conv_geom *g, const float *in,
+                     padded *p) {
+  int64_t need_h = (g->oh - 1) * g->sh + (g->kh - 1) * g->dh + 1;
+  int64_t need_w = (g->ow - 1) * g->sw + (g->kw - 1) * g->dw + 1;
+  memset(p, 0, sizeof *p);
+  p->c = g->c, p->h = g->h, p->w = g->w, p->pt = g->pt, p->pl = g->pl;
+  p->in = in;
+  p->ph = need_h > g->pt + g->h ? need_h : g->pt + g->h;
+  p->pw = need_w > g->pl + g->w ? need_w : g->pl + g->w;
+  if (g->pt == 0 && g->pl == 0 && p->ph == g->h && p->pw == g->w) {
+    p->img = in;
+    return 0;
+  }
+  p->own = tfs_kctx_scratch(c, sizeof(float) *
+                                   (size_t)(g->n * p->ph * p->pw * g->c));
+  if (!p->own) return -1;
+  tfs_kctx_parallel_for(c, g->n * p->ph, p->pw * g->c / 4 + 1, pad_rows, p);
+  p->img = p->own;
+  return 0;
+}
+
+typedef struct conv_ind {
+  const conv_geom *g;
+  const padded *pad;
+  int64_t grp, col0, row0;
+  tfs_conv_done_fn done;
+  void *arg;
+} conv_ind;
+
+static void ind_rows(void *arg, int64_t r0, int64_t mb, const float **out) {
+  const conv_ind *s = arg;
+  const conv_geom *g = s->g;
+  const int64_t opix = g->oh * g->ow, C = g->c, pw = s->pad->pw;
+  const int64_t r = s->row0 + r0, b = r / opix, rem = r % opix;
+  /* the first pixel's place by division, the rest by stepping along the
+   * output row (divisions would cost more than a 3-channel window) */
+  int64_t oy = rem / g->ow, ox = rem % g->ow;
+  const float *img = s->pad->img + s->grp * g->kc;
+  const float *row = img + (b * s->pad->ph + oy * g->sh) * pw * C;
+  for (int64_t i = 0; i < mb; i++) {
+    out[i] = row + ox * g->sw * C;
+    if (++ox == g->ow) {
+      ox = 0;
+      row += g->sh * pw * C;
+      if (++oy == g->oh) { /* the next image */
+        oy = 0;
+        row += (s->pad->ph - g->oh * g->sh) * pw * C;
+      }
+    }
+  }
+}
+
+static void ind_done(void *arg, int64_t r0, int64_t mb, int64_t c0,
+                     int64_t nb) {
+  const conv_ind *s = arg;
+  s->done(s->arg, r0, mb, s->col0 + c0, nb);
+}
+
+/* Segments of one window: whole filter rows when a window row is
+ * contiguous (no dilation across x, one group), else one per tap. */
+static int64_t *window_segments(tfs_kernel_ctx *c, const conv_geom *g,
+                                int64_t pw, int64_t *nseg, int64_t *seglen) {
+  int rows = g->dw == 1 && g->kc == g->c;
+  *nseg = rows ? g->kh : g->kh * g->kw;
+  *seglen = rows ? g->kw * g->c : g->kc;
+  int64_t *off = tfs_kctx_scratch(c, sizeof(int64_t) * (size_t)*nseg);
+  if (!off) return NULL;
+  for (int64_t ky = 0; ky < g->kh; ky++) {
+    if (rows) {
+      off[ky] = ky * g->dh * pw * g->c;
+      continue;
+    }
+    for (int64_t kx = 0; kx < g->kw; kx++)
+      off[ky * g->kw + kx] = (ky * g->dh * pw + kx * g->dw) * g->c;
+  }
+  return off;
+}
+
+struct tfs_conv_plan {
+  const conv_geom *g;
+  const float *in;
+  tfs_gemm_packed *const *b; /* per group */
+  tfs_gemm_packed **own;     /* packed for this call, or NULL */
+  int indirect;
+  padded pad;
+  int64_t *segoff, nseg, seglen;
+  const float *bias;
+  int relu;
+};
+
+void tfs_conv_plan_free(tfs_conv_plan *p) {
+  if (!p) return;
+  for (int64_t i = 0; p->own && i < p->g->groups; i++)
+    tfs_gemm_packed_free(p->own[i]);
+  tfs_free(p->own);
+  tfs_free(p);
+}
+
+tfs_conv_plan *tfs_conv_plan_new(tfs_kernel_ctx *c, const conv_geom *g,
+                                 const float *in,
+                                 tfs_gemm_packed *const *packed,
+                                 const float *filt, const float *bias,
+                                 int relu) {
+  const int64_t k = g->kh * g->kw * g->kc, cout_g = g->kn / g->groups;
+  tfs_conv_plan *p = tfs_calloc(1, sizeof *p);
+  if (!p) goto oom;
+  p->g = g;
+  p->in = in;
+  p->bias = bias;
+  p->relu = relu;
+  p->b = packed;
+  if (!packed) {
+    p->own = tfs_calloc((size_t)g->groups, sizeof *p->own);
+    if (!p->own) goto oom;
+    for (int64_t i = 0; i < g->groups; i++) {
+      p->own[i] = tfs_gemm_pack_b_f32(0, k, cout_g, filt + i * cout_g, g->kn);
+      if (!p->own[i]) goto oom;
+    }
+    p->b = p->own;
+  }
+  p->indirect = tfs_gemm_indirect_ok(p->b[0]);
+  if (p->indirect &&
+      (pad_image(c, g, in, &p->pad) ||
+       !(p->segoff = window_segments(c, g, p->pad.pw, &p->nseg, &p->seglen))))
+    goto oom;
+  return p;
+oom:
+  tfs_conv_plan_free(p);
+  tfs_kctx_fail(c, TFS_RESOURCE_EXHAUSTED, "out of memory");
+  return NULL;
+}
+
+int tfs_conv_plan_rows(const tfs_conv_plan *p, int64_t r0, int64_t mb,
+                       float *out, int64_t ldc, tfs_conv_done_fn done,
+                       void *done_arg, struct tfs_threadpool *pool) {
+  const conv_geom *g = p->g;
+  const int64_t cout_g = g->kn / g->groups;
+  for (int64_t grp = 0; grp < g->groups; grp++) {
+    const float *bias = p->bias ? p->bias + grp * cout_g : NULL;
+    int rc;
+    if (p->indirect) {
+      conv_ind s = {g, &p->pad, grp, grp * cout_g, r0, done, done_arg};
+      tfs_gemm_indirect src = {ind_rows, done ? ind_done : NULL, &s,
+                               p->segoff, p->nseg, p->seglen, bias, p->relu};
+      rc = tfs_gemm_f32_indirect(mb, &src, p->b[grp], out + grp * cout_g, ldc,
+                                 pool);
+    } else {
+      conv_src s = {g,        p->in, grp, grp * cout_g, r0,     done,
+                    done_arg, out,   ldc, p->bias,      p->relu};
+      tfs_gemm_a_source src = {conv_pack,
+                               done || p->bias || p->relu ? conv_done : NULL,
+                               &s};
+      rc = tfs_gemm_f32_packed_src(mb, &src, p->b[grp], out + grp * cout_g,
+                                   ldc, pool);
+    }
+    if (rc) return -1;
+  }
+  return 0;
+}
+
+int tfs_conv_f32_gemm(tfs_kernel_ctx *c, const conv_geom *g, const float *in,
+                      tfs_gemm_packed *const *packed, const float *filt,
+                      float *out, const float *bias, int relu,
+                      tfs_conv_done_fn done, void *done_arg) {
+  tfs_conv_plan *p = tfs_conv_plan_new(c, g, in, packed, filt, bias, relu);
+  if (!p) return -1;
+  int rc = tfs_conv_plan_rows(p, 0, g->n * g->oh * g->ow, out, g->kn, done,
+                              done_arg, tfs_kctx_intra_pool(c));
+  tfs_conv_plan_free(p);
+  if (rc == 0) return 0;
+  tfs_kctx_fail(c, TFS_RESOURCE_EXHAUSTED, "out of memory");
+  return -1;
+}
+
+int tfs_conv_packed_prepare(tfs_kernel_init *ki, const tfs_window *w,
+                            const float *filter_f32, tfs_conv_packed *p) {
+  memset(p, 0, sizeof *p);
+  const tfs_tensor *f = ki->in_consts ? ki->in_consts[1] : NULL;
+  const tfs_shape *xs = &ki->in_shapes[0];
+  if (!f || f->shape.rank != 4 || f->nelems == 0 || xs->rank != 4 ||
+      (f->dtype != TFS_FLOAT && !filter_f32))
+    return 0;
+  int64_t c = xs->dims[tfs_window_dim(w, 'C')], kc = f->shape.dims[2];
+  int64_t kn = f->shape.dims[3];
+  if (c <= 0 || kc <= 0 || c % kc != 0 || kn % (c / kc) != 0) return 0;
+  int64_t groups = c / kc, k = f->shape.dims[0] * f->shape.dims[1] * kc;
+  const float *fv = filter_f32 ? filter_f32 : f->data;
+  p->g = tfs_calloc((size_t)groups, sizeof *p->g);
+  if (!p->g) return -1;
+  p->n = groups;
+  p->c = c;
+  for (int64_t i = 0; i < groups; i++) {
+    p->g[i] = tfs_gemm_pack_b_f32(0, k, kn / groups, fv + i * (kn / groups),
+                                  kn);
+    if (!p->g[i]) return -1;
+  }
+  return 0;
+}
+
+void tfs_conv_packed_clear(tfs_conv_packed *p) {
+  for (int64_t i = 0; i < p->n; i++) tfs_gemm_packed_free(p->g[i]);
+  tfs_free(p->g);
+  memset(p, 0, sizeof *p);
+}
+
+tfs_gemm_packed *const *tfs_conv_packed_for(const tfs_conv_packed *p,
+                                            const conv_geom *g) {
+  return p->g && p->c == g->c && p->n == g->groups ? p->g : NULL;
+}

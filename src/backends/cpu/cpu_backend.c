@@ -1,0 +1,34 @@
+/*
+ * backends/cpu/cpu_backend.c - the CPU backend as a whole: its kernel
+ * tables in one list, its set-up (the GEMM picks its micro-kernel family
+ * for this CPU and keeps OpenBLAS to one thread) and what it says of
+ * itself for logs.
+ */
+#include "backends/cpu/cpu_backend.h"
+
+#include "backends/cpu/cpu_tables.h"
+#include "backends/cpu/gemm.h"
+
+const tfs_kernel_def *const tfs_cpu_kernel_tables[] = {
+    tfs_cpu_kernels_array_shape, tfs_cpu_kernels_array_transpose,
+    tfs_cpu_kernels_array_space, tfs_cpu_kernels_array_concat,
+    tfs_cpu_kernels_array_slice, tfs_cpu_kernels_array_gather,
+    tfs_cpu_kernels_array_misc, tfs_cpu_kernels_array_resize,
+    tfs_cpu_kernels_array_einsum,
+    tfs_cpu_kernels_array,  tfs_cpu_kernels_binary, tfs_cpu_kernels_unary,
+    tfs_cpu_kernels_matmul, tfs_cpu_kernels_reduce, tfs_cpu_kernels_nn,
+    tfs_cpu_kernels_cast,   tfs_cpu_kernels_state,  tfs_cpu_kernels_logging,
+    tfs_cpu_kernels_nn_activations, tfs_cpu_kernels_nn_losses,
+    tfs_cpu_kernels_conv2d, tfs_cpu_kernels_pool, tfs_cpu_kernels_batch_norm,
+    tfs_cpu_kernels_conv_depthwise, tfs_cpu_kernels_conv_transpose,
+    tfs_cpu_kernels_divmod, tfs_cpu_kernels_compare,
+    tfs_cpu_kernels_unary_math, tfs_cpu_kernels_select,
+    tfs_cpu_kernels_argminmax, tfs_cpu_kernels_batch_matmul,
+    tfs_cpu_kernels_fused_matmul, tfs_cpu_kernels_fused_conv,
+    tfs_cpu_kernels_random, tfs_cpu_kernels_string_format,
+    NULL,
+};
+
+void tfs_cpu_backend_init(void) { tfs_gemm_init(); }
+
+const char *tfs_cpu_backend_describe(void) { return tfs_gemm_describe(); }

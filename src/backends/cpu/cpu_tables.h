@@ -1,0 +1,46 @@
+/*
+ * backends/cpu/cpu_tables.h - the CPU kernel tables, one per file; each
+ * ends with an entry whose op is NULL.  Listed in kernel_registry.c.
+ */
+#ifndef TFS_BACKENDS_CPU_TABLES_H
+#define TFS_BACKENDS_CPU_TABLES_H
+
+#include "kernels/kernel.h"
+
+extern const tfs_kernel_def tfs_cpu_kernels_array[];
+extern const tfs_kernel_def tfs_cpu_kernels_array_shape[];
+extern const tfs_kernel_def tfs_cpu_kernels_array_transpose[];
+extern const tfs_kernel_def tfs_cpu_kernels_array_space[];
+extern const tfs_kernel_def tfs_cpu_kernels_array_concat[];
+extern const tfs_kernel_def tfs_cpu_kernels_array_slice[];
+extern const tfs_kernel_def tfs_cpu_kernels_array_gather[];
+extern const tfs_kernel_def tfs_cpu_kernels_array_misc[];
+extern const tfs_kernel_def tfs_cpu_kernels_array_resize[];
+extern const tfs_kernel_def tfs_cpu_kernels_array_einsum[];
+extern const tfs_kernel_def tfs_cpu_kernels_binary[];
+extern const tfs_kernel_def tfs_cpu_kernels_unary[];
+extern const tfs_kernel_def tfs_cpu_kernels_matmul[];
+extern const tfs_kernel_def tfs_cpu_kernels_reduce[];
+extern const tfs_kernel_def tfs_cpu_kernels_nn[];
+extern const tfs_kernel_def tfs_cpu_kernels_nn_activations[];
+extern const tfs_kernel_def tfs_cpu_kernels_nn_losses[];
+extern const tfs_kernel_def tfs_cpu_kernels_conv2d[];
+extern const tfs_kernel_def tfs_cpu_kernels_conv_depthwise[];
+extern const tfs_kernel_def tfs_cpu_kernels_conv_transpose[];
+extern const tfs_kernel_def tfs_cpu_kernels_pool[];
+extern const tfs_kernel_def tfs_cpu_kernels_batch_norm[];
+extern const tfs_kernel_def tfs_cpu_kernels_cast[];
+extern const tfs_kernel_def tfs_cpu_kernels_state[];
+extern const tfs_kernel_def tfs_cpu_kernels_logging[];
+extern const tfs_kernel_def tfs_cpu_kernels_divmod[];
+extern const tfs_kernel_def tfs_cpu_kernels_compare[];
+extern const tfs_kernel_def tfs_cpu_kernels_unary_math[];
+extern const tfs_kernel_def tfs_cpu_kernels_select[];
+extern const tfs_kernel_def tfs_cpu_kernels_argminmax[];
+extern const tfs_kernel_def tfs_cpu_kernels_batch_matmul[];
+extern const tfs_kernel_def tfs_cpu_kernels_fused_matmul[];
+extern const tfs_kernel_def tfs_cpu_kernels_fused_conv[];
+extern const tfs_kernel_def tfs_cpu_kernels_random[];
+extern const tfs_kernel_def tfs_cpu_kernels_string_format[];
+
+#endif

@@ -1,0 +1,360 @@
+/*
+ * backends/cpu/fused_conv.c - the remapper's fused convolutions on the
+ * CPU: _FusedConv2D (Conv2D + BiasAdd or inference FusedBatchNorm [+
+ * activation]), _FusedDepthwiseConv2dNative (+ BiasAdd [+ activation])
+ * and _TfsFusedConv2DMaxPool (a _FusedConv2D and the VALID,
+ * non-overlapping MaxPool after it).  The convolution is Conv2D's
+ * (patches read from the NHWC image by the GEMM, a constant filter packed
+ * once, NCHW through an NHWC copy; conv_gemm.c); each block of output
+ * pixels and channels gets its bias / batch norm and activation right
+ * after its GEMM (bias and Relu as it is stored), while it is still in
+ * cache, and is pooled there too for _TfsFusedConv2DMaxPool.  float only.
+ */
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC optimize("tree-vectorize", "vect-cost-model=dynamic")
+#endif
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/alloc.h"
+#include "backends/cpu/conv_common.h"
+#include "backends/cpu/cpu_tables.h"
+#include "backends/cpu/fused_epilogue.h"
+#include "backends/cpu/gemm.h"
+#include "backends/cpu/pool.h"
+
+typedef struct fconv_state {
+  tfs_window w;
+  tfs_fused_epilogue e;
+  int depthwise;
+  tfs_conv_packed packed; /* a constant filter, packed once */
+  int64_t pkh, pkw;       /* _TfsFusedConv2DMaxPool: the pool window */
+} fconv_state;
+
+static void fconv_release(void *p) {
+  fconv_state *s = p;
+  if (!s) return;
+  tfs_conv_packed_clear(&s->packed);
+  tfs_free(s);
+}
+
+static int fconv_prepare_common(tfs_kernel_init *ki, int depthwise) {
+  fconv_state *s = tfs_calloc(1, sizeof(*s));
+  if (!s) return tfs_ki_error(ki, TFS_RESOURCE_EXHAUSTED, "out of memory");
+  ki->state = s;
+  s->depthwise = depthwise;
+  const char *name = depthwise ? "DepthwiseConv2D" : "Conv2D";
+  if (tfs_window_parse(ki->attrs,
+                       depthwise ? TFS_WINDOW_DEPTHWISE : TFS_WINDOW_CONV2D,
+                       name, &s->w, ki->st))
+    return tfs_ki_error(ki, TFS_INVALID_ARGUMENT, "%s",
+                        tfs_status_message(ki->st));
+  if (tfs_conv_check_batch_depth(ki, &s->w, TFS_UNIMPLEMENTED)) return -1;
+  size_t len;
+  const char *ff = tfs_attrs_get_string(ki->attrs, "filter_format", &len);
+  int64_t host = 0;
+  tfs_attrs_get_int(ki->attrs, "num_host_args", &host);
+  if ((ff && strcmp(ff, "HWIO") != 0) || host != 0)
+    return tfs_ki_error(ki, TFS_UNIMPLEMENTED,
+                        "_FusedConv2D on CPU supports HWIO filters and no "
+                        "host args");
+  unsigned allowed = 1u << TFS_FE_BIAS;
+  if (!depthwise) allowed |= 1u << TFS_FE_BATCH_NORM;
+  if (tfs_fused_parse(ki, allowed, &s->e)) return -1;
+  if (!depthwise && tfs_conv_packed_prepare(ki, &s->w, NULL, &s->packed))
+    return tfs_ki_error(ki, TFS_RESOURCE_EXHAUSTED, "out of memory");
+  return 0;
+}
+
+static int fconv_prepare(tfs_kernel_init *ki) {
+  return fconv_prepare_common(ki, 0);
+}
+static int fdw_prepare(tfs_kernel_init *ki) {
+  return fconv_prepare_common(ki, 1);
+}
+
+typedef struct fconv_job {
+  const conv_geom *g;
+  const fconv_state *s;
+  const float *in, *filt;
+  float *out;
+  const float *scale, *shift;
+} fconv_job;
+
+/* The epilogue of one finished block of output pixels and channels. */
+static void fconv_done(void *arg, int64_t r0, int64_t mb, int64_t c0,
+                       int64_t nb) {
+  const fconv_job *j = arg;
+  const int64_t ld = j->g->kn;
+  tfs_fused_apply(&j->s->e, j->out + r0 * ld + c0, mb, nb, ld,
+                  j->scale ? j->scale + c0 : NULL,
+                  j->shift ? j->shift + c0 : NULL);
+}
+
+/* Depthwise rows [r0, r1) (one row: one (n, oy)), then epilogue. */
+static void fdw_rows(void *arg, int64_t r0, int64_t r1) {
+  const fconv_job *j = arg;
+  const conv_geom *g = j->g;
+  const int64_t C = g->c, M = g->kn, OC = C * M;
+  for (int64_t r = r0; r < r1; r++) {
+    int64_t b = r / g->oh, oy = r % g->oh;
+    float *row = j->out + (b * g->oh + oy) * g->ow * OC;
+    for (int64_t ox = 0; ox < g->ow; ox++) {
+      float *acc = row + ox * OC;
+      for (int64_t k = 0; k < OC; k++) acc[k] = 0;
+      for (int64_t ky = 0; ky < g->kh; ky++) {
+        int64_t iy = oy * g->sh - g->pt + ky * g->dh;
+        if (iy < 0 || iy >= g->h) continue;
+        for (int64_t kx = 0; kx < g->kw; kx++) {
+          int64_t ix = ox * g->sw - g->pl + kx * g->dw;
+          if (ix < 0 || ix >= g->w) continue;
+          const float *p = j->in + ((b * g->h + iy) * g->w + ix) * C;
+          const float *fp = j->filt + (ky * g->kw + kx) * OC;
+          if (M == 1) {
+            for (int64_t ch = 0; ch < C; ch++) acc[ch] += p[ch] * fp[ch];
+          } else {
+            for (int64_t ch = 0; ch < C; ch++)
+              for (int64_t mm = 0; mm < M; mm++)
+                acc[ch * M + mm] += p[ch] * fp[ch * M + mm];
+          }
+        }
+      }
+    }
+    tfs_fused_apply(&j->s->e, row, g->ow, OC, OC, j->scale, j->shift);
+  }
+}
+
+/* The inputs' geometry and the epilogue's per-channel scale and shift
+ * (in kernel scratch); *in_store when only a bias (or none) and Relu (or
+ * none) remain, which the GEMM applies as it stores tiles.  -1 when c
+ * failed. */
+static int fconv_begin(tfs_kernel_ctx *c, const fconv_state *s, conv_geom *g,
+                       const float **scale, const float **shift,
+                       int *in_store) {
+  if (tfs_conv_check_inputs(c, &s->w, s->depthwise, c->inputs[0],
+                            c->inputs[1], g))
+    return -1;
+  float *params = tfs_kctx_scratch(c, sizeof(float) * (size_t)(2 * g->oc + 1));
+  if (!params ||
+      tfs_fused_channel_params(c, &s->e, g->oc, params, scale, shift))
+    return -1;
+  *in_store = !*scale && (s->e.act == TFS_FA_NONE || s->e.act == TFS_FA_RELU);
+  return 0;
+}
+
+static void fconv_compute(tfs_kernel_ctx *c) {
+  const fconv_state *s = c->state;
+  const tfs_tensor *x = c->inputs[0], *f = c->inputs[1];
+  conv_geom g;
+  fconv_job j;
+  memset(&j, 0, sizeof j);
+  int in_store;
+  if (fconv_begin(c, s, &g, &j.scale, &j.shift, &in_store)) return;
+  tfs_shape os;
+  tfs_conv_shape(&s->w, g.n, g.oh, g.ow, g.oc, &os);
+  tfs_tensor *y = tfs_kctx_alloc_output(c, 0, &os);
+  if (!y || y->nelems == 0) return;
+  if (!s->depthwise && x->nelems != 0 && tfs_conv_check_groups(c, f, &g))
+    return;
+  conv_stage st;
+  int ok = tfs_conv_stage_begin(&st, s->w.nchw, x, f, NULL, 0, y) == 0;
+  if (ok) {
+    j.g = &g;
+    j.s = s;
+    j.in = st.in;
+    j.filt = st.filt;
+    j.out = st.out;
+    if (x->nelems == 0) { /* every window lies in padding: sums are 0 */
+      memset(st.out, 0, sizeof(float) * (size_t)y->nelems);
+      tfs_fused_apply(&s->e, st.out, y->nelems / g.oc, g.oc, g.oc, j.scale,
+                      j.shift);
+    } else if (s->depthwise) {
+      int64_t cost = g.ow * g.oc * g.kh * g.kw + 1;
+      tfs_kctx_parallel_for(c, g.n * g.oh, cost, fdw_rows, &j);
+    } else if (tfs_conv_f32_gemm(c, &g, j.in,
+                                 tfs_conv_packed_for(&s->packed, &g), j.filt,
+                                 j.out, in_store ? j.shift : NULL,
+                                 in_store && s->e.act == TFS_FA_RELU,
+                                 in_store ? NULL : fconv_done, &j)) {
+      tfs_conv_stage_free(&st);
+      return; /* failed c */
+    }
+    ok = tfs_conv_stage_end(&st, s->w.nchw, y) == 0;
+  }
+  tfs_conv_stage_free(&st);
+  if (!ok) tfs_kctx_fail(c, TFS_RESOURCE_EXHAUSTED, "out of memory");
+}
+
+/* ---- _TfsFusedConv2DMaxPool -------------------------------------------------
+ * _FusedConv2D (NHWC) then MaxPool with VALID, non-overlapping windows
+ * (strides equal to ksize): each task computes the convolution rows of a
+ * few pooled rows into a small tile and pools it at once, so the
+ * full-size convolution output never goes to memory. */
+
+static int fcp_prepare(tfs_kernel_init *ki) {
+  if (fconv_prepare_common(ki, 0)) return -1;
+  fconv_state *s = ki->state;
+  const tfs_attr_value *k = tfs_attrs_find(ki->attrs, "pool_ksize");
+  const tfs_attr_value *st = tfs_attrs_find(ki->attrs, "pool_strides");
+  const int64_t *kv = k && k->is_list && k->u.list.n == 4 ? k->u.list.v : NULL;
+  const int64_t *sv =
+      st && st->is_list && st->u.list.n == 4 ? st->u.list.v : NULL;
+  if (s->w.nchw || !kv || !sv || kv[0] != 1 || kv[3] != 1 || kv[1] < 1 ||
+      kv[2] < 1 || sv[0] != 1 || sv[3] != 1 || sv[1] != kv[1] ||
+      sv[2] != kv[2])
+    return tfs_ki_error(ki, TFS_UNIMPLEMENTED,
+                        "_TfsFusedConv2DMaxPool supports NHWC and pool "
+                        "strides equal to a 4-D pool_ksize [1, h, w, 1]");
+  s->pkh = kv[1];
+  s->pkw = kv[2];
+  return 0;
+}
+
+typedef struct fcp_job {
+  const conv_geom *g;
+  const fconv_state *s;
+  const tfs_conv_plan *plan;
+  int in_store;
+  const float *scale, *shift;
+  float *out;
+  int64_t poh, pow, group; /* pooled rows per tile */
+  int failed;              /* atomic */
+} fcp_job;
+
+/* parallel_for body over tiles [t0, t1): tile t is `group` pooled rows of
+ * one image (fewer at its bottom), computed on this thread. */
+static void fcp_tiles(void *arg, int64_t t0, int64_t t1) {
+  fcp_job *j = arg;
+  const conv_geom *g = j->g;
+  const int64_t kh = j->s->pkh, tpi = (j->poh + j->group - 1) / j->group;
+  float *tile = tfs_malloc(sizeof(float) *
+                           (size_t)(j->group * kh * g->ow * g->kn));
+  if (!tile) {
+    __atomic_store_n(&j->failed, 1, __ATOMIC_RELAXED);
+    return;
+  }
+  for (int64_t t = t0; t < t1; t++) {
+    int64_t b = t / tpi, py = (t % tpi) * j->group;
+    int64_t npr = j->group < j->poh - py ? j->group : j->poh - py;
+    int64_t r0 = (b * g->oh + py * kh) * g->ow, mb = npr * kh * g->ow;
+    if (tfs_conv_plan_rows(j->plan, r0, mb, tile, g->kn, NULL, NULL, NULL)) {
+      __atomic_store_n(&j->failed, 1, __ATOMIC_RELAXED);
+      break;
+    }
+    if (!j->in_store)
+      tfs_fused_apply(&j->s->e, tile, mb, g->kn, g->kn, j->scale, j->shift);
+    tfs_maxpool_f32_valid(tile, npr * kh, g->ow, g->kn, kh, j->s->pkw, kh,
+                          j->s->pkw,
+                          j->out + (b * j->poh + py) * j->pow * g->kn);
+  }
+  tfs_free(tile);
+}
+
+/* When no grouping gives every thread the same tiles (fcp_share): the
+ * whole convolution in one product split over the pool, into scratch
+ * that stays in cache at these sizes, then the pools. */
+static void fcp_whole(tfs_kernel_ctx *c, fcp_job *j, tfs_threadpool *pool) {
+  const conv_geom *g = j->g;
+  const int64_t per_img = g->oh * g->ow, m = g->n * per_img;
+  float *conv = tfs_kctx_scratch(c, sizeof(float) * (size_t)(m * g->kn));
+  if (!conv) return; /* c failed */
+  if (tfs_conv_plan_rows(j->plan, 0, m, conv, g->kn, NULL, NULL, pool)) {
+    __atomic_store_n(&j->failed, 1, __ATOMIC_RELAXED);
+    return;
+  }
+  if (!j->in_store)
+    tfs_fused_apply(&j->s->e, conv, m, g->kn, g->kn, j->scale, j->shift);
+  for (int64_t b = 0; b < g->n; b++)
+    tfs_maxpool_f32_valid(conv + b * per_img * g->kn, g->oh, g->ow, g->kn,
+                          j->s->pkh, j->s->pkw, j->s->pkh, j->s->pkw,
+                          j->out + b * j->poh * j->pow * g->kn);
+}
+
+/* Pooled rows per tile: about 96 convolution pixels (a micro-kernel row
+ * block), a whole number of panels (tfs_gemm_panel_rows) when a small
+ * count allows. */
+static int64_t fcp_group(int64_t per_row) {
+  const int mr = tfs_gemm_panel_rows();
+  int64_t want = per_row >= 96 ? 1 : (96 + per_row - 1) / per_row;
+  for (int64_t gr = want; gr <= want + mr; gr++)
+    if ((gr * per_row) % mr == 0) return gr;
+  return want;
+}
+
+/* Shares the tiles among nt threads: with few tiles (batch 1) the groups
+ * shrink until every thread gets the same number of tiles, at least two.
+ * Returns 1 when no grouping does (one product over the pool instead). */
+static int fcp_share(fcp_job *j, int64_t n, int nt) {
+  if (nt <= 1) return 0;
+  int64_t tiles = n * ((j->poh + j->group - 1) / j->group);
+  if (tiles >= 4 * (int64_t)nt) return 0;
+  for (int64_t gr = j->group; gr >= 1; gr--) {
+    tiles = n * ((j->poh + gr - 1) / gr);
+    if (tiles >= 2 * (int64_t)nt && tiles % nt == 0) {
+      j->group = gr;
+      return 0;
+    }
+  }
+  return 1;
+}
+
+static void fcp_compute(tfs_kernel_ctx *c) {
+  const fconv_state *s = c->state;
+  const tfs_tensor *x = c->inputs[0], *f = c->inputs[1];
+  conv_geom g;
+  fcp_job j;
+  memset(&j, 0, sizeof j);
+  if (fconv_begin(c, s, &g, &j.scale, &j.shift, &j.in_store)) return;
+  int64_t pb = 0, pa = 0; /* MaxPool's check and message */
+  if (tfs_window_output_size(g.oh, s->pkh, 1, s->pkh, TFS_PADDING_VALID, &pb,
+                             &pa, &j.poh, c->st) ||
+      tfs_window_output_size(g.ow, s->pkw, 1, s->pkw, TFS_PADDING_VALID, &pb,
+                             &pa, &j.pow, c->st)) {
+    tfs_kctx_fail_status(c, c->st);
+    return;
+  }
+  tfs_shape os;
+  tfs_conv_shape(&s->w, g.n, j.poh, j.pow, g.oc, &os);
+  tfs_tensor *y = tfs_kctx_alloc_output(c, 0, &os);
+  if (!y || y->nelems == 0) return;
+  if (x->nelems == 0) { /* every window in padding: pools of equal sums */
+    memset(y->data, 0, y->nbytes);
+    tfs_fused_apply(&s->e, y->data, y->nelems / g.oc, g.oc, g.oc, j.scale,
+                    j.shift);
+    return;
+  }
+  if (tfs_conv_check_groups(c, f, &g)) return;
+  tfs_conv_plan *plan = tfs_conv_plan_new(
+      c, &g, x->data, tfs_conv_packed_for(&s->packed, &g), f->data,
+      j.in_store ? j.shift : NULL, j.in_store && s->e.act == TFS_FA_RELU);
+  if (!plan) return;
+  j.g = &g;
+  j.s = s;
+  j.plan = plan;
+  j.out = y->data;
+  int64_t per = s->pkh * g.ow, k = g.kh * g.kw * g.kc;
+  tfs_threadpool *pool = tfs_kctx_intra_pool(c);
+  j.group = fcp_group(per);
+  int nt = tfs_threadpool_plan_threads(pool, g.n * j.poh,
+                                       tfs_gemm_cost_ns(per, g.kn, k) + 1);
+  if (fcp_share(&j, g.n, nt))
+    fcp_whole(c, &j, pool);
+  else
+    tfs_kctx_parallel_for(c, g.n * ((j.poh + j.group - 1) / j.group),
+                          tfs_gemm_cost_ns(j.group * per, g.kn, k) + 1,
+                          fcp_tiles, &j);
+  tfs_conv_plan_free(plan);
+  if (__atomic_load_n(&j.failed, __ATOMIC_RELAXED))
+    tfs_kctx_fail(c, TFS_RESOURCE_EXHAUSTED, "out of memory");
+}
+
+const tfs_kernel_def tfs_cpu_kernels_fused_conv[] = {
+    {"_FusedConv2D", "CPU", "T", TFS_DT_BIT(TFS_FLOAT), fconv_prepare,
+     fconv_compute, fconv_release, TFS_KERNEL_EXPENSIVE, NULL},
+    {"_FusedDepthwiseConv2dNative", "CPU", "T", TFS_DT_BIT(TFS_FLOAT),
+     fdw_prepare, fconv_compute, fconv_release, TFS_KERNEL_EXPENSIVE, NULL},
+    {"_TfsFusedConv2DMaxPool", "CPU", "T", TFS_DT_BIT(TFS_FLOAT), fcp_prepare,
+     fcp_compute, fconv_release, TFS_KERNEL_EXPENSIVE, NULL},
+    {NULL, NULL, NULL, 0, NULL, NULL, NULL, 0, NULL},
+};

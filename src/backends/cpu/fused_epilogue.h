@@ -1,0 +1,193 @@
+/*
+ * backends/cpu/fused_epilogue.h - what the fused CPU kernels (_FusedMatMul,
+ * _FusedConv2D, _FusedDepthwiseConv2dNative, _FusedBatchMatMulV2) apply
+ * to a contraction's output rows while they are still in cache: a
+ * per-channel bias or inference batch norm, then an activation, with the
+ * same formulas as the unfused kernels (BiasAdd, FusedBatchNormV3, Relu,
+ * Relu6, Elu, LeakyRelu, Tanh, Sigmoid).
+ */
+#ifndef TFS_BACKENDS_CPU_FUSED_EPILOGUE_H
+#define TFS_BACKENDS_CPU_FUSED_EPILOGUE_H
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "kernels/kernel.h"
+
+enum { TFS_FE_NONE, TFS_FE_BIAS, TFS_FE_BATCH_NORM, TFS_FE_MUL };
+enum {
+  TFS_FA_NONE,
+  TFS_FA_RELU,
+  TFS_FA_RELU6,
+  TFS_FA_ELU,
+  TFS_FA_LEAKY_RELU,
+  TFS_FA_TANH,
+  TFS_FA_SIGMOID
+};
+
+typedef struct tfs_fused_epilogue {
+  int kind;    /* TFS_FE_* */
+  int act;     /* TFS_FA_* */
+  int nargs;   /* inputs the epilogue reads after the two operands */
+  float alpha; /* leakyrelu_alpha */
+  float epsilon;
+} tfs_fused_epilogue;
+
+/* Parses fused_ops / num_args / epsilon / leakyrelu_alpha.  `allowed`:
+ * bit (1 << TFS_FE_*) of the first fused ops this kernel accepts.
+ * Fails prepare with TensorFlow's "Fusion is not implemented: [...]". */
+static inline int tfs_fused_parse(tfs_kernel_init *ki, unsigned allowed,
+                                  tfs_fused_epilogue *e) {
+  memset(e, 0, sizeof(*e));
+  e->alpha = 0.2f;
+  e->epsilon = 1e-4f;
+  tfs_attrs_get_float(ki->attrs, "leakyrelu_alpha", &e->alpha);
+  tfs_attrs_get_float(ki->attrs, "epsilon", &e->epsilon);
+  const tfs_attr_value *v = tfs_attrs_find(ki->attrs, "fused_ops");
+  int n = v && v->is_list && v->type == TFS_ATTR_STRING ? v->u.list.n : 0;
+  const tfs_bytes *ops = n ? (const tfs_bytes *)v->u.list.v : NULL;
+  int i = 0;
+  if (n > 0 && strcmp(ops[0].ptr, "BiasAdd") == 0) {
+    e->kind = TFS_FE_BIAS, e->nargs = 1, i = 1;
+  } else if (n > 0 && (strcmp(ops[0].ptr, "FusedBatchNorm") == 0 ||
+                       strcmp(ops[0].ptr, "FusedBatchNormV3") == 0)) {
+    e->kind = TFS_FE_BATCH_NORM, e->nargs = 4, i = 1;
+  } else if (n > 0 && strcmp(ops[0].ptr, "Mul") == 0) {
+    e->kind = TFS_FE_MUL, e->nargs = 1, i = 1;
+  }
+  if (i < n) {
+    static const char *const kActs[] = {"",          "Relu", "Relu6",  "Elu",
+                                        "LeakyRelu", "Tanh", "Sigmoid"};
+    for (int a = 1; a < 7; a++)
+      if (strcmp(ops[i].ptr, kActs[a]) == 0) {
+        e->act = a;
+        i++;
+        break;
+      }
+  }
+  int64_t num_args = -1;
+  tfs_attrs_get_int(ki->attrs, "num_args", &num_args);
+  if (i != n || n == 0 || !(allowed & (1u << e->kind)) ||
+      (num_args >= 0 && num_args != e->nargs)) {
+    char buf[256] = "";
+    size_t used = 0;
+    for (int k = 0; k < n && used + 2 < sizeof buf; k++)
+      used += (size_t)snprintf(buf + used, sizeof buf - used, "%s%s",
+                               k ? "," : "", ops[k].ptr);
+    return tfs_ki_error(ki, TFS_UNIMPLEMENTED,
+                        "Fusion is not implemented: [%s]", buf);
+  }
+  return 0;
+}
+
+static inline float tfs_fused_act(int act, float x, float alpha) {
+  switch (act) {
+    case TFS_FA_RELU:
+      return x > 0 ? x : (x != x ? x : 0.0f);
+    case TFS_FA_RELU6:
+      return x > 0 ? (x > 6.0f ? 6.0f : x) : (x != x ? x : 0.0f);
+    case TFS_FA_ELU:
+      return x < 0 ? expf(x) - 1.0f : x;
+    case TFS_FA_LEAKY_RELU:
+      return x > 0 ? x : alpha * x;
+    case TFS_FA_TANH:
+      return tanhf(x);
+    case TFS_FA_SIGMOID: {
+      if (x >= 0) return 1.0f / (1.0f + expf(-x));
+      float e = expf(x);
+      return e / (1.0f + e);
+    }
+    default:
+      return x;
+  }
+}
+
+/* One row pass per (scale?, shift?) case, so the compiler vectorizes the
+ * cheap activations (the including file enables tree-vectorize). */
+#define TFS_FUSED_ROWS(EXPR)                                        \
+  for (int64_t r = 0; r < nrows; r++) {                             \
+    float *p = rows + r * ld;                                       \
+    if (scale && shift) {                                           \
+      for (int64_t j = 0; j < ch; j++) {                            \
+        float x = p[j] * scale[j] + shift[j];                       \
+        p[j] = (EXPR);                                              \
+      }                                                             \
+    } else if (shift) {                                             \
+      for (int64_t j = 0; j < ch; j++) {                            \
+        float x = p[j] + shift[j];                                  \
+        p[j] = (EXPR);                                              \
+      }                                                             \
+    } else {                                                        \
+      for (int64_t j = 0; j < ch; j++) {                            \
+        float x = p[j];                                             \
+        p[j] = (EXPR);                                              \
+      }                                                             \
+    }                                                               \
+  }
+
+/* rows[r * ld + j] = act(rows[r * ld + j] * scale[j] + shift[j]) for
+ * j < ch; scale and shift may be NULL (1 and 0). */
+static inline void tfs_fused_apply(const tfs_fused_epilogue *e, float *rows,
+                                   int64_t nrows, int64_t ch, int64_t ld,
+                                   const float *scale, const float *shift) {
+  const float alpha = e->alpha;
+  switch (e->act) {
+    case TFS_FA_NONE:
+      if (scale || shift) TFS_FUSED_ROWS(x);
+      break;
+    case TFS_FA_RELU:
+      TFS_FUSED_ROWS(x > 0 ? x : (x != x ? x : 0.0f));
+      break;
+    case TFS_FA_RELU6:
+      TFS_FUSED_ROWS(x > 0 ? (x > 6.0f ? 6.0f : x) : (x != x ? x : 0.0f));
+      break;
+    case TFS_FA_LEAKY_RELU:
+      TFS_FUSED_ROWS(x > 0 ? x : alpha * x);
+      break;
+    default: {
+      int act = e->act;
+      TFS_FUSED_ROWS(tfs_fused_act(act, x, alpha));
+    }
+  }
+}
+
+/* Per-channel scale and shift of the epilogue from the kernel's args
+ * (inputs 2..): bias -> (NULL, bias); batch norm -> scale/sqrt(var+eps),
+ * offset - mean * that.  `buf` has room for 2 * ch floats.  Fails c with
+ * TensorFlow's messages on bad arg sizes. */
+static inline int tfs_fused_channel_params(tfs_kernel_ctx *c,
+                                           const tfs_fused_epilogue *e,
+                                           int64_t ch, float *buf,
+                                           const float **scale,
+                                           const float **shift) {
+  *scale = NULL;
+  *shift = NULL;
+  if (e->kind == TFS_FE_NONE || e->kind == TFS_FE_MUL) return 0;
+  for (int k = 0; k < e->nargs; k++) {
+    const tfs_tensor *a = c->inputs[2 + k];
+    if (a->dtype != TFS_FLOAT || a->nelems != ch) {
+      tfs_kctx_fail(c, TFS_INVALID_ARGUMENT,
+                    "%s must be a 1-D float vector of %lld values, got %lld",
+                    e->kind == TFS_FE_BIAS ? "bias" : "batch norm argument",
+                    (long long)ch, (long long)a->nelems);
+      return -1;
+    }
+  }
+  if (e->kind == TFS_FE_BIAS) {
+    *shift = (const float *)c->inputs[2]->data;
+    return 0;
+  }
+  const float *sc = c->inputs[2]->data, *off = c->inputs[3]->data;
+  const float *mean = c->inputs[4]->data, *var = c->inputs[5]->data;
+  for (int64_t j = 0; j < ch; j++) {
+    float s = sc[j] / sqrtf(var[j] + e->epsilon);
+    buf[j] = s;
+    buf[ch + j] = off[j] - mean[j] * s;
+  }
+  *scale = buf;
+  *shift = buf + ch;
+  return 0;
+}
+
+#endif

@@ -1,0 +1,290 @@
+/*
+ * backends/cpu/fused_matmul.c - the remapper's fused products on the CPU:
+ * _FusedMatMul (MatMul + BiasAdd [+ activation]: tfsess's GEMM, constant
+ * weights packed once, then the epilogue over each block of rows while it
+ * is in cache), _FusedBatchMatMulV2 (BatchMatMulV2 scaled by a scalar:
+ * the scale becomes the GEMM's alpha) and _TfsSwish (x * sigmoid(x) in
+ * one pass).  float only; the remapper fuses nothing else.
+ */
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC optimize("tree-vectorize", "vect-cost-model=dynamic")
+#endif
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/alloc.h"
+#include "backends/cpu/cpu_tables.h"
+#include "backends/cpu/fused_epilogue.h"
+#include "backends/cpu/gemm.h"
+
+/* ---- _FusedMatMul
+ * ------------------------------------------------------------ */
+
+typedef struct fmm_state {
+  int ta, tb;
+  tfs_fused_epilogue e;
+  const tfs_tensor *b_const;
+  tfs_gemm_packed *b_packed;
+} fmm_state;
+
+static void fmm_release(void *p) {
+  fmm_state *s = p;
+  if (!s) return;
+  tfs_gemm_packed_free(s->b_packed);
+  tfs_free(s);
+}
+
+static int fmm_prepare(tfs_kernel_init *ki) {
+  fmm_state *s = tfs_calloc(1, sizeof(*s));
+  if (!s) return tfs_ki_error(ki, TFS_RESOURCE_EXHAUSTED, "out of memory");
+  ki->state = s;
+  tfs_attrs_get_bool(ki->attrs, "transpose_a", &s->ta);
+  tfs_attrs_get_bool(ki->attrs, "transpose_b", &s->tb);
+  if (tfs_fused_parse(ki, 1u << TFS_FE_BIAS, &s->e)) return -1;
+  const tfs_tensor *b = ki->in_consts ? ki->in_consts[1] : NULL;
+  if (b && b->dtype == TFS_FLOAT && b->shape.rank == 2 && b->nelems > 0) {
+    int64_t r = b->shape.dims[0], cols = b->shape.dims[1];
+    s->b_packed = tfs_gemm_pack_b_f32(s->tb, s->tb ? cols : r, s->tb ? r : cols,
+                                      b->data, cols);
+    if (s->b_packed) s->b_const = b;
+  }
+  return 0;
+}
+
+typedef struct fmm_job {
+  const fmm_state *s;
+  const float *a;
+  int64_t lda, n, k, m;
+  int64_t unit; /* rows of a parallel unit: one micro-kernel panel */
+  const float *b;
+  int64_t ldb;
+  float *o;
+  const float *bias;
+} fmm_job;
+
+/* Units of rows for the parallel split are whole micro-kernel panels
+ * (tfs_gemm_panel_rows), so that only the matrix's last panel is a
+ * partial one; a task works through its rows a cache-sized block (a
+ * whole number of panels) at a time. */
+#define FMM_BLOCK_PANELS 8
+
+/* Row units [u0, u1): product then epilogue, block by block. */
+static void fmm_rows(void *arg, int64_t u0, int64_t u1) {
+  const fmm_job *j = arg;
+  const fmm_state *s = j->s;
+  const int64_t block = FMM_BLOCK_PANELS * j->unit;
+  int64_t r0 = u0 * j->unit, r1 = u1 * j->unit < j->m ? u1 * j->unit : j->m;
+  for (int64_t r = r0; r < r1; r += block) {
+    int64_t m = r + block < r1 ? block : r1 - r;
+    const float *a = s->ta ? j->a + r : j->a + r * j->lda;
+    float *o = j->o + r * j->n;
+    if (s->b_packed && j->b == (const float *)s->b_const->data)
+      tfs_gemm_f32_packed(s->ta, m, 1.0f, a, j->lda, s->b_packed, 0.0f, o, j->n,
+                          NULL);
+    else
+      tfs_gemm_f32(s->ta, s->tb, m, j->n, j->k, 1.0f, a, j->lda, j->b, j->ldb,
+                   0.0f, o, j->n, NULL);
+    tfs_fused_apply(&s->e, o, m, j->n, j->n, NULL, j->bias);
+  }
+}
+
+static void fmm_epilogue(void *arg, int64_t r0, int64_t r1) {
+  const fmm_job *j = arg;
+  tfs_fused_apply(&j->s->e, j->o + r0 * j->n, r1 - r0, j->n, j->n, NULL,
+                  j->bias);
+}
+
+static void fmm_compute(tfs_kernel_ctx *c) {
+  const fmm_state *s = c->state;
+  const tfs_tensor *a = c->inputs[0], *b = c->inputs[1];
+  int64_t m, k, n;
+  if (tfs_matmul_check_2d(c, a, b, s->ta, s->tb, &m, &k, &n)) return;
+  const float *scale = NULL, *shift = NULL;
+  if (tfs_fused_channel_params(c, &s->e, n, NULL, &scale, &shift)) return;
+  tfs_shape os;
+  tfs_shape_2d(&os, m, n);
+  tfs_tensor *o = tfs_kctx_alloc_output(c, 0, &os);
+  if (!o || m == 0 || n == 0) return;
+  if (k == 0) {
+    memset(o->data, 0, o->nbytes);
+    tfs_fused_apply(&s->e, o->data, m, n, n, NULL, shift);
+    return;
+  }
+  fmm_job j = {.s = s, .a = a->data, .lda = a->shape.dims[1], .n = n,
+               .k = k, .m = m, .unit = tfs_gemm_panel_rows(),
+               .b = b->data, .ldb = b->shape.dims[1], .o = o->data,
+               .bias = shift};
+  tfs_threadpool *pool = tfs_kctx_intra_pool(c);
+  if (m >= 64 * (int64_t)tfs_threadpool_parallelism(pool)) {
+    /* many rows: each task multiplies a block and finishes it in cache */
+    tfs_kctx_parallel_for(c, (m + j.unit - 1) / j.unit,
+                          j.unit * (tfs_gemm_cost_ns(1, n, k) + n), fmm_rows,
+                          &j);
+    return;
+  }
+  /* few rows (small batches): the GEMM splits the columns itself */
+  if (s->b_packed && j.b == (const float *)s->b_const->data)
+    tfs_gemm_f32_packed(s->ta, m, 1.0f, j.a, j.lda, s->b_packed, 0.0f, j.o, n,
+                        pool);
+  else
+    tfs_gemm_f32(s->ta, s->tb, m, n, k, 1.0f, j.a, j.lda, j.b, j.ldb, 0.0f, j.o,
+                 n, pool);
+  tfs_kctx_parallel_for(c, m, n * 4, fmm_epilogue, &j);
+}
+
+/* ---- _FusedBatchMatMulV2: scale * (x @ y) with batch broadcasting -----------
+ */
+
+typedef struct fbmm_state {
+  int adj_x, adj_y;
+  tfs_fused_epilogue e;
+} fbmm_state;
+
+static int fbmm_prepare(tfs_kernel_init *ki) {
+  fbmm_state *s = tfs_calloc(1, sizeof(*s));
+  if (!s) return tfs_ki_error(ki, TFS_RESOURCE_EXHAUSTED, "out of memory");
+  ki->state = s;
+  tfs_attrs_get_bool(ki->attrs, "adj_x", &s->adj_x);
+  tfs_attrs_get_bool(ki->attrs, "adj_y", &s->adj_y);
+  return tfs_fused_parse(ki, 1u << TFS_FE_MUL, &s->e);
+}
+
+typedef struct fbmm_job {
+  const fbmm_state *s;
+  const float *x, *y;
+  float *o;
+  int64_t m, n, k;
+  int nb;                                       /* batch rank of the output */
+  int64_t odims[TFS_MAX_RANK];                  /* output batch dims */
+  int64_t xst[TFS_MAX_RANK], yst[TFS_MAX_RANK]; /* batch strides (0: bcast) */
+  float alpha;
+} fbmm_job;
+
+static void fbmm_range(void *arg, int64_t b0, int64_t b1) {
+  const fbmm_job *j = arg;
+  for (int64_t b = b0; b < b1; b++) {
+    int64_t rem = b, xo = 0, yo = 0;
+    for (int d = j->nb - 1; d >= 0; d--) {
+      int64_t i = rem % j->odims[d];
+      rem /= j->odims[d];
+      xo += i * j->xst[d];
+      yo += i * j->yst[d];
+    }
+    tfs_gemm_f32(j->s->adj_x, j->s->adj_y, j->m, j->n, j->k, j->alpha,
+                 j->x + xo, j->s->adj_x ? j->m : j->k, j->y + yo,
+                 j->s->adj_y ? j->k : j->n, 0.0f, j->o + b * j->m * j->n, j->n,
+                 NULL);
+  }
+}
+
+static void fbmm_compute(tfs_kernel_ctx *c) {
+  const fbmm_state *s = c->state;
+  const tfs_tensor *x = c->inputs[0], *y = c->inputs[1], *sc = c->inputs[2];
+  int rx = x->shape.rank, ry = y->shape.rank;
+  if (rx < 2 || ry < 2 || sc->nelems != 1) {
+    tfs_kctx_fail(c, TFS_INVALID_ARGUMENT,
+                  "_FusedBatchMatMulV2 needs matrices and a scalar scale");
+    return;
+  }
+  fbmm_job j;
+  memset(&j, 0, sizeof j);
+  j.s = s;
+  j.m = x->shape.dims[rx - (s->adj_x ? 1 : 2)];
+  j.k = x->shape.dims[rx - (s->adj_x ? 2 : 1)];
+  int64_t ky = y->shape.dims[ry - (s->adj_y ? 1 : 2)];
+  j.n = y->shape.dims[ry - (s->adj_y ? 2 : 1)];
+  if (j.k != ky) {
+    tfs_kctx_fail(c, TFS_INVALID_ARGUMENT,
+                  "Matrix size-incompatible: In[0] inner %lld, In[1] %lld",
+                  (long long)j.k, (long long)ky);
+    return;
+  }
+  int bx = rx - 2, by = ry - 2;
+  j.nb = bx > by ? bx : by;
+  int64_t xs = j.m * j.k, ys = j.k * j.n, nbatch = 1;
+  for (int d = j.nb - 1; d >= 0; d--) {
+    int ix = d - (j.nb - bx), iy = d - (j.nb - by);
+    int64_t dx = ix >= 0 ? x->shape.dims[ix] : 1;
+    int64_t dy = iy >= 0 ? y->shape.dims[iy] : 1;
+    if (dx != dy && dx != 1 && dy != 1) {
+      tfs_kctx_fail(c, TFS_INVALID_ARGUMENT,
+                    "In[0] and In[1] must have compatible batch dimensions");
+      return;
+    }
+    j.odims[d] = dx > dy ? dx : dy;
+    j.xst[d] = dx == 1 ? 0 : xs;
+    j.yst[d] = dy == 1 ? 0 : ys;
+    xs *= dx;
+    ys *= dy;
+    nbatch *= j.odims[d];
+  }
+  tfs_shape os;
+  os.rank = j.nb + 2;
+  for (int d = 0; d < j.nb; d++) os.dims[d] = j.odims[d];
+  os.dims[j.nb] = j.m;
+  os.dims[j.nb + 1] = j.n;
+  tfs_tensor *o = tfs_kctx_alloc_output(c, 0, &os);
+  if (!o || o->nelems == 0) return;
+  j.x = x->data;
+  j.y = y->data;
+  j.o = o->data;
+  j.alpha = ((const float *)sc->data)[0];
+  if (j.k == 0) {
+    memset(o->data, 0, o->nbytes);
+    return;
+  }
+  tfs_kctx_parallel_for(c, nbatch, tfs_gemm_cost_ns(j.m, j.n, j.k), fbmm_range,
+                        &j);
+}
+
+/* ---- _TfsSwish
+ * ------------------------------------------------------------------ */
+
+typedef struct swish_job {
+  const void *x;
+  void *o;
+  int dbl;
+} swish_job;
+
+static void swish_range(void *arg, int64_t b, int64_t e) {
+  const swish_job *j = arg;
+  if (j->dbl) {
+    const double *x = j->x;
+    double *o = j->o;
+    for (int64_t i = b; i < e; i++) {
+      double v = x[i], s;
+      if (v >= 0) {
+        s = 1.0 / (1.0 + exp(-v));
+      } else {
+        double t = exp(v);
+        s = t / (1.0 + t);
+      }
+      o[i] = v * s;
+    }
+    return;
+  }
+  const float *x = j->x;
+  float *o = j->o;
+  for (int64_t i = b; i < e; i++)
+    o[i] = x[i] * tfs_fused_act(TFS_FA_SIGMOID, x[i], 0.0f);
+}
+
+static void swish_compute(tfs_kernel_ctx *c) {
+  const tfs_tensor *x = c->inputs[0];
+  tfs_tensor *o = tfs_kctx_forward_or_alloc(c, 0, 0, &x->shape);
+  if (!o || o->nelems == 0) return;
+  swish_job j = {x->data, o->data, x->dtype == TFS_DOUBLE};
+  tfs_kctx_parallel_for(c, x->nelems, 12, swish_range, &j);
+}
+
+const tfs_kernel_def tfs_cpu_kernels_fused_matmul[] = {
+    {"_FusedMatMul", "CPU", "T", TFS_DT_BIT(TFS_FLOAT), fmm_prepare,
+     fmm_compute, fmm_release, TFS_KERNEL_EXPENSIVE, NULL},
+    {"_FusedBatchMatMulV2", "CPU", "T", TFS_DT_BIT(TFS_FLOAT), fbmm_prepare,
+     fbmm_compute, free, TFS_KERNEL_EXPENSIVE, NULL},
+    {"_TfsSwish", "CPU", "T", TFS_DT_BIT(TFS_FLOAT) | TFS_DT_BIT(TFS_DOUBLE),
+     NULL, swish_compute, NULL, 0, NULL},
+    {NULL, NULL, NULL, 0, NULL, NULL, NULL, 0, NULL},
+};

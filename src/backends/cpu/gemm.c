@@ -1,0 +1,825 @@
+/*
+ * backends/cpu/gemm.c - the GEMM driver: picks the micro-kernel family for
+ * this CPU once, blocks the product for the caches, packs A and B (B
+ * possibly once, ahead of time) and splits the macro tiles over the
+ * intra-op pool; without AVX2, rows go to single-threaded OpenBLAS.
+ */
+
+/*
+ * Blocking is BLIS's: N blocks of NC columns, K blocks of KC, M blocks of
+ * MC rows; a KCxNR B panel stays in L1 while the MCxKC A block streams
+ * from L2 and the KCxNC B block sits in L3.
+ */
+#include "backends/cpu/gemm.h"
+
+#include <cblas.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#ifdef __SSE2__
+#include <xmmintrin.h>
+#endif
+
+#include "core/alloc.h"
+#include "core/cpu.h"
+#include "core/log.h"
+#include "core/threadpool.h"
+#include "backends/cpu/gemm_internal.h"
+
+/* OpenBLAS extensions; weak so that another CBLAS also links. */
+extern char *openblas_get_corename(void) __attribute__((weak));
+extern char *openblas_get_config(void) __attribute__((weak));
+extern void openblas_set_num_threads(int n) __attribute__((weak));
+
+static pthread_once_t g_once = PTHREAD_ONCE_INIT;
+static pthread_key_t g_key;
+static const tfs_gemm_isa *g_auto;       /* best family for this CPU */
+static tfs_gemm_isa g_custom;            /* tfs_gemm__set_blocking */
+static const tfs_gemm_isa *_Atomic g_isa; /* in use; NULL: OpenBLAS */
+static char g_desc[160];
+static atomic_ullong g_tag;
+
+#define MIN(a, b) ((a) < (b) ? (a) : (b))
+
+/* Per-thread packing buffers, freed when the thread exits. */
+typedef struct tls_bufs {
+  float *a, *b;
+  size_t acap, bcap;  /* floats */
+  uint64_t a_tag;     /* which A block `a` holds: call, row block, */
+  int64_t a_block, a_pc; /* depth offset */
+} tls_bufs;
+
+static void tls_destroy(void *p) {
+  tls_bufs *t = p;
+  tfs_aligned_free(t->a);
+  tfs_aligned_free(t->b);
+  free(t);
+}
+
+static void describe(void) {
+  const tfs_gemm_isa *isa = atomic_load(&g_isa);
+  const char *core = openblas_get_corename ? openblas_get_corename() : NULL;
+  if (isa)
+    snprintf(g_desc, sizeof g_desc, "tfsess %s (OpenBLAS core %s, 1 thread)",
+             isa->name, core ? core : "n/a");
+  else
+    snprintf(g_desc, sizeof g_desc, "OpenBLAS core %s, 1 thread per "
+             "intra-op worker", core ? core : "unknown");
+}
+
+static void init_once(void) {
+  pthread_key_create(&g_key, tls_destroy);
+  if (tfs_cpu_has(TFS_CPU_ISA_AVX512))
+    g_auto = &tfs_gemm_isa_avx512;
+  else if (tfs_cpu_has(TFS_CPU_ISA_AVX2))
+    g_auto = &tfs_gemm_isa_avx2;
+  atomic_store(&g_isa, g_auto);
+  /* We split GEMMs over the intra-op pool ourselves: OpenBLAS's own
+   * threads would only compete with it. */
+  if (openblas_set_num_threads) openblas_set_num_threads(1);
+  describe();
+}
+
+void tfs_gemm_init(void) {
+  pthread_once(&g_once, init_once);
+  if (tfs_log_enabled(TFS_LOG_DEBUG))
+    tfs_log(TFS_LOG_DEBUG, "gemm: %s; %s", g_desc,
+            openblas_get_config ? openblas_get_config() : "no OpenBLAS");
+}
+
+int tfs_gemm_panel_rows(void) {
+  pthread_once(&g_once, init_once);
+  const tfs_gemm_isa *isa = atomic_load_explicit(&g_isa, memory_order_relaxed);
+  return isa ? isa->mr : 1;
+}
+
+const char *tfs_gemm_describe(void) {
+  pthread_once(&g_once, init_once);
+  return g_desc;
+}
+
+int tfs_gemm__force_path(const char *name) {
+  pthread_once(&g_once, init_once);
+  const tfs_gemm_isa *isa;
+  if (!name || strcmp(name, "auto") == 0) {
+    isa = g_auto;
+  } else if (strcmp(name, "openblas") == 0) {
+    isa = NULL;
+  } else if (strcmp(name, "avx2") == 0) {
+    if (!tfs_cpu_has(TFS_CPU_ISA_AVX2)) return -1;
+    isa = &tfs_gemm_isa_avx2;
+  } else if (strcmp(name, "avx512") == 0) {
+    if (!tfs_cpu_has(TFS_CPU_ISA_AVX512)) return -1;
+    isa = &tfs_gemm_isa_avx512;
+  } else {
+    return -1;
+  }
+  atomic_store(&g_isa, isa);
+  describe();
+  return 0;
+}
+
+int tfs_gemm__set_blocking(int kc, int mc, int nc) {
+  pthread_once(&g_once, init_once);
+  const tfs_gemm_isa *cur = atomic_load(&g_isa);
+  if (!cur || kc < 1 || mc < cur->mr || nc < cur->nr) return -1;
+  if (cur != &g_custom) g_custom = *cur;
+  g_custom.kc = kc;
+  g_custom.mc = mc - mc % g_custom.mr;
+  g_custom.nc = nc - nc % g_custom.nr;
+  atomic_store(&g_isa, &g_custom);
+  return 0;
+}
+
+static tls_bufs *tls(void) {
+  static __thread tls_bufs *t;
+  if (!t) {
+    t = calloc(1, sizeof(*t));
+    if (t) pthread_setspecific(g_key, t);
+  }
+  return t;
+}
+
+static float *tls_grow(float **p, size_t *cap, size_t need) {
+  if (*cap >= need) return *p;
+  tfs_aligned_free(*p);
+  *p = tfs_aligned_alloc(need * sizeof(float));
+  *cap = *p ? need : 0;
+  return *p;
+}
+
+/* The A packing buffer with room for `need` floats; a new buffer holds no
+ * packed block. */
+static float *tls_abuf(tls_bufs *t, size_t need) {
+  if (!t) return NULL;
+  float *old = t->a;
+  float *a = tls_grow(&t->a, &t->acap, need);
+  if (a != old) t->a_tag = 0;
+  return a;
+}
+
+/* ---- packing ---------------------------------------------------------------- */
+
+#ifdef __SSE2__
+/* Four depth steps of six rows: a 4x4 transpose of rows 0-3 and the
+ * pairs of rows 4-5, written as four 6-float columns of the panel. */
+static inline void transpose_6x4(const float *const *src, int64_t p,
+                                 float *dst) {
+  __m128 r0 = _mm_loadu_ps(src[0] + p), r1 = _mm_loadu_ps(src[1] + p);
+  __m128 r2 = _mm_loadu_ps(src[2] + p), r3 = _mm_loadu_ps(src[3] + p);
+  __m128 r4 = _mm_loadu_ps(src[4] + p), r5 = _mm_loadu_ps(src[5] + p);
+  _MM_TRANSPOSE4_PS(r0, r1, r2, r3);
+  __m128 lo = _mm_unpacklo_ps(r4, r5), hi = _mm_unpackhi_ps(r4, r5);
+  _mm_storeu_ps(dst, r0);
+  _mm_storel_pi((__m64 *)(dst + 4), lo);
+  _mm_storeu_ps(dst + 6, r1);
+  _mm_storeh_pi((__m64 *)(dst + 10), lo);
+  _mm_storeu_ps(dst + 12, r2);
+  _mm_storel_pi((__m64 *)(dst + 16), hi);
+  _mm_storeu_ps(dst + 18, r3);
+  _mm_storeh_pi((__m64 *)(dst + 22), hi);
+}
+#endif
+
+/* A rows [r0, r0 + mb) x cols [pc, pc + kb) into MR-row panels. */
+static void pack_a(const tfs_gemm_isa *isa, int trans, const float *a,
+                   int64_t lda, int64_t r0, int64_t mb, int64_t pc,
+                   int64_t kb, float *out) {
+  const int mr = isa->mr;
+  for (int64_t ip = 0; ip * mr < mb; ip++) {
+    float *dst = out + ip * kb * mr;
+    int64_t row = r0 + ip * mr;
+    int rows = (int)MIN((int64_t)mr, mb - ip * mr);
+    if (!trans) {
+      /* read mr rows side by side, write the panel contiguously */
+      const float *src[TFS_GEMM_MAX_MR];
+      for (int i = 0; i < rows; i++) src[i] = a + (row + i) * lda + pc;
+      if (rows == 6 && mr == 6) { /* the row pointers in registers */
+        const float *s0 = src[0], *s1 = src[1], *s2 = src[2], *s3 = src[3],
+                    *s4 = src[4], *s5 = src[5];
+        int64_t p = 0;
+#ifdef __SSE2__
+        for (; p + 4 <= kb; p += 4, dst += 24) transpose_6x4(src, p, dst);
+#endif
+        for (; p < kb; p++, dst += 6) {
+          dst[0] = s0[p], dst[1] = s1[p], dst[2] = s2[p];
+          dst[3] = s3[p], dst[4] = s4[p], dst[5] = s5[p];
+        }
+      } else if (rows == mr) {
+        for (int64_t p = 0; p < kb; p++, dst += mr)
+          for (int i = 0; i < mr; i++) dst[i] = src[i][p];
+      } else {
+        /* a partial panel (a batch of one): zero it in one go, then
+         * scatter the rows (a zero loop per step would become a memset
+         * call per step) */
+        memset(dst, 0, sizeof(float) * (size_t)(kb * mr));
+        for (int i = 0; i < rows; i++) {
+          const float *s = src[i];
+          for (int64_t p = 0; p < kb; p++) dst[p * mr + i] = s[p];
+        }
+      }
+    } else {
+      if (rows < mr) memset(dst, 0, sizeof(float) * (size_t)(kb * mr));
+      for (int64_t p = 0; p < kb; p++) {
+        const float *src = a + (pc + p) * lda + row;
+        float *d = dst + p * mr;
+        for (int i = 0; i < rows; i++) d[i] = src[i];
+      }
+    }
+  }
+}
+
+/* Rows [q0, q0 + qn) of B panel jp (not transposed), the copy sized
+ * at compile time for whole panels of the kernels' widths. */
+static inline void pack_b_rows(int nr, const float *src, int64_t ldb,
+                               int cols, int64_t qn, float *dst) {
+  if (cols == nr && nr == 16)
+    for (int64_t q = 0; q < qn; q++)
+      memcpy(dst + q * 16, src + q * ldb, sizeof(float) * 16);
+  else if (cols == nr && nr == 32)
+    for (int64_t q = 0; q < qn; q++)
+      memcpy(dst + q * 32, src + q * ldb, sizeof(float) * 32);
+  else
+    for (int64_t q = 0; q < qn; q++) {
+      memcpy(dst + q * nr, src + q * ldb, sizeof(float) * (size_t)cols);
+      memset(dst + q * nr + cols, 0, sizeof(float) * (size_t)(nr - cols));
+    }
+}
+
+/* B panels [p0, p1) of the block rows [pc, pc + kb) x cols [jc, jc + nb);
+ * panel jp goes to out + jp * stride.  Untransposed B is read a few rows
+ * at a time across all the panels: whole cache lines of contiguous rows,
+ * not one line per row of a far-strided column strip. */
+static void pack_b(int nr, int trans, const float *b, int64_t ldb,
+                   int64_t pc, int64_t kb, int64_t jc, int64_t nb,
+                   int64_t p0, int64_t p1, float *out, int64_t stride) {
+  if (!trans) {
+    enum { ROWS = 8 };
+    for (int64_t q0 = 0; q0 < kb; q0 += ROWS) {
+      int64_t qn = MIN((int64_t)ROWS, kb - q0);
+      for (int64_t jp = p0; jp < p1; jp++) {
+        int64_t col = jc + jp * nr;
+        int cols = (int)MIN((int64_t)nr, jc + nb - col);
+        pack_b_rows(nr, b + (pc + q0) * ldb + col, ldb, cols, qn,
+                    out + jp * stride + q0 * nr);
+      }
+    }
+    return;
+  }
+  for (int64_t jp = p0; jp < p1; jp++) {
+    float *dst = out + jp * stride;
+    int64_t col = jc + jp * nr;
+    int cols = (int)MIN((int64_t)nr, jc + nb - col);
+    for (int j = 0; j < cols; j++) {
+      const float *src = b + (col + j) * ldb + pc;
+      for (int64_t p = 0; p < kb; p++) dst[p * nr + j] = src[p];
+    }
+    for (int64_t p = 0; p < kb; p++)
+      for (int j = cols; j < nr; j++) dst[p * nr + j] = 0.0f;
+  }
+}
+
+typedef struct {
+  int nr, trans;
+  const float *b;
+  int64_t ldb, pc, kb, jc, nb, stride;
+  float *out;
+} packb_job;
+
+static void packb_range(void *arg, int64_t begin, int64_t end) {
+  packb_job *j = arg;
+  pack_b(j->nr, j->trans, j->b, j->ldb, j->pc, j->kb, j->jc, j->nb, begin,
+         end, j->out, j->stride);
+}
+
+/* ---- macro tiles ---------------------------------------------------------------- */
+
+/* One N block of a product whose B block is packed over the whole depth
+ * k: panel jp at bpack + jp * k * nr.  Tasks are (column chunk, row
+ * block) pairs; each walks all of K itself, so a product is one fork. */
+typedef struct {
+  const tfs_gemm_isa *isa;
+  int trans_a;
+  const float *a;
+  int64_t lda, m, k;
+  const float *bpack;
+  int64_t nb, npanels;   /* columns of this block, their panels */
+  float alpha, beta;
+  float *c;              /* column 0 of this block */
+  int64_t ldc;
+  int64_t mc, mblocks, chunk_panels; /* row block size and count */
+  uint64_t tag;
+} macro_job;
+
+/* Scalar fallback for one tile when a packing buffer is unavailable. */
+static void tile_naive(const macro_job *j, int64_t ic, int64_t mb,
+                       int64_t jp0, int64_t jp1) {
+  const int nr = j->isa->nr;
+  for (int64_t i = ic; i < ic + mb; i++) {
+    for (int64_t jp = jp0; jp < jp1; jp++) {
+      const float *bp = j->bpack + jp * j->k * nr;
+      int64_t col = jp * nr;
+      int cols = (int)MIN((int64_t)nr, j->nb - col);
+      for (int q = 0; q < cols; q++) {
+        float acc = 0.0f;
+        for (int64_t p = 0; p < j->k; p++) {
+          float x = j->trans_a ? j->a[p * j->lda + i] : j->a[i * j->lda + p];
+          acc += x * bp[p * nr + q];
+        }
+        float *cc = j->c + i * j->ldc + col + q;
+        *cc = j->alpha * acc + (j->beta != 0.0f ? j->beta * *cc : 0.0f);
+      }
+    }
+  }
+}
+
+static void macro_range(void *arg, int64_t begin, int64_t end) {
+  const macro_job *j = arg;
+  const tfs_gemm_isa *isa = j->isa;
+  const int mr = isa->mr, nr = isa->nr;
+  tls_bufs *t = tls();
+  float *abuf = tls_abuf(t, (size_t)(isa->mc / mr + 1) * mr * isa->kc);
+  for (int64_t task = begin; task < end; task++) {
+    /* chunk-major: a thread's consecutive tasks share B panels */
+    int64_t ci = task / j->mblocks, mi = task % j->mblocks;
+    int64_t ic = mi * j->mc, mb = MIN(j->mc, j->m - ic);
+    int64_t jp0 = ci * j->chunk_panels;
+    int64_t jp1 = MIN(j->npanels, jp0 + j->chunk_panels);
+    int64_t mpanels = (mb + mr - 1) / mr;
+    if (!abuf) {
+      tile_naive(j, ic, mb, jp0, jp1);
+      continue;
+    }
+    for (int64_t pc = 0; pc < j->k; pc += isa->kc) {
+      int64_t kb = MIN((int64_t)isa->kc, j->k - pc);
+      float beta = pc == 0 ? j->beta : 1.0f;
+      if (t->a_tag != j->tag || t->a_block != mi || t->a_pc != pc) {
+        pack_a(isa, j->trans_a, j->a, j->lda, ic, mb, pc, kb, abuf);
+        t->a_tag = j->tag;
+        t->a_block = mi;
+        t->a_pc = pc;
+      }
+      for (int64_t jp = jp0; jp < jp1; jp++) {
+        const float *bp = j->bpack + jp * j->k * nr + pc * nr;
+        int cols = (int)MIN((int64_t)nr, j->nb - jp * nr);
+        float *crow = j->c + ic * j->ldc + jp * nr;
+        for (int64_t ip = 0; ip < mpanels; ip++) {
+          int rows = (int)MIN((int64_t)mr, mb - ip * mr);
+          isa->ukr[rows](kb, abuf + ip * kb * mr, bp,
+                         crow + ip * mr * j->ldc, j->ldc, cols, j->alpha,
+                         beta);
+        }
+      }
+    }
+  }
+}
+
+/* Runs one N block: one parallel loop over its macro tiles. */
+static void run_block(macro_job *j, tfs_threadpool *pool) {
+  const tfs_gemm_isa *isa = j->isa;
+  /* Time on one core: the FMAs (~32 flop/ns) plus streaming the packed B
+   * (~16 bytes/ns from L3), which dominates thin products (batch 1) and
+   * is worth splitting too. */
+  int64_t flops = 2 * j->m * j->nb * j->k;
+  int64_t cost = flops / 32 + j->k * j->npanels * isa->nr * 4 / 16 + 1;
+  int nt = tfs_threadpool_plan_threads(pool, cost, 1);
+  /* Row blocks of at most MC rows, as many for every thread (11 blocks of
+   * 96 rows leave one of two threads a block alone at the end; 12 of 90
+   * do not). */
+  j->mc = isa->mc;
+  if (nt > 1) {
+    int64_t per = (j->m + nt * j->mc - 1) / (nt * j->mc);
+    int64_t mc = (j->m + per * nt - 1) / (per * nt);
+    mc = (mc + isa->mr - 1) / isa->mr * isa->mr;
+    j->mc = MIN(mc, (int64_t)isa->mc);
+  }
+  j->mblocks = (j->m + j->mc - 1) / j->mc;
+  /* Enough tasks for every thread (twice over, for balance), by cutting
+   * the columns when there are too few row blocks. */
+  int64_t nchunks = 1;
+  if (nt > 1 && j->mblocks < 2 * nt) {
+    nchunks = (2 * nt + j->mblocks - 1) / j->mblocks;
+    if (nchunks > j->npanels) nchunks = j->npanels;
+  }
+  j->chunk_panels = (j->npanels + nchunks - 1) / nchunks;
+  nchunks = (j->npanels + j->chunk_panels - 1) / j->chunk_panels;
+  j->tag = atomic_fetch_add(&g_tag, 1) + 1;
+  int64_t ntasks = j->mblocks * nchunks;
+  tfs_threadpool_parallel_for(pool, ntasks, cost / ntasks + 1, macro_range,
+                              j);
+}
+
+static void scale_c(int64_t m, int64_t n, float beta, float *c, int64_t ldc) {
+  for (int64_t i = 0; i < m; i++) {
+    float *r = c + i * ldc;
+    if (beta == 0.0f)
+      memset(r, 0, sizeof(float) * (size_t)n);
+    else
+      for (int64_t q = 0; q < n; q++) r[q] *= beta;
+  }
+}
+
+/* ---- OpenBLAS path: rows over the pool, one BLAS thread each ------------------ */
+
+typedef struct {
+  int ta, tb;
+  int64_t n, k;
+  float alpha, beta;
+  const float *a, *b;
+  int64_t lda, ldb, ldc;
+  float *c;
+} blas_job;
+
+static void blas_rows(void *arg, int64_t r0, int64_t r1) {
+  const blas_job *j = arg;
+  const float *a = j->ta ? j->a + r0 : j->a + r0 * j->lda;
+  cblas_sgemm(CblasRowMajor, j->ta ? CblasTrans : CblasNoTrans,
+              j->tb ? CblasTrans : CblasNoTrans, (int)(r1 - r0), (int)j->n,
+              (int)j->k, j->alpha, a, (int)j->lda, j->b, (int)j->ldb,
+              j->beta, j->c + r0 * j->ldc, (int)j->ldc);
+}
+
+static void gemm_blas(int ta, int tb, int64_t m, int64_t n, int64_t k,
+                      float alpha, const float *a, int64_t lda,
+                      const float *b, int64_t ldb, float beta, float *c,
+                      int64_t ldc, tfs_threadpool *pool) {
+  blas_job j = {ta, tb, n, k, alpha, beta, a, b, lda, ldb, ldc, c};
+  tfs_threadpool_parallel_for(pool, m, 2 * n * k / 32 + 1, blas_rows, &j);
+}
+
+typedef struct {
+  int ta, tb;
+  int64_t n, k;
+  double alpha, beta;
+  const double *a, *b;
+  int64_t lda, ldb, ldc;
+  double *c;
+} dblas_job;
+
+static void dblas_rows(void *arg, int64_t r0, int64_t r1) {
+  const dblas_job *j = arg;
+  const double *a = j->ta ? j->a + r0 : j->a + r0 * j->lda;
+  cblas_dgemm(CblasRowMajor, j->ta ? CblasTrans : CblasNoTrans,
+              j->tb ? CblasTrans : CblasNoTrans, (int)(r1 - r0), (int)j->n,
+              (int)j->k, j->alpha, a, (int)j->lda, j->b, (int)j->ldb,
+              j->beta, j->c + r0 * j->ldc, (int)j->ldc);
+}
+
+void tfs_gemm_f64(int trans_a, int trans_b, int64_t m, int64_t n, int64_t k,
+                  double alpha, const double *a, int64_t lda,
+                  const double *b, int64_t ldb, double beta, double *c,
+                  int64_t ldc, tfs_threadpool *pool) {
+  pthread_once(&g_once, init_once);
+  if (m <= 0 || n <= 0) return;
+  dblas_job j = {trans_a, trans_b, n, k, alpha, beta, a, b, lda, ldb, ldc, c};
+  /* ~16 double flop/ns on one AVX2 core */
+  tfs_threadpool_parallel_for(pool, m, 2 * n * k / 16 + 1, dblas_rows, &j);
+}
+
+/* ---- entry points ------------------------------------------------------------- */
+
+/* Largest B block packed at once (floats): K x columns. */
+#define MAX_BBLOCK (8 << 20)
+
+void tfs_gemm_f32(int trans_a, int trans_b, int64_t m, int64_t n, int64_t k,
+                  float alpha, const float *a, int64_t lda, const float *b,
+                  int64_t ldb, float beta, float *c, int64_t ldc,
+                  tfs_threadpool *pool) {
+  pthread_once(&g_once, init_once);
+  if (m <= 0 || n <= 0) return;
+  if (k <= 0 || alpha == 0.0f) {
+    scale_c(m, n, beta, c, ldc);
+    return;
+  }
+  const tfs_gemm_isa *isa = atomic_load_explicit(&g_isa, memory_order_relaxed);
+  /* N blocks whose whole-depth B panels fit MAX_BBLOCK (at least one
+   * panel, at most NC columns) */
+  int64_t nc = isa ? MIN((int64_t)isa->nc, MAX_BBLOCK / k) : 0;
+  if (isa) nc = nc < isa->nr ? isa->nr : nc - nc % isa->nr;
+  tls_bufs *t = isa ? tls() : NULL;
+  float *bbuf =
+      t ? tls_grow(&t->b, &t->bcap,
+                   (size_t)k * (size_t)(MIN(n, nc) + isa->nr))
+        : NULL;
+  if (!bbuf) {
+    gemm_blas(trans_a, trans_b, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc,
+              pool);
+    return;
+  }
+  for (int64_t jc = 0; jc < n; jc += nc) {
+    int64_t nb = MIN(nc, n - jc);
+    int64_t npanels = (nb + isa->nr - 1) / isa->nr;
+    packb_job pj = {isa->nr, trans_b, b, ldb, 0, k, jc, nb, k * isa->nr,
+                    bbuf};
+    tfs_threadpool_parallel_for(pool, npanels, k * isa->nr / 4 + 1,
+                                packb_range, &pj);
+    macro_job mj = {
+        .isa = isa, .trans_a = trans_a, .a = a, .lda = lda, .m = m, .k = k,
+        .bpack = bbuf, .nb = nb, .npanels = npanels, .alpha = alpha,
+        .beta = beta, .c = c + jc, .ldc = ldc,
+    };
+    run_block(&mj, pool);
+  }
+}
+
+struct tfs_gemm_packed {
+  int64_t k, n;
+  const tfs_gemm_isa *isa; /* NULL: `data` is op(B) row-major, k x n */
+  float *data;             /* panel j at data + j * k * nr */
+};
+
+tfs_gemm_packed *tfs_gemm_pack_b_f32(int trans_b, int64_t k, int64_t n,
+                                     const float *b, int64_t ldb) {
+  pthread_once(&g_once, init_once);
+  tfs_gemm_packed *p = tfs_calloc(1, sizeof(*p));
+  if (!p) return NULL;
+  p->k = k;
+  p->n = n;
+  p->isa = atomic_load(&g_isa);
+  if (p->isa) {
+    int nr = p->isa->nr;
+    int64_t npanels = (n + nr - 1) / nr;
+    p->data = tfs_aligned_alloc(sizeof(float) * (size_t)(npanels * nr * k + 1));
+    if (!p->data) goto oom;
+    pack_b(nr, trans_b, b, ldb, 0, k, 0, n, 0, npanels, p->data, k * nr);
+  } else {
+    p->data = tfs_aligned_alloc(sizeof(float) * (size_t)(k * n + 1));
+    if (!p->data) goto oom;
+    for (int64_t q = 0; q < k; q++)
+      for (int64_t j = 0; j < n; j++)
+        p->data[q * n + j] = trans_b ? b[j * ldb + q] : b[q * ldb + j];
+  }
+  return p;
+oom:
+  tfs_free(p);
+  return NULL;
+}
+
+void tfs_gemm_packed_free(tfs_gemm_packed *p) {
+  if (!p) return;
+  tfs_aligned_free(p->data);
+  tfs_free(p);
+}
+
+int64_t tfs_gemm_packed_k(const tfs_gemm_packed *p) { return p->k; }
+int64_t tfs_gemm_packed_n(const tfs_gemm_packed *p) { return p->n; }
+
+void tfs_gemm_f32_packed(int trans_a, int64_t m, float alpha,
+                         const float *a, int64_t lda,
+                         const tfs_gemm_packed *b, float beta, float *c,
+                         int64_t ldc, tfs_threadpool *pool) {
+  const int64_t n = b->n, k = b->k;
+  if (m <= 0 || n <= 0) return;
+  if (k <= 0 || alpha == 0.0f) {
+    scale_c(m, n, beta, c, ldc);
+    return;
+  }
+  const tfs_gemm_isa *isa = b->isa;
+  if (!isa) {
+    gemm_blas(trans_a, 0, m, n, k, alpha, a, lda, b->data, n, beta, c, ldc,
+              pool);
+    return;
+  }
+  for (int64_t jc = 0; jc < n; jc += isa->nc) {
+    int64_t nb = MIN((int64_t)isa->nc, n - jc);
+    macro_job mj = {
+        .isa = isa, .trans_a = trans_a, .a = a, .lda = lda, .m = m, .k = k,
+        .bpack = b->data + (jc / isa->nr) * k * isa->nr, .nb = nb,
+        .npanels = (nb + isa->nr - 1) / isa->nr, .alpha = alpha,
+        .beta = beta, .c = c + jc, .ldc = ldc,
+    };
+    run_block(&mj, pool);
+  }
+}
+
+/* ---- a caller-packed A ---------------------------------------------------------- */
+
+/* How a product of m rows and n columns is cut into tasks: row blocks of
+ * mc rows, column chunks of chunk_cols; task t is (row block t / nchunks,
+ * chunk t % nchunks), row-major, so that a thread's consecutive tasks
+ * share their rows (the A block they packed or gathered). */
+typedef struct tiling {
+  int64_t m, n, mc, mblocks, chunk_cols, nchunks;
+} tiling;
+
+/* Row blocks first, four per thread when the rows allow (small tasks
+ * balance a core that other work slows down) and down to two panels a
+ * block; then column chunks of whole panels.  Returns the task count. */
+static int64_t split_tiles(const tfs_gemm_isa *isa, int64_t m, int64_t n,
+                           int nt, int64_t mc_max, tiling *t) {
+  const int mr = isa ? isa->mr : 1, nr = isa ? isa->nr : 1;
+  int64_t want = nt > 1 ? 4 * (int64_t)nt : 1;
+  int64_t mc = (m + want - 1) / want;
+  mc = (mc + mr - 1) / mr * mr;
+  if (mc < 2 * mr) mc = 2 * mr;
+  if (mc > mc_max) mc = mc_max;
+  t->m = m;
+  t->n = n;
+  t->mc = mc;
+  t->mblocks = (m + mc - 1) / mc;
+  int64_t npanels = (n + nr - 1) / nr, nchunks = 1;
+  if (isa && t->mblocks < want) {
+    nchunks = (want + t->mblocks - 1) / t->mblocks;
+    if (nchunks > npanels) nchunks = npanels;
+  }
+  t->chunk_cols = (npanels + nchunks - 1) / nchunks * nr;
+  t->nchunks = (n + t->chunk_cols - 1) / t->chunk_cols;
+  return t->mblocks * t->nchunks;
+}
+
+/* Task `task`'s row block mi (rows [ic, ic + mb)) and columns [c0, c0 +
+ * nb). */
+static void tile_of(const tiling *t, int64_t task, int64_t *mi, int64_t *ic,
+                    int64_t *mb, int64_t *c0, int64_t *nb) {
+  *mi = task / t->nchunks;
+  *ic = *mi * t->mc;
+  *mb = MIN(t->mc, t->m - *ic);
+  *c0 = task % t->nchunks * t->chunk_cols;
+  *nb = MIN(t->chunk_cols, t->n - *c0);
+}
+
+/* A product whose tasks pack their own rows of A (tiling). */
+typedef struct {
+  const tfs_gemm_isa *isa; /* NULL: rows packed whole for OpenBLAS */
+  const tfs_gemm_a_source *src;
+  const tfs_gemm_packed *b;
+  float *c;
+  int64_t ldc;
+  tiling t;
+  uint64_t tag;
+  atomic_int failed;
+} src_job;
+
+static void src_tile_blas(src_job *j, tls_bufs *t, float *abuf, int64_t mi,
+                          int64_t ic, int64_t mb, int64_t c0, int64_t nb) {
+  const int64_t k = j->b->k, n = j->b->n;
+  if (t->a_tag != j->tag || t->a_block != mi) {
+    j->src->pack(j->src->arg, ic, mb, 0, k, 1, abuf);
+    t->a_tag = j->tag;
+    t->a_block = mi;
+    t->a_pc = 0;
+  }
+  cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)mb, (int)nb,
+              (int)k, 1.0f, abuf, (int)k, j->b->data + c0, (int)n, 0.0f,
+              j->c + ic * j->ldc + c0, (int)j->ldc);
+}
+
+static void src_tile(src_job *j, tls_bufs *t, float *abuf, int64_t mi,
+                     int64_t ic, int64_t mb, int64_t c0, int64_t nb) {
+  const tfs_gemm_isa *isa = j->isa;
+  const int mr = isa->mr, nr = isa->nr;
+  const int64_t k = j->b->k, mpanels = (mb + mr - 1) / mr;
+  const int64_t jp0 = c0 / nr, jp1 = (c0 + nb + nr - 1) / nr;
+  for (int64_t pc = 0; pc < k; pc += isa->kc) {
+    int64_t kb = MIN((int64_t)isa->kc, k - pc);
+    if (t->a_tag != j->tag || t->a_block != mi || t->a_pc != pc) {
+      j->src->pack(j->src->arg, ic, mb, pc, kb, mr, abuf);
+      t->a_tag = j->tag;
+      t->a_block = mi;
+      t->a_pc = pc;
+    }
+    float beta = pc == 0 ? 0.0f : 1.0f;
+    for (int64_t jp = jp0; jp < jp1; jp++) {
+      const float *bp = j->b->data + jp * k * nr + pc * nr;
+      int cols = (int)MIN((int64_t)nr, j->b->n - jp * nr);
+      float *crow = j->c + ic * j->ldc + jp * nr;
+      for (int64_t ip = 0; ip < mpanels; ip++) {
+        int rows = (int)MIN((int64_t)mr, mb - ip * mr);
+        isa->ukr[rows](kb, abuf + ip * kb * mr, bp, crow + ip * mr * j->ldc,
+                       j->ldc, cols, 1.0f, beta);
+      }
+    }
+  }
+}
+
+static void src_range(void *arg, int64_t begin, int64_t end) {
+  src_job *j = arg;
+  const tfs_gemm_isa *isa = j->isa;
+  tls_bufs *t = tls();
+  size_t need = isa ? (size_t)(j->t.mc / isa->mr + 1) * isa->mr * isa->kc
+                    : (size_t)(j->t.mc * j->b->k + 1);
+  float *abuf = tls_abuf(t, need);
+  if (!abuf) {
+    atomic_store_explicit(&j->failed, 1, memory_order_relaxed);
+    return;
+  }
+  for (int64_t task = begin; task < end; task++) {
+    int64_t mi, ic, mb, c0, nb;
+    tile_of(&j->t, task, &mi, &ic, &mb, &c0, &nb);
+    if (isa)
+      src_tile(j, t, abuf, mi, ic, mb, c0, nb);
+    else
+      src_tile_blas(j, t, abuf, mi, ic, mb, c0, nb);
+    if (j->src->done) j->src->done(j->src->arg, ic, mb, c0, nb);
+  }
+}
+
+int tfs_gemm_f32_packed_src(int64_t m, const tfs_gemm_a_source *a,
+                            const tfs_gemm_packed *b, float *c, int64_t ldc,
+                            tfs_threadpool *pool) {
+  const int64_t n = b->n, k = b->k;
+  if (m <= 0 || n <= 0) return 0;
+  if (k <= 0) {
+    scale_c(m, n, 0.0f, c, ldc);
+    if (a->done) a->done(a->arg, 0, m, 0, n);
+    return 0;
+  }
+  src_job j;
+  memset(&j, 0, sizeof j);
+  j.isa = b->isa;
+  j.src = a;
+  j.b = b;
+  j.c = c;
+  j.ldc = ldc;
+  int64_t cost = 2 * m * n * k / 32 + 1;
+  int64_t ntasks =
+      split_tiles(j.isa, m, n, tfs_threadpool_plan_threads(pool, cost, 1),
+                  j.isa ? j.isa->mc : 64, &j.t);
+  j.tag = atomic_fetch_add(&g_tag, 1) + 1;
+  tfs_threadpool_parallel_for(pool, ntasks, cost / ntasks + 1, src_range, &j);
+  return atomic_load(&j.failed) ? -1 : 0;
+}
+
+/* ---- an indirect A -------------------------------------------------------------- */
+
+#define IND_MAX_MC 96
+
+typedef struct {
+  const tfs_gemm_isa *isa;
+  const tfs_gemm_indirect *src;
+  const tfs_gemm_packed *b;
+  float *c;
+  int64_t ldc;
+  int64_t per; /* segments per depth block */
+  tiling t;
+} ind_job;
+
+static void ind_range(void *arg, int64_t begin, int64_t end) {
+  const ind_job *j = arg;
+  const tfs_gemm_isa *isa = j->isa;
+  const tfs_gemm_indirect *src = j->src;
+  const int mr = isa->mr, nr = isa->nr;
+  const int64_t k = j->b->k;
+  const float *rows[IND_MAX_MC + TFS_GEMM_MAX_MR];
+  int64_t have = -1;
+  for (int64_t task = begin; task < end; task++) {
+    int64_t mi, ic, mb, c0, nb;
+    tile_of(&j->t, task, &mi, &ic, &mb, &c0, &nb);
+    if (have != mi) {
+      src->rows(src->arg, ic, mb, rows);
+      have = mi;
+    }
+    for (int64_t s0 = 0; s0 < src->nseg; s0 += j->per) {
+      int64_t ns = MIN(j->per, src->nseg - s0);
+      int last = s0 + ns == src->nseg;
+      for (int64_t jp = c0 / nr; jp * nr < c0 + nb; jp++) {
+        const float *bp = j->b->data + jp * k * nr + s0 * src->seglen * nr;
+        int cols = (int)MIN((int64_t)nr, j->b->n - jp * nr);
+        float *crow = j->c + ic * j->ldc + jp * nr;
+        const float *bias = last && src->bias ? src->bias + jp * nr : NULL;
+        for (int64_t i = 0; i < mb; i += mr) {
+          int r = (int)MIN((int64_t)mr, mb - i);
+          isa->iukr[r](ns, src->seglen, src->segoff + s0, rows + i, bp,
+                       crow + i * j->ldc, j->ldc, cols, s0 > 0, bias,
+                       last && src->relu);
+        }
+      }
+    }
+    if (src->done) src->done(src->arg, ic, mb, c0, nb);
+  }
+}
+
+static atomic_int g_no_indirect;
+
+void tfs_gemm__set_indirect(int on) { atomic_store(&g_no_indirect, !on); }
+
+int tfs_gemm_indirect_ok(const tfs_gemm_packed *b) {
+  return b->isa && b->isa->iukr[1] != NULL &&
+         !atomic_load_explicit(&g_no_indirect, memory_order_relaxed);
+}
+
+int tfs_gemm_f32_indirect(int64_t m, const tfs_gemm_indirect *a,
+                          const tfs_gemm_packed *b, float *c, int64_t ldc,
+                          tfs_threadpool *pool) {
+  if (!tfs_gemm_indirect_ok(b) || a->nseg * a->seglen != b->k) return -1;
+  const int64_t n = b->n, k = b->k;
+  if (m <= 0 || n <= 0) return 0;
+  ind_job j;
+  memset(&j, 0, sizeof j);
+  j.isa = b->isa;
+  j.src = a;
+  j.b = b;
+  j.c = c;
+  j.ldc = ldc;
+  /* depth blocks of whole segments, about KC deep, as the packed path's
+   * (the B panel's block stays in L1/L2 while the row panels pass) */
+  j.per = j.isa->kc / a->seglen > 1 ? j.isa->kc / a->seglen : 1;
+  int64_t cost = 2 * m * n * k / 32 + 1;
+  int64_t ntasks =
+      split_tiles(j.isa, m, n, tfs_threadpool_plan_threads(pool, cost, 1),
+                  MIN((int64_t)j.isa->mc, IND_MAX_MC), &j.t);
+  tfs_threadpool_parallel_for(pool, ntasks, cost / ntasks + 1, ind_range, &j);
+  return 0;
+}

@@ -1,0 +1,158 @@
+/*
+ * backends/cpu/gemm.h - the single-precision GEMM every CPU kernel uses
+ * (MatMul, BatchMatMul, Conv2D as im2col + GEMM, ...).  Row-major,
+ * BLAS semantics, parallel over the session's intra-op pool.
+ */
+
+/*
+ * It runs packed AVX-512 or AVX2/FMA micro-kernels chosen once from the
+ * CPU's features, or OpenBLAS where neither is available; OpenBLAS then
+ * runs single-threaded and the rows are split over the pool, so BLAS
+ * threads never compete with the pool.  Constant weights can be packed
+ * once at prepare time (tfs_gemm_pack_b_f32) so that a run only streams
+ * them.
+ *
+ * Threads: all functions are thread-safe; a packed matrix is immutable and
+ * may be used by many runs at once.
+ */
+#ifndef TFS_BACKENDS_CPU_GEMM_H
+#define TFS_BACKENDS_CPU_GEMM_H
+
+#include <stdint.h>
+
+struct tfs_threadpool;
+struct tfs_kernel_ctx;
+struct tfs_tensor;
+
+/* C[m,n] = alpha * op(A)[m,k] * op(B)[k,n] + beta * C, all row-major:
+ * op(A)(i,p) is a[i*lda + p], or a[p*lda + i] when trans_a; likewise B.
+ * When beta == 0, C is not read (it may hold garbage).  pool may be NULL
+ * (one thread).  m, n, k >= 0. */
+void tfs_gemm_f32(int trans_a, int trans_b, int64_t m, int64_t n, int64_t k,
+                  float alpha, const float *a, int64_t lda, const float *b,
+                  int64_t ldb, float beta, float *c, int64_t ldc,
+                  struct tfs_threadpool *pool);
+
+/* Double precision: OpenBLAS dgemm on row blocks split over the pool
+ * (one BLAS thread each). */
+void tfs_gemm_f64(int trans_a, int trans_b, int64_t m, int64_t n, int64_t k,
+                  double alpha, const double *a, int64_t lda,
+                  const double *b, int64_t ldb, double beta, double *c,
+                  int64_t ldc, struct tfs_threadpool *pool);
+
+/* B packed once for many products (constant weights). */
+typedef struct tfs_gemm_packed tfs_gemm_packed;
+
+/* Packs op(B) (k x n).  Returns a new packed matrix, freed with
+ * tfs_gemm_packed_free; NULL when memory runs out.  The caller's b may be
+ * freed afterwards. */
+tfs_gemm_packed *tfs_gemm_pack_b_f32(int trans_b, int64_t k, int64_t n,
+                                     const float *b, int64_t ldb);
+void tfs_gemm_packed_free(tfs_gemm_packed *p);
+
+/* tfs_gemm_f32 with a packed B (its k and n). */
+void tfs_gemm_f32_packed(int trans_a, int64_t m, float alpha,
+                         const float *a, int64_t lda,
+                         const tfs_gemm_packed *b, float beta, float *c,
+                         int64_t ldc, struct tfs_threadpool *pool);
+int64_t tfs_gemm_packed_k(const tfs_gemm_packed *p);
+
+/* A left operand the caller packs itself (a convolution's patches, read
+ * straight from the image), and what to do with each finished part of C.
+ *
+ * pack writes rows [r0, r0 + mb) by depth [pc, pc + kb) of A as panels of
+ * `mr` rows: panel i at out + i * kb * mr holds [p][mr] (row r0 + i * mr
+ * + q at [p * mr + q]), zero past the last row.  With mr == 1 that is the
+ * rows themselves, row-major with leading dimension kb.
+ *
+ * done, when not NULL, is called once for each region rows [r0, r0 + mb)
+ * by columns [c0, c0 + nb) of C when it holds its final values, on the
+ * thread that computed it (an epilogue while the region is in cache).
+ * Both run on pool threads, concurrently for disjoint regions. */
+typedef struct tfs_gemm_a_source {
+  void (*pack)(void *arg, int64_t r0, int64_t mb, int64_t pc, int64_t kb,
+               int mr, float *out);
+  void (*done)(void *arg, int64_t r0, int64_t mb, int64_t c0, int64_t nb);
+  void *arg;
+} tfs_gemm_a_source;
+
+/* An indirect left operand (convolutions over a zero-padded image): row
+ * r of A is nseg segments of seglen floats (nseg * seglen == k), segment
+ * s at base(r) + segoff[s].  rows writes base(r) for r in [r0, r0 + mb)
+ * into out; done is as in tfs_gemm_a_source.  The micro-kernels add
+ * bias[j] to column j when bias is not NULL, then apply max(0, x) (NaN
+ * kept) when relu, before storing C. */
+typedef struct tfs_gemm_indirect {
+  void (*rows)(void *arg, int64_t r0, int64_t mb, const float **out);
+  void (*done)(void *arg, int64_t r0, int64_t mb, int64_t c0, int64_t nb);
+  void *arg;
+  const int64_t *segoff;
+  int64_t nseg, seglen;
+  const float *bias; /* n values, or NULL */
+  int relu;
+} tfs_gemm_indirect;
+
+/* Whether this CPU's kernels multiply an indirect A by b (else use
+ * tfs_gemm_f32_packed_src). */
+int tfs_gemm_indirect_ok(const tfs_gemm_packed *b);
+
+/* C[m, n] = A[m, k] * B with A indirect, split over the pool like
+ * tfs_gemm_f32_packed_src; needs tfs_gemm_indirect_ok(b).  Returns 0, or
+ * -1 when b cannot be used so. */
+int tfs_gemm_f32_indirect(int64_t m, const tfs_gemm_indirect *a,
+                          const tfs_gemm_packed *b, float *c, int64_t ldc,
+                          struct tfs_threadpool *pool);
+
+/* C[m, n] = A[m, k] * B for a packed B (its k and n) and A from `a`;
+ * C (leading dimension ldc) is overwritten.  Rows and columns are split
+ * over the pool in tiles that keep a packed block of A in L2.  Returns 0,
+ * or -1 when a packing buffer cannot be allocated (C is then partly
+ * written). */
+int tfs_gemm_f32_packed_src(int64_t m, const tfs_gemm_a_source *a,
+                            const tfs_gemm_packed *b, float *c, int64_t ldc,
+                            struct tfs_threadpool *pool);
+int64_t tfs_gemm_packed_n(const tfs_gemm_packed *p);
+
+/* MatMul's checks of its operands a and b (2-D, op(A) columns equal to
+ * op(B) rows, with the transposes ta and tb): ops/batch_matmul_check.h's
+ * tfs_matmul_check on the kernel context; fills m, k and n.  Returns 0,
+ * or -1 after failing c.  (matmul.c; also for _FusedMatMul.) */
+int tfs_matmul_check_2d(struct tfs_kernel_ctx *c, const struct tfs_tensor *a,
+                        const struct tfs_tensor *b, int ta, int tb,
+                        int64_t *m, int64_t *k, int64_t *n);
+
+/* Rows of one micro-kernel panel on the current path (6 on AVX2, 12 on
+ * AVX-512, 1 with OpenBLAS): callers that split rows keep blocks whole
+ * panels so that only a matrix's last panel is partial. */
+int tfs_gemm_panel_rows(void);
+
+/* Which path runs, for logs and benchmarks: e.g. "tfsess avx2 6x16
+ * (OpenBLAS core Zen, 1 thread)".  Borrowed, static. */
+const char *tfs_gemm_describe(void);
+
+/* Makes OpenBLAS single-threaded (we parallelise ourselves) and logs the
+ * GEMM path at debug level.  Idempotent; called when a session is
+ * created. */
+void tfs_gemm_init(void);
+
+/* Cost in nanoseconds of one core for a GEMM of this size (for
+ * parallel_for cost estimates of kernels built on it). */
+static inline int64_t tfs_gemm_cost_ns(int64_t m, int64_t n, int64_t k) {
+  return (2 * m * n * k) / 32 + 1; /* ~32 flop/ns on one AVX2 core */
+}
+
+/* Benchmarks and tests: force a path ("avx512", "avx2", "openblas"; NULL
+ * or "auto" for the default).  Returns 0, or -1 if this CPU cannot run
+ * it.  Not thread-safe against running GEMMs. */
+int tfs_gemm__force_path(const char *name);
+
+/* Tests and benchmarks: whether convolutions may use the indirect
+ * kernels (on by default where the CPU's family has them); off, they
+ * gather packed patches as on CPUs without them. */
+void tfs_gemm__set_indirect(int on);
+
+/* Benchmarks: the current path with other cache blocking (K depth, rows
+ * and columns per block).  Returns 0, or -1 without a tfsess path. */
+int tfs_gemm__set_blocking(int kc, int mc, int nc);
+
+#endif

@@ -1,0 +1,95 @@
+/*
+ * backends/cpu/gemm_avx512.c - AVX-512 micro-kernels: a 12x32 tile in 24
+ * zmm accumulators (two FMA ports kept busy by 24 independent chains),
+ * specialised for 1..12 rows; partial columns use masked loads/stores.
+ * Compiled with function attributes; gemm.c calls them only on CPUs (and
+ * kernels) that enable AVX-512 state.
+ */
+#include <immintrin.h>
+
+#include "backends/cpu/gemm_internal.h"
+
+#define MR 12
+#define NR 32
+#define TGT __attribute__((target("avx512f")))
+
+/* Rows are spelled out (not arrays) so that the accumulators live in
+ * registers; `m` is a constant after inlining, so unused rows vanish. */
+#define ROWS(X) X(0) X(1) X(2) X(3) X(4) X(5) X(6) X(7) X(8) X(9) X(10) X(11)
+
+static inline TGT __attribute__((always_inline)) void ukr_body(
+    const int m, int64_t kc, const float *a, const float *b, float *c,
+    int64_t ldc, int n, float alpha, float beta) {
+#define ZERO(i) __m512 c##i##0 = _mm512_setzero_ps(), c##i##1 = c##i##0;
+  ROWS(ZERO)
+#undef ZERO
+#define PREFETCH_C(i)                                              \
+  if (m > i) {                                                     \
+    _mm_prefetch((const char *)(c + i * ldc), _MM_HINT_T0);        \
+    _mm_prefetch((const char *)(c + i * ldc + NR - 1), _MM_HINT_T0); \
+  }
+  ROWS(PREFETCH_C)
+#undef PREFETCH_C
+#pragma GCC unroll 4
+  for (int64_t p = 0; p < kc; p++) {
+    __m512 b0 = _mm512_load_ps(b), b1 = _mm512_load_ps(b + 16);
+#define STEP(i)                                   \
+  if (m > i) {                                    \
+    __m512 x = _mm512_set1_ps(a[i]);              \
+    c##i##0 = _mm512_fmadd_ps(x, b0, c##i##0);    \
+    c##i##1 = _mm512_fmadd_ps(x, b1, c##i##1);    \
+  }
+    ROWS(STEP)
+#undef STEP
+    a += MR;
+    b += NR;
+  }
+  const __m512 va = _mm512_set1_ps(alpha), vb = _mm512_set1_ps(beta);
+  const __mmask16 k0 =
+      n >= 16 ? (__mmask16)0xffff : (__mmask16)((1u << n) - 1);
+  const __mmask16 k1 = n >= 32   ? (__mmask16)0xffff
+                       : n > 16 ? (__mmask16)((1u << (n - 16)) - 1)
+                                : (__mmask16)0;
+#define STORE(i)                                                        \
+  if (m > i) {                                                          \
+    float *r = c + i * ldc;                                             \
+    __m512 x0 = _mm512_mul_ps(va, c##i##0);                             \
+    __m512 x1 = _mm512_mul_ps(va, c##i##1);                             \
+    if (beta != 0.0f) {                                                 \
+      x0 = _mm512_fmadd_ps(vb, _mm512_maskz_loadu_ps(k0, r), x0);       \
+      x1 = _mm512_fmadd_ps(vb, _mm512_maskz_loadu_ps(k1, r + 16), x1);  \
+    }                                                                   \
+    _mm512_mask_storeu_ps(r, k0, x0);                                   \
+    _mm512_mask_storeu_ps(r + 16, k1, x1);                              \
+  }
+  ROWS(STORE)
+#undef STORE
+}
+
+#define UKR(M)                                                              \
+  static TGT void ukr_##M(int64_t kc, const float *a, const float *b,        \
+                          float *c, int64_t ldc, int n, float alpha,         \
+                          float beta) {                                      \
+    ukr_body(M, kc, a, b, c, ldc, n, alpha, beta);                           \
+  }
+UKR(1)
+UKR(2)
+UKR(3)
+UKR(4)
+UKR(5)
+UKR(6)
+UKR(7)
+UKR(8)
+UKR(9)
+UKR(10)
+UKR(11)
+UKR(12)
+
+/* Skylake-X and later: a 256x32 B panel (32 KiB) in L1, a 192x256 A block
+ * (192 KiB) in L2, a 256x4096 B block in L3. */
+const tfs_gemm_isa tfs_gemm_isa_avx512 = {
+    "avx512 12x32", MR, NR, 256, 192, 4096,
+    {NULL, ukr_1, ukr_2, ukr_3, ukr_4, ukr_5, ukr_6, ukr_7, ukr_8, ukr_9,
+     ukr_10, ukr_11, ukr_12},
+    {NULL}, /* no indirect kernels: convolutions pack their patches */
+};

@@ -1,0 +1,423 @@
+/*
+ * backends/cpu/reduce.c - Sum, Mean, Prod, Max, Min, All and Any over any
+ * set of axes: merged axes, vectorizable row/column loops, work split
+ * along the first kept axis (a full reduction in fixed blocks, so results
+ * do not depend on the thread count).  Details in the notes below.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/alloc.h"
+#include "backends/cpu/cpu_tables.h"
+#include "backends/cpu/ew_loops.h"
+#include "ops/reduce_check.h"
+
+/* Notes.  Adjacent axes that are both reduced or both kept are merged
+ * first (size-1 axes dropped), so the innermost loop is a contiguous row
+ * reduction or a contiguous vector accumulate.  Floats accumulate in
+ * double, complex in double complex, integer sums and products in
+ * wrapping 64-bit arithmetic (then wrap to the type; an integer Mean
+ * divides the 64-bit sum); Max/Min propagate NaN.  Empty reductions give
+ * the identity (Mean: NaN for floats, 0 for integers), as TensorFlow's. */
+
+enum { R_SUM, R_MEAN, R_PROD, R_MAX, R_MIN, R_ALL, R_ANY };
+
+typedef struct {
+  int n;                         /* collapsed rank, >= 1 */
+  int64_t size[TFS_MAX_RANK];
+  int64_t istride[TFS_MAX_RANK];
+  int64_t ostride[TFS_MAX_RANK]; /* 0 for reduced dims */
+  uint8_t red[TFS_MAX_RANK];
+  int split;                     /* first kept dim (-1: full reduction) */
+} red_plan;
+
+typedef struct {
+  void (*walk)(const red_plan *p, int64_t b, int64_t e, const void *in,
+               void *acc);
+  void (*row)(const void *in, int64_t n, void *out); /* one value */
+  void (*combine)(void *acc, const void *part);
+  size_t acc_size;
+} red_impl;
+
+/* NAME: an implementation reducing T with op VOP(acc, value) in ACC,
+ * whose identity is INIT. */
+#define RED_IMPL(NAME, T, ACC, LOAD, VOP, INIT)                             \
+  static ACC NAME##_row(const T *x, int64_t n) {                            \
+    ACC s[8] = {INIT, INIT, INIT, INIT, INIT, INIT, INIT, INIT};            \
+    int64_t i = 0;                                                          \
+    for (; i + 8 <= n; i += 8)                                              \
+      for (int k = 0; k < 8; k++) s[k] = VOP(s[k], (ACC)LOAD(x[i + k]));    \
+    ACC r = s[0];                                                           \
+    for (int k = 1; k < 8; k++) r = VOP(r, s[k]);                           \
+    for (; i < n; i++) r = VOP(r, (ACC)LOAD(x[i]));                         \
+    return r;                                                               \
+  }                                                                         \
+  static void NAME##_walk(const red_plan *p, int64_t b, int64_t e, int d,   \
+                          const T *in, ACC *acc) {                          \
+    int64_t lo = d == p->split ? b : 0;                                     \
+    int64_t hi = d == p->split ? e : p->size[d];                            \
+    if (d == p->n - 1) {                                                    \
+      if (p->red[d]) {                                                      \
+        acc[0] = VOP(acc[0], NAME##_row(in, hi));                           \
+        return;                                                             \
+      }                                                                     \
+      TFS_IVDEP for (int64_t i = lo; i < hi; i++)                           \
+        acc[i] = VOP(acc[i], (ACC)LOAD(in[i]));                             \
+      return;                                                               \
+    }                                                                       \
+    for (int64_t i = lo; i < hi; i++)                                       \
+      NAME##_walk(p, b, e, d + 1, in + i * p->istride[d],                   \
+                  acc + i * p->ostride[d]);                                 \
+  }                                                                         \
+  static void NAME##_walk_v(const red_plan *p, int64_t b, int64_t e,        \
+                            const void *in, void *acc) {                    \
+    NAME##_walk(p, b, e, 0, (const T *)in, (ACC *)acc);                     \
+  }                                                                         \
+  static void NAME##_row_v(const void *in, int64_t n, void *out) {          \
+    *(ACC *)out = NAME##_row((const T *)in, n);                             \
+  }                                                                         \
+  static void NAME##_comb_v(void *acc, const void *part) {                  \
+    *(ACC *)acc = VOP(*(ACC *)acc, *(const ACC *)part);                     \
+  }                                                                         \
+  static const red_impl NAME = {NAME##_walk_v, NAME##_row_v, NAME##_comb_v, \
+                                sizeof(ACC)};
+
+#define V_ADD(a, x) ((a) + (x))
+#define V_MUL(a, x) ((a) * (x))
+/* NaN-propagating: a NaN accumulator stays NaN */
+#define V_FMAX(a, x) ((x) != (x) || (x) > (a) ? (x) : (a))
+#define V_FMIN(a, x) ((x) != (x) || (x) < (a) ? (x) : (a))
+#define V_MAX(a, x) ((x) > (a) ? (x) : (a))
+#define V_MIN(a, x) ((x) < (a) ? (x) : (a))
+#define V_AND(a, x) ((uint8_t)((a) & ((x) != 0)))
+#define V_OR(a, x) ((uint8_t)((a) | ((x) != 0)))
+#define LD_H(x) ((double)tfs_half_to_float(x))
+#define LD_B(x) ((double)tfs_bf16_to_float(x))
+#define LD_S(x) ((uint64_t)(int64_t)(x))
+
+typedef double _Complex c128acc;
+
+/* float types: double accumulators */
+#define FLOAT_IMPLS(SUF, T, LOAD)                                         \
+  RED_IMPL(sum_##SUF, T, double, LOAD, V_ADD, 0.0)                        \
+  RED_IMPL(prod_##SUF, T, double, LOAD, V_MUL, 1.0)                       \
+  RED_IMPL(max_##SUF, T, double, LOAD, V_FMAX, -INFINITY)                 \
+  RED_IMPL(min_##SUF, T, double, LOAD, V_FMIN, INFINITY)
+FLOAT_IMPLS(f32, float, EW_ID)
+FLOAT_IMPLS(f64, double, EW_ID)
+FLOAT_IMPLS(f16, uint16_t, LD_H)
+FLOAT_IMPLS(bf16, uint16_t, LD_B)
+
+/* integers: wrapping uint64 sums and products; max/min in int64 (signed)
+ * or uint64 (unsigned) */
+#define SIGNED_IMPLS(SUF, T)                                              \
+  RED_IMPL(sum_##SUF, T, uint64_t, LD_S, V_ADD, 0)                        \
+  RED_IMPL(prod_##SUF, T, uint64_t, LD_S, V_MUL, 1)                       \
+  RED_IMPL(max_##SUF, T, int64_t, EW_ID, V_MAX, INT64_MIN)                \
+  RED_IMPL(min_##SUF, T, int64_t, EW_ID, V_MIN, INT64_MAX)
+#define UNSIGNED_IMPLS(SUF, T)                                            \
+  RED_IMPL(sum_##SUF, T, uint64_t, EW_ID, V_ADD, 0)                       \
+  RED_IMPL(prod_##SUF, T, uint64_t, EW_ID, V_MUL, 1)                      \
+  RED_IMPL(max_##SUF, T, uint64_t, EW_ID, V_MAX, 0)                       \
+  RED_IMPL(min_##SUF, T, uint64_t, EW_ID, V_MIN, UINT64_MAX)
+SIGNED_IMPLS(i8, int8_t)
+SIGNED_IMPLS(i16, int16_t)
+SIGNED_IMPLS(i32, int32_t)
+SIGNED_IMPLS(i64, int64_t)
+UNSIGNED_IMPLS(u8, uint8_t)
+UNSIGNED_IMPLS(u16, uint16_t)
+UNSIGNED_IMPLS(u32, uint32_t)
+UNSIGNED_IMPLS(u64, uint64_t)
+
+RED_IMPL(sum_c64, tfs_c64, c128acc, EW_ID, V_ADD, 0)
+RED_IMPL(prod_c64, tfs_c64, c128acc, EW_ID, V_MUL, 1)
+RED_IMPL(sum_c128, tfs_c128, c128acc, EW_ID, V_ADD, 0)
+RED_IMPL(prod_c128, tfs_c128, c128acc, EW_ID, V_MUL, 1)
+RED_IMPL(all_b, uint8_t, uint8_t, EW_ID, V_AND, 1)
+RED_IMPL(any_b, uint8_t, uint8_t, EW_ID, V_OR, 0)
+
+#define ROW4(SUF) {&sum_##SUF, &prod_##SUF, &max_##SUF, &min_##SUF}
+/* [dtype] -> {sum, prod, max, min}; NULL: unsupported */
+static const red_impl *const kImpls[24][4] = {
+    [TFS_FLOAT] = ROW4(f32),    [TFS_DOUBLE] = ROW4(f64),
+    [TFS_HALF] = ROW4(f16),     [TFS_BFLOAT16] = ROW4(bf16),
+    [TFS_INT8] = ROW4(i8),      [TFS_INT16] = ROW4(i16),
+    [TFS_INT32] = ROW4(i32),    [TFS_INT64] = ROW4(i64),
+    [TFS_UINT8] = ROW4(u8),     [TFS_UINT16] = ROW4(u16),
+    [TFS_UINT32] = ROW4(u32),   [TFS_UINT64] = ROW4(u64),
+    [TFS_COMPLEX64] = {&sum_c64, &prod_c64, NULL, NULL},
+    [TFS_COMPLEX128] = {&sum_c128, &prod_c128, NULL, NULL},
+};
+
+static const red_impl *impl_for(int op, tfs_dtype dt) {
+  if (op == R_ALL) return &all_b;
+  if (op == R_ANY) return &any_b;
+  if ((unsigned)dt >= 24) return NULL;
+  int k = op == R_SUM || op == R_MEAN ? 0 : op == R_PROD ? 1
+          : op == R_MAX ? 2 : 3;
+  return kImpls[dt][k];
+}
+
+
+/* ---- identities and results ----------------------------------------- */
+
+static int is_signed_int(tfs_dtype dt) {
+  return dt == TFS_INT8 || dt == TFS_INT16 || dt == TFS_INT32 ||
+         dt == TFS_INT64;
+}
+static int is_unsigned_int(tfs_dtype dt) {
+  return dt == TFS_UINT8 || dt == TFS_UINT16 || dt == TFS_UINT32 ||
+         dt == TFS_UINT64;
+}
+
+/* Fills the n accumulators with the identity of (op, dtype); Max/Min of
+ * an integer type start from that type's lowest/highest value, which is
+ * what an empty reduction answers. */
+static void fill_identity(int op, tfs_dtype dt, const red_impl *im,
+                          void *acc, int64_t n) {
+  unsigned char v[16];
+  memset(v, 0, sizeof v);
+  int bits = (int)tfs_dtype_size(dt) * 8;
+  if (op == R_ALL) {
+    v[0] = 1;
+  } else if (op == R_PROD) {
+    if (is_signed_int(dt) || is_unsigned_int(dt)) {
+      uint64_t one = 1;
+      memcpy(v, &one, 8);
+    } else {
+      double one = 1.0; /* real part of a complex too */
+      memcpy(v, &one, 8);
+    }
+  } else if (op == R_MAX || op == R_MIN) {
+    int mx = op == R_MAX;
+    if (is_signed_int(dt)) {
+      int64_t hi = (int64_t)(UINT64_MAX >> (65 - bits));
+      int64_t x = mx ? -hi - 1 : hi;
+      memcpy(v, &x, 8);
+    } else if (is_unsigned_int(dt)) {
+      uint64_t x = mx ? 0 : UINT64_MAX >> (64 - bits);
+      memcpy(v, &x, 8);
+    } else {
+      double x = mx ? -INFINITY : INFINITY;
+      memcpy(v, &x, 8);
+    }
+  }
+  char *a = acc;
+  for (int64_t i = 0; i < n; i++)
+    memcpy(a + (size_t)i * im->acc_size, v, im->acc_size);
+}
+
+/* Integer mean: the sum in 64 bits (as TensorFlow's: a mean of int8
+ * values does not wrap at 8 bits), divided by the count truncating toward
+ * zero, then converted to the output type. */
+static uint64_t int_mean(uint64_t sum, tfs_dtype dt, int64_t count) {
+  if (count == 0) return 0;
+  if (!is_signed_int(dt)) return sum / (uint64_t)count;
+  return (uint64_t)((int64_t)sum / count);
+}
+
+static double fmean(double v, int op, int64_t count) {
+  if (op != R_MEAN) return v;
+  return count ? v / (double)count : NAN;
+}
+
+/* Writes the n results of type dt from the accumulators (the dtype
+ * switch outside the loops). */
+static void finalize(int op, tfs_dtype dt, const void *acc, void *out,
+                     int64_t n, int64_t count) {
+  const double *d = acc;
+  const uint64_t *u = acc;
+  const c128acc *z = acc;
+  double scale = op == R_MEAN ? (count ? 1.0 / (double)count : NAN) : 1.0;
+  int mean = op == R_MEAN;
+  switch (dt) {
+    case TFS_FLOAT:
+      for (int64_t i = 0; i < n; i++)
+        ((float *)out)[i] = (float)(mean ? fmean(d[i], op, count) : d[i]);
+      return;
+    case TFS_DOUBLE:
+      for (int64_t i = 0; i < n; i++)
+        ((double *)out)[i] = mean ? fmean(d[i], op, count) : d[i];
+      return;
+    case TFS_HALF:
+    case TFS_BFLOAT16:
+      for (int64_t i = 0; i < n; i++) {
+        float v = (float)(mean ? fmean(d[i], op, count) : d[i]);
+        ((uint16_t *)out)[i] = dt == TFS_HALF ? F2H(v) : F2B(v);
+      }
+      return;
+    case TFS_COMPLEX64:
+      for (int64_t i = 0; i < n; i++)
+        ((tfs_c64 *)out)[i] = (tfs_c64)(z[i] * scale);
+      return;
+    case TFS_COMPLEX128:
+      for (int64_t i = 0; i < n; i++) ((tfs_c128 *)out)[i] = z[i] * scale;
+      return;
+    case TFS_BOOL:
+      memcpy(out, acc, (size_t)n);
+      return;
+    default:
+      break;
+  }
+  size_t w = tfs_dtype_size(dt);
+  for (int64_t i = 0; i < n; i++) {
+    uint64_t v = mean ? int_mean(u[i], dt, count) : u[i];
+    switch (w) {
+      case 1: ((uint8_t *)out)[i] = (uint8_t)v; break;
+      case 2: ((uint16_t *)out)[i] = (uint16_t)v; break;
+      case 4: ((uint32_t *)out)[i] = (uint32_t)v; break;
+      default: ((uint64_t *)out)[i] = v; break;
+    }
+  }
+}
+
+/* ---- planning ------------------------------------------------------- */
+
+/* Validates the axes and computes the output shape
+ * (ops/reduce_check.c, TensorFlow's messages), then builds the collapsed
+ * plan. */
+static int build_plan(tfs_kernel_ctx *c, const tfs_tensor *in,
+                      const tfs_tensor *axes, int keep, red_plan *p,
+                      tfs_shape *out) {
+  int r = in->shape.rank;
+  uint8_t red[TFS_MAX_RANK];
+  if (tfs_reduce_check(&in->shape, axes, keep, red, out, c->st)) {
+    tfs_kctx_fail_status(c, c->st);
+    return -1;
+  }
+  p->n = 0;
+  for (int d = 0; d < r; d++) {
+    int64_t sz = in->shape.dims[d];
+    if (sz == 1) continue;
+    if (p->n && p->red[p->n - 1] == red[d]) {
+      p->size[p->n - 1] *= sz;
+    } else {
+      p->size[p->n] = sz;
+      p->red[p->n] = red[d];
+      p->n++;
+    }
+  }
+  if (p->n == 0) { /* a single element: keep it */
+    p->size[0] = 1;
+    p->red[0] = 0;
+    p->n = 1;
+  }
+  int64_t is = 1, os = 1;
+  p->split = -1;
+  for (int d = p->n - 1; d >= 0; d--) {
+    p->istride[d] = is;
+    is *= p->size[d];
+    p->ostride[d] = p->red[d] ? 0 : os;
+    if (!p->red[d]) os *= p->size[d];
+  }
+  for (int d = 0; d < p->n && p->split < 0; d++)
+    if (!p->red[d]) p->split = d;
+  return 0;
+}
+
+/* ---- compute ---------------------------------------------------------- */
+
+typedef struct {
+  const red_plan *p;
+  const red_impl *im;
+  const char *in;
+  char *acc;          /* outputs, or block partials of a full reduction */
+  size_t es;          /* input element size */
+  int64_t block;      /* full reduction: elements per block */
+  int64_t total;
+} red_job;
+
+static void kept_range(void *arg, int64_t b, int64_t e) {
+  red_job *j = arg;
+  j->im->walk(j->p, b, e, j->in, j->acc);
+}
+
+static void block_range(void *arg, int64_t b, int64_t e) {
+  red_job *j = arg;
+  for (int64_t k = b; k < e; k++) {
+    int64_t lo = k * j->block;
+    int64_t n = j->total - lo < j->block ? j->total - lo : j->block;
+    j->im->row(j->in + (size_t)lo * j->es, n,
+               j->acc + (size_t)k * j->im->acc_size);
+  }
+}
+
+#define MAX_BLOCKS 64
+#define BLOCK_MIN 16384
+
+typedef struct {
+  int op;
+  int keep;
+} red_state;
+
+static void reduce_compute(tfs_kernel_ctx *c) {
+  const red_state *s = c->state;
+  const tfs_tensor *in = c->inputs[0], *axes = c->inputs[1];
+  red_plan p;
+  tfs_shape os;
+  if (build_plan(c, in, axes, s->keep, &p, &os)) return;
+  const red_impl *im = impl_for(s->op, in->dtype);
+  if (!im) {
+    tfs_kctx_fail(c, TFS_UNIMPLEMENTED, "%s is not implemented for %s",
+                  c->op_name, tfs_dtype_name(in->dtype));
+    return;
+  }
+  tfs_tensor *o = tfs_kctx_alloc_output(c, 0, &os);
+  if (!o) return;
+  int64_t on = o->nelems;
+  if (on == 0) return;
+  int64_t count = in->nelems / on;
+  char *acc = tfs_kctx_scratch(c, (size_t)on * im->acc_size);
+  if (!acc) return;
+  fill_identity(s->op, in->dtype, im, acc, on);
+  size_t es = tfs_dtype__storage_size(in->dtype);
+  if (in->nelems > 0 && p.split >= 0) {
+    red_job j = {&p, im, in->data, acc, es, 0, 0};
+    int64_t per = in->nelems / p.size[p.split];
+    tfs_kctx_parallel_for(c, p.size[p.split], per, kept_range, &j);
+  } else if (in->nelems > 0) {
+    /* everything reduces to one value: blocks, then their partials */
+    _Alignas(16) unsigned char parts[MAX_BLOCKS * 16];
+    int64_t nb = in->nelems / BLOCK_MIN;
+    nb = nb < 1 ? 1 : nb > MAX_BLOCKS ? MAX_BLOCKS : nb;
+    red_job j = {&p, im, in->data, (char *)parts, es,
+                 (in->nelems + nb - 1) / nb, in->nelems};
+    nb = (in->nelems + j.block - 1) / j.block;
+    tfs_kctx_parallel_for(c, nb, j.block, block_range, &j);
+    for (int64_t k = 0; k < nb; k++)
+      im->combine(acc, parts + (size_t)k * im->acc_size);
+  }
+  finalize(s->op, in->dtype, acc, o->data, on, count);
+}
+
+static int reduce_prepare(tfs_kernel_init *ki) {
+  static const struct {
+    const char *name;
+    int op;
+  } kOps[] = {{"Sum", R_SUM}, {"Mean", R_MEAN}, {"Prod", R_PROD},
+              {"Max", R_MAX}, {"Min", R_MIN},   {"All", R_ALL},
+              {"Any", R_ANY}};
+  red_state *s = tfs_calloc(1, sizeof(*s));
+  if (!s) return tfs_ki_error(ki, TFS_RESOURCE_EXHAUSTED, "out of memory");
+  for (size_t i = 0; i < TFS_ARRAY_LEN(kOps); i++)
+    if (strcmp(ki->op->name, kOps[i].name) == 0) s->op = kOps[i].op;
+  tfs_attrs_get_bool(ki->attrs, "keep_dims", &s->keep);
+  ki->state = s;
+  return 0;
+}
+
+#define SUM_T (TFS_DT_FLOATS | EW_DT_COMPLEX | EW_DT_SIGNED | EW_DT_UNSIGNED)
+#define MAX_T (TFS_DT_FLOATS | EW_DT_SIGNED | EW_DT_UNSIGNED)
+#define RED(OP, TYPES)                                                  \
+  {OP, "CPU", "T", TYPES, reduce_prepare, reduce_compute, free, 0, NULL}
+
+const tfs_kernel_def tfs_cpu_kernels_reduce[] = {
+    RED("Sum", SUM_T),
+    RED("Mean", SUM_T),
+    RED("Prod", SUM_T),
+    RED("Max", MAX_T),
+    RED("Min", MAX_T),
+    {"All", "CPU", NULL, 0, reduce_prepare, reduce_compute, free, 0, NULL},
+    {"Any", "CPU", NULL, 0, reduce_prepare, reduce_compute, free, 0, NULL},
+    {NULL, NULL, NULL, 0, NULL, NULL, NULL, 0, NULL},
+};
