@@ -147,7 +147,18 @@ struct tfs_device_type {
    * `cfg` (device_count, visible_device_list...).  0 or -1. */
   int (*devices)(const tfs_config *cfg, tfs_device **out, int cap, int *n,
                  tfs_status *st);
+  /* What the optimizer asks of a node placed on this type (zero: as the
+   * CPU).  prefers_nchw: convolutions and pools run fastest in NCHW
+   * (cuDNN), so the layout pass converts to it.  fast_16bit: the 16-bit
+   * float type auto mixed precision lowers to here (TFS_HALF on GPUs;
+   * TFS_BFLOAT16 on the CPU, when the CPU computes it natively). */
+  int prefers_nchw;
+  tfs_dtype fast_16bit;
 };
+
+/* The registered device type named `name` ("CPU", "GPU"), or NULL.
+ * Types live for the process (until unregistered).  Thread-safe. */
+const tfs_device_type *tfs_device__type(const char *name);
 
 /* Adds a device type to the process (tests register a fake one).  A type
  * of the same name replaces the earlier one.  Thread-safe; 0 or -1. */

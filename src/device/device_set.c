@@ -55,7 +55,8 @@ static int g_ncpus; /* guarded by: g_cpu_mu; initialised prefix of g_cpus */
 static int cpu_devices(const tfs_config *cfg, tfs_device **out, int cap,
                        int *n, tfs_status *st);
 
-static const tfs_device_type kCpuType = {"CPU", 70, cpu_devices};
+static const tfs_device_type kCpuType = {"CPU", 70, cpu_devices, 0,
+                                         TFS_BFLOAT16};
 
 static tfs_device *cpu_device(int id) {
   pthread_mutex_lock(&g_cpu_mu);
@@ -99,6 +100,16 @@ static void types_init_locked(void) {
   g_types[g_ntypes++] = &kCpuType;
   for (int i = 0; tfs_backend_device_types[i] && g_ntypes < MAX_TYPES; i++)
     g_types[g_ntypes++] = tfs_backend_device_types[i];
+}
+
+const tfs_device_type *tfs_device__type(const char *name) {
+  const tfs_device_type *t = NULL;
+  pthread_mutex_lock(&g_types_mu);
+  types_init_locked();
+  for (int i = 0; i < g_ntypes && !t; i++)
+    if (strcmp(g_types[i]->name, name) == 0) t = g_types[i];
+  pthread_mutex_unlock(&g_types_mu);
+  return t;
 }
 
 int tfs_device__register_type(const tfs_device_type *t) {

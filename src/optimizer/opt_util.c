@@ -282,3 +282,12 @@ int tfs_opt__has_kernel(const char *device, const tfs_op_def *def,
   tfs_status_free(st);
   return ok;
 }
+
+void tfs_opt__device_caps(const char *device, tfs_opt_device_caps *out) {
+  char type[TFS_DEVICE_TYPE_MAX];
+  tfs_opt__device_type(device, type, sizeof type);
+  const tfs_device_type *t = tfs_device__type(type);
+  int gpu = strcmp(type, "GPU") == 0;
+  out->prefers_nchw = t ? t->prefers_nchw : gpu;
+  out->fast_16bit = t ? t->fast_16bit : gpu ? TFS_HALF : TFS_BFLOAT16;
+}

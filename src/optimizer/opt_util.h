@@ -52,6 +52,16 @@ const char *tfs_opt__device_type(const char *device, char *buf, size_t cap);
 /* 1 when the device's type (tfs_opt__device_type) is `type`. */
 int tfs_opt__device_is(const char *device, const char *type);
 
+/* What a node's device type says of itself (tfs_device_type's
+ * prefers_nchw and fast_16bit), asked of the registered type.  A type
+ * this process has not registered (a GPU request optimized in a build
+ * without CUDA) counts as a GPU when named "GPU", else as the CPU. */
+typedef struct tfs_opt_device_caps {
+  int prefers_nchw;
+  tfs_dtype fast_16bit;
+} tfs_opt_device_caps;
+void tfs_opt__device_caps(const char *device, tfs_opt_device_caps *out);
+
 /* 1 when the type of node device `device` has a kernel for `def` with
  * `attrs` (complete, with the dtype the rewrite would give it). */
 int tfs_opt__has_kernel(const char *device, const tfs_op_def *def,

@@ -33,7 +33,9 @@ typedef struct amp_state {
 
 static int device_target(const amp_state *as, int v, tfs_dtype *lp) {
   const tfs_opt_config *cfg = as->c->cfg;
-  int gpu = tfs_opt__device_is(as->c->g->n[v].device, "GPU");
+  tfs_opt_device_caps caps;
+  tfs_opt__device_caps(as->c->g->n[v].device, &caps);
+  int gpu = caps.fast_16bit == TFS_HALF; /* float16 hardware */
   switch (cfg->amp_mode) {
     case TFS_AMP_DEVICE:
       if (gpu) {

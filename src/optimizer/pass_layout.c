@@ -37,11 +37,13 @@ static const char *const kSensitive[] = {"Conv2D",
                                          "_FusedConv2D",
                                          "_FusedDepthwiseConv2dNative"};
 
-/* The format node v's device prefers: TFS_LAYOUT_*.  A GPU prefers
- * NCHW (cuDNN's native layout); the CPU what the config says. */
+/* The format node v's device prefers: TFS_LAYOUT_*.  A device type that
+ * says so (a GPU: cuDNN's native layout) prefers NCHW; the CPU what the
+ * config says. */
 static int preferred(const layout_state *ls, int v) {
-  const char *dev = ls->c->g->n[v].device;
-  if (tfs_opt__device_is(dev, "GPU")) return TFS_LAYOUT_TO_NCHW;
+  tfs_opt_device_caps caps;
+  tfs_opt__device_caps(ls->c->g->n[v].device, &caps);
+  if (caps.prefers_nchw) return TFS_LAYOUT_TO_NCHW;
   return ls->c->cfg->cpu_layout;
 }
 

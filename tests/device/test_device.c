@@ -11,6 +11,7 @@
 #include "device/bfc_alloc.h"
 #include "devrun.h"
 #include "devtest.h"
+#include "optimizer/opt_util.h"
 #include "tfsess/device.h"
 
 /* ---- names ---------------------------------------------------------------- */
@@ -573,6 +574,35 @@ static void test_run_op_on_fake(void) {
   tfs_status_free(st);
 }
 
+/* The optimizer asks a node's device type what it prefers: a registered
+ * type answers for itself; the CPU says NHWC and bfloat16. */
+static int no_devices(const tfs_config *cfg, tfs_device **out, int cap,
+                      int *n, tfs_status *st) {
+  (void)cfg, (void)out, (void)cap, (void)st;
+  *n = 0;
+  return 0;
+}
+
+static void test_type_capabilities(void) {
+  static const tfs_device_type kNchw = {"NCHWDEV", 5, no_devices, 1,
+                                        TFS_HALF};
+  CU_ASSERT_EQUAL(tfs_device__register_type(&kNchw), 0);
+  CU_ASSERT_PTR_EQUAL(tfs_device__type("NCHWDEV"), &kNchw);
+  tfs_opt_device_caps caps;
+  tfs_opt__device_caps("/job:localhost/replica:0/task:0/device:NCHWDEV:0",
+                       &caps);
+  CU_ASSERT_EQUAL(caps.prefers_nchw, 1);
+  CU_ASSERT_EQUAL(caps.fast_16bit, TFS_HALF);
+  tfs_opt__device_caps("/job:localhost/replica:0/task:0/device:CPU:0", &caps);
+  CU_ASSERT_EQUAL(caps.prefers_nchw, 0);
+  CU_ASSERT_EQUAL(caps.fast_16bit, TFS_BFLOAT16);
+  tfs_opt__device_caps("", &caps); /* no device: the CPU */
+  CU_ASSERT_EQUAL(caps.prefers_nchw, 0);
+  tfs_device__unregister_type("NCHWDEV");
+  CU_ASSERT_PTR_NULL(tfs_device__type("NCHWDEV"));
+  CU_ASSERT_PTR_NOT_NULL(tfs_device__type("CPU"));
+}
+
 static const tfs_test_case kNames[] = {
     {"parse_forms", test_parse_forms},
     {"parse_errors", test_parse_errors},
@@ -584,6 +614,7 @@ static const tfs_test_case kSet[] = {
     {"device_set", test_device_set},
     {"public_list", test_public_list},
     {"current_device", test_prepare_sets_current_device},
+    {"type_capabilities", test_type_capabilities},
     {NULL, NULL}};
 
 static const tfs_test_case kAlloc[] = {

@@ -398,4 +398,5 @@ static int gpu_devices(const tfs_config *cfg, tfs_device **out, int cap,
   return rc;
 }
 
-const tfs_device_type tfs_cuda_device_type = {"GPU", 210, gpu_devices};
+const tfs_device_type tfs_cuda_device_type = {"GPU", 210, gpu_devices, 1,
+                                              TFS_HALF};
