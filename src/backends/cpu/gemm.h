@@ -141,18 +141,19 @@ static inline int64_t tfs_gemm_cost_ns(int64_t m, int64_t n, int64_t k) {
   return (2 * m * n * k) / 32 + 1; /* ~32 flop/ns on one AVX2 core */
 }
 
-/* Benchmarks and tests: force a path ("avx512", "avx2", "openblas"; NULL
- * or "auto" for the default).  Returns 0, or -1 if this CPU cannot run
- * it.  Not thread-safe against running GEMMs. */
+/* Tests: force a path ("avx512", "avx2", "openblas"; NULL or "auto" for
+ * the default), also used by benchmarks.  Returns 0, or -1 if this CPU
+ * cannot run it (or TFS_CPU_MAX_ISA caps below it).  Not thread-safe against running GEMMs. */
 int tfs_gemm__force_path(const char *name);
 
-/* Tests and benchmarks: whether convolutions may use the indirect
- * kernels (on by default where the CPU's family has them); off, they
- * gather packed patches as on CPUs without them. */
+/* Tests: whether convolutions may use the indirect kernels (on by
+ * default where the CPU's family has them); off, they gather packed
+ * patches as on CPUs without them.  Also used by benchmarks. */
 void tfs_gemm__set_indirect(int on);
 
-/* Benchmarks: the current path with other cache blocking (K depth, rows
- * and columns per block).  Returns 0, or -1 without a tfsess path. */
+/* Tests: the current path with other cache blocking (K depth, rows and
+ * columns per block), for benchmarks.  Returns 0, or -1 without a tfsess
+ * path. */
 int tfs_gemm__set_blocking(int kc, int mc, int nc);
 
 #endif
