@@ -1,0 +1,9 @@
+
+.
+xPlaceholder*
+dtype0
+*
+shape:
+
+out
+LogicalNotx"ª
