@@ -97,6 +97,10 @@ struct tfs_op_call {
   const unsigned char *fast_key; /* set by the typed-op fast path: */
   size_t fast_len;               /* register the entry under it */
   tfs_value *inline_inputs[6];
+  /* The first failure of an attr setter, which return nothing (as
+   * TFE_OpSetAttr* do): execute reports it.  attr_code TFS_OK: none. */
+  tfs_code attr_code;
+  char attr_error[192];
 };
 
 /* ---- values ---------------------------------------------------------- */

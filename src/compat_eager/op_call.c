@@ -3,6 +3,8 @@
  * type, inputs, attrs with "first set wins" and type attrs inferred from
  * inputs, then execution in the context's mode.
  */
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -21,6 +23,8 @@ void tfs_op_call__init(tfs_op_call *call, tfs_ctx *c,
 
 void tfs_op_call__clear(tfs_op_call *call) {
   tfs_attrs_clear(&call->attrs);
+  call->attr_code = TFS_OK;
+  call->attr_error[0] = '\0';
   if (call->inputs != call->inline_inputs) tfs_free(call->inputs);
   tfs_free(call->device);
   call->inputs = call->inline_inputs;
@@ -51,6 +55,25 @@ void tfs_op_call_free(tfs_op_call *call) {
   tfs_free(call);
 }
 
+/* Records the first failure of an attr setter for execute to report. */
+static void attr_failed(tfs_op_call *call, tfs_code code, const char *fmt,
+                        ...) TFS_PRINTF(3, 4);
+static void attr_failed(tfs_op_call *call, tfs_code code, const char *fmt,
+                        ...) {
+  if (call->attr_code != TFS_OK) return;
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(call->attr_error, sizeof call->attr_error, fmt, ap);
+  va_end(ap);
+  call->attr_code = code;
+}
+
+static void attr_oom(tfs_op_call *call, const char *name) {
+  attr_failed(call, TFS_RESOURCE_EXHAUSTED,
+              "Out of memory while setting attr '%s' of %s", name,
+              call->def->name);
+}
+
 /* TensorFlow eager's AttrBuilder::Set: add if not present. */
 static void set_first(tfs_op_call *call, const char *name,
                       tfs_attr_value *v) {
@@ -58,7 +81,7 @@ static void set_first(tfs_op_call *call, const char *name,
     tfs_attr_value_clear(v);
     return;
   }
-  tfs_attrs_set(&call->attrs, name, v);
+  if (tfs_attrs_set(&call->attrs, name, v)) attr_oom(call, name);
 }
 
 static int push(tfs_op_call *call, tfs_value *v, tfs_status *st) {
@@ -126,6 +149,8 @@ void tfs_op_call_add_input_list(tfs_op_call *call, tfs_value *const *vs,
     for (int i = 0; i < n; i++) types[i] = tfs_value_dtype(vs[i]);
     if (tfs_attr_list(&a, TFS_ATTR_TYPE, n, types) == 0)
       set_first(call, arg->type_list_attr, &a);
+    else
+      attr_oom(call, arg->type_list_attr);
     tfs_free(types);
   }
   tfs_status_clear(st);
@@ -153,7 +178,11 @@ SCALAR_SETTER(tfs_op_call_set_attr_type, tfs_dtype, tfs_attr_type_val)
 void tfs_op_call_set_attr_string(tfs_op_call *call, const char *name,
                                  const void *v, size_t len) {
   tfs_attr_value a;
-  if (!call || !name || tfs_attr_string(&a, v, len)) return;
+  if (!call || !name) return;
+  if (tfs_attr_string(&a, v, len)) {
+    attr_oom(call, name);
+    return;
+  }
   set_first(call, name, &a);
 }
 
@@ -161,7 +190,14 @@ void tfs_op_call_set_attr_shape(tfs_op_call *call, const char *name,
                                 const int64_t *dims, int ndims) {
   tfs_shape s;
   tfs_attr_value a;
-  if (!call || !name || ndims > TFS_MAX_RANK) return;
+  if (!call || !name) return;
+  if (ndims > TFS_MAX_RANK) {
+    attr_failed(call, TFS_INVALID_ARGUMENT,
+                "Value specified for `%s` has %d dimensions which is over "
+                "the limit of %d.",
+                name, ndims, TFS_MAX_RANK);
+    return;
+  }
   s.rank = ndims < 0 ? -1 : ndims;
   for (int i = 0; i < ndims; i++) s.dims[i] = dims[i] < 0 ? -1 : dims[i];
   if (tfs_attr_shape(&a, &s)) return;
@@ -179,7 +215,11 @@ void tfs_op_call_set_attr_tensor(tfs_op_call *call, const char *name,
 #define LIST_SETTER(fn, ctype, kind)                                       \
   void fn(tfs_op_call *call, const char *name, const ctype *v, int n) {    \
     tfs_attr_value a;                                                      \
-    if (!call || !name || tfs_attr_list(&a, kind, n, v)) return;           \
+    if (!call || !name) return;                                            \
+    if (tfs_attr_list(&a, kind, n, v)) {                                   \
+      attr_oom(call, name);                                                \
+      return;                                                              \
+    }                                                                      \
     set_first(call, name, &a);                                             \
   }
 LIST_SETTER(tfs_op_call_set_attr_int_list, int64_t, TFS_ATTR_INT)
@@ -193,13 +233,19 @@ void tfs_op_call_set_attr_string_list(tfs_op_call *call, const char *name,
                                       const size_t *lens, int n) {
   if (!call || !name || n < 0) return;
   tfs_bytes *b = tfs_malloc(sizeof(tfs_bytes) * (size_t)(n ? n : 1));
-  if (!b) return;
+  if (!b) {
+    attr_oom(call, name);
+    return;
+  }
   for (int i = 0; i < n; i++) {
     b[i].ptr = (char *)v[i];
     b[i].len = lens[i];
   }
   tfs_attr_value a;
-  if (tfs_attr_list(&a, TFS_ATTR_STRING, n, b) == 0) set_first(call, name, &a);
+  if (tfs_attr_list(&a, TFS_ATTR_STRING, n, b) == 0)
+    set_first(call, name, &a);
+  else
+    attr_oom(call, name);
   tfs_free(b);
 }
 
@@ -208,9 +254,16 @@ void tfs_op_call_set_attr_shape_list(tfs_op_call *call, const char *name,
                                      const int *ndims, int n) {
   if (!call || !name || n < 0) return;
   tfs_shape *s = tfs_malloc(sizeof(tfs_shape) * (size_t)(n ? n : 1));
-  if (!s) return;
+  if (!s) {
+    attr_oom(call, name);
+    return;
+  }
   for (int i = 0; i < n; i++) {
     if (ndims[i] > TFS_MAX_RANK) {
+      attr_failed(call, TFS_INVALID_ARGUMENT,
+                  "Value specified for `%s` has %d dimensions which is "
+                  "over the limit of %d.",
+                  name, ndims[i], TFS_MAX_RANK);
       tfs_free(s);
       return;
     }
@@ -219,14 +272,21 @@ void tfs_op_call_set_attr_shape_list(tfs_op_call *call, const char *name,
       s[i].dims[k] = dims[i][k] < 0 ? -1 : dims[i][k];
   }
   tfs_attr_value a;
-  if (tfs_attr_list(&a, TFS_ATTR_SHAPE, n, s) == 0) set_first(call, name, &a);
+  if (tfs_attr_list(&a, TFS_ATTR_SHAPE, n, s) == 0)
+    set_first(call, name, &a);
+  else
+    attr_oom(call, name);
   tfs_free(s);
 }
 
 void tfs_op_call_set_attr_func_name(tfs_op_call *call, const char *name,
                                     const char *fn, size_t len) {
   tfs_attr_value a;
-  if (!call || !name || tfs_attr_func(&a, fn, len)) return;
+  if (!call || !name) return;
+  if (tfs_attr_func(&a, fn, len)) {
+    attr_oom(call, name);
+    return;
+  }
   set_first(call, name, &a);
 }
 
@@ -351,6 +411,10 @@ done:
 int tfs_op_call_execute(tfs_op_call *call, tfs_value **outputs, int max,
                         int *n_out, tfs_status *st) {
   TFS_CHECK_ARG(call != NULL && n_out != NULL, st, -1);
+  if (call->attr_code != TFS_OK) {
+    tfs_status_set(st, call->attr_code, call->attr_error);
+    return -1;
+  }
   if (fill_defaults(call, st)) return -1;
   if (call->ctx->kind == TFS_CTX_EAGER) {
     if (execute_eager(call, outputs, max, n_out, st)) return -1;

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <unistd.h>
 
+#include "core/alloc.h"
 #include "testutil.h"
 
 static tfs_status *st;
@@ -179,6 +180,39 @@ static void test_fast_path_keys(void) {
   }
   tfs_value *vals[] = {fv, fcol, frow, iv, zero};
   for (int i = 0; i < 5; i++) tfs_value_free(vals[i]);
+  teardown();
+}
+
+/* The attr setters return nothing (as TFE_OpSetAttr*): a failure, out of
+ * memory or a shape over the rank limit, is reported by execute. */
+static void test_attr_failures_reported(void) {
+  setup();
+  tfs_value *v = tfs_value_float(ctx, 1, st);
+  tfs_op_call *call = tfs_op_call_new(ctx, "Neg", st);
+  tfs_op_call_add_input(call, v, st);
+  static const int64_t ints[3] = {1, 2, 3};
+  tfs_alloc_fail_at(1); /* the list's buffer */
+  tfs_op_call_set_attr_int_list(call, "extra", ints, 3);
+  tfs_alloc_fail_at(0);
+  tfs_value *out = NULL;
+  int n = 0;
+  CU_ASSERT_EQUAL(tfs_op_call_execute(call, &out, 1, &n, st), -1);
+  CU_ASSERT_EQUAL(tfs_status_code(st), TFS_RESOURCE_EXHAUSTED);
+  TFS_ASSERT_MESSAGE(st, "Out of memory while setting attr 'extra' of Neg");
+  tfs_op_call_free(call);
+  call = tfs_op_call_new(ctx, "Placeholder", st);
+  int64_t dims[40] = {0};
+  tfs_op_call_set_attr_shape(call, "shape", dims, 40);
+  CU_ASSERT_EQUAL(tfs_op_call_execute(call, &out, 1, &n, st), -1);
+  CU_ASSERT_EQUAL(tfs_status_code(st), TFS_INVALID_ARGUMENT);
+  char want[128];
+  snprintf(want, sizeof want,
+           "Value specified for `shape` has 40 dimensions which is over "
+           "the limit of %d.",
+           TFS_MAX_RANK);
+  TFS_ASSERT_MESSAGE(st, want);
+  tfs_op_call_free(call);
+  tfs_value_free(v);
   teardown();
 }
 
@@ -771,6 +805,7 @@ static const tfs_test_case eager_cases[] = {
     {"errors", test_eager_errors},
     {"fast_path_keys", test_fast_path_keys},
     {"first_set_wins", test_first_set_wins},
+    {"attr_failures_reported", test_attr_failures_reported},
     {"variables", test_eager_variables},
     {"resolve_and_graph_ctx", test_resolve_and_graph_ctx},
     {"many_threads", test_eager_from_many_threads},
