@@ -349,10 +349,13 @@ int tfs_optimizer__run(tfs_graph *src, const tfs_opt_request *req,
   }
   run_state rs = {.g = &g, .cfg = cfg, .report = report,
                   .first_count = count};
-  /* a timeout too large to add to the clock means no deadline */
+  /* a timeout too large to add to the clock means no deadline (as the
+   * executor's deadline_of) */
+  int64_t ns, deadline;
   if (cfg->timeout_ms > 0 &&
-      (int64_t)cfg->timeout_ms <= (INT64_MAX - t0) / 1000000)
-    rs.deadline_ns = t0 + (int64_t)cfg->timeout_ms * 1000000;
+      !tfs_mul_overflow_i64(cfg->timeout_ms, 1000000, &ns) &&
+      !tfs_add_overflow_i64(t0, ns, &deadline))
+    rs.deadline_ns = deadline;
   if (run_pipeline(&rs, &changes, st)) {
     rc = -1;
     goto done;
