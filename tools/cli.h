@@ -90,11 +90,16 @@ typedef struct tfs_cli_session {
   int no_optimize;         /* --no-optimize */
   const char *passes;      /* --passes LIST, or NULL */
   const char *save_config; /* --save-config FILE, or NULL */
+  int safe;                /* --safe */
+  unsigned limits_set;     /* bit i: --limit set limits[i] (tfs_limit) */
+  int64_t limits[TFS_LIMIT_COUNT];
+  int nallow;              /* --allow-op TYPE (borrowed from argv) */
+  const char *allow[32];
 } tfs_cli_session;
 
 #define TFS_CLI_UNSET INT64_MIN
 #define TFS_CLI_SESSION_INIT \
-  { NULL, TFS_CLI_UNSET, TFS_CLI_UNSET, 0, NULL, NULL }
+  { NULL, TFS_CLI_UNSET, TFS_CLI_UNSET, 0, NULL, NULL, 0, 0, {0}, 0, {0} }
 
 /* Applies --no-optimize / --passes to session options (their ConfigProto's
  * rewrite_options; cmd_optimize.c).  Returns 0 or -1 (reported). */
@@ -116,6 +121,10 @@ tfs_session_options *tfs_cli_session_options(const tfs_cli_session *s);
 /* Reads and imports a GraphDef file.  Returns a new graph (caller frees)
  * or NULL after reporting an error naming the file. */
 tfs_graph *tfs_cli_load_graph(const char *path);
+
+/* Limits every later tfs_cli_load_graph applies (--safe, --limit): the
+ * deepest nesting (0: the default) and the most nodes (0: none). */
+void tfs_cli_set_import_limits(int max_nesting, int64_t max_nodes);
 
 /* Reads a whole file; returns malloc'd bytes or NULL (reported). */
 uint8_t *tfs_cli_read_file(const char *path, size_t *len);

@@ -37,18 +37,32 @@ uint8_t *tfs_cli_read_file(const char *path, size_t *len) {
   return buf;
 }
 
+static int g_import_nesting;    /* 0: the default */
+static int64_t g_import_nodes;  /* 0: no limit */
+
+void tfs_cli_set_import_limits(int max_nesting, int64_t max_nodes) {
+  g_import_nesting = max_nesting;
+  g_import_nodes = max_nodes;
+}
+
 tfs_graph *tfs_cli_load_graph(const char *path) {
   size_t len;
   uint8_t *bytes = tfs_cli_read_file(path, &len);
   if (!bytes) return NULL;
   tfs_graph *g = tfs_graph_new();
   tfs_status *st = tfs_status_new();
+  tfs_import_options *io = tfs_import_options_new();
   tfs_import_results *r = NULL;
-  if (g && st) r = tfs_graph_import_graphdef(g, bytes, len, NULL, st);
+  if (io) {
+    tfs_import_options_set_max_nesting(io, g_import_nesting);
+    tfs_import_options_set_max_nodes(io, g_import_nodes);
+  }
+  if (g && st && io) r = tfs_graph_import_graphdef(g, bytes, len, io, st);
+  tfs_import_options_free(io);
   free(bytes);
   if (!r) {
     tfs_cli_error("%s: %s", path,
-                  st ? tfs_status_message(st) : "out of memory");
+                  st && io ? tfs_status_message(st) : "out of memory");
     tfs_graph_free(g);
     g = NULL;
   }

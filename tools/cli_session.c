@@ -5,7 +5,10 @@
  * session-wide flags go here.
  */
 #include <stdio.h>
+#include <errno.h>
+#include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "cli.h"
 
@@ -54,6 +57,86 @@ static int set_save_config(void *ctx, const char *v) {
   return 0;
 }
 
+/* The import limits that follow from --safe and --limit. */
+static void update_import_limits(const tfs_cli_session *s) {
+  tfs_session_options *o = tfs_session_options_new();
+  if (!o) return;
+  tfs_session_options_set_safe_mode(o, s->safe);
+  for (int i = 0; i < TFS_LIMIT_COUNT; i++)
+    if (s->limits_set >> i & 1)
+      tfs_session_options_set_limit(o, (tfs_limit)i, s->limits[i]);
+  int64_t nesting = tfs_session_options_limit(o, TFS_LIMIT_NESTING);
+  tfs_cli_set_import_limits(
+      s->safe || (s->limits_set >> TFS_LIMIT_NESTING & 1) ? (int)nesting : 0,
+      tfs_session_options_limit(o, TFS_LIMIT_GRAPH_NODES));
+  tfs_session_options_free(o);
+}
+
+static int set_safe(void *ctx, const char *v) {
+  (void)v;
+  tfs_cli_session *s = ctx;
+  s->safe = 1;
+  update_import_limits(s);
+  return 0;
+}
+
+static const char *const kLimitNames[TFS_LIMIT_COUNT] = {
+    "tensor-bytes", "run-bytes", "graph-nodes", "nesting", "op-elements"};
+
+/* --limit NAME=VALUE: VALUE an integer with an optional k, M or G
+ * (powers of 1024), or "none". */
+static int set_limit(void *ctx, const char *v) {
+  tfs_cli_session *s = ctx;
+  const char *eq = strchr(v, '=');
+  int which = -1;
+  for (int i = 0; eq && i < TFS_LIMIT_COUNT; i++)
+    if (strlen(kLimitNames[i]) == (size_t)(eq - v) &&
+        strncmp(v, kLimitNames[i], (size_t)(eq - v)) == 0)
+      which = i;
+  if (which < 0) {
+    tfs_cli_usage_error("--limit: expected NAME=VALUE with NAME one of "
+                        "tensor-bytes, run-bytes, graph-nodes, nesting, "
+                        "op-elements; got '%s'", v);
+    return -1;
+  }
+  const char *num = eq + 1;
+  int64_t value;
+  if (strcmp(num, "none") == 0) {
+    value = -1;
+  } else {
+    char *end;
+    errno = 0;
+    long long x = strtoll(num, &end, 10);
+    int shift = 0;
+    if (*end == 'k' || *end == 'K') shift = 10;
+    if (*end == 'M') shift = 20;
+    if (*end == 'G') shift = 30;
+    if (shift) end++;
+    if (end == num || *end || errno || x <= 0 ||
+        x > (INT64_MAX >> shift)) {
+      tfs_cli_usage_error("--limit %s: '%s' is not a positive integer "
+                          "(k, M, G allowed) or 'none'",
+                          kLimitNames[which], num);
+      return -1;
+    }
+    value = (int64_t)x << shift;
+  }
+  s->limits[which] = value;
+  s->limits_set |= 1u << which;
+  update_import_limits(s);
+  return 0;
+}
+
+static int set_allow_op(void *ctx, const char *v) {
+  tfs_cli_session *s = ctx;
+  if (s->nallow >= (int)(sizeof s->allow / sizeof s->allow[0])) {
+    tfs_cli_usage_error("--allow-op: at most 32 op types");
+    return -1;
+  }
+  s->allow[s->nallow++] = v;
+  return 0;
+}
+
 /* Writes the options' ConfigProto bytes (as TensorFlow serializes them)
  * to `path`.  Returns 0 or -1 (reported). */
 static int save_config(tfs_session_options *o, const char *path) {
@@ -97,6 +180,16 @@ const tfs_cli_opt tfs_cli_session_opts[] = {
     {"passes", "LIST",
      "only these optimizer passes, comma-separated (see tfsess optimize)",
      set_passes},
+    {"safe", NULL,
+     "safe mode for untrusted graphs: resource limits, and ops that reach "
+     "files or the process are refused (docs/SECURITY.md)",
+     set_safe},
+    {"limit", "NAME=N",
+     "resource limit: tensor-bytes, run-bytes, graph-nodes, nesting or "
+     "op-elements (N: integer, k/M/G suffix, or none)",
+     set_limit},
+    {"allow-op", "TYPE", "let op TYPE through safe mode (repeatable)",
+     set_allow_op},
     {"save-config", "FILE",
      "write the session's ConfigProto (--config with the flags above "
      "applied) to FILE",
@@ -128,6 +221,20 @@ tfs_session_options *tfs_cli_session_options(const tfs_cli_session *s) {
   if (s->inter != TFS_CLI_UNSET)
     tfs_session_options_set_inter_op_threads(o, (int)s->inter);
   if (tfs_cli_optimizer_flags(o, s->no_optimize, s->passes)) goto fail;
+  if (s->safe) tfs_session_options_set_safe_mode(o, 1);
+  for (int i = 0; i < TFS_LIMIT_COUNT; i++)
+    if (s->limits_set >> i & 1)
+      tfs_session_options_set_limit(o, (tfs_limit)i, s->limits[i]);
+  for (int i = 0; i < s->nallow; i++) {
+    tfs_status *st = tfs_status_new();
+    if (st) tfs_session_options_allow_op(o, s->allow[i], st);
+    int ok = st && tfs_status_ok(st);
+    tfs_status_free(st);
+    if (!ok) {
+      tfs_cli_error("out of memory");
+      goto fail;
+    }
+  }
   if (s->save_config && save_config(o, s->save_config)) goto fail;
   return o;
 fail:

@@ -38,6 +38,15 @@ TFS_API void tfs_import_options_set_uniquify_names(tfs_import_options *o,
 /* Make the prefix itself unique in the graph. */
 TFS_API void tfs_import_options_set_uniquify_prefix(tfs_import_options *o,
                                                     int uniquify);
+/* Limits for GraphDefs from untrusted sources (docs/SECURITY.md):
+ * messages nested deeper than `depth` (1..100; other values: 100, the
+ * default, as TensorFlow's parser) are refused as "Invalid GraphDef";
+ * more than `nodes` nodes (> 0; 0 or less: no limit, the default) give
+ * RESOURCE_EXHAUSTED before anything is imported. */
+TFS_API void tfs_import_options_set_max_nesting(tfs_import_options *o,
+                                                int depth);
+TFS_API void tfs_import_options_set_max_nodes(tfs_import_options *o,
+                                              int64_t nodes);
 /* Uses of src_name:src_index in the GraphDef become `dst` (an output
  * already in the graph). */
 TFS_API void tfs_import_options_add_input_mapping(tfs_import_options *o,

@@ -19,6 +19,8 @@
 #ifndef TFSESS_SESSION_H
 #define TFSESS_SESSION_H
 
+#include <stdint.h>
+
 #include "buffer.h"
 #include "common.h"
 #include "graph.h"
@@ -65,6 +67,54 @@ TFS_API void tfs_session_options_set_config(tfs_session_options *o,
  * empty; freed by tfs_buffer_free). */
 TFS_API void tfs_session_options_get_config(const tfs_session_options *o,
                                             tfs_buffer *out, tfs_status *st);
+
+/* ---- resource limits and safe mode (docs/SECURITY.md) -------------------- */
+
+/* What a session may ask for.  Each limit is checked before the memory
+ * or the work is taken; going over gives RESOURCE_EXHAUSTED naming the
+ * node and the size. */
+typedef enum tfs_limit {
+  TFS_LIMIT_TENSOR_BYTES = 0, /* bytes of one tensor a kernel allocates
+                                 (an output or its scratch space) */
+  TFS_LIMIT_RUN_BYTES = 1,    /* bytes of all outputs one run allocates */
+  TFS_LIMIT_GRAPH_NODES = 2,  /* nodes of the graph a plan is built from
+                                 (the session's graph and its rewrite) */
+  TFS_LIMIT_NESTING = 3,      /* deepest message nesting of the protobufs a
+                                 session parses (RunOptions); at most and
+                                 by default 100, as TensorFlow's parser */
+  TFS_LIMIT_OP_ELEMENTS = 4   /* elements of one output of one op */
+} tfs_limit;
+#define TFS_LIMIT_COUNT 5
+
+/* Sets a limit: value > 0 is the limit, 0 the default, < 0 no limit.
+ * Defaults: none (as TensorFlow), but nesting 100; in safe mode, for
+ * limits left at 0: 1 GiB per tensor, 4 GiB per run, 1,000,000 graph
+ * nodes, nesting 32, 2^28 elements per op output.  Unknown `which`:
+ * ignored. */
+TFS_API void tfs_session_options_set_limit(tfs_session_options *o,
+                                           tfs_limit which, int64_t value);
+/* The limit in force for these options (0: none). */
+TFS_API int64_t tfs_session_options_limit(const tfs_session_options *o,
+                                          tfs_limit which);
+
+/* Safe mode for graphs from untrusted sources: the safe defaults above,
+ * and ops that read or write files, run host code or reach the network
+ * (ReadFile, WriteFile, SaveV2, RestoreV2, MatchingFiles, PrintV2 to a
+ * file, ...) are refused when a plan is built, PERMISSION_DENIED naming
+ * the node and the op, unless their type is allowed with
+ * tfs_session_options_allow_op.  Off by default. */
+TFS_API void tfs_session_options_set_safe_mode(tfs_session_options *o,
+                                               int on);
+TFS_API int tfs_session_options_safe_mode(const tfs_session_options *o);
+/* Lets op type `op_type` through safe mode (copied).  RESOURCE_EXHAUSTED
+ * when memory runs out. */
+TFS_API void tfs_session_options_allow_op(tfs_session_options *o,
+                                          const char *op_type,
+                                          tfs_status *st);
+
+/* All of these options travel in ConfigProto bytes (get_config /
+ * set_config, TF_SetConfig) as field 7600, a message TensorFlow does not
+ * know and keeps as an unknown field (docs/SECURITY.md has its layout). */
 
 TFS_API int tfs_session_options_intra_op_threads(const tfs_session_options *o);
 TFS_API int tfs_session_options_inter_op_threads(const tfs_session_options *o);

@@ -83,6 +83,12 @@ static const scalar_field kConfig[] = {
        operation_timeout_in_ms),
     CP(isolate_session_state), CP(share_cluster_devices_in_session)};
 
+#define LIM(a) F8(tfs_config_limits, Tensorflow__TfsessLimits, a, a)
+static const scalar_field kLimits[] = {
+    F4(tfs_config_limits, Tensorflow__TfsessLimits, safe_mode, safe_mode),
+    LIM(max_tensor_bytes), LIM(max_run_bytes), LIM(max_graph_nodes),
+    LIM(max_nesting), LIM(max_op_elements)};
+
 #define EX(a) F4(tfs_config, Tensorflow__ConfigProto__Experimental, a, a)
 static const scalar_field kExperimental[] = {
     EX(use_numa_affinity), EX(disable_thread_spinning),
@@ -134,6 +140,7 @@ void tfs_config__clear(tfs_config *c) {
   tfs_free(c->session_inter_op_thread_pool);
   tfs_free(c->executor_type);
   tfs_free(c->session_metadata_name);
+  free_strs(c->limits.allowed_ops, c->limits.nallowed_ops);
   memset(c, 0, sizeof(*c));
 }
 
@@ -211,6 +218,9 @@ int tfs_config__copy(tfs_config *dst, const tfs_config *src) {
   }
   dst->executor_type = dup_opt(src->executor_type, &failed);
   dst->session_metadata_name = dup_opt(src->session_metadata_name, &failed);
+  dst->limits.allowed_ops = dup_strs(src->limits.allowed_ops,
+                                     src->limits.nallowed_ops, &failed);
+  if (!dst->limits.allowed_ops) dst->limits.nallowed_ops = 0;
   if (failed) {
     tfs_config__clear(dst);
     return -1;
@@ -363,6 +373,12 @@ static void config_in(const Tensorflow__ConfigProto *p, tfs_config *c,
             str_in(t->global_name, failed);
       }
     }
+  }
+  if (p->tfsess_limits) {
+    COPY_IN(kLimits, &c->limits, p->tfsess_limits);
+    c->limits.allowed_ops =
+        strs_in(p->tfsess_limits->allowed_ops, p->tfsess_limits->n_allowed_ops,
+                &c->limits.nallowed_ops, failed);
   }
   const Tensorflow__ConfigProto__Experimental *ex = p->experimental;
   if (ex) {
@@ -583,6 +599,14 @@ static int config_out(const tfs_config *c, Tensorflow__ConfigProto *p,
       p->session_inter_op_thread_pool[i] = &t[i];
     }
     p->n_session_inter_op_thread_pool = n;
+  }
+  Tensorflow__TfsessLimits *lim = tfs_pb_arena_alloc(a, sizeof(*lim));
+  if (!lim) return -1;
+  tensorflow__tfsess_limits__init(lim);
+  if (COPY_OUT(kLimits, lim, &c->limits) || c->limits.nallowed_ops) {
+    lim->allowed_ops = c->limits.allowed_ops;
+    lim->n_allowed_ops = (size_t)c->limits.nallowed_ops;
+    p->tfsess_limits = lim;
   }
   return experimental_out(c, p, a);
 }

@@ -135,6 +135,20 @@ typedef struct tfs_graph_options {
   uint8_t has_optimizer_options, has_rewrite_options;
 } tfs_graph_options;
 
+/* tfsess's own limits (ConfigProto field 7600, TfsessLimits): 0 = the
+ * default, < 0 = no limit, > 0 = the limit (session/limits.c applies
+ * them). */
+typedef struct tfs_config_limits {
+  int safe_mode;
+  int64_t max_tensor_bytes;
+  int64_t max_run_bytes;
+  int64_t max_graph_nodes;
+  int64_t max_nesting;
+  int64_t max_op_elements;
+  int nallowed_ops;
+  char **allowed_ops;
+} tfs_config_limits;
+
 typedef struct tfs_config {
   int ndevice_count;
   tfs_config_device_count *device_count;   /* 1: sorted by type */
@@ -162,6 +176,7 @@ typedef struct tfs_config {
   int disable_functional_ops_lowering;
   char *session_metadata_name;
   int64_t session_metadata_version;
+  tfs_config_limits limits;                /* 7600: tfsess's own */
   uint8_t has_gpu_options, has_graph_options, has_experimental,
       has_session_metadata;
 } tfs_config;

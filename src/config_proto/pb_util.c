@@ -46,8 +46,9 @@ static int read_varint(const uint8_t **p, const uint8_t *end, uint64_t *v) {
  * when messages nest deeper than TFS_PB_MAX_DEPTH or a field is cut off.
  * Recursion is bounded by the depth limit. */
 static int check_depth(const ProtobufCMessageDescriptor *desc,
-                       const uint8_t *p, const uint8_t *end, int depth) {
-  if (depth > TFS_PB_MAX_DEPTH) return -1;
+                       const uint8_t *p, const uint8_t *end, int depth,
+                       int max_depth) {
+  if (depth > max_depth) return -1;
   while (p < end) {
     uint64_t key, v;
     if (read_varint(&p, end, &key)) return -1;
@@ -71,7 +72,7 @@ static int check_depth(const ProtobufCMessageDescriptor *desc,
                       desc, (unsigned)(key >> 3))
                 : NULL;
         if (f && f->type == PROTOBUF_C_TYPE_MESSAGE &&
-            check_depth(f->descriptor, p, p + v, depth + 1))
+            check_depth(f->descriptor, p, p + v, depth + 1, max_depth))
           return -1;
         p += v;
         break;
@@ -85,11 +86,19 @@ static int check_depth(const ProtobufCMessageDescriptor *desc,
 
 ProtobufCMessage *tfs_pb__unpack(const ProtobufCMessageDescriptor *desc,
                                  const void *data, size_t len, int *oom) {
+  return tfs_pb__unpack_nested(desc, data, len, TFS_PB_MAX_DEPTH, oom);
+}
+
+ProtobufCMessage *tfs_pb__unpack_nested(const ProtobufCMessageDescriptor *desc,
+                                        const void *data, size_t len,
+                                        int max_depth, int *oom) {
   if (oom) *oom = 0;
   if (len && !data) return NULL;
+  if (max_depth <= 0 || max_depth > TFS_PB_MAX_DEPTH)
+    max_depth = TFS_PB_MAX_DEPTH;
   static const uint8_t empty[1] = {0};
   const uint8_t *p = len ? data : empty;
-  if (check_depth(desc, p, p + len, 1)) return NULL;
+  if (check_depth(desc, p, p + len, 1, max_depth)) return NULL;
   int failed = 0;
   ProtobufCAllocator a = {pb_alloc, pb_free, &failed};
   ProtobufCMessage *m = protobuf_c_message_unpack(desc, &a, len, p);

@@ -26,6 +26,12 @@ extern ProtobufCAllocator tfs_pb__allocator;
  * NULL).  Unknown fields are kept in the message. */
 ProtobufCMessage *tfs_pb__unpack(const ProtobufCMessageDescriptor *desc,
                                  const void *data, size_t len, int *oom);
+/* tfs_pb__unpack with a tighter nesting limit: messages nested deeper
+ * than max_depth (1..TFS_PB_MAX_DEPTH; other values mean
+ * TFS_PB_MAX_DEPTH) are refused. */
+ProtobufCMessage *tfs_pb__unpack_nested(const ProtobufCMessageDescriptor *desc,
+                                        const void *data, size_t len,
+                                        int max_depth, int *oom);
 void tfs_pb__free(ProtobufCMessage *m);
 
 /* Fails with INVALID_ARGUMENT "Passing non-empty TF_Buffer is invalid."

@@ -766,8 +766,9 @@ tfs_import_results *tfs_graph_import_graphdef(tfs_graph *g, const void *data,
     return NULL;
   }
   int was_oom;
-  Tensorflow__GraphDef *gd = (Tensorflow__GraphDef *)tfs_pb__unpack(
-      &tensorflow__graph_def__descriptor, data, len, &was_oom);
+  Tensorflow__GraphDef *gd = (Tensorflow__GraphDef *)tfs_pb__unpack_nested(
+      &tensorflow__graph_def__descriptor, data, len, o->max_nesting,
+      &was_oom);
   if (!gd) {
     if (was_oom)
       TFS_OOM(st);
@@ -777,6 +778,14 @@ tfs_import_results *tfs_graph_import_graphdef(tfs_graph *g, const void *data,
   }
   if (gd->n_node > (size_t)INT32_MAX / 4) {
     tfs_status_set(st, TFS_INVALID_ARGUMENT, "GraphDef has too many nodes");
+    tfs_pb__free(&gd->base);
+    return NULL;
+  }
+  if (o->max_nodes > 0 && (int64_t)gd->n_node > o->max_nodes) {
+    tfs_status_setf(st, TFS_RESOURCE_EXHAUSTED,
+                    "GraphDef has %zu nodes, over the import's limit of "
+                    "%lld nodes",
+                    gd->n_node, (long long)o->max_nodes);
     tfs_pb__free(&gd->base);
     return NULL;
   }

@@ -35,6 +35,8 @@ struct tfs_import_options {
   tfs_import_return *ret_out;
   int nret_ops, ret_ops_cap;
   char **ret_ops;
+  int max_nesting;       /* 0: TFS_PB_MAX_DEPTH */
+  int64_t max_nodes;     /* 0: no limit */
   int oom;               /* a setter ran out of memory: import fails */
 };
 

@@ -57,6 +57,14 @@ void tfs_import_options_set_uniquify_prefix(tfs_import_options *o,
   if (o) o->uniquify_prefix = uniquify != 0;
 }
 
+void tfs_import_options_set_max_nesting(tfs_import_options *o, int depth) {
+  if (o) o->max_nesting = depth;
+}
+
+void tfs_import_options_set_max_nodes(tfs_import_options *o, int64_t nodes) {
+  if (o) o->max_nodes = nodes > 0 ? nodes : 0;
+}
+
 /* Adds or replaces (a later mapping of the same key wins, as in
  * TensorFlow's input_map). */
 static void add_mapping(tfs_import_options *o, const char *src, int idx,

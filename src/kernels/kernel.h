@@ -14,6 +14,8 @@
 #ifndef TFS_KERNELS_KERNEL_H
 #define TFS_KERNELS_KERNEL_H
 
+#include <stdatomic.h>
+
 #include "core/attr_value.h"
 #include "core/resource_mgr.h"
 #include "core/status.h"
@@ -86,6 +88,15 @@ int tfs_ki_error(tfs_kernel_init *ki, tfs_code code, const char *fmt, ...)
 
 /* ---- compute ---------------------------------------------------------- */
 
+/* The session's resource limits as kernels see them (0: no limit),
+ * checked by tfs_kctx_alloc_output and tfs_kctx_scratch before they
+ * allocate; RESOURCE_EXHAUSTED naming the node and the size. */
+typedef struct tfs_run_limits {
+  int64_t tensor_bytes; /* one output tensor or scratch request */
+  int64_t op_elements;  /* elements of one output */
+  int64_t run_bytes;    /* outputs and scratch of one run, together */
+} tfs_run_limits;
+
 /* What a step offers kernels: the session's resources, the intra-op
  * pool, cancellation.  Filled by the executor. */
 struct tfs_threadpool;
@@ -100,6 +111,8 @@ typedef struct tfs_run {
   tfs_tensor *(*alloc)(struct tfs_run *run, struct tfs_kernel_ctx *c,
                        int i, const tfs_shape *shape);
   void *exec;                        /* the executor's per-run state */
+  const tfs_run_limits *limits;      /* NULL: none */
+  _Atomic int64_t bytes_used;        /* counted when limits->run_bytes */
 } tfs_run;
 
 struct tfs_kernel_ctx {

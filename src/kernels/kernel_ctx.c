@@ -5,6 +5,7 @@
  */
 #include <pthread.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -29,9 +30,84 @@ static void failed_in_st(tfs_kernel_ctx *c) {
   tfs_status_appendf(c->st, "\n\t [[{{node %s}}]]", c->node_name);
 }
 
+/* ---- resource limits ----------------------------------------------------- */
+
+static int64_t sat_mul(int64_t a, int64_t b) {
+  int64_t r;
+  return __builtin_mul_overflow(a, b, &r) ? INT64_MAX : r;
+}
+
+/* Charges `bytes` to the run; fails (naming `what`) when the run would
+ * go over its limit. */
+static int charge_run(tfs_kernel_ctx *c, const tfs_run_limits *l,
+                      int64_t bytes, const char *what) {
+  if (l->run_bytes <= 0) return 0;
+  int64_t before = atomic_fetch_add(&c->run->bytes_used, bytes);
+  int64_t total;
+  if (__builtin_add_overflow(before, bytes, &total)) total = INT64_MAX;
+  if (total <= l->run_bytes) return 0;
+  atomic_fetch_sub(&c->run->bytes_used, bytes);
+  tfs_kctx_fail(c, TFS_RESOURCE_EXHAUSTED,
+                "%s would bring this run's allocations to %lld bytes, over "
+                "the session's limit of %lld bytes per run",
+                what, (long long)total, (long long)l->run_bytes);
+  return -1;
+}
+
+/* Checks output i of `shape` against the run's limits before it is
+ * allocated. */
+static int check_output_limits(tfs_kernel_ctx *c, int i,
+                               const tfs_shape *shape) {
+  const tfs_run_limits *l = c->run ? c->run->limits : NULL;
+  if (!l) return 0;
+  int64_t ne = 1;
+  for (int d = 0; d < shape->rank; d++)
+    ne = shape->dims[d] < 0 ? ne : sat_mul(ne, shape->dims[d]);
+  size_t es = tfs_dtype__storage_size(c->out_types[i]);
+  int64_t bytes = sat_mul(ne, es ? (int64_t)es : 1);
+  char sb[128], what[256];
+  tfs_shape_str(shape, sb, sizeof sb);
+  if (l->op_elements > 0 && ne > l->op_elements) {
+    tfs_kctx_fail(c, TFS_RESOURCE_EXHAUSTED,
+                  "Output %d of shape %s has %lld elements, over the "
+                  "session's limit of %lld elements per op",
+                  i, sb, (long long)ne, (long long)l->op_elements);
+    return -1;
+  }
+  if (l->tensor_bytes > 0 && bytes > l->tensor_bytes) {
+    tfs_kctx_fail(c, TFS_RESOURCE_EXHAUSTED,
+                  "Output %d of shape %s and type %s needs %lld bytes, over "
+                  "the session's limit of %lld bytes per tensor",
+                  i, sb, tfs_dtype_name(c->out_types[i]), (long long)bytes,
+                  (long long)l->tensor_bytes);
+    return -1;
+  }
+  snprintf(what, sizeof what, "Output %d of shape %s and type %s (%lld "
+           "bytes)", i, sb, tfs_dtype_name(c->out_types[i]),
+           (long long)bytes);
+  return charge_run(c, l, bytes, what);
+}
+
+static int check_scratch_limits(tfs_kernel_ctx *c, size_t bytes) {
+  const tfs_run_limits *l = c->run ? c->run->limits : NULL;
+  if (!l) return 0;
+  int64_t b = bytes > (size_t)INT64_MAX ? INT64_MAX : (int64_t)bytes;
+  if (l->tensor_bytes > 0 && b > l->tensor_bytes) {
+    tfs_kctx_fail(c, TFS_RESOURCE_EXHAUSTED,
+                  "Scratch space of %lld bytes is over the session's limit "
+                  "of %lld bytes per tensor",
+                  (long long)b, (long long)l->tensor_bytes);
+    return -1;
+  }
+  return 0; /* scratch is reused from compute to compute: not charged */
+}
+
+/* ---- outputs ---------------------------------------------------------------- */
+
 tfs_tensor *tfs_kctx_alloc_output(tfs_kernel_ctx *c, int i,
                                   const tfs_shape *shape) {
   if (c->failed) return NULL;
+  if (check_output_limits(c, i, shape)) return NULL;
   tfs_tensor *t = c->run && c->run->alloc ? c->run->alloc(c->run, c, i, shape)
                                           : NULL;
   if (!t) t = tfs_tensor__alloc(c->out_types[i], shape, c->st);
@@ -147,6 +223,7 @@ static scratch_tls *scratch_state(void) {
 
 void *tfs_kctx_scratch(tfs_kernel_ctx *c, size_t bytes) {
   if (c->failed) return NULL;
+  if (check_scratch_limits(c, bytes)) return NULL;
   scratch_tls *s = scratch_state();
   if (!s) goto oom;
   if (!c->scratch_used) { /* first call of this compute: reset */
@@ -156,7 +233,7 @@ void *tfs_kctx_scratch(tfs_kernel_ctx *c, size_t bytes) {
     c->scratch_used = 1;
   }
   size_t need = (bytes + 63) & ~(size_t)63;
-  if (need < bytes) goto oom;
+  if (need < bytes || need > SIZE_MAX / 4) goto oom;
   if (!s->cur || s->used + need > s->cur->cap) {
     size_t cap = s->cur ? s->cur->cap * 2 : 1u << 16;
     while (cap < need) cap *= 2;

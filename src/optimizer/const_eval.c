@@ -17,7 +17,8 @@ static void quiet_log(const char *text) {
 }
 
 tfs_tensor **tfs_optimizer__eval(const tfs_ograph *g, int i,
-                                 tfs_tensor *const *inputs, tfs_status *st) {
+                                 tfs_tensor *const *inputs, int64_t max_bytes,
+                                 tfs_status *st) {
   const tfs_onode *n = &g->n[i];
   const tfs_kernel_def *k =
       tfs_kernel_find(n->def, "CPU", n->attrs, n->name, st);
@@ -54,6 +55,8 @@ tfs_tensor **tfs_optimizer__eval(const tfs_ograph *g, int i,
   tfs_run run;
   memset(&run, 0, sizeof run);
   run.log = quiet_log;
+  tfs_run_limits lim = {.tensor_bytes = max_bytes > 0 ? max_bytes : 0};
+  if (max_bytes > 0) run.limits = &lim;
   tfs_kernel_ctx ctx;
   memset(&ctx, 0, sizeof ctx);
   ctx.node_name = n->name;

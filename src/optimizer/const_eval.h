@@ -9,9 +9,12 @@
 
 /* Runs node i of g on `inputs` (one per data input, borrowed).  Returns a
  * new array of its outputs (free with tfs_optimizer__free_outputs), or
- * NULL with the kernel's error (or "No OpKernel was registered..."). */
+ * NULL with the kernel's error (or "No OpKernel was registered...").
+ * max_bytes > 0: an output over that many bytes fails before it is
+ * allocated (RESOURCE_EXHAUSTED). */
 tfs_tensor **tfs_optimizer__eval(const tfs_ograph *g, int i,
-                                 tfs_tensor *const *inputs, tfs_status *st);
+                                 tfs_tensor *const *inputs, int64_t max_bytes,
+                                 tfs_status *st);
 void tfs_optimizer__free_outputs(tfs_tensor **outs, int n);
 
 #endif

@@ -250,7 +250,9 @@ static int fold_one(fold_state *fs, int v) {
       TFS_OOM(c->st);
       return -1;
     }
-    outs = tfs_optimizer__eval(g, v, ins, est);
+    /* an output over both bounds is thrown away: never allocate one */
+    outs = tfs_optimizer__eval(g, v, ins, cap > in_bytes ? cap : in_bytes,
+                               est);
     tfs_status_free(est);
     if (!outs) {
       /* left for the run to report (or compute) */

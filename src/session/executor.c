@@ -476,6 +476,7 @@ void tfs_plan__run(tfs_session *s, tfs_plan *p, const tfs_run_options *ro,
       .step_id = atomic_fetch_add(&s->next_step, 1),
       .alloc = NULL,
       .exec = &x,
+      .limits = s->limits.any_run_limit ? &s->limits.run : NULL,
   };
   memcpy(rs->uses, p->slot_uses, sizeof(int32_t) * (size_t)p->nslots);
   for (int i = 0; i < p->nfeeds; i++)

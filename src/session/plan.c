@@ -297,6 +297,32 @@ done:
   return rc;
 }
 
+/* Resource limits and safe mode (limits.c) over the nodes a signature
+ * needs in `g`: before the optimizer evaluates anything, and again on
+ * its rewrite. */
+static int check_limits(tfs_session *s, tfs_graph *g, const tfs_output *feeds,
+                        int nfeeds, const tfs_output *fetches, int nfetches,
+                        tfs_operation *const *targets, int ntargets,
+                        tfs_status *st) {
+  const tfs_session_limits *l = &s->limits;
+  if (!l->safe_mode && l->graph_nodes <= 0) return 0;
+  if (!l->safe_mode) return tfs_limits__check_plan(l, NULL, 0, g->nops, st);
+  int n = 0;
+  int *ids = prune(g, feeds, nfeeds, fetches, nfetches, targets, ntargets,
+                   &n);
+  tfs_operation **nodes = tfs_malloc(sizeof(tfs_operation *) * (size_t)(n + 1));
+  int rc = -1;
+  if (!ids || !nodes) {
+    TFS_OOM(st);
+  } else {
+    for (int i = 0; i < n; i++) nodes[i] = g->ops[ids[i]];
+    rc = tfs_limits__check_plan(l, nodes, n, g->nops, st);
+  }
+  tfs_free(ids);
+  tfs_free(nodes);
+  return rc;
+}
+
 static void *make_key(const tfs_output *feeds, int nfeeds,
                       const tfs_output *fetches, int nfetches,
                       tfs_operation *const *targets, int ntargets,
@@ -338,6 +364,9 @@ tfs_plan *tfs_plan__build(tfs_session *s, const tfs_output *feeds,
    * plan_optimize.c); from then on the signature names the rewrite's
    * nodes; the plan keeps the caller's feeds and fetches. */
   const tfs_output *user_feeds = feeds, *user_fetches = fetches;
+  if (check_limits(s, g, feeds, nfeeds, fetches, nfetches, targets, ntargets,
+                   st))
+    goto fail;
   int preplaced = !s->no_optimizer;
   if (preplaced && preplace(s, feeds, nfeeds, fetches, nfetches, targets,
                             ntargets, &assigned, st))
@@ -347,7 +376,12 @@ tfs_plan *tfs_plan__build(tfs_session *s, const tfs_output *feeds,
     goto fail;
   tfs_free(assigned);
   assigned = NULL;
-  if (p->opt.graph) g = p->opt.graph;
+  if (p->opt.graph) {
+    g = p->opt.graph;
+    if (check_limits(s, g, feeds, nfeeds, fetches, nfetches, targets,
+                     ntargets, st))
+      goto fail;
+  }
   int n = 0;
   ids = prune(g, feeds, nfeeds, fetches, nfetches, targets, ntargets, &n);
   pos = tfs_malloc(sizeof(int) * (g->nops + 1));

@@ -24,8 +24,8 @@ int tfs_run_options__parse(const void *data, size_t len,
   memset(out, 0, sizeof(*out));
   if (len == 0) return 0;
   int oom;
-  Tensorflow__RunOptions *ro = (Tensorflow__RunOptions *)tfs_pb__unpack(
-      &tensorflow__run_options__descriptor, data, len, &oom);
+  Tensorflow__RunOptions *ro = (Tensorflow__RunOptions *)tfs_pb__unpack_nested(
+      &tensorflow__run_options__descriptor, data, len, max_depth, &oom);
   if (!ro) {
     if (oom)
       TFS_OOM(st);

@@ -9,9 +9,10 @@
 #include "tfsess/buffer.h"
 #include "tfsess/status.h"
 
-/* Parses RunOptions bytes (len 0: defaults).  INVALID_ARGUMENT
+/* Parses RunOptions bytes (len 0: defaults), refusing messages nested
+ * deeper than max_depth (see tfs_pb__unpack_nested).  INVALID_ARGUMENT
  * "Unparseable RunOptions proto" when they do not parse. */
-int tfs_run_options__parse(const void *data, size_t len,
+int tfs_run_options__parse(const void *data, size_t len, int max_depth,
                            tfs_run_options *out, tfs_status *st);
 
 /* Serializes RunMetadata with `stats` as its step_stats (NULL: an empty

@@ -8,6 +8,7 @@
 #include "core/alloc.h"
 #include "core/status.h"
 #include "session/exec.h"
+#include "session/limits.h"
 #include "session/plan_place.h"
 #include "session/session_internal.h"
 
@@ -52,6 +53,57 @@ int tfs_session_options_allow_soft_placement(const tfs_session_options *o) {
 }
 int tfs_session_options_log_device_placement(const tfs_session_options *o) {
   return o ? o->config.log_device_placement : 0;
+}
+
+void tfs_session_options_set_limit(tfs_session_options *o, tfs_limit which,
+                                   int64_t value) {
+  if (!o) return;
+  tfs_config_limits *l = &o->config.limits;
+  switch (which) {
+    case TFS_LIMIT_TENSOR_BYTES: l->max_tensor_bytes = value; break;
+    case TFS_LIMIT_RUN_BYTES: l->max_run_bytes = value; break;
+    case TFS_LIMIT_GRAPH_NODES: l->max_graph_nodes = value; break;
+    case TFS_LIMIT_NESTING: l->max_nesting = value; break;
+    case TFS_LIMIT_OP_ELEMENTS: l->max_op_elements = value; break;
+  }
+}
+
+int64_t tfs_session_options_limit(const tfs_session_options *o,
+                                  tfs_limit which) {
+  tfs_config_limits none;
+  memset(&none, 0, sizeof none);
+  return tfs_limits__effective(o ? &o->config.limits : &none, (int)which);
+}
+
+void tfs_session_options_set_safe_mode(tfs_session_options *o, int on) {
+  if (o) o->config.limits.safe_mode = on != 0;
+}
+
+int tfs_session_options_safe_mode(const tfs_session_options *o) {
+  return o ? o->config.limits.safe_mode : 0;
+}
+
+void tfs_session_options_allow_op(tfs_session_options *o,
+                                  const char *op_type, tfs_status *st) {
+  TFS_CHECK_ARG(o != NULL && op_type != NULL, st, );
+  tfs_config_limits *l = &o->config.limits;
+  for (int i = 0; i < l->nallowed_ops; i++)
+    if (strcmp(l->allowed_ops[i], op_type) == 0) {
+      tfs_status_clear(st);
+      return;
+    }
+  char *c = tfs_strdup(op_type);
+  char **v = c ? tfs_realloc(l->allowed_ops,
+                             sizeof(char *) * (size_t)(l->nallowed_ops + 1))
+               : NULL;
+  if (!v) {
+    tfs_free(c);
+    TFS_OOM(st);
+    return;
+  }
+  v[l->nallowed_ops++] = c;
+  l->allowed_ops = v;
+  tfs_status_clear(st);
 }
 
 /* As TF_SetConfig: the bytes replace every option. */
@@ -106,6 +158,7 @@ tfs_session *tfs_session_new(tfs_graph *g, const tfs_session_options *opts,
     tfs_free(s);
     return NULL;
   }
+  tfs_limits__resolve(&s->opts.config.limits, &s->limits);
   s->graph = g;
   pthread_mutex_init(&s->mu, NULL);
   pthread_cond_init(&s->idle, NULL);
@@ -310,7 +363,8 @@ void tfs_session_run_ex(tfs_session *s, const tfs_buffer *run_options,
   TFS_CHECK_ARG(ntargets == 0 || targets != NULL, st, );
   tfs_run_options ro;
   if (tfs_run_options__parse(run_options ? run_options->data : NULL,
-                             run_options ? run_options->length : 0, &ro, st))
+                             run_options ? run_options->length : 0,
+                             s->limits.nesting, &ro, st))
     return;
   if (run_metadata && run_metadata->data) {
     tfs_status_set(st, TFS_INVALID_ARGUMENT,

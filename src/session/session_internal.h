@@ -18,6 +18,7 @@
 #include "core/resource_mgr.h"
 #include "graph_builder/graph_internal.h"
 #include "kernels/kernel.h"
+#include "session/limits.h"
 #include "session/step_stats.h"
 #include "tfsess/session.h"
 
@@ -103,6 +104,7 @@ struct tfs_session {
   struct tfs_session_exec *exec; /* pools, timeout, cancellation */
   struct tfs_device_set *devices; /* what plans place nodes on; fixed at
                                      creation (plan_place.h) */
+  tfs_session_limits limits; /* resolved from opts at creation */
   int no_optimizer;  /* set before the first plan: plans run the graph as
                         built (eager one-node plans: TensorFlow runs eager
                         ops without Grappler) */

@@ -484,6 +484,42 @@ static void test_config_and_devices(void) {
   teardown();
 }
 
+/* tfsess's limits travel in ConfigProto field 7600 (TensorFlow keeps it
+ * as an unknown field): TF_SetConfig turns them on. */
+static void test_config_limits(void) {
+  setup();
+  /* tfsess_limits { max_tensor_bytes: 16 } */
+  static const unsigned char lim[] = {0x82, 0xdb, 0x03, 0x02, 0x10, 0x10};
+  TF_SetConfig(opts, lim, sizeof lim, s);
+  CT_ASSERT_OK(s);
+  int64_t two = 2;
+  TF_Operation *dims = ct_placeholder(g, "dims", TF_INT32, &two, 1);
+  TF_Operation *one = ct_scalar_float(g, "one", 1);
+  TF_OperationDescription *d = TF_NewOperation(g, "Fill", "fill");
+  TF_AddInput(d, (TF_Output){dims, 0});
+  TF_AddInput(d, (TF_Output){one, 0});
+  TF_Operation *fill = TF_FinishOperation(d, s);
+  CT_ASSERT_OK(s);
+  open_session();
+  int32_t small[2] = {2, 2}, big[2] = {2, 3};
+  TF_Output in = {dims, 0}, out = {fill, 0};
+  TF_Tensor *v = ct_int32s(&two, 1, small);
+  TF_Tensor *r = ct_run1(sess, out, &in, &v, 1);
+  CU_ASSERT_EQUAL(TF_TensorByteSize(r), 16);
+  TF_DeleteTensor(r);
+  TF_DeleteTensor(v);
+  v = ct_int32s(&two, 1, big);
+  r = NULL;
+  TF_SessionRun(sess, NULL, &in, &v, 1, &out, &r, 1, NULL, 0, NULL, s);
+  CT_ASSERT_STATUS(s, TF_RESOURCE_EXHAUSTED,
+                   "Output 0 of shape [2,3] and type float needs 24 bytes, "
+                   "over the session's limit of 16 bytes per tensor\n\t "
+                   "[[{{node fill}}]]");
+  CU_ASSERT_PTR_NULL(r);
+  TF_DeleteTensor(v);
+  teardown();
+}
+
 /* ---- the deprecated session ---------------------------------------------- */
 
 static void test_deprecated_session(void) {
@@ -642,6 +678,7 @@ static void test_log_listener(void) {
 
 static const tfs_test_case misc_cases[] = {
     {"config_and_devices", test_config_and_devices},
+    {"config_limits", test_config_limits},
     {"deprecated_session", test_deprecated_session},
     {"unsupported", test_unsupported},
     {"log_listener", test_log_listener},

@@ -285,7 +285,7 @@ static void test_truncated_and_flipped_bytes(void) {
       }
       if (is_run) {
         tfs_run_options ro;
-        if (tfs_run_options__parse(buf, n, &ro, st) == 0) {
+        if (tfs_run_options__parse(buf, n, 0, &ro, st) == 0) {
           parsed++;
         } else {
           rejected++;
@@ -382,7 +382,7 @@ static void test_run_options(void) {
   tfs_status *st = tfs_status_new();
   tfs_run_options ro;
   tfs_buffer *b = load("run_options_trace.pb");
-  CU_ASSERT_EQUAL(tfs_run_options__parse(b->data, b->length, &ro, st), 0);
+  CU_ASSERT_EQUAL(tfs_run_options__parse(b->data, b->length, 0, &ro, st), 0);
   CU_ASSERT_EQUAL(ro.trace_level, TFS_TRACE_FULL);
   CU_ASSERT_EQUAL(ro.timeout_in_ms, 60000);
   CU_ASSERT_EQUAL(ro.inter_op_thread_pool, 0);
@@ -390,11 +390,11 @@ static void test_run_options(void) {
   /* inter_op_thread_pool -1 (the caller's thread) */
   static const uint8_t caller[] = {0x18, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,
                                    0xff, 0xff, 0xff, 0x01};
-  CU_ASSERT_EQUAL(tfs_run_options__parse(caller, sizeof caller, &ro, st), 0);
+  CU_ASSERT_EQUAL(tfs_run_options__parse(caller, sizeof caller, 0, &ro, st), 0);
   CU_ASSERT_EQUAL(ro.inter_op_thread_pool, -1);
-  CU_ASSERT_EQUAL(tfs_run_options__parse(NULL, 0, &ro, st), 0);
+  CU_ASSERT_EQUAL(tfs_run_options__parse(NULL, 0, 0, &ro, st), 0);
   CU_ASSERT_EQUAL(ro.trace_level, 0);
-  CU_ASSERT_EQUAL(tfs_run_options__parse("\x08", 1, &ro, st), -1);
+  CU_ASSERT_EQUAL(tfs_run_options__parse("\x08", 1, 0, &ro, st), -1);
   TFS_ASSERT_MESSAGE(st, "Unparseable RunOptions proto");
   tfs_status_free(st);
 }

@@ -505,6 +505,50 @@ static void test_cli_inspect_deep_nesting(void) {
   result_free(&r);
 }
 
+/* --safe, --limit and --allow-op: limits reach the run and the import,
+ * and travel in --save-config's ConfigProto. */
+static void test_cli_safe_mode(void) {
+  const char *dir = "tests/conformance/mlp/mlp_softmax";
+  result r = tfsess("run %s/graph.pb --feed x:0=%s/feed0.npy --fetch probs:0 "
+                    "--safe --quiet --out '%s'",
+                    dir, dir, it_tmp("safe1"));
+  CU_ASSERT_EQUAL(r.status, 0);
+  CU_ASSERT_STRING_EQUAL(r.err, "");
+  result_free(&r);
+  r = tfsess("run %s/graph.pb --feed x:0=%s/feed0.npy --fetch probs:0 "
+             "--safe --limit tensor-bytes=16 --quiet --out '%s'",
+             dir, dir, it_tmp("safe2"));
+  assert_fails(&r, 1, "bytes, over the session's limit of 16 bytes per "
+                      "tensor");
+  r = tfsess("run %s/graph.pb --fetch probs:0 --limit tensor-size=1", dir);
+  assert_fails(&r, 2, "--limit: expected NAME=VALUE");
+  r = tfsess("run %s/graph.pb --fetch probs:0 --limit run-bytes=1X", dir);
+  assert_fails(&r, 2, "--limit run-bytes: '1X' is not a positive integer");
+  /* nesting: 20 attr levels (about 60 messages deep) import by default */
+  size_t len;
+  uint8_t *nested = deep_graph_def(20, &len);
+  it_write_file(it_tmp("nested20.pb"), nested, len);
+  free(nested);
+  r = tfsess("run '%s' --fetch n --limit nesting=10", it_tmp("nested20.pb"));
+  assert_fails(&r, 1, "nested20.pb: Invalid GraphDef");
+  r = tfsess("run '%s' --fetch n --limit graph-nodes=0", it_tmp("nested20.pb"));
+  assert_fails(&r, 2, "is not a positive integer");
+  /* the limits as ConfigProto field 7600 */
+  r = tfsess("run %s/graph.pb --feed x:0=%s/feed0.npy --fetch probs:0 "
+             "--quiet --out '%s' --limit op-elements=1k --allow-op ReadFile "
+             "--save-config '%s'",
+             dir, dir, it_tmp("safe3"), it_tmp("limits.pb"));
+  CU_ASSERT_EQUAL(r.status, 0);
+  result_free(&r);
+  uint8_t *got = it_read_file(it_tmp("limits.pb"), &len);
+  static const uint8_t want[] = {0x82, 0xdb, 0x03, 0x0d, 0x30, 0x80, 0x08,
+                                 0x3a, 0x08, 'R', 'e', 'a', 'd',
+                                 'F', 'i', 'l', 'e'};
+  CU_ASSERT_EQUAL(len, sizeof want);
+  CU_ASSERT(len == sizeof want && memcmp(got, want, len) == 0);
+  free(got);
+}
+
 static void test_cli_ops(void) {
   result r = tfsess("ops");
   CU_ASSERT_EQUAL(r.status, 0);
@@ -571,6 +615,7 @@ static const tfs_test_case cli_cases[] = {
     {"batch_errors", test_cli_batch_errors},
     {"inspect", test_cli_inspect},
     {"inspect_deep_nesting", test_cli_inspect_deep_nesting},
+    {"safe_mode", test_cli_safe_mode},
     {"ops", test_cli_ops},
     {"tensorboard", test_cli_tensorboard},
     {NULL, NULL}};
