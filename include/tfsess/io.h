@@ -189,7 +189,8 @@ typedef struct tfs_events_writer tfs_events_writer;
 
 /* Creates `logdir` (and its parents) when needed, then a new event file in
  * it with the file_version record written and flushed.  Returns a new
- * writer; caller frees with tfs_events_writer_free. */
+ * writer; caller frees with tfs_events_writer_free.  On error no event
+ * file is left behind. */
 TFS_API tfs_events_writer *tfs_events_writer_new(const char *logdir,
                                                  tfs_status *st);
 /* The event file's path.  Borrowed, valid while `w` lives. */
@@ -222,7 +223,8 @@ TFS_API void tfs_events_writer_free(tfs_events_writer *w, tfs_status *st);
 /* One call: a new event file in `logdir` holding `g` and, when
  * `run_metadata` is not NULL, a traced run's RunMetadata bytes tagged
  * "tfsess.run".  When `path_out` is not NULL it receives the file's path
- * (malloc'd; the caller frees it with free()).  Does not take ownership. */
+ * (malloc'd; the caller frees it with free()).  Does not take ownership.
+ * On error no event file is left behind. */
 TFS_API void tfs_events_write_graph(const char *logdir, tfs_graph *g,
                                     const tfs_buffer *run_metadata,
                                     char **path_out, tfs_status *st);

@@ -170,6 +170,10 @@ tfs_value *tfs_value_new(tfs_ctx *c, tfs_tensor *t, tfs_status *st) {
   }
   tfs_op_desc *d = tfs_op_desc_new(c->graph, "Const", name);
   tfs_free(name);
+  if (!d) {
+    TFS_OOM(st);
+    return NULL;
+  }
   tfs_op_desc_set_attr_tensor(d, "value", t, st);
   tfs_op_desc_set_attr_type(d, "dtype", t->dtype);
   tfs_operation *op = tfs_op_desc_finish(d, st);

@@ -191,8 +191,12 @@ static tfs_operation *add_placeholder(tfs_graph *g, const char *name,
   tfs_attr_value v;
   tfs_attrs_init(&a);
   tfs_attr_type_val(&v, t->dtype);
-  tfs_attrs_set(&a, "dtype", &v);
-  if (tfs_attr_shape(&v, &t->shape) == 0) tfs_attrs_set(&a, "shape", &v);
+  if (tfs_attrs_set(&a, "dtype", &v) || tfs_attr_shape(&v, &t->shape) ||
+      tfs_attrs_set(&a, "shape", &v)) {
+    tfs_attrs_clear(&a);
+    TFS_OOM(st);
+    return NULL;
+  }
   tfs_node_spec spec = {.name = name, .op_type = "Placeholder",
                         .attrs = &a};
   return tfs_graph__add_node(g, &spec, st);

@@ -190,8 +190,9 @@ static concrete *trace(tfs_function *f, const tfs_dtype *dts,
   cf->ninputs = n;
   cf->dtypes = tfs_malloc(sizeof(tfs_dtype) * (size_t)(n + 1));
   cf->shapes = tfs_malloc(sizeof(tfs_shape) * (size_t)(n + 1));
+  if (!cf->dtypes || !cf->shapes) goto oom;
   cf->trace = tfs_trace__ctx_new(f->ctx, st);
-  if (!cf->dtypes || !cf->shapes || !cf->trace) goto fail;
+  if (!cf->trace) goto fail;
   tfs_ctx *tc = cf->trace;
   for (int i = 0; i < n; i++) {
     char name[32];

@@ -160,6 +160,10 @@ void tfs_op_call_set_device(tfs_op_call *call, const char *device) {
   if (!call) return;
   tfs_free(call->device);
   call->device = device ? tfs_strdup(device) : NULL;
+  if (device && !call->device)
+    attr_failed(call, TFS_RESOURCE_EXHAUSTED,
+                "Out of memory while setting the device of %s",
+                call->def->name);
 }
 
 #define SCALAR_SETTER(fn, ctype, make)                                     \
@@ -200,7 +204,10 @@ void tfs_op_call_set_attr_shape(tfs_op_call *call, const char *name,
   }
   s.rank = ndims < 0 ? -1 : ndims;
   for (int i = 0; i < ndims; i++) s.dims[i] = dims[i] < 0 ? -1 : dims[i];
-  if (tfs_attr_shape(&a, &s)) return;
+  if (tfs_attr_shape(&a, &s)) {
+    attr_oom(call, name);
+    return;
+  }
   set_first(call, name, &a);
 }
 

@@ -4,6 +4,7 @@
 #include "core/resource_mgr.h"
 
 #include <stdatomic.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "core/alloc.h"
@@ -56,15 +57,28 @@ static char *make_key(const char *container, const char *name,
                       name ? name : "");
 }
 
+/* Allocates nothing, so that running out of memory never reads as a
+ * missing variable: the key is built on the stack, and a key too long for
+ * that is looked for by a scan. */
 tfs_variable *tfs_resource_mgr_find(tfs_resource_mgr *m,
                                     const char *container, const char *name,
                                     tfs_var_kind kind) {
-  char *key = make_key(container, name, kind);
-  if (!key) return NULL;
+  char key[256];
+  if (!container) container = "";
+  if (!name) name = "";
+  int n = snprintf(key, sizeof key, "%d/%s/%s", (int)kind, container, name);
+  tfs_variable *v = NULL;
   pthread_mutex_lock(&m->mu);
-  tfs_variable *v = tfs_map_get_str(&m->map, key);
+  if (n >= 0 && (size_t)n < sizeof key) {
+    v = tfs_map_get_str(&m->map, key);
+  } else {
+    for (size_t i = 0; i < m->n && !v; i++)
+      if (m->vars[i]->kind == kind &&
+          strcmp(m->vars[i]->container, container) == 0 &&
+          strcmp(m->vars[i]->name, name) == 0)
+        v = m->vars[i];
+  }
   pthread_mutex_unlock(&m->mu);
-  tfs_free(key);
   return v;
 }
 

@@ -37,7 +37,8 @@ tfs_resource_mgr *tfs_resource_mgr_ref(tfs_resource_mgr *m);
 /* Drops a reference; the last one frees every variable.  Accepts NULL. */
 void tfs_resource_mgr_free(tfs_resource_mgr *m);
 
-/* The variable, or NULL.  Borrowed: valid while the manager lives. */
+/* The variable, or NULL.  Borrowed: valid while the manager lives.
+ * Allocates nothing (NULL always means absent). */
 tfs_variable *tfs_resource_mgr_find(tfs_resource_mgr *m, const char *container,
                                     const char *name, tfs_var_kind kind);
 

@@ -8,6 +8,16 @@
 
 static const tfs_output kNone = {NULL, -1};
 
+/* tfs_op_desc_finish; tfs_op_desc_new returns NULL on a graph only when
+ * memory runs out, which is then what the error says. */
+static tfs_operation *finish(tfs_graph *g, tfs_op_desc *d, tfs_status *st) {
+  if (!d && g) {
+    TFS_OOM(st);
+    return NULL;
+  }
+  return tfs_op_desc_finish(d, st);
+}
+
 static tfs_output out0(tfs_operation *op) {
   tfs_output o = {op, 0};
   return op ? o : kNone;
@@ -19,7 +29,7 @@ tfs_output tfs_op_const(tfs_graph *g, const char *name, tfs_tensor *value,
   tfs_op_desc *d = tfs_op_desc_new(g, "Const", name);
   tfs_op_desc_set_attr_tensor(d, "value", value, st);
   tfs_op_desc_set_attr_type(d, "dtype", tfs_tensor_dtype(value));
-  return out0(tfs_op_desc_finish(d, st));
+  return out0(finish(g, d, st));
 }
 
 tfs_output tfs_op_const_float(tfs_graph *g, const char *name, float v,
@@ -53,7 +63,7 @@ tfs_output tfs_op_placeholder(tfs_graph *g, const char *name,
   tfs_op_desc *d = tfs_op_desc_new(g, "Placeholder", name);
   tfs_op_desc_set_attr_type(d, "dtype", dtype);
   tfs_op_desc_set_attr_shape(d, "shape", dims, ndims);
-  return out0(tfs_op_desc_finish(d, st));
+  return out0(finish(g, d, st));
 }
 
 tfs_output tfs_op_placeholder_with_default(tfs_graph *g, const char *name,
@@ -64,7 +74,7 @@ tfs_output tfs_op_placeholder_with_default(tfs_graph *g, const char *name,
   tfs_op_desc *d = tfs_op_desc_new(g, "PlaceholderWithDefault", name);
   tfs_op_desc_add_input(d, input);
   tfs_op_desc_set_attr_shape(d, "shape", dims, ndims);
-  return out0(tfs_op_desc_finish(d, st));
+  return out0(finish(g, d, st));
 }
 
 tfs_output tfs_op_unary(tfs_graph *g, const char *op_type, const char *name,
@@ -72,7 +82,7 @@ tfs_output tfs_op_unary(tfs_graph *g, const char *op_type, const char *name,
   if (!x.oper) return kNone;
   tfs_op_desc *d = tfs_op_desc_new(g, op_type, name);
   tfs_op_desc_add_input(d, x);
-  return out0(tfs_op_desc_finish(d, st));
+  return out0(finish(g, d, st));
 }
 
 tfs_output tfs_op_binary(tfs_graph *g, const char *op_type, const char *name,
@@ -81,7 +91,7 @@ tfs_output tfs_op_binary(tfs_graph *g, const char *op_type, const char *name,
   tfs_op_desc *d = tfs_op_desc_new(g, op_type, name);
   tfs_op_desc_add_input(d, x);
   tfs_op_desc_add_input(d, y);
-  return out0(tfs_op_desc_finish(d, st));
+  return out0(finish(g, d, st));
 }
 
 tfs_output tfs_op_identity(tfs_graph *g, const char *name, tfs_output x,
@@ -116,7 +126,7 @@ tfs_output tfs_op_matmul(tfs_graph *g, const char *name, tfs_output a,
   tfs_op_desc_add_input(d, b);
   tfs_op_desc_set_attr_bool(d, "transpose_a", transpose_a);
   tfs_op_desc_set_attr_bool(d, "transpose_b", transpose_b);
-  return out0(tfs_op_desc_finish(d, st));
+  return out0(finish(g, d, st));
 }
 
 static tfs_output reduce(tfs_graph *g, const char *type, const char *name,
@@ -127,7 +137,7 @@ static tfs_output reduce(tfs_graph *g, const char *type, const char *name,
   tfs_op_desc_add_input(d, input);
   tfs_op_desc_add_input(d, axes);
   tfs_op_desc_set_attr_bool(d, "keep_dims", keep);
-  return out0(tfs_op_desc_finish(d, st));
+  return out0(finish(g, d, st));
 }
 
 tfs_output tfs_op_sum(tfs_graph *g, const char *name, tfs_output input,
@@ -146,7 +156,7 @@ tfs_output tfs_op_cast(tfs_graph *g, const char *name, tfs_output x,
   tfs_op_desc *d = tfs_op_desc_new(g, "Cast", name);
   tfs_op_desc_add_input(d, x);
   tfs_op_desc_set_attr_type(d, "DstT", dst);
-  return out0(tfs_op_desc_finish(d, st));
+  return out0(finish(g, d, st));
 }
 
 tfs_output tfs_op_shape(tfs_graph *g, const char *name, tfs_output x,
@@ -163,7 +173,7 @@ tfs_operation *tfs_op_assert(tfs_graph *g, const char *name,
   tfs_op_desc *d = tfs_op_desc_new(g, "Assert", name);
   tfs_op_desc_add_input(d, condition);
   tfs_op_desc_add_input_list(d, data, ndata);
-  return tfs_op_desc_finish(d, st);
+  return finish(g, d, st);
 }
 
 tfs_operation *tfs_op_group(tfs_graph *g, const char *name,
@@ -173,7 +183,7 @@ tfs_operation *tfs_op_group(tfs_graph *g, const char *name,
     if (!deps[i]) return NULL;
   tfs_op_desc *d = tfs_op_desc_new(g, "NoOp", name);
   for (int i = 0; i < ndeps; i++) tfs_op_desc_add_control_input(d, deps[i]);
-  return tfs_op_desc_finish(d, st);
+  return finish(g, d, st);
 }
 
 tfs_output tfs_op_with_dependencies(tfs_graph *g, const char *name,
@@ -185,7 +195,7 @@ tfs_output tfs_op_with_dependencies(tfs_graph *g, const char *name,
   tfs_op_desc *d = tfs_op_desc_new(g, "Identity", name);
   tfs_op_desc_add_input(d, x);
   for (int i = 0; i < ndeps; i++) tfs_op_desc_add_control_input(d, deps[i]);
-  return out0(tfs_op_desc_finish(d, st));
+  return out0(finish(g, d, st));
 }
 
 tfs_output tfs_op_variable(tfs_graph *g, const char *name, tfs_dtype dtype,
@@ -194,7 +204,7 @@ tfs_output tfs_op_variable(tfs_graph *g, const char *name, tfs_dtype dtype,
   tfs_op_desc *d = tfs_op_desc_new(g, "VariableV2", name);
   tfs_op_desc_set_attr_type(d, "dtype", dtype);
   tfs_op_desc_set_attr_shape(d, "shape", dims, ndims);
-  return out0(tfs_op_desc_finish(d, st));
+  return out0(finish(g, d, st));
 }
 
 tfs_output tfs_op_assign(tfs_graph *g, const char *name, tfs_output ref,
@@ -214,7 +224,7 @@ tfs_output tfs_op_var_handle(tfs_graph *g, const char *name, tfs_dtype dtype,
   tfs_op_desc *d = tfs_op_desc_new(g, "VarHandleOp", name);
   tfs_op_desc_set_attr_type(d, "dtype", dtype);
   tfs_op_desc_set_attr_shape(d, "shape", dims, ndims);
-  return out0(tfs_op_desc_finish(d, st));
+  return out0(finish(g, d, st));
 }
 
 tfs_output tfs_op_read_variable(tfs_graph *g, const char *name,
@@ -224,7 +234,7 @@ tfs_output tfs_op_read_variable(tfs_graph *g, const char *name,
   tfs_op_desc *d = tfs_op_desc_new(g, "ReadVariableOp", name);
   tfs_op_desc_add_input(d, handle);
   tfs_op_desc_set_attr_type(d, "dtype", dtype);
-  return out0(tfs_op_desc_finish(d, st));
+  return out0(finish(g, d, st));
 }
 
 static tfs_operation *resource_update(tfs_graph *g, const char *type,
@@ -234,7 +244,7 @@ static tfs_operation *resource_update(tfs_graph *g, const char *type,
   tfs_op_desc *d = tfs_op_desc_new(g, type, name);
   tfs_op_desc_add_input(d, handle);
   tfs_op_desc_add_input(d, value);
-  return tfs_op_desc_finish(d, st);
+  return finish(g, d, st);
 }
 
 tfs_operation *tfs_op_assign_variable(tfs_graph *g, const char *name,

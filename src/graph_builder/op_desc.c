@@ -396,7 +396,10 @@ void tfs_op_desc_set_attr_tensor(tfs_op_desc *d, const char *name,
                                  tfs_tensor *value, tfs_status *st) {
   TFS_CHECK_ARG(d != NULL && value != NULL, st, );
   tfs_tensor *copy = tfs_tensor__retainable(value, st);
-  if (!copy) return;
+  if (!copy) { /* out of memory: finish fails too */
+    d->oom = 1;
+    return;
+  }
   tfs_attr_value v;
   tfs_attr_tensor(&v, copy);
   tfs_tensor_free(copy);
@@ -410,6 +413,7 @@ void tfs_op_desc_set_attr_tensor_list(tfs_op_desc *d, const char *name,
   TFS_CHECK_ARG(d != NULL && (n == 0 || values != NULL), st, );
   tfs_attr_value v;
   if (tfs_attr_list(&v, TFS_ATTR_TENSOR, n, values)) {
+    d->oom = 1;
     TFS_OOM(st);
     return;
   }

@@ -90,6 +90,7 @@ static FILE *create_file(const char *logdir, char **path, tfs_status *st) {
       if (!f) {
         tfs_io__errno(st, p, "cannot open");
         close(fd);
+        unlink(p);
         tfs_free(p);
         return NULL;
       }
@@ -124,6 +125,13 @@ static void write_event(tfs_events_writer *w, Tensorflow__Event *ev,
   if (tfs_status_ok(st)) tfs_record_writer_flush(w->rw, st);
 }
 
+/* Frees a writer whose event file is unfinished, removing the file: a
+ * failed call leaves no event file behind. */
+static void discard(tfs_events_writer *w) {
+  if (w->path) unlink(w->path);
+  tfs_events_writer_free(w, NULL);
+}
+
 tfs_events_writer *tfs_events_writer_new(const char *logdir, tfs_status *st) {
   TFS_CHECK_ARG(logdir && logdir[0], st, NULL);
   if (make_dirs(logdir, st)) return NULL;
@@ -139,7 +147,7 @@ tfs_events_writer *tfs_events_writer_new(const char *logdir, tfs_status *st) {
   }
   tfs_record__writer_adopt(&w->rw, f, w->path, st);
   if (!w->rw) {
-    tfs_events_writer_free(w, NULL);
+    discard(w);
     return NULL;
   }
   Tensorflow__Event ev = TENSORFLOW__EVENT__INIT;
@@ -150,7 +158,7 @@ tfs_events_writer *tfs_events_writer_new(const char *logdir, tfs_status *st) {
   ev.file_version = TFS_EVENTS_FILE_VERSION;
   write_event(w, &ev, st);
   if (!tfs_status_ok(st)) {
-    tfs_events_writer_free(w, NULL);
+    discard(w);
     return NULL;
   }
   return w;
@@ -238,7 +246,7 @@ void tfs_events_write_graph(const char *logdir, tfs_graph *g,
     tfs_events_writer_add_run_metadata(
         w, TFS_EVENTS_RUN_TAG, run_metadata->data, run_metadata->length, 0, st);
   if (!tfs_status_ok(st)) {
-    tfs_events_writer_free(w, NULL);
+    discard(w);
     return;
   }
   char *path = path_out ? tfs_strdup(w->path) : NULL;

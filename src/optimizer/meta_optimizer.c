@@ -305,6 +305,10 @@ int tfs_optimizer__run(tfs_graph *src, const tfs_opt_request *req,
   int rc = 0;
   if (!report || !arena) {
     tfs_log(TFS_LOG_WARN, "optimizer: out of memory; not optimizing");
+    if (req->always_export) { /* no graph to return */
+      TFS_OOM(st);
+      rc = -1;
+    }
     goto done;
   }
   if (cfg->notes[0]) report->notes = tfs_strdup(cfg->notes);
@@ -325,6 +329,10 @@ int tfs_optimizer__run(tfs_graph *src, const tfs_opt_request *req,
     if (!req->always_export) goto done;
   }
   if (build_ir(src, req, &g, st)) {
+    if (req->always_export) { /* no graph to return: the error is */
+      rc = -1;
+      goto done;
+    }
     tfs_log(TFS_LOG_WARN, "optimizer: %s; not optimizing",
             tfs_status_message(st));
     set_skipped(report, "%s", tfs_status_message(st));

@@ -102,7 +102,8 @@ typedef struct tfs_opt_request {
  * caller frees, or NULL when the optimizer did not run or changed
  * nothing (use `src` then).  *report (optional) receives a new report
  * (tfs_optimizer_report_free).  Returns 0; -1 with an error only when a
- * pass failed under fail_on_optimizer_errors.  Other failures are logged
+ * pass failed under fail_on_optimizer_errors, or under always_export when
+ * no graph could be built (out of memory).  Other failures are logged
  * and leave *out NULL, as TensorFlow falls back to the unoptimized graph.
  * Reads src without locking it. */
 int tfs_optimizer__run(tfs_graph *src, const tfs_opt_request *req,

@@ -323,8 +323,9 @@ void tfs_exec__record(tfs_exec_run *x, int i, int64_t ready_wall_ns,
   }
   if (parallel) pthread_mutex_lock(&x->stats_mu);
   size_t cap = (size_t)stats->cap;
-  if (tfs_grow((void **)&stats->nodes, &cap, (size_t)stats->n + 1,
-               sizeof(tfs_node_stats))) {
+  if (!outs || tfs_grow((void **)&stats->nodes, &cap, (size_t)stats->n + 1,
+                        sizeof(tfs_node_stats))) {
+    stats->oom = 1;
     if (parallel) pthread_mutex_unlock(&x->stats_mu);
     tfs_free(outs);
     return;

@@ -19,7 +19,7 @@
 
 #define CPU_DEVICE "/job:localhost/replica:0/task:0/device:CPU:0"
 
-int tfs_run_options__parse(const void *data, size_t len,
+int tfs_run_options__parse(const void *data, size_t len, int max_depth,
                            tfs_run_options *out, tfs_status *st) {
   memset(out, 0, sizeof(*out));
   if (len == 0) return 0;
@@ -42,7 +42,8 @@ int tfs_run_options__parse(const void *data, size_t len,
 }
 
 /* The allocator of a node's outputs: TensorFlow's "cpu", or the device's
- * caching allocator ("GPU_0_bfc") for a node on another device type. */
+ * caching allocator ("GPU_0_bfc") for a node on another device type;
+ * NULL when memory runs out. */
 static const char *allocator_name(const char *device, tfs_pb_arena *a) {
   const char *t = device ? strstr(device, "/device:") : NULL;
   if (!t || strncmp(t + 8, "CPU:", 4) == 0) return "cpu";
@@ -53,7 +54,7 @@ static const char *allocator_name(const char *device, tfs_pb_arena *a) {
   if (name)
     snprintf(name, len, "%.*s_%s_bfc", (int)(colon - (t + 8)), t + 8,
              colon + 1);
-  return name ? name : "cpu";
+  return name;
 }
 
 static Tensorflow__NodeOutput *output_out(const tfs_node_output_stats *o,
@@ -75,6 +76,7 @@ static Tensorflow__NodeOutput *output_out(const tfs_node_output_stats *o,
     ad->requested_bytes = o->bytes;
     ad->allocated_bytes = o->bytes;
     ad->allocator_name = (char *)allocator_name(device, a);
+    if (!ad->allocator_name) return NULL;
     ad->ptr = o->ptr;
     td->allocation_description = ad;
   }
@@ -189,6 +191,7 @@ int tfs_run_metadata__serialize(const tfs_step_stats *stats, tfs_buffer *out,
   Tensorflow__StepStats ss = TENSORFLOW__STEP_STATS__INIT;
   int rc = -1;
   if (stats) {
+    if (stats->oom) goto oom; /* a node's record was lost */
     md.step_stats = &ss;
     if (device_stats_out(stats, &ss, &a)) goto oom;
   }

@@ -178,7 +178,7 @@ void tfs_session__exec_close(tfs_session *s) {
 void tfs_session__exec_free(tfs_session *s) {
   tfs_session_exec *sx = s->exec;
   if (!sx) return;
-  for (int i = 0; sx->pools && i < sx->npools; i++)
+  for (int i = 0; sx->pools && sx->own_pool && i < sx->npools; i++)
     if (sx->own_pool[i]) tfs_threadpool_free(sx->pools[i]);
   if (sx->own_intra) tfs_threadpool_free(sx->intra);
   tfs_free(sx->pools);

@@ -42,6 +42,9 @@ typedef struct tfs_step_stats {
   const char *device;        /* "/job:localhost/replica:0/task:0/device:CPU:0" */
   int n, cap;
   tfs_node_stats *nodes;     /* owned */
+  int oom;                   /* memory ran out while recording: the stats
+                                are incomplete (RESOURCE_EXHAUSTED when
+                                they are written) */
 } tfs_step_stats;
 
 /* Options of one run (RunOptions). */
