@@ -46,8 +46,8 @@ EW_BIN_COMPLEX(pow, cpowf(x, y), cpow(x, y))
   static T N##_one(T x, T y) {                                            \
     U r = 1, b = (U)x;                                                    \
     for (T e = y; e > 0; e = (T)(e >> 1)) {                               \
-      if (e & 1) r = (U)(r * b);                                          \
-      b = (U)(b * b);                                                     \
+      if (e & 1) r = (U)(1u * r * b);                                     \
+      b = (U)(1u * b * b);                                                \
     }                                                                     \
     return (T)r;                                                          \
   }                                                                       \

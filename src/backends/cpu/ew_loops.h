@@ -150,8 +150,10 @@ typedef double _Complex tfs_c128;
   (EW_DT(UINT8) | EW_DT(UINT16) | EW_DT(UINT32) | EW_DT(UINT64))
 #define EW_DT_COMPLEX (EW_DT(COMPLEX64) | EW_DT(COMPLEX128))
 
-/* Wrapping signed arithmetic (no undefined behaviour on overflow). */
-#define EW_WRAP(T, U, x, op, y) ((T)((U)(x)op(U)(y)))
+/* Wrapping signed arithmetic (no undefined behaviour on overflow), done
+ * in at least unsigned int: 8- and 16-bit operands would promote to int,
+ * whose overflow is undefined. */
+#define EW_WRAP(T, U, x, op, y) ((T)(U)(1u * (U)(x)op(U)(y)))
 
 /* NaN-propagating max / min (TensorFlow's float Maximum / Minimum); on
  * ties (+0 and -0) the first operand, as std::max / std::min. */

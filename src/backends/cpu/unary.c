@@ -45,7 +45,7 @@ EW_UN_COMPLEX(recip, 1.0f / x, 1.0 / x)
 /* square */
 EW_UN_FLOATS(square, x *x, x *x)
 EW_UN_COMPLEX(square, x *x, x *x)
-#define MK_SQUARE(N, T, U) EW_UN(N, T, (T)((U)x * (U)x))
+#define MK_SQUARE(N, T, U) EW_UN(N, T, (T)(U)(1u * (U)x * (U)x))
 EW_INTS(square, MK_SQUARE)
 
 /* rounding; rint rounds half to even in the default rounding mode */
