@@ -93,6 +93,13 @@ size_t TF_StringDecode(const char *src, size_t src_len, const char **dst,
                        size_t *dst_len, TF_Status *status) {
   tfs_status *st = ST(status);
   if (decode_one(src, src_len, dst, dst_len, st)) return 0;
+  /* a length running past src_len: *dst_len bytes would not lie inside
+   * src, and the count returned could wrap around to a small number */
+  if (*dst_len > src_len - (size_t)(*dst - src)) {
+    tfs_status_set(st, TFS_INVALID_ARGUMENT,
+                   "invalid string encoding or truncated src buffer");
+    return 0;
+  }
   tfs_status_clear(st);
   return (size_t)(*dst - src) + *dst_len;
 }

@@ -152,7 +152,9 @@ static void session_run(tfs_session *s, const TF_Buffer *run_options,
     tfs_session_run_ex(s, run_options ? &ro : NULL, a.feeds, a.vals, ninputs,
                        a.fetches, output_values, noutputs, targets, ntargets,
                        run_metadata ? &md : NULL, st);
-    if (run_metadata && tfs_status_ok(st))
+    /* the RunMetadata is written whether or not the run succeeded (as
+     * TensorFlow's): the caller gets it, and frees it, either way */
+    if (run_metadata && md.data && md.data != run_metadata->data)
       tfs_capi__buf_out(run_metadata, &md);
   }
   tfs_capi__tensors_release(input_values, a.vals, ninputs);

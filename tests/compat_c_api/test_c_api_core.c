@@ -388,6 +388,15 @@ static void test_legacy_encode_decode(void) {
   TF_StringDecode("\x80", 1, &out, &len, s);
   CT_ASSERT_STATUS(s, TF_INVALID_ARGUMENT,
                    "invalid string encoding or truncated src buffer");
+  /* a length past the end of src, and one that would wrap the count of
+   * bytes consumed */
+  TF_StringDecode("\x05" "ab", 3, &out, &len, s);
+  CT_ASSERT_STATUS(s, TF_INVALID_ARGUMENT,
+                   "invalid string encoding or truncated src buffer");
+  TF_StringDecode("\xfe\xff\xff\xff\xff\xff\xff\xff\xff\x01x", 11, &out,
+                  &len, s);
+  CT_ASSERT_STATUS(s, TF_INVALID_ARGUMENT,
+                   "invalid string encoding or truncated src buffer");
   TF_DeleteStatus(s);
 }
 

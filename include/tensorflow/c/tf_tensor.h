@@ -104,7 +104,8 @@ TF_CAPI_EXPORT extern size_t TF_StringEncode(const char* src, size_t src_len,
 
 /* Decodes one encoded string at src[0..src_len): *dst points into src,
  * *dst_len is the string's length; returns the bytes consumed, or 0 with
- * INVALID_ARGUMENT for malformed input. */
+ * INVALID_ARGUMENT for malformed input (a length that runs past src_len
+ * included). */
 TF_CAPI_EXPORT extern size_t TF_StringDecode(const char* src, size_t src_len,
                                              const char** dst, size_t* dst_len,
                                              TF_Status* status);
