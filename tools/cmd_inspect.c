@@ -194,24 +194,73 @@ static char *cannot_run(const node_def *n) {
   return r;
 }
 
-static void print_unrunnable(const Tensorflow__GraphDef *gd) {
-  char **why = calloc(gd->n_node + 1, sizeof *why);
-  if (!why) return;
+/* Every node of the graph and of its library's functions, with the name
+ * to print ("node", or "function/node" for a body's node). */
+typedef struct any_node {
+  const node_def *n;
+  char *label;
+} any_node;
+
+static any_node *all_nodes(const Tensorflow__GraphDef *gd, size_t *count) {
+  size_t total = gd->n_node;
+  const Tensorflow__FunctionDefLibrary *lib = gd->library;
+  for (size_t f = 0; lib && f < lib->n_function; f++)
+    total += lib->function[f]->n_node_def;
+  any_node *v = calloc(total + 1, sizeof *v);
+  if (!v) return NULL;
+  size_t k = 0;
+  for (size_t i = 0; i < gd->n_node; i++, k++) {
+    v[k].n = gd->node[i];
+    v[k].label = tfs_strdup(gd->node[i]->name);
+  }
+  for (size_t f = 0; lib && f < lib->n_function; f++) {
+    const Tensorflow__FunctionDef *fd = lib->function[f];
+    const char *fname = fd->signature ? fd->signature->name : "";
+    for (size_t i = 0; i < fd->n_node_def; i++, k++) {
+      v[k].n = fd->node_def[i];
+      v[k].label = tfs_asprintf("%s/%s", fname, fd->node_def[i]->name);
+    }
+  }
+  *count = total;
+  return v;
+}
+
+static int is_function(const Tensorflow__GraphDef *gd, const char *op) {
+  const Tensorflow__FunctionDefLibrary *lib = gd->library;
+  for (size_t f = 0; lib && f < lib->n_function; f++)
+    if (lib->function[f]->signature &&
+        strcmp(lib->function[f]->signature->name, op) == 0)
+      return 1;
+  return 0;
+}
+
+/* The ops that cannot run, in the graph and inside its functions; 1 when
+ * there is any. */
+static int print_unrunnable(const Tensorflow__GraphDef *gd) {
+  size_t n = 0;
+  any_node *v = all_nodes(gd, &n);
+  char **why = calloc(n + 1, sizeof *why);
+  if (!v || !why) {
+    free(v);
+    free(why);
+    return 0;
+  }
   size_t bad = 0;
-  for (size_t i = 0; i < gd->n_node; i++)
-    bad += (why[i] = cannot_run(gd->node[i])) != NULL;
+  for (size_t i = 0; i < n; i++)
+    if (!is_function(gd, v[i].n->op))
+      bad += (why[i] = cannot_run(v[i].n)) != NULL;
   if (!bad) {
     printf("Every op can run in this build.\n");
   } else {
     printf("Cannot run (%zu node%s):\n", bad, bad == 1 ? "" : "s");
     /* One line per (op, reason), naming its nodes. */
-    for (size_t i = 0; i < gd->n_node; i++) {
+    for (size_t i = 0; i < n; i++) {
       if (!why[i]) continue;
-      printf("  %s: %s: %s", gd->node[i]->op, why[i], gd->node[i]->name);
-      for (size_t j = i + 1; j < gd->n_node; j++) {
-        if (why[j] && !strcmp(gd->node[j]->op, gd->node[i]->op) &&
+      printf("  %s: %s: %s", v[i].n->op, why[i], v[i].label);
+      for (size_t j = i + 1; j < n; j++) {
+        if (why[j] && !strcmp(v[j].n->op, v[i].n->op) &&
             !strcmp(why[j], why[i])) {
-          printf(", %s", gd->node[j]->name);
+          printf(", %s", v[j].label);
           free(why[j]);
           why[j] = NULL;
         }
@@ -219,8 +268,37 @@ static void print_unrunnable(const Tensorflow__GraphDef *gd) {
       printf("\n");
     }
   }
-  for (size_t i = 0; i < gd->n_node; i++) free(why[i]);
+  for (size_t i = 0; i < n; i++) {
+    free(why[i]);
+    free(v[i].label);
+  }
   free(why);
+  free(v);
+  return bad > 0;
+}
+
+/* The library: one line per function with its signature's size. */
+static void print_functions(const Tensorflow__GraphDef *gd) {
+  const Tensorflow__FunctionDefLibrary *lib = gd->library;
+  if (!lib || lib->n_function == 0) return;
+  printf("Functions (%zu):\n", lib->n_function);
+  for (size_t f = 0; f < lib->n_function; f++) {
+    const Tensorflow__FunctionDef *fd = lib->function[f];
+    const Tensorflow__OpDef *sig = fd->signature;
+    const char *grad = NULL;
+    for (size_t g = 0; g < lib->n_gradient; g++)
+      if (sig && !strcmp(lib->gradient[g]->function_name, sig->name))
+        grad = lib->gradient[g]->gradient_func;
+    printf("  %s: %zu input%s, %zu output%s, %zu node%s%s%s%s\n",
+           sig ? sig->name : "?", sig ? sig->n_input_arg : 0,
+           sig && sig->n_input_arg == 1 ? "" : "s",
+           sig ? sig->n_output_arg : 0,
+           sig && sig->n_output_arg == 1 ? "" : "s", fd->n_node_def,
+           fd->n_node_def == 1 ? "" : "s", sig && sig->is_stateful
+                                               ? ", stateful"
+                                               : "",
+           grad ? ", gradient " : "", grad ? grad : "");
+  }
 }
 
 int tfs_cli_cmd_inspect(int argc, char **argv) {
@@ -250,6 +328,7 @@ int tfs_cli_cmd_inspect(int argc, char **argv) {
   print_inputs_outputs(gd);
   print_histogram(gd);
   print_parameters(gd);
+  print_functions(gd);
   print_unrunnable(gd);
   tfs_pb__free(&gd->base);
   return TFS_CLI_OK;

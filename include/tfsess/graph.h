@@ -10,11 +10,13 @@
  * Threads: build a graph from one thread at a time.  Reading a graph
  * (lookups, queries) is safe alongside sessions running on it.  A graph
  * may keep growing after sessions were created on it; their next plans see
- * the new operations, and operations never change once added.
+ * the new operations, and operations never change once added, except an
+ * input rewired with tfs_graph_update_edge.
  */
 #ifndef TFSESS_GRAPH_H
 #define TFSESS_GRAPH_H
 
+#include "buffer.h"
 #include "common.h"
 #include "dtype.h"
 #include "status.h"
@@ -180,6 +182,20 @@ TFS_API tfs_operation *tfs_op_desc_finish(tfs_op_desc *d, tfs_status *st);
 /* Frees a description without adding anything.  Accepts NULL. */
 TFS_API void tfs_op_desc_free(tfs_op_desc *d);
 
+/* Makes `new_src` input dst.index of dst.oper, as TensorFlow's
+ * TF_UpdateEdge: how a while loop gets its back edge, NextIteration ->
+ * Merge input 1, once the NextIteration exists.  The new input's dtype
+ * must be the input's ("Input 1 of node m was passed int32 from n:0
+ * incompatible with expected float.") and its shape compatible with the
+ * current input's ("Cannot update edge, incompatible shapes: [2] and
+ * [3]."); an index out of range is OUT_OF_RANGE ("Cannot update edge.
+ * Input index [2] is greater than the number of total inputs [2].").
+ * dst's output shapes stay as they were inferred.  Plans a session built
+ * before the change keep the old edge; new signatures see the new one.
+ * Does not take ownership of any argument. */
+TFS_API void tfs_graph_update_edge(tfs_graph *g, tfs_output new_src,
+                                   tfs_input dst, tfs_status *st);
+
 /* ---- operation queries ------------------------------------------------ */
 
 /* Borrowed strings valid while the graph lives. */
@@ -263,6 +279,38 @@ TFS_API int tfs_operation_attr_type_list(const tfs_operation *op,
 /* Number of attrs and the i-th name (borrowed), sorted by name. */
 TFS_API int tfs_operation_num_attrs(const tfs_operation *op);
 TFS_API const char *tfs_operation_attr_name(const tfs_operation *op, int i);
+
+/* ---- function library ------------------------------------------------- */
+
+/* A graph carries a library of functions (TensorFlow FunctionDefs): the
+ * bodies that PartitionedCall, StatefulPartitionedCall and the functional
+ * control-flow ops run.  GraphDef import adds the GraphDef's library and
+ * export writes it back unchanged. */
+
+/* Adds a FunctionDef given as serialized bytes (borrowed).  Adding an
+ * identical function again changes nothing; INVALID_ARGUMENT "Cannot add
+ * function 'f' because a different function with the same name already
+ * exists." for a different one, "... because an op with the same name
+ * already exists." for the name of an op, "Invalid FunctionDef" for
+ * bytes that do not parse.  Thread-safe. */
+TFS_API void tfs_graph_add_function(tfs_graph *g, const void *fdef,
+                                    size_t len, tfs_status *st);
+
+/* Number of functions in g's library.  Thread-safe. */
+TFS_API int tfs_graph_num_functions(tfs_graph *g);
+
+/* Name of function i (0 <= i < tfs_graph_num_functions, in the order
+ * added), or NULL for a bad index.  Borrowed: valid while the graph
+ * lives.  Thread-safe. */
+TFS_API const char *tfs_graph_function_name(tfs_graph *g, int i);
+
+/* The FunctionDef bytes of function `name` into the empty buffer `out`
+ * (freed by tfs_buffer_free): the bytes it was added with.  NOT_FOUND
+ * "Function 'name' is not in the graph's library." when absent.
+ * Thread-safe. */
+TFS_API void tfs_graph_get_function_def(tfs_graph *g, const char *name,
+                                        tfs_buffer *out,
+                                        tfs_status *st);
 
 TFS_END_DECLS
 

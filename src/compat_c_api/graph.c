@@ -58,6 +58,12 @@ static int merge_shapes(const tfs_shape *a, const tfs_shape *b,
   return 0;
 }
 
+void TF_UpdateEdge(TF_Graph *graph, TF_Output new_src, TF_Input dst,
+                   TF_Status *status) {
+  tfs_input in = {dst.oper, dst.index};
+  tfs_graph_update_edge(graph, tfs_capi__out(new_src), in, ST(status));
+}
+
 void TF_GraphSetTensorShape(TF_Graph *graph, TF_Output output,
                             const int64_t *dims, const int num_dims,
                             TF_Status *status) {

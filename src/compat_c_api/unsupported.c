@@ -1,7 +1,7 @@
 /*
  * compat_c_api/unsupported.c - the parts of TensorFlow's C API that
- * tfsess does not have yet (graph functions, while loops, gradients,
- * SavedModels, in-place graph edits): each exists and reports
+ * tfsess does not have yet (functions made from graphs, while loops,
+ * gradients, SavedModels, in-place graph edits): each exists and reports
  * TF_UNIMPLEMENTED naming itself where it has a status.
  */
 #include <string.h>
@@ -9,28 +9,10 @@
 #include "compat_c_api/capi_internal.h"
 
 static const char kNoFunctions[] =
-    "graph functions (FunctionDefLibrary) are not available yet";
+    "functions made from graphs are not available yet (FunctionDefs can "
+    "be imported with TF_FunctionImportFunctionDef)";
 
-/* ---- function library ---------------------------------------------------- */
-
-void TF_GraphCopyFunction(TF_Graph *g, const TF_Function *func,
-                          const TF_Function *grad, TF_Status *status) {
-  (void)g, (void)func, (void)grad;
-  tfs_capi__unimplemented(status, "TF_GraphCopyFunction", kNoFunctions);
-}
-
-/* A tfsess graph holds no functions. */
-int TF_GraphNumFunctions(TF_Graph *g) {
-  (void)g;
-  return 0;
-}
-
-int TF_GraphGetFunctions(TF_Graph *g, TF_Function **funcs, int max_func,
-                         TF_Status *status) {
-  (void)g, (void)funcs, (void)max_func;
-  tfs_status_clear(ST(status));
-  return 0;
-}
+/* ---- functions from graphs ------------------------------------------------ */
 
 TF_Function *TF_GraphToFunction(
     const TF_Graph *fn_body, const char *fn_name,
@@ -61,44 +43,6 @@ TF_Function *TF_GraphToFunctionWithControlOutputs(
   tfs_capi__unimplemented(status, "TF_GraphToFunctionWithControlOutputs",
                           kNoFunctions);
   return NULL;
-}
-
-/* No TF_Function can be made, so these only see NULL. */
-const char *TF_FunctionName(TF_Function *func) {
-  (void)func;
-  return "";
-}
-
-void TF_DeleteFunction(TF_Function *func) { (void)func; }
-
-void TF_FunctionToFunctionDef(TF_Function *func, TF_Buffer *output_func_def,
-                              TF_Status *status) {
-  (void)func, (void)output_func_def;
-  tfs_capi__unimplemented(status, "TF_FunctionToFunctionDef", kNoFunctions);
-}
-
-TF_Function *TF_FunctionImportFunctionDef(const void *proto, size_t proto_len,
-                                          TF_Status *status) {
-  (void)proto, (void)proto_len;
-  tfs_capi__unimplemented(status, "TF_FunctionImportFunctionDef",
-                          kNoFunctions);
-  return NULL;
-}
-
-void TF_FunctionSetAttrValueProto(TF_Function *func, const char *attr_name,
-                                  const void *proto, size_t proto_len,
-                                  TF_Status *status) {
-  (void)func, (void)attr_name, (void)proto, (void)proto_len;
-  tfs_capi__unimplemented(status, "TF_FunctionSetAttrValueProto",
-                          kNoFunctions);
-}
-
-void TF_FunctionGetAttrValueProto(TF_Function *func, const char *attr_name,
-                                  TF_Buffer *output_attr_value,
-                                  TF_Status *status) {
-  (void)func, (void)attr_name, (void)output_attr_value;
-  tfs_capi__unimplemented(status, "TF_FunctionGetAttrValueProto",
-                          kNoFunctions);
 }
 
 /* ---- while loops and gradients ------------------------------------------- */
@@ -156,17 +100,11 @@ TF_Session *TF_LoadSessionFromSavedModel(
 
 /* ---- editing existing operations ---------------------------------------
  * tfsess operations never change once added (sessions may have planned
- * them); the functions with a status say so, the others leave the graph
- * as it is. */
+ * them), but for an input rewired with TF_UpdateEdge (graph.c); the
+ * functions with a status say so, the others leave the graph as it is. */
 
 static const char kImmutable[] =
     "operations cannot be changed once added to a tfsess graph";
-
-void TF_UpdateEdge(TF_Graph *graph, TF_Output new_src, TF_Input dst,
-                   TF_Status *status) {
-  (void)graph, (void)new_src, (void)dst;
-  tfs_capi__unimplemented(status, "TF_UpdateEdge", kImmutable);
-}
 
 void TF_AddOperationControlInput(TF_Graph *graph, TF_Operation *op,
                                  TF_Operation *input) {

@@ -7,6 +7,7 @@
 
 #include "core/alloc.h"
 #include "core/status.h"
+#include "graph_builder/function_lib.h"
 #include "graph_builder/graph_internal.h"
 
 tfs_graph *tfs_graph_new(void) {
@@ -46,6 +47,7 @@ static void graph_destroy(tfs_graph *g) {
   tfs_free(g->name_keys);
   for (int i = 0; i < g->nscopes; i++) tfs_free(g->scopes[i]);
   tfs_free(g->scopes);
+  tfs_flib__free(g->lib);
   pthread_mutex_destroy(&g->mu);
   tfs_free(g);
 }
@@ -76,12 +78,15 @@ void tfs_graph__release(tfs_graph *g) {
 }
 
 void tfs_graph__truncate(tfs_graph *g, size_t nops) {
-  while (g->nops > nops) {
-    tfs_operation *op = g->ops[--g->nops];
+  /* Unlink every removed op before destroying any: a back edge makes an
+   * earlier op the consumer of a later one. */
+  for (size_t n = g->nops; n > nops; n--) {
+    tfs_operation *op = g->ops[n - 1];
     tfs_map_remove(&g->by_name, op->name, strlen(op->name));
     /* unlink from producers' consumer lists */
     for (int i = 0; i < op->ninputs; i++) {
       tfs_operation *p = op->inputs[i].oper;
+      if (!p) continue;
       tfs_consumer_list *cl = &p->consumers[op->inputs[i].index];
       for (int k = cl->n - 1; k >= 0; k--) {
         if (cl->v[k].oper == op) {
@@ -101,8 +106,45 @@ void tfs_graph__truncate(tfs_graph *g, size_t nops) {
         }
       }
     }
-    op_destroy(op);
   }
+  while (g->nops > nops) op_destroy(g->ops[--g->nops]);
+}
+
+void tfs_graph_update_edge(tfs_graph *g, tfs_output new_src, tfs_input dst,
+                           tfs_status *st) {
+  TFS_CHECK_ARG(g != NULL && new_src.oper != NULL && dst.oper != NULL, st, );
+  TFS_CHECK_ARG(new_src.oper->graph == g && dst.oper->graph == g, st, );
+  pthread_mutex_lock(&g->mu);
+  if (new_src.index < 0 || new_src.index >= new_src.oper->noutputs) {
+    tfs_status_setf(st, TFS_OUT_OF_RANGE,
+                    "Cannot update edge. Output index [%d] is greater than "
+                    "the number of total outputs [%d].",
+                    new_src.index, new_src.oper->noutputs);
+    goto done;
+  }
+  if (dst.index < 0 || dst.index >= dst.oper->ninputs) {
+    tfs_status_setf(st, TFS_OUT_OF_RANGE,
+                    "Cannot update edge. Input index [%d] is greater than "
+                    "the number of total inputs [%d].",
+                    dst.index, dst.oper->ninputs);
+    goto done;
+  }
+  const tfs_shape *shape = &new_src.oper->out_shapes[new_src.index];
+  tfs_output old = dst.oper->inputs[dst.index];
+  tfs_shape unknown = {.rank = -1}, merged;
+  const tfs_shape *have =
+      old.oper ? &old.oper->out_shapes[old.index] : &unknown;
+  if (tfs_shape_merge(shape, have, &merged)) {
+    char a[TFS_SHAPE_STRLEN], b[TFS_SHAPE_STRLEN];
+    tfs_status_setf(st, TFS_INVALID_ARGUMENT,
+                    "Cannot update edge, incompatible shapes: %s and %s.",
+                    tfs_shape_str(shape, a, sizeof a),
+                    tfs_shape_str(have, b, sizeof b));
+    goto done;
+  }
+  tfs_graph__set_input(dst.oper, dst.index, new_src, st);
+done:
+  pthread_mutex_unlock(&g->mu);
 }
 
 size_t tfs_graph_num_operations(tfs_graph *g) {
@@ -295,7 +337,9 @@ char *tfs_graph__summarize_node(const tfs_operation *op) {
   tfs_strbuf_puts(&b, "](");
   for (int i = 0; i < op->ninputs; i++) {
     if (i) tfs_strbuf_puts(&b, ", ");
-    if (op->inputs[i].index)
+    if (!op->inputs[i].oper) /* a back edge not set yet */
+      tfs_strbuf_puts(&b, "?");
+    else if (op->inputs[i].index)
       tfs_strbuf_printf(&b, "%s:%d", op->inputs[i].oper->name,
                         op->inputs[i].index);
     else

@@ -6,7 +6,11 @@
  * Lifetime: the graph owns its operations; an operation pointer stays valid
  * until the graph is freed and adding operations never moves existing
  * ones.  Operations are immutable once added, except their consumer lists
- * (appended to as later operations use them).  A graph with live sessions
+ * (appended to as later operations use them) and an input rewired by
+ * tfs_graph__set_input (a while loop's back edge NextIteration -> Merge,
+ * tfs_graph_update_edge): an input may then come from a later operation,
+ * so insertion order is an execution order only where no input was
+ * rewired (plans check, and sort when it is not).  A graph with live sessions
  * is freed when the last session goes (tfs_graph__release).
  *
  * Threads: building is single-threaded by contract; graph->mu serialises
@@ -62,6 +66,8 @@ struct tfs_graph {
   int nscopes, scopes_cap;
   int nsessions;              /* guarded by: mu */
   int free_requested;         /* guarded by: mu */
+  struct tfs_flib *lib;       /* function library (function_lib.h); NULL:
+                                 empty; guarded by: mu */
 };
 
 /* Everything needed to add one node; the importer and the op builder fill
@@ -72,7 +78,10 @@ typedef struct tfs_node_spec {
   const char *device;
   tfs_attrs *attrs;            /* consumed: cleared on return */
   int ninputs;
-  const tfs_output *inputs;
+  const tfs_output *inputs;    /* an entry {NULL, -1}: a back edge into a
+                                  Merge the importer sets afterwards
+                                  (tfs_graph__set_input); its shape is
+                                  unknown until then, as in TensorFlow */
   int ncontrol;
   tfs_operation *const *control_inputs;
 } tfs_node_spec;
@@ -82,6 +91,16 @@ typedef struct tfs_node_spec {
  * it.  Errors are TensorFlow's messages.  Caller holds g->mu. */
 tfs_operation *tfs_graph__add_node(tfs_graph *g, tfs_node_spec *spec,
                                    tfs_status *st);
+
+/* Makes `src` input k of `op` (TensorFlow's Graph::UpdateEdge, or the
+ * importer's back edge into a Merge, whose input was NULL until then):
+ * checks the dtype ("Input 1 of node m was passed int32 from n:0
+ * incompatible with expected float."), moves `op` from the old
+ * producer's consumers to src's.  Output shapes of `op` are kept (as
+ * TensorFlow keeps them).  Returns 0, or -1 with st set and nothing
+ * changed.  Caller holds the graph's mu. */
+int tfs_graph__set_input(tfs_operation *op, int k, tfs_output src,
+                         tfs_status *st);
 
 /* Fills attrs missing from `a` with op-def defaults (no validation). */
 int tfs_graph__add_defaults(const tfs_op_def *def, tfs_attrs *a);

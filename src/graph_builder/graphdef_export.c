@@ -9,6 +9,7 @@
 #include "core/alloc.h"
 #include "core/status.h"
 #include "graph_builder/attr_proto.h"
+#include "graph_builder/function_lib.h"
 #include "graph_builder/graphdef_internal.h"
 #include "tfsess/graphdef.h"
 
@@ -98,7 +99,7 @@ static int export_ops(tfs_graph *g, const uint8_t *keep, tfs_buffer *out,
   ver.producer = TFS_GRAPH_DEF_VERSION;
   gd.versions = &ver;
   gd.node = tfs_pb_arena_array(&a, g->nops, sizeof(void *));
-  if (g->nops && !gd.node) {
+  if ((g->nops && !gd.node) || tfs_flib__export(g, &a, &gd.library)) {
     TFS_OOM(st);
     goto done;
   }

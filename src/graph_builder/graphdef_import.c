@@ -12,6 +12,7 @@
 #include "core/status.h"
 #include "core/strbuf.h"
 #include "graph_builder/attr_proto.h"
+#include "graph_builder/function_lib.h"
 #include "graph_builder/graphdef_import.h"
 #include "graph_builder/graphdef_internal.h"
 
@@ -40,6 +41,10 @@ typedef struct importer {
   char **new_names;
   int nrenamed;
   int *heap, nheap;    /* ready nodes, smallest GraphDef index first */
+  int nback, backcap;  /* back edges into Merge nodes (while loops), */
+  struct back_edge {   /* added once every node exists */
+    int dst, input, src, index;
+  } *back;
 } importer;
 
 /* ---- small helpers ------------------------------------------------------- */
@@ -336,11 +341,39 @@ static int check_node_defs(importer *im, tfs_status *st) {
   return 0;
 }
 
+static int is_op(const Tensorflow__NodeDef *nd, const char *a,
+                 const char *b) {
+  return strcmp(nd->op, a) == 0 || strcmp(nd->op, b) == 0;
+}
+
+/* A Merge fed by a NextIteration (a while loop) waits for its control
+ * inputs and one data input only; inputs that are not there yet when it
+ * is added become back edges (TensorFlow's InitFromEdges). */
+static int merge_pending(importer *im, const Tensorflow__NodeDef *nd) {
+  int nctrl = 0, loop = 0;
+  for (size_t k = 0; k < nd->n_input; k++) {
+    const char *s;
+    size_t len;
+    int idx;
+    parse_input(nd->input[k], &s, &len, &idx);
+    if (idx < 0) {
+      nctrl++;
+      continue;
+    }
+    void *v = tfs_map_get(&im->names, s, len);
+    if (v && is_op(im->nodes[(intptr_t)v - 1].nd, "NextIteration",
+                   "RefNextIteration"))
+      loop = 1;
+  }
+  return loop ? nctrl + 1 : (int)nd->n_input;
+}
+
 /* TensorFlow's InitFromEdges: pending counts and consumer lists. */
 static int link_edges(importer *im, tfs_status *st) {
   for (int i = 0; i < im->n; i++) {
     const Tensorflow__NodeDef *nd = im->nodes[i].nd;
-    int pending = (int)nd->n_input;
+    int pending = is_op(nd, "Merge", "RefMerge") ? merge_pending(im, nd)
+                                                 : (int)nd->n_input;
     for (size_t k = 0; k < nd->n_input; k++) {
       const char *s;
       size_t len;
@@ -418,17 +451,28 @@ static int resolve_inputs(importer *im, const Tensorflow__NodeDef *nd,
       src_len = (int)len;
       from_graphdef = 1;
       if (!src.oper) { /* only a cycle leaves a producer unadded */
-        tfs_status_setf(st, TFS_INVALID_ARGUMENT,
-                        "Node '%s' had a back edge, but only Merge nodes can "
-                        "have back edges.", nd->name);
-        return -1;
+        if (!is_op(nd, "Merge", "RefMerge") || idx < 0) {
+          tfs_status_setf(st, TFS_INVALID_ARGUMENT,
+                          "Node '%s' had a back edge, but only Merge nodes "
+                          "can have back edges.", nd->name);
+          return -1;
+        }
+        size_t cap = (size_t)im->backcap;
+        if (tfs_grow((void **)&im->back, &cap, (size_t)im->nback + 1,
+                     sizeof(*im->back)))
+          return oom(st);
+        im->backcap = (int)cap;
+        /* the Merge's index is set by add_one */
+        im->back[im->nback++] =
+            (struct back_edge){-1, r->ndata, (int)(gn - im->nodes), idx};
+        src.index = -1; /* set once the loop's NextIteration exists */
       }
     }
     if (idx < 0) {
       add_ctrl(r, src.oper);
       continue;
     }
-    if (src.index >= src.oper->noutputs) {
+    if (src.oper && src.index >= src.oper->noutputs) {
       tfs_status_setf(st, TFS_INVALID_ARGUMENT,
                       "Node '%s': Connecting to invalid output %d of source "
                       "node %.*s which has %d outputs.", nd->name, src.index,
@@ -526,8 +570,9 @@ static int add_one(importer *im, int o, tfs_status *st) {
   tfs_attrs attrs;
   tfs_attrs_init(&attrs);
   char *name = NULL;
-  int rc = -1;
+  int rc = -1, nback0 = im->nback;
   if (resolve_inputs(im, nd, &r, st)) goto done;
+  for (int b = nback0; b < im->nback; b++) im->back[b].dst = o;
   const tfs_op_def *def = tfs_op_lookup(nd->op);
   if (!def) {
     tfs_op_not_registered(nd->op, st);
@@ -595,21 +640,16 @@ static void cycle_error(importer *im, int remaining, tfs_status *st) {
     }
   }
   tfs_strbuf b = TFS_STRBUF_INIT;
-  int loop = 0, first = pos[cur], shown = 0;
+  int first = pos[cur], shown = 0;
   tfs_strbuf_printf(&b, "%d nodes in a cycle: %s", remaining,
                     im->nodes[path[first]].nd->name);
   for (int k = len - 1; k >= first; k--, shown++) {
     const Tensorflow__NodeDef *nd = im->nodes[path[k]].nd;
-    loop |= strcmp(nd->op, "NextIteration") == 0 ||
-            strcmp(nd->op, "RefNextIteration") == 0;
     if (shown < 20 || k == first)
       tfs_strbuf_printf(&b, " -> %s", nd->name);
     else if (shown == 20)
       tfs_strbuf_puts(&b, " -> ...");
   }
-  if (loop)
-    tfs_strbuf_puts(&b, " (a while loop: back edges through NextIteration "
-                        "are not supported yet)");
   tfs_status_set(st, TFS_INVALID_ARGUMENT, b.oom ? "nodes in a cycle"
                                                  : tfs_strbuf_str(&b));
   tfs_strbuf_free(&b);
@@ -716,6 +756,25 @@ static int rename_colocations(importer *im, tfs_status *st) {
   return 0;
 }
 
+/* TensorFlow's AddBackEdges: the inputs Merge nodes took before their
+ * producers existed (a while loop's NextIteration). */
+static int add_back_edges(importer *im, tfs_status *st) {
+  for (int i = 0; i < im->nback; i++) {
+    const struct back_edge *e = &im->back[i];
+    tfs_operation *dst = im->nodes[e->dst].op;
+    tfs_output src = {im->nodes[e->src].op, e->index};
+    if (src.index >= src.oper->noutputs) {
+      tfs_status_setf(st, TFS_INVALID_ARGUMENT,
+                      "Output %d of node %s does not exist. Node only has "
+                      "%d outputs.", src.index, src.oper->name,
+                      src.oper->noutputs);
+      return -1;
+    }
+    if (tfs_graph__set_input(dst, e->input, src, st)) return -1;
+  }
+  return 0;
+}
+
 /* ---- the import ---------------------------------------------------------- */
 
 static int run_import(importer *im, tfs_status *st) {
@@ -736,13 +795,14 @@ static int run_import(importer *im, tfs_status *st) {
     cycle_error(im, im->n - processed, st);
     return -1;
   }
-  return 0;
+  return add_back_edges(im, st);
 }
 
 static void importer_free(importer *im) {
   for (int i = 0; i < im->n && im->nodes; i++) tfs_free(im->nodes[i].outs);
   tfs_free(im->nodes);
   tfs_free(im->heap);
+  tfs_free(im->back);
   tfs_map_free(&im->names);
   tfs_map_free(&im->gd_prefixes);
   tfs_map_free(&im->g_prefixes);
@@ -801,7 +861,10 @@ tfs_import_results *tfs_graph_import_graphdef(tfs_graph *g, const void *data,
   tfs_import_results *r = NULL;
   pthread_mutex_lock(&g->mu);
   im.nops0 = g->nops;
-  if (run_import(&im, st) == 0) {
+  /* the library first: nodes may call its functions */
+  int nfn0 = tfs_flib__count(g), ngrad0 = g->lib ? g->lib->ngrad : 0;
+  if (tfs_flib__import(g, gd->library, st) == 0 &&
+      run_import(&im, st) == 0) {
     r = tfs_calloc(1, sizeof(*r));
     if (!r) {
       TFS_OOM(st);
@@ -812,7 +875,10 @@ tfs_import_results *tfs_graph_import_graphdef(tfs_graph *g, const void *data,
       r = NULL;
     }
   }
-  if (!r) tfs_graph__truncate(g, im.nops0);
+  if (!r) {
+    tfs_graph__truncate(g, im.nops0);
+    tfs_flib__truncate(g, nfn0, ngrad0);
+  }
   pthread_mutex_unlock(&g->mu);
   importer_free(&im);
   tfs_pb__free(&gd->base);

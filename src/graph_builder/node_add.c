@@ -296,6 +296,11 @@ static int infer_shapes(tfs_operation *op, tfs_status *st) {
   }
   for (int i = 0; i < n; i++) {
     tfs_output src = op->inputs[i];
+    if (!src.oper) { /* a back edge set later: unknown shape */
+      in_shapes[i].rank = -1;
+      in_dtypes[i] = op->in_types[i];
+      continue;
+    }
     in_shapes[i] = src.oper->out_shapes[src.index];
     in_dtypes[i] = src.oper->out_types[src.index];
     consts[i] = tfs_graph__const_value(src);
@@ -349,6 +354,7 @@ done:
 static int graph_input_as_shape(tfs_shape_ctx *c, int i, tfs_shape *out) {
   tfs_operation *op = c->user;
   tfs_output src = op->inputs[i];
+  if (!src.oper) return -1;
   const char *t = src.oper->def->name;
   if (strcmp(t, "Shape") == 0 && src.oper->ninputs == 1) {
     tfs_output in = src.oper->inputs[0];
@@ -376,7 +382,8 @@ static int graph_input_as_shape(tfs_shape_ctx *c, int i, tfs_shape *out) {
 static int graph_resource_shape(tfs_shape_ctx *c, int i, tfs_shape *out) {
   tfs_operation *op = c->user;
   tfs_output src = op->inputs[i];
-  if (strcmp(src.oper->def->name, "VarHandleOp") != 0) return -1;
+  if (!src.oper || strcmp(src.oper->def->name, "VarHandleOp") != 0)
+    return -1;
   const tfs_shape *s = tfs_attrs_get_shape(&src.oper->attrs, "shape");
   if (!s) return -1;
   *out = *s;
@@ -426,6 +433,7 @@ static int check_inputs(const tfs_node_spec *spec, const tfs_op_def *def,
   }
   for (int i = 0; i < spec->ninputs; i++) {
     tfs_output src = spec->inputs[i];
+    if (!src.oper) continue; /* a back edge, checked when it is set */
     tfs_dtype actual = src.oper->out_types[src.index];
     tfs_dtype expected = l->in_types[i];
     if (expected == actual || expected == tfs_dtype_base(actual)) continue;
@@ -510,7 +518,8 @@ tfs_operation *tfs_graph__add_node(tfs_graph *g, tfs_node_spec *spec,
   g->ops[g->nops++] = op;
   int failed = 0;
   for (int i = 0; i < op->ninputs && !failed; i++)
-    failed = add_consumer(op->inputs[i].oper, op->inputs[i].index, op, i);
+    if (op->inputs[i].oper)
+      failed = add_consumer(op->inputs[i].oper, op->inputs[i].index, op, i);
   for (int i = 0; i < op->ncontrol && !failed; i++)
     failed = add_control_out(op->control_inputs[i], op);
   if (failed) {
@@ -544,4 +553,36 @@ fail:
     tfs_free(op);
   }
   return NULL;
+}
+
+int tfs_graph__set_input(tfs_operation *op, int k, tfs_output src,
+                         tfs_status *st) {
+  tfs_dtype actual = src.oper->out_types[src.index];
+  tfs_dtype expected = op->in_types[k];
+  if (expected != actual && expected != tfs_dtype_base(actual)) {
+    tfs_status_setf(st, TFS_INVALID_ARGUMENT,
+                    "Input %d of node %s was passed %s from %s:%d "
+                    "incompatible with expected %s.",
+                    k, op->name, tfs_dtype_name(actual), src.oper->name,
+                    src.index, tfs_dtype_name(expected));
+    return -1;
+  }
+  if (add_consumer(src.oper, src.index, op, k)) {
+    TFS_OOM(st);
+    return -1;
+  }
+  tfs_output old = op->inputs[k];
+  if (old.oper) {
+    tfs_consumer_list *cl = &old.oper->consumers[old.index];
+    for (int i = 0; i < cl->n; i++) {
+      if (cl->v[i].oper != op || cl->v[i].index != k) continue;
+      memmove(&cl->v[i], &cl->v[i + 1],
+              sizeof(tfs_input) * (size_t)(cl->n - i - 1));
+      cl->n--;
+      break;
+    }
+  }
+  op->inputs[k] = src;
+  tfs_status_clear(st);
+  return 0;
 }

@@ -91,6 +91,16 @@ int tfs_ki_error(tfs_kernel_init *ki, tfs_code code, const char *fmt, ...)
 /* The session's resource limits as kernels see them (0: no limit),
  * checked by tfs_kctx_alloc_output and tfs_kctx_scratch before they
  * allocate; RESOURCE_EXHAUSTED naming the node and the size. */
+/* How kernels call library functions (PartitionedCall, If, While, ...):
+ * call() runs function f (name and attrs) on inputs[0..nin) and sets
+ * outputs[0..nout) to new references, or fails with an error in st.
+ * Provided by the session; thread-safe. */
+typedef struct tfs_fn_runtime {
+  void *ctx;
+  int (*call)(void *ctx, const tfs_func_attr *f, tfs_tensor *const *inputs,
+              int nin, tfs_tensor **outputs, int nout, tfs_status *st);
+} tfs_fn_runtime;
+
 typedef struct tfs_run_limits {
   int64_t tensor_bytes; /* one output tensor or scratch request */
   int64_t op_elements;  /* elements of one output */
@@ -112,6 +122,11 @@ typedef struct tfs_run {
                        int i, const tfs_shape *shape);
   void *exec;                        /* the executor's per-run state */
   const tfs_run_limits *limits;      /* NULL: none */
+  const tfs_fn_runtime *fnrt;        /* NULL: no function calls */
+  /* 0, or -1 with CANCELLED / DEADLINE_EXCEEDED in st when the run must
+   * stop (long-running kernels such as While ask between steps); NULL:
+   * never. */
+  int (*check_abort)(struct tfs_run *run, tfs_status *st);
   _Atomic int64_t bytes_used;        /* counted when limits->run_bytes */
 } tfs_run;
 

@@ -1,5 +1,6 @@
 /*
- * ops/ops_control.c - control ops: NoOp (and, later, TF1 control flow).
+ * ops/ops_control.c - control ops: NoOp (TF1 control flow is in
+ * ops_control_flow.c).
  */
 #include "ops/op_tables.h"
 #include "ops/shape_ctx.h"

@@ -16,7 +16,8 @@
 static const tfs_op_spec *const kFamilies[] = {
     tfs_ops_array, tfs_ops_math,    tfs_ops_nn,
     tfs_ops_state, tfs_ops_logging, tfs_ops_control,
-    tfs_ops_random, tfs_ops_fused,
+    tfs_ops_random, tfs_ops_fused,  tfs_ops_control_flow,
+    tfs_ops_functional,
 };
 
 static pthread_once_t g_once = PTHREAD_ONCE_INIT;

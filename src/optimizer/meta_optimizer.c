@@ -154,6 +154,16 @@ static int build_ir(tfs_graph *src, const tfs_opt_request *req, tfs_ograph *g,
   }
   for (size_t i = 0; i < n; i++) map[i] = -1;
   for (size_t i = 0; i < n; i++) {
+    /* Grappler's passes know loops; ours do not: leave them alone */
+    if (keep[i] != 1 || !(src->ops[i]->def->flags & TFS_OP_CONTROL_FLOW))
+      continue;
+    tfs_status_setf(st, TFS_UNIMPLEMENTED,
+                    "the graph has TF1 control flow (%s node '%s'), which "
+                    "the optimizer does not rewrite",
+                    src->ops[i]->def->name, src->ops[i]->name);
+    goto done;
+  }
+  for (size_t i = 0; i < n; i++) {
     if (keep[i] != 2) continue;
     int idx = add_placeholder_for(g, src->ops[i], st);
     if (idx < 0) goto done;

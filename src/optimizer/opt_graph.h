@@ -117,7 +117,7 @@ static inline int64_t tfs_og__num_edges(const tfs_ograph *g) {
 
 /* Imports the ops of `src` whose ids are marked in keep[] (NULL: all),
  * in id order, borrowing their names, attrs and shapes.  Inputs must be
- * kept too.  map (required, src->nops entries) maps op id -> node index:
+ * kept too (an earlier or, rewired, a later op).  map (required, src->nops entries) maps op id -> node index:
  * on entry -1 for an op to import, or the index of a node that already
  * stands for it (which is then not imported); on return the index of
  * each imported op. */

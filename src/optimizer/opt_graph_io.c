@@ -90,9 +90,13 @@ int tfs_og__import(tfs_ograph *g, tfs_graph *src, const uint8_t *keep, int *map,
   g->blocks = blocks;
   g->blocks[g->nblocks++] = block;
   char *p = block;
-  int first = g->nn;
+  int first = g->nn, next = first;
+  /* numbered first: an input rewired by tfs_graph_update_edge may come
+   * from a later op */
+  for (size_t i = 0; i < nops; i++)
+    if ((!keep || keep[i]) && map[i] < 0) map[i] = next++;
   for (size_t i = 0; i < nops; i++) {
-    if ((keep && !keep[i]) || map[i] >= 0) continue;
+    if ((keep && !keep[i]) || map[i] < first) continue;
     tfs_operation *op = src->ops[i];
     int idx = g->nn;
     tfs_onode *n = &g->n[idx];
@@ -131,7 +135,6 @@ int tfs_og__import(tfs_ograph *g, tfs_graph *src, const uint8_t *keep, int *map,
     p += sizeof(tfs_oref) * (size_t)op->ncontrol; /* int slots, oref pace */
     n->flags = tfs_og__classify(op->def, op->in_types, op->ninputs,
                                 op->out_types, op->noutputs);
-    map[i] = idx;
     g->nn++;
     g->nlive++;
     if (tfs_map_put_str(&g->names, n->name, (void *)(intptr_t)(idx + 1)))

@@ -102,6 +102,8 @@ typedef struct tfs_plan_exec {
   pthread_mutex_t mp_mu;     /* inserting memplan entries */
   tfs_memplan_entry mp[TFS_MEMPLAN_CACHE];
   int memplan_off;           /* no memory planning for this plan */
+  struct tfs_cf_plan *cf;    /* control_flow: frames and edges
+                                (exec_cf.h) */
 } tfs_plan_exec;
 
 /* Built with the plan; NULL with st set on OOM. */
@@ -140,6 +142,31 @@ typedef struct tfs_exec_run {
  * threads.  Returns 0, or -1 with st set. */
 int tfs_exec__run_node(tfs_exec_run *x, int i, int parallel, tfs_status *st);
 
+/* The value of the variable a ref slot value `t` points to (a fed plain
+ * value as it is), for input `src` of node pn: a new reference, or NULL
+ * with TensorFlow's "Attempting to use uninitialized value" error.
+ * Inline: both executors read ref edges through it. */
+static inline tfs_tensor *tfs_exec__deref(const tfs_tensor *t,
+                                          const tfs_plan_node *pn,
+                                          tfs_output src, tfs_status *st) {
+  tfs_variable *v = tfs_tensor__ref_target(t);
+  if (!v) return tfs_tensor_ref((tfs_tensor *)t); /* a fed plain value */
+  tfs_tensor *val = tfs_variable_read(v);
+  if (!val) {
+    if (src.index)
+      tfs_status_setf(st, TFS_FAILED_PRECONDITION,
+                      "Attempting to use uninitialized value %s:%d\n\t "
+                      "[[{{node %s}}]]",
+                      src.oper->name, src.index, pn->op->name);
+    else
+      tfs_status_setf(st, TFS_FAILED_PRECONDITION,
+                      "Attempting to use uninitialized value %s\n\t "
+                      "[[{{node %s}}]]",
+                      src.oper->name, pn->op->name);
+  }
+  return val;
+}
+
 /* Releases node i's inputs without running it (a skipped node after an
  * error or cancellation). */
 void tfs_exec__skip_node(tfs_exec_run *x, int i, int parallel);
@@ -155,6 +182,30 @@ int tfs_exec__check_abort(tfs_exec_run *x, tfs_status *st);
 void tfs_exec__record(tfs_exec_run *x, int i, int64_t ready_wall_ns,
                       int64_t start_wall_ns, int64_t start,
                       int64_t end, int parallel);
+
+/* ---- TF1 control flow (exec_cf_plan.c, exec_cf.c) -------------------------- */
+
+/* A plan with Switch, Merge, Enter, Exit, NextIteration or LoopCond
+ * nodes runs on the control-flow executor, sequentially on the caller's
+ * thread, without memory planning; other plans never reach it. */
+typedef struct tfs_cf_plan tfs_cf_plan;
+
+/* The plan-time facts of such a plan: frames (TensorFlow's
+ * BuildControlFlowInfo, with its "has inputs from different frames"
+ * error), edges and pending counts.  NULL with st set. */
+tfs_cf_plan *tfs_cf__prepare(const tfs_plan *p, tfs_status *st);
+void tfs_cf__free(tfs_cf_plan *cf);
+
+/* Runs the plan of x (feeds already in their slots): fetched values end
+ * in their slots, as on the other paths.  A fetch no live value reached
+ * is INVALID_ARGUMENT "Retval[i] does not have value" (i: its place among
+ * the sorted fetch names).  Checks cancellation and the deadline before
+ * every node.  0, or -1 with st set. */
+int tfs_cf__run(tfs_exec_run *x, tfs_status *st);
+
+/* Tests: the most iteration states the last control-flow run in the
+ * process held at once. */
+int64_t tfs_cf__last_peak_iterations(void);
 
 /* ---- memory planning (memplan.c) ------------------------------------------ */
 

@@ -86,7 +86,9 @@ tfs_plan_exec *tfs_exec__prepare(tfs_plan *p, tfs_status *st) {
   for (int i = 0; i < p->nnodes; i++) {
     tfs_plan_node *pn = &p->nodes[i];
     pn->kind = (uint8_t)node_kind(pn->op);
-    if (pn->kind != TFS_NODE_PLAIN) e->control_flow = 1;
+    /* without a Switch nothing is dead: a ControlTrigger is a NoOp */
+    if (pn->kind != TFS_NODE_PLAIN && pn->kind != TFS_NODE_CONTROL_TRIGGER)
+      e->control_flow = 1;
     if (pn->npending == 0) e->roots[e->nroots++] = i;
   }
   for (int i = 0; i < p->nfeeds; i++) {
@@ -95,6 +97,12 @@ tfs_plan_exec *tfs_exec__prepare(tfs_plan *p, tfs_status *st) {
     e->feed_declared[i] = tfs_placeholder__declared_shape(op);
   }
   e->overlap = expensive_overlap(p);
+  if (e->control_flow) { /* exec_cf.c: one thread, no memory plans */
+    e->overlap = 0;
+    e->memplan_off = 1;
+    e->cf = tfs_cf__prepare(p, st);
+    if (!e->cf) return NULL;
+  }
   return e;
 oom:
   TFS_OOM(st);
@@ -113,6 +121,7 @@ void tfs_exec__free(tfs_plan *p) {
   for (int i = 0; i < TFS_RUN_STATE_CACHE; i++)
     state_free(atomic_load(&e->states[i]));
   tfs_mem__free_plans(e);
+  tfs_cf__free(e->cf);
   pthread_mutex_destroy(&e->mp_mu);
   tfs_free(e->roots);
   tfs_free(e->feed_dtypes);
@@ -160,28 +169,6 @@ void tfs_exec__give_state(tfs_plan *p, tfs_run_state *rs) {
 }
 
 /* ---- one node ----------------------------------------------------------------- */
-
-/* Reads the variable behind a ref slot value.  NULL with an error when
- * it is uninitialised. */
-static tfs_tensor *deref(const tfs_tensor *t, const tfs_plan_node *pn,
-                         tfs_output src, tfs_status *st) {
-  tfs_variable *v = tfs_tensor__ref_target(t);
-  if (!v) return tfs_tensor_ref((tfs_tensor *)t); /* a fed plain value */
-  tfs_tensor *val = tfs_variable_read(v);
-  if (!val) {
-    if (src.index)
-      tfs_status_setf(st, TFS_FAILED_PRECONDITION,
-                      "Attempting to use uninitialized value %s:%d\n\t "
-                      "[[{{node %s}}]]",
-                      src.oper->name, src.index, pn->op->name);
-    else
-      tfs_status_setf(st, TFS_FAILED_PRECONDITION,
-                      "Attempting to use uninitialized value %s\n\t "
-                      "[[{{node %s}}]]",
-                      src.oper->name, pn->op->name);
-  }
-  return val;
-}
 
 static inline void release_slot(tfs_run_state *rs, int32_t slot,
                                  int parallel) {
@@ -236,7 +223,7 @@ int tfs_exec__run_node(tfs_exec_run *x, int i, int parallel, tfs_status *st) {
     in_slots[k] = NULL;
     temps[k] = NULL;
     if (TFS_UNLIKELY(pn->in_flags[k] & TFS_IN_DEREF)) {
-      temps[k] = deref(t, pn, pn->op->inputs[k], st);
+      temps[k] = tfs_exec__deref(t, pn, pn->op->inputs[k], st);
       if (!temps[k]) {
         for (int q = 0; q < k; q++) tfs_tensor_free(temps[q]);
         goto out;
@@ -364,6 +351,11 @@ int tfs_exec__check_abort(tfs_exec_run *x, tfs_status *st) {
   return 0;
 }
 
+/* tfs_run's check_abort: the run's deadline and the session's close. */
+static int run_check_abort(tfs_run *run, tfs_status *st) {
+  return tfs_exec__check_abort(run->exec, st);
+}
+
 /* ---- a run ------------------------------------------------------------------------ */
 
 static int check_feeds(const tfs_plan *p, tfs_tensor *const *feeds,
@@ -449,12 +441,6 @@ void tfs_plan__run(tfs_session *s, tfs_plan *p, const tfs_run_options *ro,
     return;
   }
   if (check_feeds(p, feed_values, st)) return;
-  if (TFS_UNLIKELY(p->exec->control_flow)) {
-    tfs_status_set(st, TFS_UNIMPLEMENTED,
-                   "TF1 control flow (Switch, Merge, Enter, Exit, "
-                   "NextIteration) is not supported by this executor");
-    return;
-  }
   tfs_run_state *rs = tfs_exec__take_state(p);
   if (!rs) {
     TFS_OOM(st);
@@ -478,6 +464,8 @@ void tfs_plan__run(tfs_session *s, tfs_plan *p, const tfs_run_options *ro,
       .alloc = NULL,
       .exec = &x,
       .limits = s->limits.any_run_limit ? &s->limits.run : NULL,
+      .fnrt = &s->fnrt,
+      .check_abort = run_check_abort,
   };
   memcpy(rs->uses, p->slot_uses, sizeof(int32_t) * (size_t)p->nslots);
   for (int i = 0; i < p->nfeeds; i++)
@@ -489,6 +477,8 @@ void tfs_plan__run(tfs_session *s, tfs_plan *p, const tfs_run_options *ro,
   if (parallel) {
     tfs_exec__run_parallel(&x, pool);
     ok = tfs_status_ok(st);
+  } else if (TFS_UNLIKELY(p->exec->control_flow)) {
+    ok = tfs_cf__run(&x, st) == 0; /* exec_cf.c */
   } else {
     tfs_mem__begin(&x, feed_values);
     ok = run_sequential(&x, st) == 0;

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "config_proto/pb_util.h"
+#include "graph_builder/function_lib.h"
 #include "core/status.h"
 #include "tfsess/session.h"
 
@@ -99,17 +100,78 @@ static const host_op kHostOps[] = {
     {"Rpc", kNet}, {"TryRpc", kNet},
 };
 
-const char *tfs_limits__host_access(const tfs_operation *op) {
-  const char *type = op->def->name;
+/* By op type and, for PrintV2, the output_stream attr (os, len; NULL:
+ * absent). */
+static const char *host_access(const char *type, const char *os,
+                               size_t len) {
   for (size_t i = 0; i < sizeof kHostOps / sizeof kHostOps[0]; i++)
     if (strcmp(type, kHostOps[i].type) == 0) return kHostOps[i].what;
-  if (strcmp(type, "PrintV2") == 0) {
-    /* stderr, stdout and the log are fine; "file://PATH" writes a file */
-    size_t len = 0;
-    const char *os = tfs_attrs_get_string(&op->attrs, "output_stream", &len);
-    if (os && len >= 7 && memcmp(os, "file://", 7) == 0) return kWrites;
-  }
+  /* PrintV2 to stderr, stdout or the log is fine; "file://PATH" writes */
+  if (strcmp(type, "PrintV2") == 0 && os && len >= 7 &&
+      memcmp(os, "file://", 7) == 0)
+    return kWrites;
   return NULL;
+}
+
+const char *tfs_limits__host_access(const tfs_operation *op) {
+  size_t len = 0;
+  const char *os = tfs_attrs_get_string(&op->attrs, "output_stream", &len);
+  return host_access(op->def->name, os, len);
+}
+
+/* ---- inside functions ------------------------------------------------- */
+
+typedef struct fn_check {
+  const tfs_session_limits *l;
+  const Tensorflow__NodeDef *bad;
+  const char *what;
+} fn_check;
+
+static int allowed(const tfs_session_limits *l, const char *type);
+
+static int check_body_node(const Tensorflow__NodeDef *nd, void *arg) {
+  fn_check *c = arg;
+  const char *os = NULL;
+  size_t len = 0;
+  for (size_t i = 0; i < nd->n_attr; i++)
+    if (strcmp(nd->attr[i]->key, "output_stream") == 0 &&
+        nd->attr[i]->value &&
+        nd->attr[i]->value->value_case == TENSORFLOW__ATTR_VALUE__VALUE_S) {
+      os = (const char *)nd->attr[i]->value->s.data;
+      len = nd->attr[i]->value->s.len;
+    }
+  const char *what = host_access(nd->op, os, len);
+  if (!what || allowed(c->l, nd->op)) return 0;
+  c->bad = nd;
+  c->what = what;
+  return 1;
+}
+
+/* Every function `op` calls through a func attr, checked as its own
+ * nodes are. */
+static int check_calls(const tfs_session_limits *l, const tfs_graph *g,
+                       const tfs_operation *op, tfs_status *st) {
+  for (int k = 0; k < op->attrs.n; k++) {
+    const tfs_attr_value *v = &op->attrs.e[k].value;
+    if (v->type != TFS_ATTR_FUNC) continue;
+    int n = v->is_list ? v->u.list.n : 1;
+    for (int j = 0; j < n; j++) {
+      const tfs_func_attr *f =
+          v->is_list ? &((const tfs_func_attr *)v->u.list.v)[j] : v->u.func;
+      if (!f || !f->name) continue;
+      fn_check c = {l, NULL, NULL};
+      int rc = tfs_flib__walk_nodes(g, f->name, check_body_node, &c);
+      if (rc < 0) return TFS_OOM(st), -1;
+      if (rc == 0) continue;
+      tfs_status_setf(st, TFS_PERMISSION_DENIED,
+                      "Node '%s' in function '%s' (called by node '%s') (op "
+                      "%s) %s, which safe mode refuses; allow the op type in "
+                      "the session's options to run it",
+                      c.bad->name, f->name, op->name, c.bad->op, c.what);
+      return -1;
+    }
+  }
+  return 0;
 }
 
 static int allowed(const tfs_session_limits *l, const char *type) {
@@ -118,7 +180,7 @@ static int allowed(const tfs_session_limits *l, const char *type) {
   return 0;
 }
 
-int tfs_limits__check_plan(const tfs_session_limits *l,
+int tfs_limits__check_plan(const tfs_session_limits *l, const tfs_graph *g,
                            tfs_operation *const *nodes, int n,
                            size_t graph_size, tfs_status *st) {
   if (l->graph_nodes > 0 && (int64_t)graph_size > l->graph_nodes) {
@@ -130,6 +192,7 @@ int tfs_limits__check_plan(const tfs_session_limits *l,
   }
   if (!l->safe_mode) return 0;
   for (int i = 0; i < n; i++) {
+    if (check_calls(l, g, nodes[i], st)) return -1;
     const char *what = tfs_limits__host_access(nodes[i]);
     if (!what || allowed(l, nodes[i]->def->name)) continue;
     tfs_status_setf(st, TFS_PERMISSION_DENIED,

@@ -50,8 +50,9 @@ const char *tfs_limits__host_access(const tfs_operation *op);
  * graph_nodes (`graph_size`: nodes in the graph the plan comes from) and,
  * in safe mode, every node that reaches the file system or the process
  * unless its op type is allow-listed (PERMISSION_DENIED naming the node
- * and the op).  Returns 0 or -1 with the status set. */
-int tfs_limits__check_plan(const tfs_session_limits *l,
+ * and the op), also inside the functions of g's library that the nodes
+ * call.  Returns 0 or -1 with the status set. */
+int tfs_limits__check_plan(const tfs_session_limits *l, const tfs_graph *g,
                            tfs_operation *const *nodes, int n,
                            size_t graph_size, tfs_status *st);
 

@@ -11,6 +11,7 @@
 #include "core/alloc.h"
 #include "core/log.h"
 #include "core/status.h"
+#include "core/strbuf.h"
 #include "session/exec.h"
 #include "session/plan_place.h"
 #include "session/session_internal.h"
@@ -137,10 +138,127 @@ static int cmp_int(const void *a, const void *b) {
   return (x > y) - (x < y);
 }
 
-/* Marks what the fetches and targets need; returns the sorted op ids. */
+/* ---- execution order ----------------------------------------------------- */
+
+static int op_is(const tfs_operation *op, const char *a, const char *b) {
+  return strcmp(op->def->name, a) == 0 || strcmp(op->def->name, b) == 0;
+}
+
+/* TensorFlow's back edge: a data edge into a Merge from a NextIteration.
+ * The executor's frames order it (session/exec_cf.c); the plan does not
+ * count it as a dependency. */
+static int back_edge(const tfs_operation *src, const tfs_operation *dst) {
+  return (dst->def->flags & TFS_OP_CONTROL_FLOW) &&
+         op_is(dst, "Merge", "RefMerge") &&
+         op_is(src, "NextIteration", "RefNextIteration");
+}
+
+/* Whether every input of ids[0..n) (sorted) comes from an earlier id, back
+ * edges and fed inputs aside: true unless an input was rewired. */
+static int id_order_ok(tfs_graph *g, const int *ids, int n,
+                       const tfs_output *feeds, int nfeeds) {
+  for (int i = 0; i < n; i++) {
+    const tfs_operation *op = g->ops[ids[i]];
+    for (int k = 0; k < op->ninputs; k++) {
+      tfs_output src = op->inputs[k];
+      if (src.oper->id > op->id && !back_edge(src.oper, op) &&
+          fed_index(feeds, nfeeds, src) < 0)
+        return 0;
+    }
+    for (int k = 0; k < op->ncontrol; k++)
+      if (op->control_inputs[k]->id > op->id) return 0;
+  }
+  return 1;
+}
+
+/* TensorFlow's ValidateNoCycles message over the nodes left unordered. */
+static void cycle_error(tfs_graph *g, const int *ids, int n,
+                        const int *pending, int left, tfs_status *st) {
+  tfs_strbuf b = TFS_STRBUF_INIT;
+  int shown = 0;
+  for (int i = 0; i < n && shown < 3; i++) {
+    if (!pending[i]) continue;
+    tfs_strbuf_printf(&b, "%s%s", shown++ ? ", " : "", g->ops[ids[i]]->name);
+  }
+  tfs_status_setf(st, TFS_INVALID_ARGUMENT,
+                  "Graph is invalid, contains a cycle with %d nodes, "
+                  "including: %s", left, tfs_strbuf_str(&b));
+  tfs_strbuf_free(&b);
+}
+
+/* Sorts ids[0..n) (in id order) into an execution order along their
+ * edges, back edges left out.  0, or -1 with st set (a cycle, OOM). */
+static int topo_sort(tfs_graph *g, int *ids, int n, const tfs_output *feeds,
+                     int nfeeds, tfs_status *st) {
+  int *pos = tfs_malloc(sizeof(int) * (g->nops + 1));
+  int *pending = tfs_calloc((size_t)n + 1, sizeof(int));
+  int *start = tfs_calloc((size_t)n + 2, sizeof(int));
+  int *queue = tfs_malloc(sizeof(int) * ((size_t)n + 1));
+  int *adj = NULL, rc = -1, head = 0, tail = 0;
+  if (!pos || !pending || !start || !queue) goto oom;
+  for (int i = 0; i < n; i++) pos[ids[i]] = i;
+  /* twice over the edges: count, then fill the successor lists */
+  for (int pass = 0; pass < 2; pass++) {
+    for (int i = 0; i < n; i++) {
+      const tfs_operation *op = g->ops[ids[i]];
+      for (int k = 0; k < op->ninputs + op->ncontrol; k++) {
+        const tfs_operation *src;
+        if (k < op->ninputs) {
+          if (fed_index(feeds, nfeeds, op->inputs[k]) >= 0 ||
+              back_edge(op->inputs[k].oper, op))
+            continue;
+          src = op->inputs[k].oper;
+        } else {
+          src = op->control_inputs[k - op->ninputs];
+        }
+        int j = pos[src->id];
+        if (pass == 0) {
+          start[j + 1]++;
+          pending[i]++;
+        } else {
+          adj[start[j]++] = i;
+        }
+      }
+    }
+    if (pass == 1) break;
+    for (int i = 0; i < n; i++) start[i + 1] += start[i];
+    adj = tfs_malloc(sizeof(int) * ((size_t)start[n] + 1));
+    if (!adj) goto oom;
+  }
+  /* start[j] now ends j's list; it begins where j - 1's ends */
+  for (int i = 0; i < n; i++)
+    if (!pending[i]) queue[tail++] = i;
+  while (head < tail) {
+    int i = queue[head++];
+    for (int e = i ? start[i - 1] : 0; e < start[i]; e++)
+      if (--pending[adj[e]] == 0) queue[tail++] = adj[e];
+  }
+  if (tail < n) {
+    cycle_error(g, ids, n, pending, n - tail, st);
+    goto done;
+  }
+  for (int i = 0; i < n; i++) queue[i] = ids[queue[i]];
+  memcpy(ids, queue, sizeof(int) * (size_t)n);
+  rc = 0;
+  goto done;
+oom:
+  TFS_OOM(st);
+done:
+  tfs_free(pos);
+  tfs_free(pending);
+  tfs_free(start);
+  tfs_free(queue);
+  tfs_free(adj);
+  return rc;
+}
+
+/* Marks what the fetches and targets need; returns their op ids in an
+ * execution order (id order unless an input was rewired), or NULL with
+ * st set (OOM, a cycle). */
 static int *prune(tfs_graph *g, const tfs_output *feeds, int nfeeds,
                   const tfs_output *fetches, int nfetches,
-                  tfs_operation *const *targets, int ntargets, int *count) {
+                  tfs_operation *const *targets, int ntargets, int *count,
+                  tfs_status *st) {
   uint8_t *mark = tfs_calloc(g->nops + 1, 1);
   int *stack = tfs_malloc(sizeof(int) * (g->nops + 1));
   int *ids = tfs_malloc(sizeof(int) * (g->nops + 1));
@@ -164,14 +282,20 @@ static int *prune(tfs_graph *g, const tfs_output *feeds, int nfeeds,
     for (int i = 0; i < op->ncontrol; i++) PUSH(op->control_inputs[i]);
   }
 #undef PUSH
-  /* Operations are added after their inputs, so id order is a valid
-   * execution order. */
+  /* Operations are added after their inputs, so id order is an
+   * execution order, unless an input was rewired. */
   qsort(ids, (size_t)n, sizeof(int), cmp_int);
   tfs_free(mark);
   tfs_free(stack);
+  if (!id_order_ok(g, ids, n, feeds, nfeeds) &&
+      topo_sort(g, ids, n, feeds, nfeeds, st)) {
+    tfs_free(ids);
+    return NULL;
+  }
   *count = n;
   return ids;
 oom:
+  TFS_OOM(st);
   tfs_free(mark);
   tfs_free(stack);
   tfs_free(ids);
@@ -269,17 +393,28 @@ void tfs_plan__key_fill(int32_t *k, const tfs_output *feeds, int nfeeds,
 static int preplace(tfs_session *s, const tfs_output *feeds, int nfeeds,
                     const tfs_output *fetches, int nfetches,
                     tfs_operation *const *targets, int ntargets,
-                    const char ***assigned, tfs_status *st) {
+                    const char ***assigned, int *control_flow,
+                    tfs_status *st) {
   tfs_graph *g = s->graph;
   int n = 0, rc = -1;
   int *ids = prune(g, feeds, nfeeds, fetches, nfetches, targets, ntargets,
-                   &n);
+                   &n, st);
   tfs_operation **nodes = tfs_malloc(sizeof(tfs_operation *) * (size_t)(n + 1));
   const char **dev = tfs_malloc(sizeof(char *) * (size_t)(n + 1));
   const char **by_id = tfs_calloc(g->nops + 1, sizeof(char *));
   *assigned = NULL;
-  if (!ids || !nodes || !dev || !by_id) {
+  if (!ids) goto done;
+  if (!nodes || !dev || !by_id) {
     TFS_OOM(st);
+    goto done;
+  }
+  /* TF1 control flow: the plan runs the graph as built, placed later
+   * (docs/OPTIMIZER.md) */
+  *control_flow = 0;
+  for (int i = 0; i < n && !*control_flow; i++)
+    *control_flow = (g->ops[ids[i]]->def->flags & TFS_OP_CONTROL_FLOW) != 0;
+  if (*control_flow) {
+    rc = 0;
     goto done;
   }
   for (int i = 0; i < n; i++) nodes[i] = g->ops[ids[i]];
@@ -306,17 +441,18 @@ static int check_limits(tfs_session *s, tfs_graph *g, const tfs_output *feeds,
                         tfs_status *st) {
   const tfs_session_limits *l = &s->limits;
   if (!l->safe_mode && l->graph_nodes <= 0) return 0;
-  if (!l->safe_mode) return tfs_limits__check_plan(l, NULL, 0, g->nops, st);
+  if (!l->safe_mode) return tfs_limits__check_plan(l, g, NULL, 0, g->nops, st);
   int n = 0;
   int *ids = prune(g, feeds, nfeeds, fetches, nfetches, targets, ntargets,
-                   &n);
+                   &n, st);
   tfs_operation **nodes = tfs_malloc(sizeof(tfs_operation *) * (size_t)(n + 1));
   int rc = -1;
-  if (!ids || !nodes) {
+  if (!ids) {
+  } else if (!nodes) {
     TFS_OOM(st);
   } else {
     for (int i = 0; i < n; i++) nodes[i] = g->ops[ids[i]];
-    rc = tfs_limits__check_plan(l, nodes, n, g->nops, st);
+    rc = tfs_limits__check_plan(l, g, nodes, n, g->nops, st);
   }
   tfs_free(ids);
   tfs_free(nodes);
@@ -367,11 +503,13 @@ tfs_plan *tfs_plan__build(tfs_session *s, const tfs_output *feeds,
   if (check_limits(s, g, feeds, nfeeds, fetches, nfetches, targets, ntargets,
                    st))
     goto fail;
-  int preplaced = !s->no_optimizer;
+  int preplaced = !s->no_optimizer, control_flow = 0;
   if (preplaced && preplace(s, feeds, nfeeds, fetches, nfetches, targets,
-                            ntargets, &assigned, st))
+                            ntargets, &assigned, &control_flow, st))
     goto fail;
-  if (tfs_plan__optimize(s, &feeds, nfeeds, &fetches, nfetches, &targets,
+  preplaced &= !control_flow;
+  if (!control_flow &&
+      tfs_plan__optimize(s, &feeds, nfeeds, &fetches, nfetches, &targets,
                          ntargets, assigned, &p->opt, st))
     goto fail;
   tfs_free(assigned);
@@ -383,11 +521,12 @@ tfs_plan *tfs_plan__build(tfs_session *s, const tfs_output *feeds,
       goto fail;
   }
   int n = 0;
-  ids = prune(g, feeds, nfeeds, fetches, nfetches, targets, ntargets, &n);
+  ids = prune(g, feeds, nfeeds, fetches, nfetches, targets, ntargets, &n, st);
+  if (!ids) goto fail;
   pos = tfs_malloc(sizeof(int) * (g->nops + 1));
   slot_base = tfs_malloc(sizeof(int) * (size_t)(n + 1));
   p->nodes = tfs_calloc((size_t)(n + 1), sizeof(tfs_plan_node));
-  if (!p->key || !ids || !pos || !slot_base || !p->nodes) goto oom;
+  if (!p->key || !pos || !slot_base || !p->nodes) goto oom;
   for (size_t i = 0; i <= g->nops; i++) pos[i] = -1;
   p->nnodes = n;
   int nslots = 0;
@@ -434,7 +573,7 @@ tfs_plan *tfs_plan__build(tfs_session *s, const tfs_output *feeds,
         if (tfs_dtype_is_ref(src.oper->out_types[src.index]) &&
             !tfs_dtype_is_ref(op->in_types[k]))
           pn->in_flags[k] |= TFS_IN_DEREF;
-        int r = add_succ(&p->nodes[sp], i);
+        int r = back_edge(src.oper, op) ? 0 : add_succ(&p->nodes[sp], i);
         if (r < 0) goto oom;
         pn->npending += r;
       }

@@ -159,6 +159,7 @@ tfs_session *tfs_session_new(tfs_graph *g, const tfs_session_options *opts,
     return NULL;
   }
   tfs_limits__resolve(&s->opts.config.limits, &s->limits);
+  tfs_session__functions_init(s);
   s->graph = g;
   pthread_mutex_init(&s->mu, NULL);
   pthread_cond_init(&s->idle, NULL);
@@ -182,6 +183,7 @@ void tfs_session_close(tfs_session *s, tfs_status *st) {
   s->closed = 1;
   while (s->active_runs > 0) pthread_cond_wait(&s->idle, &s->mu);
   drop_plans(s);
+  tfs_session__functions_free(s);
   tfs_resource_mgr_free(s->resources);
   s->resources = NULL;
   pthread_mutex_unlock(&s->mu);
@@ -194,6 +196,7 @@ void tfs_session_free(tfs_session *s) {
   tfs_session__exec_free(s);
   tfs_session__devices_free(s);
   pthread_mutex_destroy(&s->mu);
+  pthread_mutex_destroy(&s->fn_mu);
   pthread_cond_destroy(&s->idle);
   tfs_graph *g = s->graph;
   tfs_config__clear(&s->opts.config);

@@ -33,10 +33,11 @@ enum {
   TFS_IN_DEREF = 1u << 0 /* read a ref edge's variable value */
 };
 
-/* What the executor must do besides running a node's kernel.  Room for
- * TF1 control flow (CONTROL_FLOW_CHECKPOINTS.md): a plan without these
- * kinds runs on the plain executor and pays nothing for them (a dead
- * value will be a sentinel in its slot, not a per-slot flag). */
+/* What the executor must do besides running a node's kernel: TF1 control
+ * flow (CONTROL_FLOW_CHECKPOINTS.md).  A plan with any of these kinds but
+ * ControlTrigger runs on the control-flow executor (exec_cf.c: dead
+ * values, frames, iterations); a plan without them runs on the plain
+ * executor and pays nothing for them. */
 enum {
   TFS_NODE_PLAIN = 0,
   TFS_NODE_SWITCH, TFS_NODE_MERGE, TFS_NODE_ENTER, TFS_NODE_EXIT,
@@ -105,10 +106,20 @@ struct tfs_session {
   struct tfs_device_set *devices; /* what plans place nodes on; fixed at
                                      creation (plan_place.h) */
   tfs_session_limits limits; /* resolved from opts at creation */
+  /* function runtime (function_call.c): instances by call key */
+  pthread_mutex_t fn_mu;
+  tfs_map fn_instances;      /* guarded by: fn_mu */
+  tfs_fn_runtime fnrt;       /* handed to kernels through tfs_run */
+  int fn_depth;              /* 0; n for the body of an n-deep call */
   int no_optimizer;  /* set before the first plan: plans run the graph as
                         built (eager one-node plans: TensorFlow runs eager
                         ops without Grappler) */
 };
+
+/* The function runtime: init at creation, free at close (after the last
+ * run).  function_call.c. */
+void tfs_session__functions_init(tfs_session *s);
+void tfs_session__functions_free(tfs_session *s);
 
 /* Builds the plan for a signature.  Caller holds s->graph->mu (graph edits
  * wait) but not s->mu (runs of cached plans go on), and has marked itself

@@ -6,6 +6,7 @@
  * results, export, OpDef / NodeDef / OpList protos and constant folding.
  */
 #define _GNU_SOURCE /* memmem */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -655,6 +656,108 @@ static void test_try_evaluate_constant(void) {
   teardown();
 }
 
+/* The library of a TensorFlow GraphDef through the C API: listed, copied
+ * out as TF_Functions and into another graph (with a gradient), attrs
+ * set and read, and the nested calls run through TF_SessionRun with
+ * TensorFlow's outputs. */
+static void test_functions(void) {
+  TF_Status *s = TF_NewStatus();
+  TF_Graph *g = TF_NewGraph();
+  TF_Buffer *pb = ct_read_file("tests/conformance/functions/call_nested/"
+                               "graph.pb");
+  TF_ImportGraphDefOptions *io = TF_NewImportGraphDefOptions();
+  TF_GraphImportGraphDef(g, pb, io, s);
+  CT_ASSERT_OK(s);
+  TF_DeleteImportGraphDefOptions(io);
+  TF_DeleteBuffer(pb);
+  CU_ASSERT_EQUAL_FATAL(TF_GraphNumFunctions(g), 3);
+  TF_Function *fns[4] = {NULL, NULL, NULL, NULL};
+  CU_ASSERT_EQUAL(TF_GraphGetFunctions(g, fns, 4, s), 3);
+  CT_ASSERT_OK(s);
+  CU_ASSERT_EQUAL(TF_GraphGetFunctions(g, fns + 3, 0, s), 0);
+  /* FunctionDef bytes out and back in */
+  TF_Buffer *def = TF_NewBuffer();
+  TF_FunctionToFunctionDef(fns[0], def, s);
+  CT_ASSERT_OK(s);
+  TF_Function *again = TF_FunctionImportFunctionDef(def->data, def->length, s);
+  CT_ASSERT_OK(s);
+  CU_ASSERT_STRING_EQUAL(TF_FunctionName(again), TF_FunctionName(fns[0]));
+  CU_ASSERT_PTR_NULL(TF_FunctionImportFunctionDef("\xff\xff", 2, s));
+  CT_ASSERT_STATUS(s, TF_INVALID_ARGUMENT,
+                   "Invalid FunctionDef given to "
+                   "TF_FunctionImportFunctionDef");
+  /* attrs: _noinline = true, read back */
+  static const unsigned char yes[] = {0x28, 0x01}; /* AttrValue{b: true} */
+  TF_FunctionSetAttrValueProto(again, "_noinline", yes, sizeof yes, s);
+  CT_ASSERT_OK(s);
+  TF_Buffer *av = TF_NewBuffer();
+  TF_FunctionGetAttrValueProto(again, "_noinline", av, s);
+  CT_ASSERT_OK(s);
+  CU_ASSERT(av->length == 2 && memcmp(av->data, yes, 2) == 0);
+  TF_DeleteBuffer(av);
+  av = TF_NewBuffer();
+  TF_FunctionGetAttrValueProto(again, "missing", av, s);
+  CU_ASSERT_EQUAL(TF_GetCode(s), TF_INVALID_ARGUMENT);
+  TF_DeleteBuffer(av);
+  /* into a fresh graph, the second function as the first's gradient */
+  TF_Graph *g2 = TF_NewGraph();
+  TF_GraphCopyFunction(g2, fns[0], fns[1], s);
+  CT_ASSERT_OK(s);
+  CU_ASSERT_EQUAL(TF_GraphNumFunctions(g2), 2);
+  TF_GraphCopyFunction(g2, again, NULL, s); /* same name, other attrs */
+  char want[256];
+  snprintf(want, sizeof want, "Cannot add function '%s' because a "
+           "different function with the same name already exists.",
+           TF_FunctionName(again));
+  CT_ASSERT_STATUS(s, TF_INVALID_ARGUMENT, want);
+  TF_GraphCopyFunction(g2, NULL, NULL, s);
+  CT_ASSERT_STATUS(s, TF_INVALID_ARGUMENT, "'func' argument to "
+                   "TF_GraphCopyFunction cannot be null");
+  TF_Buffer *gd = TF_NewBuffer();
+  TF_GraphToGraphDef(g2, gd, s);
+  CT_ASSERT_OK(s);
+  CU_ASSERT(gd->length > def->length); /* the library and its gradient */
+  TF_DeleteBuffer(gd);
+  TF_DeleteGraph(g2);
+  TF_DeleteBuffer(def);
+  TF_DeleteFunction(again);
+  for (int i = 0; i < 3; i++) TF_DeleteFunction(fns[i]);
+  /* the calls run */
+  TF_SessionOptions *so = TF_NewSessionOptions();
+  TF_Session *sess = TF_NewSession(g, so, s);
+  CT_ASSERT_OK(s);
+  TF_Output feeds[2] = {{TF_GraphOperationByName(g, "x"), 0},
+                        {TF_GraphOperationByName(g, "w"), 0}};
+  int64_t dx[2] = {3, 4}, dw[2] = {4, 5};
+  float xv[12], wv[20];
+  for (int i = 0; i < 12; i++) xv[i] = (float)(i % 5) - 1.0f;
+  for (int i = 0; i < 20; i++) wv[i] = (float)(i % 3) * 0.5f;
+  TF_Tensor *in[2] = {ct_floats(dx, 2, xv), ct_floats(dw, 2, wv)};
+  TF_Output rows = {TF_GraphOperationByName(g, "rows"), 0};
+  TF_Tensor *r = ct_run1(sess, rows, feeds, in, 2);
+  CU_ASSERT_EQUAL(*(int32_t *)TF_TensorData(r), 3);
+  TF_DeleteTensor(r);
+  /* sum2 = 2 * rowsum(relu(x w + 0.5)), computed here */
+  TF_Output sum2 = {TF_GraphOperationByName(g, "sum2"), 0};
+  r = ct_run1(sess, sum2, feeds, in, 2);
+  for (int i = 0; i < 3; i++) {
+    float want = 0;
+    for (int j = 0; j < 5; j++) {
+      float h = 0.5f;
+      for (int k = 0; k < 4; k++) h += xv[i * 4 + k] * wv[k * 5 + j];
+      want += h > 0 ? h : 0;
+    }
+    CU_ASSERT_DOUBLE_EQUAL(((float *)TF_TensorData(r))[i], 2 * want, 1e-4);
+  }
+  TF_DeleteTensor(r);
+  for (int i = 0; i < 2; i++) TF_DeleteTensor(in[i]);
+  TF_CloseSession(sess, s);
+  TF_DeleteSession(sess, s);
+  TF_DeleteSessionOptions(so);
+  TF_DeleteGraph(g);
+  TF_DeleteStatus(s);
+}
+
 static const tfs_test_case build_cases[] = {
     {"build_and_query", test_build_and_query},
     {"shapes", test_shapes},
@@ -674,6 +777,7 @@ static const tfs_test_case proto_cases[] = {
     {"frozen_mlp_import", test_frozen_mlp_import},
     {"op_protos", test_op_protos},
     {"try_evaluate_constant", test_try_evaluate_constant},
+    {"functions", test_functions},
     {NULL, NULL}};
 
 const tfs_test_suite tfs_test_suites[] = {

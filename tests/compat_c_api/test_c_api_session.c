@@ -602,8 +602,10 @@ static void test_unsupported(void) {
                                         NULL, NULL, NULL, s));
   expect_unimplemented("TF_GraphToFunction");
   CU_ASSERT_EQUAL(TF_GraphNumFunctions(g), 0);
+  /* x has no input 0 */
   TF_UpdateEdge(g, y, (TF_Input){x, 0}, s);
-  expect_unimplemented("TF_UpdateEdge");
+  CT_ASSERT_STATUS(s, TF_OUT_OF_RANGE, "Cannot update edge. Input index [0] "
+                   "is greater than the number of total inputs [0].");
   open_session();
   const char *handle = "x";
   TF_SessionPRunSetup(sess, NULL, 0, &y, 1, NULL, 0, &handle, s);

@@ -549,6 +549,32 @@ static void test_cli_safe_mode(void) {
   free(got);
 }
 
+/* inspect lists the library's functions and checks the ops inside their
+ * bodies (an op renamed inside the bodies only is reported there). */
+static void test_cli_inspect_functions(void) {
+  const char *g = "tests/conformance/functional/function_for_and_if/graph.pb";
+  result r = tfsess("inspect %s", g);
+  CU_ASSERT_EQUAL(r.status, 0);
+  CU_ASSERT_PTR_NOT_NULL(strstr(r.out, ", 5 library functions\n"));
+  CU_ASSERT_PTR_NOT_NULL(strstr(r.out, "Functions (5):\n"));
+  CU_ASSERT_PTR_NOT_NULL(
+      strstr(r.out, "  while_cond_320: 7 inputs, 1 output, 2 nodes\n"));
+  CU_ASSERT_PTR_NOT_NULL(strstr(r.out, "Every op can run in this build."));
+  result_free(&r);
+  size_t len;
+  uint8_t *pb = it_read_file(it_src(g), &len);
+  /* NodeDef.op "AddV2" (field 2, 5 bytes) -> "AddV9", bodies only */
+  for (size_t i = 0; i + 7 <= len; i++)
+    if (memcmp(pb + i, "\x12\x05" "AddV2", 7) == 0) pb[i + 6] = '9';
+  it_write_file(it_tmp("renamed.pb"), pb, len);
+  free(pb);
+  r = tfsess("inspect '%s'", it_tmp("renamed.pb"));
+  CU_ASSERT_PTR_NOT_NULL(strstr(
+      r.out, "Cannot run (7 nodes):\n  AddV9: not registered in this build: "
+             "while_body_321/add, while_body_321/add_1"));
+  result_free(&r);
+}
+
 static void test_cli_ops(void) {
   result r = tfsess("ops");
   CU_ASSERT_EQUAL(r.status, 0);
@@ -616,6 +642,7 @@ static const tfs_test_case cli_cases[] = {
     {"inspect", test_cli_inspect},
     {"inspect_deep_nesting", test_cli_inspect_deep_nesting},
     {"safe_mode", test_cli_safe_mode},
+    {"inspect_functions", test_cli_inspect_functions},
     {"ops", test_cli_ops},
     {"tensorboard", test_cli_tensorboard},
     {NULL, NULL}};

@@ -32,6 +32,7 @@ extern const tfs_kernel_def tfs_cpu_kernels_batch_norm[];
 extern const tfs_kernel_def tfs_cpu_kernels_cast[];
 extern const tfs_kernel_def tfs_cpu_kernels_state[];
 extern const tfs_kernel_def tfs_cpu_kernels_logging[];
+extern const tfs_kernel_def tfs_cpu_kernels_functional[];
 extern const tfs_kernel_def tfs_cpu_kernels_divmod[];
 extern const tfs_kernel_def tfs_cpu_kernels_compare[];
 extern const tfs_kernel_def tfs_cpu_kernels_unary_math[];
@@ -42,5 +43,6 @@ extern const tfs_kernel_def tfs_cpu_kernels_fused_matmul[];
 extern const tfs_kernel_def tfs_cpu_kernels_fused_conv[];
 extern const tfs_kernel_def tfs_cpu_kernels_random[];
 extern const tfs_kernel_def tfs_cpu_kernels_string_format[];
+extern const tfs_kernel_def tfs_cpu_kernels_control_flow[];
 
 #endif
