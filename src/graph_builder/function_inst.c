@@ -14,6 +14,7 @@
 #include "config_proto/pb_util.h"
 #include "core/alloc.h"
 #include "core/status.h"
+#include "core/util.h"
 #include "graph_builder/attr_proto.h"
 #include "graph_builder/function_lib.h"
 #include "ops/op_def.h"
@@ -373,12 +374,10 @@ static int build_graphdef(inst *in, Tensorflow__GraphDef *gd) {
 static int find_output(inst *in, tfs_graph *g, const char *ref,
                        const char *what, tfs_output *out) {
   const char *c = strchr(ref, ':');
-  size_t n = c ? (size_t)(c - ref) : strlen(ref);
-  char name[512];
-  if (n >= sizeof name) n = sizeof name - 1;
-  memcpy(name, ref, n);
-  name[n] = 0;
+  char *name = tfs_strndup(ref, c ? (size_t)(c - ref) : strlen(ref));
+  if (!name) return oom(in);
   tfs_operation *op = tfs_graph_operation_by_name(g, name);
+  tfs_free(name);
   int idx = c ? atoi(c + 1) : 0;
   if (!op || idx < 0 || idx >= op->noutputs) {
     tfs_status_setf(in->st, TFS_INVALID_ARGUMENT,

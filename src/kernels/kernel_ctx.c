@@ -10,6 +10,7 @@
 #include <stdlib.h>
 
 #include "core/alloc.h"
+#include "core/util.h"
 #include "kernels/kernel.h"
 
 int tfs_ki_error(tfs_kernel_init *ki, tfs_code code, const char *fmt, ...) {
@@ -34,7 +35,7 @@ static void failed_in_st(tfs_kernel_ctx *c) {
 
 static int64_t sat_mul(int64_t a, int64_t b) {
   int64_t r;
-  return __builtin_mul_overflow(a, b, &r) ? INT64_MAX : r;
+  return tfs_mul_overflow_i64(a, b, &r) ? INT64_MAX : r;
 }
 
 /* Charges `bytes` to the run; fails (naming `what`) when the run would
@@ -44,7 +45,7 @@ static int charge_run(tfs_kernel_ctx *c, const tfs_run_limits *l,
   if (l->run_bytes <= 0) return 0;
   int64_t before = atomic_fetch_add(&c->run->bytes_used, bytes);
   int64_t total;
-  if (__builtin_add_overflow(before, bytes, &total)) total = INT64_MAX;
+  if (tfs_add_overflow_i64(before, bytes, &total)) total = INT64_MAX;
   if (total <= l->run_bytes) return 0;
   atomic_fetch_sub(&c->run->bytes_used, bytes);
   tfs_kctx_fail(c, TFS_RESOURCE_EXHAUSTED,
