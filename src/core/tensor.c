@@ -11,11 +11,12 @@
 #include "core/alloc.h"
 #include "core/half.h"
 #include "core/status.h"
+#include "core/variant.h"
 
 size_t tfs_dtype__storage_size(tfs_dtype dt) {
   dt = tfs_dtype_base(dt);
   if (dt == TFS_STRING) return sizeof(tfs_tstring);
-  if (dt == TFS_RESOURCE) return sizeof(void *);
+  if (dt == TFS_RESOURCE || dt == TFS_VARIANT) return sizeof(void *);
   return tfs_dtype_size(dt);
 }
 
@@ -28,6 +29,9 @@ static void buf_destroy(tfs_buf *b) {
   } else if (b->elem_kind == 2) {
     tfs_resource_handle **h = b->data;
     for (int64_t i = 0; i < b->nelems; i++) tfs_resource_handle_free(h[i]);
+  } else if (b->elem_kind == 3) {
+    tfs_variant **v = b->data;
+    for (int64_t i = 0; i < b->nelems; i++) tfs_variant_unref(v[i]);
   }
   switch (b->kind) {
     case TFS_BUF_OWNED:
@@ -145,9 +149,9 @@ tfs_tensor *tfs_tensor__alloc(tfs_dtype dt, const tfs_shape *shape,
     TFS_OOM(st);
     return NULL;
   }
-  if (dt == TFS_STRING || dt == TFS_RESOURCE) {
+  if (dt == TFS_STRING || dt == TFS_RESOURCE || dt == TFS_VARIANT) {
     memset(data, 0, nb);
-    b->elem_kind = dt == TFS_STRING ? 1 : 2;
+    b->elem_kind = dt == TFS_STRING ? 1 : dt == TFS_RESOURCE ? 2 : 3;
     b->nelems = n;
   }
   return tfs_tensor__over_buf(dt, shape, b, data, st);
@@ -186,6 +190,10 @@ tfs_tensor *tfs_tensor__copy(const tfs_tensor *t, tfs_status *st) {
       }
       ((tfs_resource_handle **)c->data)[i] = nh;
     }
+  } else if (t->dtype == TFS_VARIANT) {
+    tfs_variant *const *src = t->data;
+    tfs_variant **dst = c->data;
+    for (int64_t i = 0; i < t->nelems; i++) dst[i] = tfs_variant_ref(src[i]);
   } else if (t->nbytes) {
     memcpy(c->data, t->data, t->nbytes);
   }
@@ -264,9 +272,10 @@ tfs_tensor *tfs_tensor_wrap(tfs_dtype dt, const int64_t *dims, int ndims,
   if (shape_from_dims(&s, dims, ndims, st) || check_dtype(dt, st) ||
       byte_size(dt, &s, &n, &nb, st))
     return NULL;
-  if (dt == TFS_RESOURCE) {
-    tfs_status_set(st, TFS_INVALID_ARGUMENT,
-                   "Resource tensors cannot wrap caller memory");
+  if (dt == TFS_RESOURCE || dt == TFS_VARIANT) {
+    tfs_status_setf(st, TFS_INVALID_ARGUMENT,
+                    "%s tensors cannot wrap caller memory",
+                    dt == TFS_RESOURCE ? "Resource" : "Variant");
     return NULL;
   }
   if (len < nb || (nb && !data)) {
@@ -477,6 +486,18 @@ tfs_tensor *tfs_tensor__resource(tfs_resource_handle *h, tfs_status *st) {
     return NULL;
   }
   ((tfs_resource_handle **)t->data)[0] = h;
+  return t;
+}
+
+tfs_tensor *tfs_tensor__variant_scalar(tfs_variant *v, tfs_status *st) {
+  tfs_shape s;
+  tfs_shape_scalar(&s);
+  tfs_tensor *t = tfs_tensor__alloc(TFS_VARIANT, &s, st);
+  if (!t) {
+    tfs_variant_unref(v);
+    return NULL;
+  }
+  ((tfs_variant **)t->data)[0] = v;
   return t;
 }
 

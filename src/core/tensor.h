@@ -33,7 +33,8 @@ typedef struct tfs_resource_handle {
 typedef struct tfs_buf {
   atomic_int refs;
   uint8_t kind;
-  uint8_t elem_kind;  /* 0: plain, 1: owned tstrings, 2: resource handles */
+  uint8_t elem_kind;  /* 0: plain, 1: owned tstrings, 2: resource handles,
+                         3: variant values (core/variant.h) */
   void *data;
   size_t len;
   int64_t nelems;     /* for elem_kind != 0 */
@@ -61,12 +62,14 @@ void tfs_tensor__init_embedded(tfs_tensor *t, tfs_dtype dt,
                                void *data);
 
 /* Bytes per stored element: 24 for strings, sizeof(pointer) for
- * resources, tfs_dtype_size otherwise (0 for unsupported types). */
+ * resources and variants, tfs_dtype_size otherwise (0 for unsupported
+ * types). */
 size_t tfs_dtype__storage_size(tfs_dtype dt);
 
 /* New tensor with an owned buffer: numeric elements uninitialised, string
  * elements empty, resource elements NULL.  Errors: INVALID_ARGUMENT for an
  * unsupported dtype or a shape that is not fully defined / overflows;
+ * variant elements NULL (empty);
  * RESOURCE_EXHAUSTED. */
 tfs_tensor *tfs_tensor__alloc(tfs_dtype dt, const tfs_shape *shape,
                               tfs_status *st);
@@ -128,6 +131,18 @@ tfs_tensor *tfs_tensor__ref_to(void *target, tfs_dtype base,
 static inline void *tfs_tensor__ref_target(const tfs_tensor *t) {
   return tfs_dtype_is_ref(t->dtype) ? t->data : NULL;
 }
+
+/* Variant element i (a reference the tensor keeps; NULL when empty). */
+struct tfs_variant;
+static inline struct tfs_variant *tfs_tensor__variant(const tfs_tensor *t,
+                                                      int64_t i) {
+  return ((struct tfs_variant **)t->data)[i];
+}
+
+/* New scalar DT_VARIANT tensor holding `v` (takes the caller's reference,
+ * released on failure). */
+tfs_tensor *tfs_tensor__variant_scalar(struct tfs_variant *v,
+                                       tfs_status *st);
 
 /* TensorFlow's Tensor::SummarizeValue(summarize, print_v2=true) appended
  * to b: nested brackets, elements separated by spaces, (rank - dim - 1)

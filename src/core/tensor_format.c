@@ -10,6 +10,7 @@
 #include "core/half.h"
 #include "core/strbuf.h"
 #include "core/tensor.h"
+#include "core/variant.h"
 
 static void put_elem(tfs_strbuf *b, const tfs_tensor *t, int64_t i,
                      int v2) {
@@ -46,6 +47,9 @@ static void put_elem(tfs_strbuf *b, const tfs_tensor *t, int64_t i,
                h ? h->name : "");
       break;
     }
+    case TFS_VARIANT:
+      tfs_variant_describe(tfs_tensor__variant(t, i), b);
+      return;
     case TFS_BOOL: case TFS_INT8: case TFS_INT16: case TFS_INT32:
     case TFS_INT64: case TFS_UINT8: case TFS_UINT16: case TFS_UINT32:
       snprintf(tmp, sizeof tmp, "%" PRId64, tfs_tensor__get_as_int64(t, i));

@@ -306,7 +306,8 @@ static int check_dtype(int v, tfs_status *st) {
                     "tensor dtype", v);
     return -1;
   }
-  if (tfs_dtype__storage_size(dt) == 0) {
+  /* variant_val (VariantTensorDataProto) is not decoded */
+  if (tfs_dtype__storage_size(dt) == 0 || dt == TFS_VARIANT) {
     tfs_status_setf(st, TFS_INVALID_ARGUMENT,
                     "Cannot parse tensor from proto: tensors of dtype %s "
                     "are not supported", tfs_dtype_name(dt));

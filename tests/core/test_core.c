@@ -250,9 +250,19 @@ static void test_tensor_new_errors(void) {
   int64_t big[2] = {INT64_MAX / 4, 2};
   CU_ASSERT_PTR_NULL(tfs_tensor_new(TFS_DOUBLE, big, 2, st));
   TFS_ASSERT_ERROR(st, TFS_INVALID_ARGUMENT, "is too large");
-  CU_ASSERT_PTR_NULL(tfs_tensor_new(TFS_VARIANT, NULL, 0, st));
+  /* variant tensors hold empty variants until a kernel sets them */
+  int64_t two = 2;
+  tfs_tensor *v = tfs_tensor_new(TFS_VARIANT, &two, 1, st);
+  TFS_ASSERT_OK(st);
+  CU_ASSERT_EQUAL(tfs_tensor_dtype(v), TFS_VARIANT);
+  char *vs = tfs_tensor_to_string(v, 3);
+  CU_ASSERT_STRING_EQUAL(vs, "[[empty variant] [empty variant]]");
+  free(vs);
+  tfs_tensor_free(v);
+  CU_ASSERT_PTR_NULL(tfs_tensor_wrap(TFS_VARIANT, &two, 1, &two, 16, NULL,
+                                     NULL, st));
   TFS_ASSERT_ERROR(st, TFS_INVALID_ARGUMENT,
-                   "Tensors of dtype variant are not supported");
+                   "Variant tensors cannot wrap caller memory");
   CU_ASSERT_PTR_NULL(tfs_tensor_new((tfs_dtype)(TFS_FLOAT + 100), NULL, 0, st));
   TFS_ASSERT_ERROR(st, TFS_INVALID_ARGUMENT, "float_ref");
   int64_t d[TFS_MAX_RANK + 1];

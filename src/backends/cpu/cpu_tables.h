@@ -33,6 +33,7 @@ extern const tfs_kernel_def tfs_cpu_kernels_cast[];
 extern const tfs_kernel_def tfs_cpu_kernels_state[];
 extern const tfs_kernel_def tfs_cpu_kernels_logging[];
 extern const tfs_kernel_def tfs_cpu_kernels_functional[];
+extern const tfs_kernel_def tfs_cpu_kernels_list[];
 extern const tfs_kernel_def tfs_cpu_kernels_divmod[];
 extern const tfs_kernel_def tfs_cpu_kernels_compare[];
 extern const tfs_kernel_def tfs_cpu_kernels_unary_math[];
