@@ -3,7 +3,10 @@
  * (or .npz) files, writes every fetch to DIR/<name>_<index>.npy and prints
  * a summary line per fetch.  With --batch N the feeds are read N rows at a
  * time (seeking in the .npy files) and the fetches appended row-wise to
- * their output files, so inputs larger than memory go through.
+ * their output files, so inputs larger than memory go through.  --init
+ * runs operations once first (variable initialisers); --runs N repeats
+ * the run (state such as variables carries over) and keeps the last
+ * outputs.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -11,9 +14,10 @@
 #include "cli.h"
 
 typedef struct run_args {
-  tfs_cli_list feeds, fetches, targets;
+  tfs_cli_list feeds, fetches, targets, inits;
   const char *out_dir;
   int64_t batch; /* 0: one run over the whole feeds */
+  int64_t runs;  /* 0: once */
   int quiet;
 } run_args;
 
@@ -38,6 +42,12 @@ static int add_fetch(void *c, const char *v) {
 static int add_target(void *c, const char *v) {
   return tfs_cli_list_add(&((run_args *)c)->targets, v);
 }
+static int add_init(void *c, const char *v) {
+  return tfs_cli_list_add(&((run_args *)c)->inits, v);
+}
+static int set_runs(void *c, const char *v) {
+  return tfs_cli_parse_int("runs", v, 1, 1000000, &((run_args *)c)->runs);
+}
 static int set_out(void *c, const char *v) {
   ((run_args *)c)->out_dir = v;
   return 0;
@@ -58,6 +68,14 @@ static const tfs_cli_opt kRunOpts[] = {
     {"fetch", "NAME[:i]", "fetch a tensor (repeatable)", add_fetch},
     {"target", "NODE", "run an operation for its effects (repeatable)",
      add_target},
+    {"init", "NODE",
+     "run an operation once before the runs, e.g. a variable initialiser "
+     "(repeatable)",
+     add_init},
+    {"runs", "N",
+     "run N times (variables keep their values between runs); the last "
+     "run's fetches are written",
+     set_runs},
     {"out", "DIR", "write each fetch to DIR/<name>_<i>.npy ('/' -> '__')",
      set_out},
     {"batch", "N",
@@ -69,7 +87,8 @@ static const tfs_cli_opt kRunOpts[] = {
 
 static const tfs_cli_help kRunHelp = {
     "run MODEL.pb [--feed NAME[:i]=FILE.npy ...] [--fetch NAME[:i] ...] "
-    "[--target NODE ...] [--out DIR] [--batch N] [options]",
+    "[--target NODE ...] [--init NODE ...] [--runs N] [--out DIR] "
+    "[--batch N] [options]",
     "Runs the graph in MODEL.pb (a GraphDef, e.g. a frozen TensorFlow model)\n"
     "once with the given feeds, or once per batch with --batch, and prints\n"
     "dtype, shape, min, mean and max of every fetched tensor.",
@@ -77,11 +96,33 @@ static const tfs_cli_help kRunHelp = {
 
 /* ---- setup --------------------------------------------------------------- */
 
+/* Runs each --init operation once, in the order given. */
+static int run_inits(run_state *r) {
+  run_args *a = r->a;
+  if (a->inits.n == 0) return TFS_CLI_OK;
+  tfs_operation **ops = calloc((size_t)a->inits.n, sizeof *ops);
+  if (!ops) return tfs_cli_error("out of memory");
+  int rc = tfs_cli_resolve_targets(r->g, &a->inits, ops) ? TFS_CLI_FAILED
+                                                         : TFS_CLI_OK;
+  tfs_status *st = tfs_status_new();
+  for (int i = 0; rc == TFS_CLI_OK && i < a->inits.n; i++) {
+    tfs_session_run(r->s, NULL, NULL, 0, NULL, NULL, 0, &ops[i], 1, st);
+    if (!tfs_status_ok(st))
+      rc = tfs_cli_error("init '%s': %s", a->inits.v[i],
+                         tfs_status_message(st));
+  }
+  tfs_status_free(st);
+  free(ops);
+  return rc;
+}
+
 static int setup(run_state *r, const char *model, tfs_cli_session *sess) {
   run_args *a = r->a;
   int rc;
   if (a->fetches.n == 0 && a->targets.n == 0)
     return tfs_cli_usage_error("nothing to run: give --fetch or --target");
+  if (a->runs > 1 && a->batch)
+    return tfs_cli_usage_error("--runs and --batch cannot be combined");
   r->g = tfs_cli_load_graph(model);
   if (!r->g) return TFS_CLI_FAILED;
   r->feeds = calloc((size_t)a->feeds.n + 1, sizeof *r->feeds);
@@ -122,6 +163,7 @@ static int setup(run_state *r, const char *model, tfs_cli_session *sess) {
   tfs_session_options_free(opts);
   rc = r->s ? TFS_CLI_OK : tfs_cli_status_error(st);
   tfs_status_free(st);
+  if (rc == TFS_CLI_OK) rc = run_inits(r);
   return rc;
 }
 
@@ -153,7 +195,14 @@ static int run_whole(run_state *r) {
   if (!in || !out) rc = tfs_cli_error("out of memory");
   for (int i = 0; rc == TFS_CLI_OK && i < nf; i++)
     if (!(in[i] = tfs_cli_feed_load(&r->feeds[i]))) rc = TFS_CLI_FAILED;
-  if (rc == TFS_CLI_OK) rc = run_step(r, in, out, "");
+  for (int64_t k = 0; rc == TFS_CLI_OK && k < (r->a->runs ? r->a->runs : 1);
+       k++) {
+    for (int i = 0; k && i < nt; i++) {
+      tfs_tensor_free(out[i]);
+      out[i] = NULL;
+    }
+    rc = run_step(r, in, out, "");
+  }
   tfs_status *st = tfs_status_new();
   for (int i = 0; rc == TFS_CLI_OK && i < nt; i++) {
     tfs_cli_stats_add(&r->stats[i], out[i], 0);
@@ -382,5 +431,6 @@ out_args:
   tfs_cli_list_free(&a.feeds);
   tfs_cli_list_free(&a.fetches);
   tfs_cli_list_free(&a.targets);
+  tfs_cli_list_free(&a.inits);
   return rc;
 }

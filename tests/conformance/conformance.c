@@ -18,21 +18,7 @@
 #include "core/tensor.h"
 #include "iotest.h"
 
-#define TC_MAX_ITEMS 64
-
-typedef struct {
-  char *name, *file;
-  double rtol, atol;
-} tc_item;
-
-typedef struct {
-  tc_item feeds[TC_MAX_ITEMS], fetches[TC_MAX_ITEMS];
-  char *inits[TC_MAX_ITEMS], *targets[TC_MAX_ITEMS];
-  int nfeeds, nfetches, ninits, ntargets;
-  char *config;
-  char *error_code, *error_text;
-  int runs;
-} manifest;
+typedef tc_manifest manifest;
 
 static int fail(char *err, size_t cap, const char *fmt, ...) {
   va_list ap;
@@ -44,7 +30,7 @@ static int fail(char *err, size_t cap, const char *fmt, ...) {
 
 /* ---- manifest ------------------------------------------------------------ */
 
-static void manifest_free(manifest *m) {
+void tc_manifest_free(tc_manifest *m) {
   for (int i = 0; i < m->nfeeds; i++) {
     free(m->feeds[i].name);
     free(m->feeds[i].file);
@@ -114,7 +100,9 @@ static int parse_line(manifest *m, char *line, char *err, size_t cap) {
   return 0;
 }
 
-static int parse_manifest(const char *dir, manifest *m, char *err, size_t cap) {
+int tc_manifest_parse(const char *dir, tc_manifest *m, char *err,
+                      size_t cap) {
+  memset(m, 0, sizeof *m);
   char path[4200];
   snprintf(path, sizeof path, "%s/manifest.txt", dir);
   size_t len;
@@ -449,7 +437,7 @@ int tc_run_case(const char *dir, const char *name, int reexport_graph,
   tfs_graph *g = NULL;
   char path[4200];
   size_t len;
-  int rc = parse_manifest(dir, &m, err, cap);
+  int rc = tc_manifest_parse(dir, &m, err, cap);
   snprintf(path, sizeof path, "%s/graph.pb", dir);
   uint8_t *bytes = rc ? NULL : it_read_file(path, &len);
   if (!rc && !bytes) rc = fail(err, cap, "cannot read %s", path);
@@ -458,7 +446,7 @@ int tc_run_case(const char *dir, const char *name, int reexport_graph,
       !(g = import_bytes_code(bytes, len, err, cap, "import", &import_code))) {
     free(bytes);
     rc = expect_import_error(&m, import_code, err, cap);
-    manifest_free(&m);
+    tc_manifest_free(&m);
     tfs_status_free(st);
     return rc ? -1 : 0;
   }
@@ -497,6 +485,6 @@ int tc_run_case(const char *dir, const char *name, int reexport_graph,
   tfs_session_free(r.s);
   tfs_graph_free(g);
   tfs_status_free(st);
-  manifest_free(&m);
+  tc_manifest_free(&m);
   return rc ? -1 : 0;
 }

@@ -11,6 +11,29 @@
 
 #include "testutil.h"
 
+/* A case's manifest.txt (format in scripts/fixtures/fixturelib.py). */
+#define TC_MAX_ITEMS 64
+
+typedef struct tc_item {
+  char *name, *file;
+  double rtol, atol; /* < 0: the dtype's default */
+} tc_item;
+
+typedef struct tc_manifest {
+  tc_item feeds[TC_MAX_ITEMS], fetches[TC_MAX_ITEMS];
+  char *inits[TC_MAX_ITEMS], *targets[TC_MAX_ITEMS];
+  int nfeeds, nfetches, ninits, ntargets;
+  char *config;                  /* ConfigProto file, or NULL */
+  char *error_code, *error_text; /* the expected error, or NULL */
+  int runs;
+} tc_manifest;
+
+/* Reads dir/manifest.txt into *m (cleared first).  Returns 0, or -1
+ * with what went wrong in err ("manifest: cannot understand '...'"); free
+ * with tc_manifest_free either way. */
+int tc_manifest_parse(const char *dir, tc_manifest *m, char *err, size_t cap);
+void tc_manifest_free(tc_manifest *m);
+
 /* Runs the case in `dir` (named `name` in messages).  With `reexport`
  * the imported graph is exported, the export imported into a fresh graph
  * and that graph run instead (and exporting it again must give the same

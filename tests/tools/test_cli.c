@@ -6,6 +6,7 @@
  * (every 97th row in full, every row's class, each column's sum),
  * `inspect`, `ops` and `tensorboard`.
  */
+#include <dirent.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
@@ -631,6 +632,142 @@ static void test_cli_tensorboard(void) {
   result_free(&r);
 }
 
+/* ---- control flow and function cases through `tfsess run` -------------- */
+
+/* Appends " --flag 'DIR/value'" to the command (with_dir: a file). */
+static void arg(char *cmd, size_t cap, const char *flag, const char *dir,
+                const char *value) {
+  size_t n = strlen(cmd);
+  if (dir)
+    snprintf(cmd + n, cap - n, " --%s '%s/%s'", flag, dir, value);
+  else
+    snprintf(cmd + n, cap - n, " --%s '%s'", flag, value);
+}
+
+/* Runs one case with `tfsess run` and compares its .npy outputs (or its
+ * error) with TensorFlow's.  Returns 0 or -1 with the reason in err. */
+static int cli_case(const char *dir, char *err, size_t cap) {
+  tc_manifest m;
+  int rc = tc_manifest_parse(dir, &m, err, cap);
+  char cmd[16384], out[4200];
+  snprintf(out, sizeof out, "%s", it_tmp("cases"));
+  snprintf(cmd, sizeof cmd, "run '%s/graph.pb' --quiet --out '%s'", dir, out);
+  for (int i = 0; i < m.nfeeds; i++) {
+    char f[9000];
+    snprintf(f, sizeof f, "%s=%s/%s", m.feeds[i].name, dir, m.feeds[i].file);
+    arg(cmd, sizeof cmd, "feed", NULL, f);
+  }
+  for (int i = 0; i < m.nfetches; i++)
+    arg(cmd, sizeof cmd, "fetch", NULL, m.fetches[i].name);
+  for (int i = 0; i < m.ntargets; i++)
+    arg(cmd, sizeof cmd, "target", NULL, m.targets[i]);
+  for (int i = 0; i < m.ninits; i++)
+    arg(cmd, sizeof cmd, "init", NULL, m.inits[i]);
+  if (m.config) arg(cmd, sizeof cmd, "config", dir, m.config);
+  if (m.runs > 1) {
+    size_t n = strlen(cmd);
+    snprintf(cmd + n, sizeof cmd - n, " --runs %d", m.runs);
+  }
+  result r = tfsess("%s", cmd);
+  if (rc) {
+    /* manifest error already in err */
+  } else if (m.error_code) {
+    if (r.status == 0 || !strstr(r.err, m.error_text))
+      rc = -1, snprintf(err, cap, "expected an error containing \"%s\", "
+                        "got exit %d: %s", m.error_text, r.status, r.err);
+  } else if (r.status != 0) {
+    rc = -1, snprintf(err, cap, "exit %d: %s", r.status, r.err);
+  }
+  for (int i = 0; rc == 0 && !m.error_code && i < m.nfetches; i++) {
+    const char *name = m.fetches[i].name, *colon = strrchr(name, ':');
+    char path[4400], want_path[9000];
+    size_t k = snprintf(path, sizeof path, "%s/", out);
+    for (const char *p = name; *p && p != colon && k + 3 < sizeof path; p++)
+      k += *p == '/' ? (size_t)snprintf(path + k, sizeof path - k, "__")
+                     : (size_t)snprintf(path + k, sizeof path - k, "%c", *p);
+    snprintf(path + k, sizeof path - k, "_%s.npy", colon ? colon + 1 : "0");
+    snprintf(want_path, sizeof want_path, "%s/%s", dir, m.fetches[i].file);
+    tfs_tensor *got = load(path), *want = load(want_path);
+    char why[1024];
+    if (!got || !want ||
+        tc_compare(got, want, m.fetches[i].rtol, m.fetches[i].atol, why,
+                   sizeof why)) {
+      rc = -1;
+      snprintf(err, cap, "fetch '%s': %s", name,
+               got && want ? why : "missing output");
+    }
+    tfs_tensor_free(got);
+    tfs_tensor_free(want);
+  }
+  result_free(&r);
+  tc_manifest_free(&m);
+  return rc;
+}
+
+static int cmp_names(const void *a, const void *b) {
+  return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static void test_cli_runs_control_flow_cases(void) {
+  static const char *const groups[] = {"control", "functional", "functions",
+                                       "recurrent", "tensor_array", NULL};
+  int ran = 0, failed = 0;
+  for (int g = 0; groups[g]; g++) {
+    char root[4200];
+    snprintf(root, sizeof root, "%s/tests/conformance/%s", it_srcdir(),
+             groups[g]);
+    DIR *d = opendir(root);
+    if (!d) continue;
+    char *names[512];
+    int n = 0;
+    struct dirent *e;
+    while ((e = readdir(d)) && n < 512)
+      if (e->d_name[0] != '.') names[n++] = strdup(e->d_name);
+    closedir(d);
+    qsort(names, (size_t)n, sizeof *names, cmp_names);
+    for (int i = 0; i < n; i++) {
+      char dir[4500], err[2048];
+      snprintf(dir, sizeof dir, "%s/%s", root, names[i]);
+      ran++;
+      if (cli_case(dir, err, sizeof err)) {
+        fprintf(stderr, "\n  case %s/%s (tfsess run): %s\n", groups[g],
+                names[i], err);
+        failed++;
+      }
+      free(names[i]);
+    }
+  }
+  printf("(%d cases) ", ran);
+  CU_ASSERT_TRUE(ran >= 40);
+  CU_ASSERT_EQUAL(failed, 0);
+}
+
+/* --init runs before the first run, --runs repeats it (state carries). */
+static void test_cli_init_and_runs(void) {
+  const char *dir = "tests/conformance/functions/call_stateful_variable";
+  result r = tfsess("run %s/graph.pb --feed x:0=%s/feed0.npy --fetch after:0 "
+                    "--init init --runs 3 --quiet --out '%s'",
+                    dir, dir, it_tmp("runs"));
+  CU_ASSERT_EQUAL(r.status, 0);
+  result_free(&r);
+  char path[4200];
+  snprintf(path, sizeof path, "%s/after_0.npy", it_tmp("runs"));
+  tfs_tensor *got = load(path);
+  snprintf(path, sizeof path, "%s/%s/fetch0.npy", it_srcdir(), dir);
+  tfs_tensor *want = load(path);
+  char why[512];
+  CU_ASSERT_EQUAL(tc_compare(got, want, -1, -1, why, sizeof why), 0);
+  tfs_tensor_free(got);
+  tfs_tensor_free(want);
+  r = tfsess("run %s/graph.pb --fetch after:0 --init nosuch", dir);
+  assert_fails(&r, 1, "target 'nosuch': no operation of that name");
+  r = tfsess("run %s/graph.pb --fetch after:0 --runs 2 --batch 4", dir);
+  assert_fails(&r, 2, "--runs and --batch cannot be combined");
+  r = tfsess("run %s/graph.pb --fetch after:0 --runs 0", dir);
+  CU_ASSERT_NOT_EQUAL(r.status, 0);
+  result_free(&r);
+}
+
 static const tfs_test_case cli_cases[] = {
     {"help", test_cli_help},
     {"errors_are_one_line", test_cli_errors_are_one_line},
@@ -645,6 +782,8 @@ static const tfs_test_case cli_cases[] = {
     {"inspect_functions", test_cli_inspect_functions},
     {"ops", test_cli_ops},
     {"tensorboard", test_cli_tensorboard},
+    {"runs_control_flow_cases", test_cli_runs_control_flow_cases},
+    {"init_and_runs", test_cli_init_and_runs},
     {NULL, NULL}};
 
 const tfs_test_suite tfs_test_suites[] = {{"cli", cli_cases}, {NULL, NULL}};
