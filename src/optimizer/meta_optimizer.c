@@ -12,6 +12,8 @@
 #include "core/alloc.h"
 #include "core/log.h"
 #include "core/status.h"
+#include "graph_builder/function_lib.h"
+#include "optimizer/fn_inline.h"
 #include "optimizer/optimizer.h"
 
 static const tfs_opt_pass kPasses[TFS_PASS_COUNT] = {
@@ -30,6 +32,8 @@ static const tfs_opt_pass kPasses[TFS_PASS_COUNT] = {
     [TFS_PASS_REMAP] = {"remapper", "remap", 0, tfs_pass__remap},
     [TFS_PASS_DEPENDENCY] = {"dependency_optimizer", "dependency", 0,
                              tfs_pass__dependency},
+    [TFS_PASS_FUNCTION] = {"function_optimizer", "function", 0,
+                           tfs_pass__function},
 };
 
 const tfs_opt_pass *tfs_optimizer__pass(tfs_pass_id id) {
@@ -209,6 +213,9 @@ typedef struct run_state {
   int64_t deadline_ns;
   int timed_out;
   int64_t first_count; /* node count min_graph_nodes sees at iteration 0 */
+  tfs_graph *src;      /* the source graph (its function library) */
+  tfs_graph *flib;     /* the function optimizer's library copy (owned) */
+  int cf;              /* the graph has TF1 control flow (lowered) */
 } run_state;
 
 /* Runs one pass; returns its change count, or -1 when it failed fatally
@@ -227,7 +234,9 @@ static int64_t run_pass(run_state *rs, const tfs_opt_pass *p, int iter,
                    .cfg = rs->cfg,
                    .iteration = iter,
                    .summary = TFS_STRBUF_INIT,
-                   .st = pst};
+                   .st = pst,
+                   .src = rs->src,
+                   .flib = &rs->flib};
   int64_t t0 = tfs_now_ns();
   tfs_og__arm_snapshot(g);
   int rc = pst ? p->run(&c) : -1;
@@ -278,6 +287,14 @@ static int run_pipeline(run_state *rs, int64_t *total_changes, tfs_status *st) {
     for (int k = 0; k < cfg->npasses; k++) {
       const tfs_opt_pass *p = &kPasses[cfg->passes[k]];
       if (p->first_iteration_only && iter > 0) continue;
+      /* Grappler's passes know loops; ours do not: once the function
+       * optimizer has lowered control flow, only it runs */
+      if (rs->cf && cfg->passes[k] != TFS_PASS_FUNCTION) continue;
+      /* without a library the function optimizer has nothing to do
+       * (TensorFlow's Aborted: no report entry) */
+      if (cfg->passes[k] == TFS_PASS_FUNCTION &&
+          !(rs->src && tfs_flib__count(rs->src)))
+        continue;
       if (rs->deadline_ns && tfs_now_ns() > rs->deadline_ns) {
         rs->timed_out = 1;
         return 0;
@@ -285,6 +302,8 @@ static int run_pipeline(run_state *rs, int64_t *total_changes, tfs_status *st) {
       int64_t ch = run_pass(rs, p, iter, st);
       if (ch < 0) return -1;
       changes += ch;
+      if (ch && cfg->passes[k] == TFS_PASS_FUNCTION)
+        rs->cf = tfs_lower__has_cf(rs->g);
     }
     *total_changes += changes;
     if (!changes) break; /* fixed point */
@@ -312,6 +331,8 @@ int tfs_optimizer__run(tfs_graph *src, const tfs_opt_request *req,
   tfs_oarena *arena = tfs_oarena__new();
   tfs_ograph g;
   tfs_og__init(&g, arena);
+  run_state rs;
+  memset(&rs, 0, sizeof rs);
   int rc = 0;
   if (!report || !arena) {
     tfs_log(TFS_LOG_WARN, "optimizer: out of memory; not optimizing");
@@ -365,8 +386,11 @@ int tfs_optimizer__run(tfs_graph *src, const tfs_opt_request *req,
     set_skipped(report, "no optimizer is enabled");
     goto finish;
   }
-  run_state rs = {.g = &g, .cfg = cfg, .report = report,
-                  .first_count = count};
+  rs.g = &g;
+  rs.cfg = cfg;
+  rs.report = report;
+  rs.first_count = count;
+  rs.src = src;
   /* a timeout too large to add to the clock means no deadline (as the
    * executor's deadline_of) */
   int64_t ns, deadline;
@@ -387,7 +411,12 @@ int tfs_optimizer__run(tfs_graph *src, const tfs_opt_request *req,
   report->edges_out = tfs_og__num_edges(&g);
 finish:
   if (!built || (!changes && !req->always_export)) goto done;
-  *out = tfs_og__export(&g, st);
+  *out = rs.cf ? tfs_lower__export(&g, st) : tfs_og__export(&g, st);
+  /* the calls left and those inside lowered bodies name the library */
+  if (*out && tfs_flib__count(src) && tfs_flib__copy(*out, src, st)) {
+    tfs_graph_free(*out);
+    *out = NULL;
+  }
   if (!*out) {
     int oom = tfs_status_code(st) == TFS_RESOURCE_EXHAUSTED;
     tfs_log(oom ? TFS_LOG_WARN : TFS_LOG_ERROR,
@@ -409,6 +438,7 @@ finish:
   }
 done:
   tfs_og__clear(&g);
+  tfs_graph_free(rs.flib);
   tfs_oarena__free(arena);
   if (report) report->total_ns = tfs_now_ns() - t0;
   if (report_out)
@@ -457,6 +487,12 @@ int tfs_optimizer__optimize_for_plan(
     rc = &cfg->graph_options.rewrite_options;
   tfs_opt_config oc;
   if (tfs_optimizer__resolve(rc, NULL, &oc, st)) return -1;
+  /* TensorFlow lowers If/Case/While unless the session asks for
+   * functional control flow (LowerFunctionalOpsPass) */
+  if (cfg && (cfg->disable_functional_ops_lowering ||
+              (cfg->executor_type &&
+               strcmp(cfg->executor_type, "SINGLE_THREADED_EXECUTOR") == 0)))
+    oc.lower_control_flow = 0;
   if (cfg &&
       cfg->graph_options.optimizer_options.max_folded_constant_in_bytes > 0)
     oc.max_constant_bytes =

@@ -27,6 +27,7 @@ typedef enum tfs_pass_id {
   TFS_PASS_LAYOUT,
   TFS_PASS_REMAP,
   TFS_PASS_DEPENDENCY,
+  TFS_PASS_FUNCTION, /* runs right after pruning (Grappler's place) */
   TFS_PASS_COUNT
 } tfs_pass_id;
 
@@ -58,6 +59,12 @@ typedef struct tfs_opt_config {
   int cpu_layout;             /* TFS_LAYOUT_* for CPU devices */
   int tf_compatible;          /* only ops TensorFlow can load */
   int cpu_has_bf16;           /* tfs_cpu_bf16() when configured */
+  int function_level;         /* function_optimization: 0 off, 1 on,
+                                 2 AGGRESSIVE (_noinline ignored) */
+  int lower_control_flow;     /* lower If/Case/While (off under
+                                 ConfigProto.experimental
+                                 disable_functional_ops_lowering or the
+                                 SINGLE_THREADED_EXECUTOR) */
   char notes[256];            /* passes named but not implemented */
 } tfs_opt_config;
 
@@ -134,6 +141,10 @@ typedef struct tfs_opt_ctx {
   tfs_strbuf summary; /* what changed, "; "-separated phrases */
   int64_t changes;    /* 0: the pass did nothing */
   tfs_status *st;
+  tfs_graph *src;     /* the source graph, whose library calls name (the
+                         caller holds src->mu); NULL: no library */
+  tfs_graph **flib;   /* a private copy of that library, made on first
+                         use and freed when the optimization ends */
 } tfs_opt_ctx;
 
 typedef int (*tfs_opt_pass_fn)(tfs_opt_ctx *c);
@@ -159,6 +170,7 @@ int tfs_pass__arithmetic(tfs_opt_ctx *c);
 int tfs_pass__layout(tfs_opt_ctx *c);
 int tfs_pass__remap(tfs_opt_ctx *c);
 int tfs_pass__dependency(tfs_opt_ctx *c);
+int tfs_pass__function(tfs_opt_ctx *c);
 
 /* ---- report
  * ------------------------------------------------------------------ */

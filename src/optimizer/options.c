@@ -164,7 +164,8 @@ static const pass_name kNames[] = {
     {"remapper", TFS_PASS_REMAP, 0},
     {"dependency", TFS_PASS_DEPENDENCY, 0},
     {"dependency_optimizer", TFS_PASS_DEPENDENCY, 0},
-    {"function", -1, 0},
+    {"function", TFS_PASS_FUNCTION, 0},
+    {"function_optimizer", TFS_PASS_FUNCTION, 0},
     {"shape", -1, 0},
     {"loop", -1, 0},
     {"memory", -1, 0},
@@ -218,7 +219,7 @@ static int parse_list(const char *list, tfs_opt_config *out, tfs_status *st) {
                       "constfold, auto_mixed_precision, "
                       "auto_mixed_precision_onednn_bfloat16, "
                       "auto_mixed_precision_mkl, auto_mixed_precision_cpu, "
-                      "arithmetic, layout, remap, dependency",
+                      "arithmetic, layout, remap, dependency, function",
                       (int)(e - p), p);
       return -1;
     }
@@ -243,6 +244,8 @@ static void default_pipeline(const tfs_rewriter_config *rc,
                              tfs_opt_config *out) {
   out->npasses = 0;
   if (!rc->disable_model_pruning) push_pass(out, TFS_PASS_PRUNING, 0);
+  if (toggle_on(rc->function_optimization))
+    push_pass(out, TFS_PASS_FUNCTION, 0);
   if (toggle_on(rc->common_subgraph_elimination) &&
       toggle_on(rc->arithmetic_optimization))
     push_pass(out, TFS_PASS_CSE, 0);
@@ -282,6 +285,11 @@ int tfs_optimizer__resolve(const tfs_rewriter_config *rc_in, const char *passes,
   out->max_constant_bytes = 10 << 20;
   out->cpu_layout = rc.cpu_layout_conversion;
   out->cpu_has_bf16 = tfs_cpu_bf16();
+  /* the level the function optimizer uses when it runs (also when a
+   * pass list names it); OFF only matters to the default pipeline */
+  out->function_level =
+      rc.function_optimization == TFS_TOGGLE_AGGRESSIVE ? 2 : 1;
+  out->lower_control_flow = 1;
   if (passes && *passes) {
     if (parse_list(passes, out, st)) return -1;
   } else if (rc.noptimizers > 0) {

@@ -1,0 +1,482 @@
+/*
+ * tests/optimizer/test_lower_functional.c - the function optimizer:
+ * inlining of PartitionedCall / StatefulPartitionedCall and lowering of
+ * If, Case and While to TF1 control flow.  Unit tests look at the
+ * rewritten graph (node types, names, attrs) and run it; the
+ * differential test runs every TensorFlow-made case under
+ * tests/conformance/{functional,functions,control} with the passes on and
+ * off against TensorFlow's outputs.
+ */
+#include <CUnit/CUnit.h>
+#include <dirent.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "config_proto/config.h"
+#include "conformance.h"
+#include "graph_builder/graph_internal.h"
+#include "iotest.h"
+#include "optimizer/optimizer.h"
+#include "testutil.h"
+
+/* ---- helpers ------------------------------------------------------------- */
+
+static const char *const kFunctional[] = {
+    "PartitionedCall", "StatefulPartitionedCall", "If", "StatelessIf",
+    "Case", "StatelessCase", "While", "StatelessWhile"};
+
+/* Imports tests/conformance/<rel>/graph.pb. */
+static tfs_graph *load(const char *rel) {
+  char path[4200];
+  snprintf(path, sizeof path, "%s/%s/graph.pb", it_src("tests/conformance"),
+           rel);
+  size_t len;
+  uint8_t *bytes = it_read_file(path, &len);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(bytes);
+  tfs_status *st = tfs_status_new();
+  tfs_graph *g = tfs_graph_new();
+  tfs_import_results_free(
+      tfs_graph_import_graphdef(g, bytes, len, NULL, st));
+  free(bytes);
+  TFS_ASSERT_OK(st);
+  tfs_status_free(st);
+  return g;
+}
+
+static int count(tfs_graph *g, const char *type) {
+  int n = 0;
+  for (size_t i = 0; i < g->nops; i++)
+    n += strcmp(g->ops[i]->def->name, type) == 0;
+  return n;
+}
+
+static int count_functional(tfs_graph *g) {
+  int n = 0;
+  for (size_t k = 0; k < sizeof kFunctional / sizeof kFunctional[0]; k++)
+    n += count(g, kFunctional[k]);
+  return n;
+}
+
+static const char *type_of(tfs_graph *g, const char *name) {
+  tfs_operation *op = tfs_graph_operation_by_name(g, name);
+  return op ? op->def->name : "(missing)";
+}
+
+/* Options of one optimization. */
+typedef struct opt_req {
+  const char *fetches[4];
+  const char *feeds[4];
+  int function_opt; /* a TFS_TOGGLE_* */
+  int no_lowering;  /* experimental.disable_functional_ops_lowering */
+  int only_function; /* RewriterConfig.optimizers = ["function"] */
+} opt_req;
+
+/* Optimizes g as a plan would for req; returns the new graph (NULL when
+ * the optimizer changed nothing). */
+static tfs_graph *optimize(tfs_graph *g, const opt_req *r) {
+  tfs_status *st = tfs_status_new();
+  tfs_output feeds[4], fetches[4];
+  int nfeeds = 0, nfetches = 0;
+  for (; nfeeds < 4 && r->feeds[nfeeds]; nfeeds++) {
+    feeds[nfeeds] = tfs_graph_output_by_name(g, r->feeds[nfeeds], st);
+    TFS_ASSERT_OK(st);
+  }
+  for (; nfetches < 4 && r->fetches[nfetches]; nfetches++) {
+    fetches[nfetches] = tfs_graph_output_by_name(g, r->fetches[nfetches], st);
+    TFS_ASSERT_OK(st);
+  }
+  tfs_config cfg;
+  tfs_config__init(&cfg);
+  cfg.has_graph_options = 1;
+  cfg.graph_options.has_rewrite_options = 1;
+  cfg.graph_options.rewrite_options.min_graph_nodes = -1;
+  cfg.graph_options.rewrite_options.function_optimization = r->function_opt;
+  cfg.has_experimental = 1;
+  cfg.disable_functional_ops_lowering = r->no_lowering;
+  char *only[] = {"function"};
+  if (r->only_function) {
+    cfg.graph_options.rewrite_options.noptimizers = 1;
+    cfg.graph_options.rewrite_options.optimizers = only;
+  }
+  tfs_graph *out = NULL;
+  pthread_mutex_lock(&g->mu);
+  int rc = tfs_optimizer__optimize_for_plan(g, feeds, nfeeds, fetches,
+                                            nfetches, NULL, 0, NULL, &cfg,
+                                            &out, NULL, st);
+  pthread_mutex_unlock(&g->mu);
+  CU_ASSERT_EQUAL(rc, 0);
+  TFS_ASSERT_OK(st);
+  cfg.graph_options.rewrite_options.noptimizers = 0;
+  cfg.graph_options.rewrite_options.optimizers = NULL;
+  tfs_config__clear(&cfg);
+  tfs_status_free(st);
+  return out;
+}
+
+/* Runs case `rel` (TensorFlow's outputs) with the function optimizer on
+ * or off through the process-wide options; returns 0 when it matches. */
+static int run_case(const char *rel, int on) {
+  tfs_status *st = tfs_status_new();
+  tfs_optimizer_set_experimental_option("function_optimization", on, st);
+  tfs_optimizer_set_experimental_option("min_graph_nodes", -1, st);
+  TFS_ASSERT_OK(st);
+  char dir[4200], err[2048] = "";
+  snprintf(dir, sizeof dir, "%s/%s", it_src("tests/conformance"), rel);
+  int rc = tc_run_case(dir, rel, 0, NULL, err, sizeof err);
+  if (rc)
+    fprintf(stderr, "\n  case %s (function optimizer %s): %s\n", rel,
+            on ? "on" : "off", err);
+  tfs_optimizer_reset_experimental_options();
+  tfs_status_free(st);
+  return rc;
+}
+
+/* ---- inlining ------------------------------------------------------------ */
+
+static void test_lower_functional__inline_stateless(void) {
+  tfs_graph *g = load("functions/call_stateless");
+  opt_req r = {.fetches = {"y:0"}, .feeds = {"x:0", "w:0"},
+               .only_function = 1};
+  tfs_graph *og = optimize(g, &r);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(og);
+  CU_ASSERT_EQUAL(count_functional(og), 0);
+  /* TensorFlow's layout: Identities for the arguments and results */
+  CU_ASSERT_STRING_EQUAL(type_of(og, "Func/PartitionedCall/input/_0"),
+                         "Identity");
+  CU_ASSERT_STRING_EQUAL(type_of(og, "Func/PartitionedCall/output/_0"),
+                         "Identity");
+  CU_ASSERT_TRUE(count(og, "MatMul") == 1);
+  tfs_graph_free(og);
+  tfs_graph_free(g);
+  CU_ASSERT_EQUAL(run_case("functions/call_stateless", 1), 0);
+}
+
+static void test_lower_functional__noinline_kept(void) {
+  tfs_graph *g = load("functions/call_noinline");
+  opt_req r = {.fetches = {"y:0"}, .feeds = {"x:0"}};
+  tfs_graph *og = optimize(g, &r);
+  /* _noinline: the call stays (the graph may still change elsewhere) */
+  CU_ASSERT_TRUE(!og || count(og, "PartitionedCall") == 1);
+  tfs_graph_free(og);
+  /* AGGRESSIVE ignores _noinline, as in TensorFlow */
+  r.function_opt = TFS_TOGGLE_AGGRESSIVE;
+  og = optimize(g, &r);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(og);
+  CU_ASSERT_EQUAL(count(og, "PartitionedCall"), 0);
+  tfs_graph_free(og);
+  tfs_graph_free(g);
+  CU_ASSERT_EQUAL(run_case("functions/call_noinline", 1), 0);
+}
+
+static void test_lower_functional__fetched_call(void) {
+  tfs_graph *g = load("functions/call_fetched");
+  opt_req r = {.fetches = {"PartitionedCall:1", "a:0"}, .feeds = {"x:0"},
+               .only_function = 1};
+  tfs_graph *og = optimize(g, &r);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(og);
+  /* the body is inlined; the call's name stays fetchable */
+  CU_ASSERT_STRING_EQUAL(type_of(og, "PartitionedCall"), "IdentityN");
+  CU_ASSERT_PTR_NOT_NULL(
+      tfs_graph_operation_by_name(og, "Func/PartitionedCall/output/_1"));
+  tfs_graph_free(og);
+  tfs_graph_free(g);
+  CU_ASSERT_EQUAL(run_case("functions/call_fetched", 1), 0);
+}
+
+static void test_lower_functional__fed_call_kept(void) {
+  tfs_graph *g = load("functions/call_fetched");
+  opt_req r = {.fetches = {"a:0"}, .feeds = {"PartitionedCall:0"}};
+  tfs_graph *og = optimize(g, &r);
+  CU_ASSERT_TRUE(!og || count(og, "PartitionedCall") == 0 ||
+                 strcmp(type_of(og, "PartitionedCall"), "IdentityN") != 0);
+  /* a fed call is cut off (a Placeholder in plan mode) or kept, never
+   * inlined */
+  CU_ASSERT_TRUE(!og || tfs_graph_operation_by_name(
+                            og, "Func/PartitionedCall/input/_0") == NULL);
+  tfs_graph_free(og);
+  tfs_graph_free(g);
+}
+
+static void test_lower_functional__control_deps_stateful(void) {
+  tfs_graph *g = load("functions/call_control_deps");
+  opt_req r = {.fetches = {"after:0"}, .feeds = {"x:0"},
+               .only_function = 1};
+  tfs_graph *og = optimize(g, &r);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(og);
+  CU_ASSERT_EQUAL(count(og, "StatefulPartitionedCall"), 0);
+  CU_ASSERT_STRING_EQUAL(
+      type_of(og, "Func/StatefulPartitionedCall/input_control_node/_0"),
+      "NoOp");
+  tfs_operation *oc = tfs_graph_operation_by_name(
+      og, "Func/StatefulPartitionedCall/output_control_node/_0");
+  CU_ASSERT_PTR_NOT_NULL_FATAL(oc);
+  /* the output control node waits for the body's AssignAddVariableOp */
+  CU_ASSERT_EQUAL(oc->ncontrol, 1);
+  CU_ASSERT_STRING_EQUAL(oc->control_inputs[0]->def->name,
+                         "AssignAddVariableOp");
+  /* the reads the call gated now wait for the output control node */
+  tfs_operation *rd = tfs_graph_operation_by_name(og, "Read/ReadVariableOp");
+  CU_ASSERT_PTR_NOT_NULL_FATAL(rd);
+  CU_ASSERT_EQUAL(rd->ncontrol, 1);
+  CU_ASSERT_PTR_EQUAL(rd->control_inputs[0], oc);
+  tfs_graph_free(og);
+  tfs_graph_free(g);
+  /* run twice: the variable keeps counting, as in TensorFlow */
+  CU_ASSERT_EQUAL(run_case("functions/call_control_deps", 1), 0);
+  CU_ASSERT_EQUAL(run_case("functions/call_stateful_variable", 1), 0);
+}
+
+static void test_lower_functional__nested(void) {
+  tfs_graph *g = load("functions/call_nested");
+  opt_req r = {.fetches = {"sum2:0", "rows:0", "positive:0"},
+               .feeds = {"x:0", "w:0"}, .only_function = 1};
+  tfs_graph *og = optimize(g, &r);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(og);
+  CU_ASSERT_EQUAL(count_functional(og), 0);
+  /* the inner call's body lands under the outer call's prefix */
+  int nested = 0;
+  for (size_t i = 0; i < og->nops; i++)
+    nested += strncmp(og->ops[i]->name, "Func/PartitionedCall/", 21) == 0 &&
+              strstr(og->ops[i]->name + 21, "PartitionedCall") != NULL;
+  CU_ASSERT_TRUE(nested > 0);
+  tfs_graph_free(og);
+  tfs_graph_free(g);
+  CU_ASSERT_EQUAL(run_case("functions/call_nested", 1), 0);
+}
+
+/* ---- lowering ------------------------------------------------------------ */
+
+static void test_lower_functional__if_lowered(void) {
+  tfs_graph *g = load("functional/if_true");
+  opt_req r = {.fetches = {"r:0"}, .feeds = {"x:0", "y:0"}};
+  tfs_graph *og = optimize(g, &r);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(og);
+  CU_ASSERT_EQUAL(count_functional(og), 0);
+  CU_ASSERT_STRING_EQUAL(type_of(og, "cond/switch_pred"), "Switch");
+  CU_ASSERT_STRING_EQUAL(type_of(og, "cond/pivot_t"), "Identity");
+  CU_ASSERT_STRING_EQUAL(type_of(og, "cond/output"), "Merge");
+  CU_ASSERT_STRING_EQUAL(type_of(og, "cond/branch_executed"), "Merge");
+  CU_ASSERT_STRING_EQUAL(type_of(og, "cond/then/mul_0"), "Mul");
+  tfs_graph_free(og);
+  /* lowering off: only calls would be inlined; the If stays */
+  r.no_lowering = 1;
+  og = optimize(g, &r);
+  CU_ASSERT_TRUE(!og || count(og, "StatelessIf") == 1);
+  tfs_graph_free(og);
+  /* the function optimizer off: nothing */
+  r.no_lowering = 0;
+  r.function_opt = TFS_TOGGLE_OFF;
+  og = optimize(g, &r);
+  CU_ASSERT_TRUE(!og || count(og, "StatelessIf") == 1);
+  tfs_graph_free(og);
+  tfs_graph_free(g);
+}
+
+static void test_lower_functional__while_lowered(void) {
+  tfs_graph *g = load("functional/while_sum");
+  opt_req r = {.fetches = {"i:0", "s:0"}, .feeds = {"n:0"}};
+  tfs_graph *og = optimize(g, &r);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(og);
+  CU_ASSERT_EQUAL(count_functional(og), 0);
+  CU_ASSERT_TRUE(count(og, "Enter") >= 2);
+  CU_ASSERT_EQUAL(count(og, "Enter"), count(og, "Exit"));
+  CU_ASSERT_EQUAL(count(og, "Enter"), count(og, "NextIteration"));
+  CU_ASSERT_EQUAL(count(og, "LoopCond"), 1);
+  tfs_operation *src_while = tfs_graph_operation_by_name(g, "while");
+  CU_ASSERT_PTR_NOT_NULL_FATAL(src_while);
+  int64_t want_par = 0, par = 0;
+  tfs_attrs_get_int(&src_while->attrs, "parallel_iterations", &want_par);
+  for (size_t i = 0; i < og->nops; i++) {
+    tfs_operation *op = og->ops[i];
+    if (strcmp(op->def->name, "Enter") != 0) continue;
+    size_t len;
+    const char *frame = tfs_attrs_get_string(&op->attrs, "frame_name", &len);
+    CU_ASSERT_TRUE(frame && len == 5 && memcmp(frame, "while", 5) == 0);
+    tfs_attrs_get_int(&op->attrs, "parallel_iterations", &par);
+    CU_ASSERT_EQUAL(par, want_par);
+  }
+  tfs_graph_free(og);
+  tfs_graph_free(g);
+  CU_ASSERT_EQUAL(run_case("functional/while_sum", 1), 0);
+}
+
+static void test_lower_functional__non_bool_predicates(void) {
+  static const struct {
+    const char *rel, *fetch, *feeds[2];
+  } kCases[] = {
+      {"functions/if_float_pred_zero", "r:0", {"p:0", "x:0"}},
+      {"functions/if_float_pred_nonzero", "r:0", {"p:0", "x:0"}},
+      {"functions/while_int_cond", "total:0", {"n:0", NULL}},
+  };
+  for (size_t k = 0; k < sizeof kCases / sizeof kCases[0]; k++) {
+    tfs_graph *g = load(kCases[k].rel);
+    opt_req r = {.fetches = {kCases[k].fetch},
+                 .feeds = {kCases[k].feeds[0], kCases[k].feeds[1]}};
+    tfs_graph *og = optimize(g, &r);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(og);
+    CU_ASSERT_EQUAL(count_functional(og), 0);
+    /* ToBool of a scalar: compared with zero before the Switch */
+    CU_ASSERT_TRUE(count(og, "NotEqual") >= 1);
+    tfs_graph_free(og);
+    tfs_graph_free(g);
+    CU_ASSERT_EQUAL(run_case(kCases[k].rel, 1), 0);
+  }
+}
+
+static void test_lower_functional__case_lowered(void) {
+  tfs_graph *g = load("functional/case_out_of_range");
+  opt_req r = {.fetches = {"r:0"}, .feeds = {"k:0", "x:0"}};
+  tfs_graph *og = optimize(g, &r);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(og);
+  CU_ASSERT_EQUAL(count_functional(og), 0);
+  CU_ASSERT_TRUE(count(og, "Switch") >= 2);
+  CU_ASSERT_TRUE(count(og, "Merge") >= 2);
+  tfs_graph_free(og);
+  tfs_graph_free(g);
+  CU_ASSERT_EQUAL(run_case("functional/case_out_of_range", 1), 0);
+  CU_ASSERT_EQUAL(run_case("functional/case_1", 1), 0);
+}
+
+/* A graph built here around an imported function: a target that waits
+ * for the call through a control edge still sees its effect. */
+static void test_lower_functional__api_control_target(void) {
+  tfs_graph *g = load("functions/call_control_deps");
+  tfs_status *st = tfs_status_new();
+  tfs_operation *call =
+      tfs_graph_operation_by_name(g, "StatefulPartitionedCall");
+  CU_ASSERT_PTR_NOT_NULL_FATAL(call);
+  tfs_op_desc *d = tfs_op_desc_new(g, "NoOp", "after_call");
+  tfs_op_desc_add_control_input(d, call);
+  tfs_operation *gate = tfs_op_desc_finish(d, st);
+  TFS_ASSERT_OK(st);
+  tfs_output v = tfs_graph_output_by_name(g, "v/Read/ReadVariableOp:0", st);
+  tfs_output x = tfs_graph_output_by_name(g, "x:0", st);
+  TFS_ASSERT_OK(st);
+  tfs_optimizer_set_experimental_option("min_graph_nodes", -1, st);
+  for (int on = 0; on <= 1; on++) {
+    tfs_optimizer_set_experimental_option("function_optimization", on, st);
+    tfs_session *s = tfs_session_new(g, NULL, st);
+    TFS_ASSERT_OK(st);
+    tfs_operation *init = tfs_graph_operation_by_name(g, "init");
+    tfs_session_run(s, NULL, NULL, 0, NULL, NULL, 0, &init, 1, st);
+    TFS_ASSERT_OK(st);
+    tfs_tensor *xv = tu_floats(NULL, 0, (const float[]){4.0f});
+    for (int k = 0; k < 2; k++) {
+      tfs_session_run(s, &x, &xv, 1, NULL, NULL, 0, &gate, 1, st);
+      TFS_ASSERT_OK(st);
+    }
+    tfs_tensor *got = tu_run1(s, v, NULL, NULL, 0);
+    CU_ASSERT_DOUBLE_EQUAL(tu_scalar_float(got), 9.0, 1e-6);
+    tfs_tensor_free(got);
+    tfs_tensor_free(xv);
+    tfs_session_free(s);
+  }
+  tfs_optimizer_reset_experimental_options();
+  tfs_status_free(st);
+  tfs_graph_free(g);
+}
+
+/* ---- differential: every case, passes on and off ------------------------- */
+
+/* Case directories under tests/conformance/<group> (sorted). */
+static int list_cases(const char *group, char names[][160], int max) {
+  char path[4200];
+  snprintf(path, sizeof path, "%s/%s", it_src("tests/conformance"), group);
+  DIR *dir = opendir(path);
+  int n = 0;
+  struct dirent *e;
+  while (dir && (e = readdir(dir)) && n < max) {
+    if (e->d_name[0] == '.' || strlen(e->d_name) + strlen(group) > 100)
+      continue;
+    snprintf(names[n], 160, "%.20s/%.100s", group, e->d_name);
+    char m[4400];
+    struct stat sb;
+    snprintf(m, sizeof m, "%.4200s/%.100s/manifest.txt", path, e->d_name);
+    if (stat(m, &sb) == 0) n++;
+  }
+  if (dir) closedir(dir);
+  qsort(names, (size_t)n, 160, (int (*)(const void *, const void *))strcmp);
+  return n;
+}
+
+/* Whether the optimizer inlined and lowered everything in case `rel`
+ * (every fetch of its manifest). */
+static int fully_rewritten(const char *rel) {
+  char path[4200];
+  snprintf(path, sizeof path, "%s/%s/manifest.txt",
+           it_src("tests/conformance"), rel);
+  FILE *f = fopen(path, "r");
+  CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+  static char fetch[4][128], feed[4][128];
+  opt_req r;
+  memset(&r, 0, sizeof r);
+  int nf = 0, nd = 0;
+  char line[512];
+  while (fgets(line, sizeof line, f)) {
+    char kind[16], name[128];
+    if (sscanf(line, "%15s %127s", kind, name) != 2) continue;
+    if (!strcmp(kind, "fetch") && nf < 4) {
+      snprintf(fetch[nf], sizeof fetch[nf], "%s", name);
+      r.fetches[nf] = fetch[nf];
+      nf++;
+    } else if (!strcmp(kind, "feed") && nd < 4) {
+      snprintf(feed[nd], sizeof feed[nd], "%s", name);
+      r.feeds[nd] = feed[nd];
+      nd++;
+    }
+  }
+  fclose(f);
+  tfs_graph *g = load(rel);
+  tfs_graph *og = optimize(g, &r);
+  int left = og ? count_functional(og) : count_functional(g);
+  tfs_graph_free(og);
+  tfs_graph_free(g);
+  return left == 0;
+}
+
+static void test_lower_functional__differential(void) {
+  static const char *const kGroups[] = {"functional", "functions", "control"};
+  static char names[64][160];
+  int total = 0;
+  for (size_t k = 0; k < 3; k++) {
+    int n = list_cases(kGroups[k], names, 64);
+    CU_ASSERT_TRUE(n > 0);
+    for (int i = 0; i < n; i++) {
+      CU_ASSERT_EQUAL(run_case(names[i], 1), 0);
+      CU_ASSERT_EQUAL(run_case(names[i], 0), 0);
+      /* the rewrite really happened where it can: all but _noinline */
+      if (k < 2 && !strstr(names[i], "noinline")) {
+        int ok = fully_rewritten(names[i]);
+        if (!ok) fprintf(stderr, "\n  case %s: not rewritten\n", names[i]);
+        CU_ASSERT_TRUE(ok);
+      }
+      total++;
+    }
+  }
+  CU_ASSERT_TRUE(total >= 30);
+}
+
+static const tfs_test_case inline_cases[] = {
+    {"inline_stateless", test_lower_functional__inline_stateless},
+    {"noinline_kept", test_lower_functional__noinline_kept},
+    {"fetched_call", test_lower_functional__fetched_call},
+    {"fed_call_kept", test_lower_functional__fed_call_kept},
+    {"control_deps_stateful", test_lower_functional__control_deps_stateful},
+    {"nested", test_lower_functional__nested},
+    {"api_control_target", test_lower_functional__api_control_target},
+    {NULL, NULL}};
+static const tfs_test_case lower_cases[] = {
+    {"if_lowered", test_lower_functional__if_lowered},
+    {"while_lowered", test_lower_functional__while_lowered},
+    {"case_lowered", test_lower_functional__case_lowered},
+    {"non_bool_predicates", test_lower_functional__non_bool_predicates},
+    {NULL, NULL}};
+static const tfs_test_case diff_cases[] = {
+    {"all_cases_on_and_off", test_lower_functional__differential},
+    {NULL, NULL}};
+
+const tfs_test_suite tfs_test_suites[] = {{"inline", inline_cases},
+                                          {"lower", lower_cases},
+                                          {"differential", diff_cases},
+                                          {NULL, NULL}};
