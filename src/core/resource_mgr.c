@@ -168,3 +168,120 @@ int tfs_resource_mgr_has_container(tfs_resource_mgr *m,
   pthread_mutex_unlock(&m->mu);
   return found;
 }
+
+/* ---- per-step resources -------------------------------------------------- */
+
+typedef struct step_res {
+  char *name;           /* owned; the map's key */
+  char *type;           /* owned */
+  void *obj;
+  tfs_step_resource_free_fn free_fn;
+} step_res;
+
+struct tfs_step_container {
+  pthread_mutex_t mu;
+  char *name;
+  tfs_map map;          /* name -> step_res; guarded by: mu */
+  step_res **res;       /* in creation order; guarded by: mu */
+  size_t n, cap;
+  atomic_llong next_id;
+};
+
+tfs_step_container *tfs_step_container_get(
+    tfs_step_container *_Atomic *slot, int64_t step_id, tfs_status *st) {
+  tfs_step_container *c = atomic_load_explicit(slot, memory_order_acquire);
+  if (c) return c;
+  c = tfs_calloc(1, sizeof(*c));
+  if (c) c->name = tfs_asprintf("__per_step_%lld", (long long)step_id);
+  if (!c || !c->name) {
+    tfs_free(c);
+    TFS_OOM(st);
+    return NULL;
+  }
+  pthread_mutex_init(&c->mu, NULL);
+  atomic_init(&c->next_id, 0);
+  tfs_step_container *expected = NULL;
+  if (!atomic_compare_exchange_strong_explicit(slot, &expected, c,
+                                               memory_order_acq_rel,
+                                               memory_order_acquire)) {
+    tfs_step_container_free(c); /* another kernel made it first */
+    return expected;
+  }
+  return c;
+}
+
+const char *tfs_step_container_name(const tfs_step_container *c) {
+  return c->name;
+}
+
+int64_t tfs_step_container_next_id(tfs_step_container *c) {
+  return (int64_t)atomic_fetch_add(&c->next_id, 1);
+}
+
+static void step_res_free(step_res *r) {
+  if (!r) return;
+  if (r->obj) r->free_fn(r->obj);
+  tfs_free(r->name);
+  tfs_free(r->type);
+  tfs_free(r);
+}
+
+int tfs_step_container_add(tfs_step_container *c, const char *name,
+                           const char *type, void *obj,
+                           tfs_step_resource_free_fn free_fn,
+                           tfs_status *st) {
+  step_res *r = tfs_calloc(1, sizeof(*r));
+  if (!r) {
+    free_fn(obj);
+    TFS_OOM(st);
+    return -1;
+  }
+  r->obj = obj;
+  r->free_fn = free_fn;
+  r->name = tfs_strdup(name);
+  r->type = tfs_strdup(type);
+  if (!r->name || !r->type) goto oom;
+  pthread_mutex_lock(&c->mu);
+  /* one resource per name (TensorFlow also keys by type; no kernel of
+   * ours reuses a name for another type) */
+  step_res *old = tfs_map_get_str(&c->map, name);
+  if (old) {
+    tfs_status_setf(st, TFS_ALREADY_EXISTS,
+                    "Resource %s/%s/%s already exists", c->name, name,
+                    old->type);
+    pthread_mutex_unlock(&c->mu);
+    step_res_free(r);
+    return -1;
+  }
+  if (tfs_grow((void **)&c->res, &c->cap, c->n + 1, sizeof(void *)) ||
+      tfs_map_put_str(&c->map, r->name, r)) {
+    pthread_mutex_unlock(&c->mu);
+    goto oom;
+  }
+  c->res[c->n++] = r;
+  pthread_mutex_unlock(&c->mu);
+  return 0;
+oom:
+  step_res_free(r);
+  TFS_OOM(st);
+  return -1;
+}
+
+void *tfs_step_container_find(tfs_step_container *c, const char *name,
+                              const char *type) {
+  pthread_mutex_lock(&c->mu);
+  step_res *r = tfs_map_get_str(&c->map, name);
+  void *obj = r && strcmp(r->type, type) == 0 ? r->obj : NULL;
+  pthread_mutex_unlock(&c->mu);
+  return obj;
+}
+
+void tfs_step_container_free(tfs_step_container *c) {
+  if (!c) return;
+  for (size_t i = 0; i < c->n; i++) step_res_free(c->res[i]);
+  tfs_free(c->res);
+  tfs_map_free(&c->map);
+  tfs_free(c->name);
+  pthread_mutex_destroy(&c->mu);
+  tfs_free(c);
+}

@@ -3,6 +3,7 @@
  * (container, name, kind).  A session owns one manager; two sessions on
  * one graph have separate variables.  Thread-safe: lookups and creation
  * lock the manager; a variable's value is guarded by its own mutex.
+ * Also the per-step containers a run keeps its TensorArrays in.
  */
 #ifndef TFS_CORE_RESOURCE_MGR_H
 #define TFS_CORE_RESOURCE_MGR_H
@@ -65,5 +66,46 @@ int tfs_resource_mgr_count(tfs_resource_mgr *m);
  * messages say whether the container or only the resource is missing. */
 int tfs_resource_mgr_has_container(tfs_resource_mgr *m,
                                    const char *container);
+
+/* ---- per-step resources ---------------------------------------------------
+ * TensorFlow keeps some resources (TensorArrays) in the step's own
+ * container, "__per_step_<step id>", which is deleted with everything in
+ * it when the step ends, successful or not.  A run holds a slot for one
+ * (NULL until a kernel first adds to it) and frees it when it ends.
+ * Adding and finding are thread-safe; what is found stays valid until the
+ * container is freed. */
+typedef struct tfs_step_container tfs_step_container;
+
+/* Frees one resource of a step container. */
+typedef void (*tfs_step_resource_free_fn)(void *obj);
+
+/* The container in *slot, made (named after `step_id`) when absent; two
+ * threads racing get the same one.  NULL with RESOURCE_EXHAUSTED. */
+tfs_step_container *tfs_step_container_get(
+    tfs_step_container *_Atomic *slot, int64_t step_id, tfs_status *st);
+
+/* The container's name ("__per_step_<step id>"); borrowed. */
+const char *tfs_step_container_name(const tfs_step_container *c);
+
+/* A number unique within the container, counting from 0 (TensorFlow
+ * numbers its TensorArrays process-wide; one step is enough to tell the
+ * arrays of a step apart). */
+int64_t tfs_step_container_next_id(tfs_step_container *c);
+
+/* Adds `obj`, of `type`, under `name` (one resource per name).  Takes
+ * ownership of obj: `free_fn` frees it with the container, or at once
+ * when adding fails (ALREADY_EXISTS "Resource <container>/<name>/<type>
+ * already exists", or RESOURCE_EXHAUSTED). */
+int tfs_step_container_add(tfs_step_container *c, const char *name,
+                           const char *type, void *obj,
+                           tfs_step_resource_free_fn free_fn, tfs_status *st);
+
+/* The resource under (name, type), or NULL.  Borrowed: valid until the
+ * container is freed. */
+void *tfs_step_container_find(tfs_step_container *c, const char *name,
+                              const char *type);
+
+/* Frees the container and every resource in it.  Accepts NULL. */
+void tfs_step_container_free(tfs_step_container *c);
 
 #endif

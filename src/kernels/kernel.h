@@ -128,6 +128,10 @@ typedef struct tfs_run {
    * never. */
   int (*check_abort)(struct tfs_run *run, tfs_status *st);
   _Atomic int64_t bytes_used;        /* counted when limits->run_bytes */
+  /* The step's container (TensorArrays): NULL until a kernel first needs
+   * it (tfs_step_container_get); the executor frees it when the run
+   * ends. */
+  tfs_step_container *_Atomic step;
 } tfs_run;
 
 struct tfs_kernel_ctx {

@@ -13,11 +13,13 @@
 #include "core/status.h"
 #include "ops/op_tables.h"
 
+extern const tfs_op_spec tfs_ops_tensor_array[]; /* ops_tensor_array.c */
+
 static const tfs_op_spec *const kFamilies[] = {
     tfs_ops_array, tfs_ops_math,    tfs_ops_nn,
     tfs_ops_state, tfs_ops_logging, tfs_ops_control,
     tfs_ops_random, tfs_ops_fused,  tfs_ops_control_flow,
-    tfs_ops_functional,
+    tfs_ops_functional, tfs_ops_tensor_array,
     tfs_ops_list,
 };
 

@@ -490,6 +490,8 @@ void tfs_plan__run(tfs_session *s, tfs_plan *p, const tfs_run_options *ro,
     tfs_tensor_free(rs->slots[i]);
     rs->slots[i] = NULL;
   }
+  /* the step's resources (TensorArrays) end with it, as TensorFlow's */
+  tfs_step_container_free(atomic_load(&x.run.step));
   if (!parallel) tfs_mem__end(&x, ok);
   tfs_exec__give_state(p, rs);
   if (!ok) {

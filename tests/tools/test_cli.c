@@ -644,6 +644,19 @@ static void arg(char *cmd, size_t cap, const char *flag, const char *dir,
     snprintf(cmd + n, cap - n, " --%s '%s'", flag, value);
 }
 
+/* Copies s with every run of white space made one space (the CLI prints
+ * an error on one line). */
+static char *squash(const char *s) {
+  char *r = malloc(strlen(s) + 1), *o = r;
+  for (; *s; s++) {
+    int sp = *s == ' ' || *s == '\n' || *s == '\t';
+    if (sp && o > r && o[-1] == ' ') continue;
+    *o++ = sp ? ' ' : *s;
+  }
+  *o = 0;
+  return r;
+}
+
 /* Runs one case with `tfsess run` and compares its .npy outputs (or its
  * error) with TensorFlow's.  Returns 0 or -1 with the reason in err. */
 static int cli_case(const char *dir, char *err, size_t cap) {
@@ -672,9 +685,12 @@ static int cli_case(const char *dir, char *err, size_t cap) {
   if (rc) {
     /* manifest error already in err */
   } else if (m.error_code) {
-    if (r.status == 0 || !strstr(r.err, m.error_text))
+    char *want = squash(m.error_text), *got = squash(r.err);
+    if (r.status == 0 || !strstr(got, want))
       rc = -1, snprintf(err, cap, "expected an error containing \"%s\", "
                         "got exit %d: %s", m.error_text, r.status, r.err);
+    free(want);
+    free(got);
   } else if (r.status != 0) {
     rc = -1, snprintf(err, cap, "exit %d: %s", r.status, r.err);
   }

@@ -8,6 +8,7 @@
 
 #include "backends/cpu/cpu_tables.h"
 #include "backends/cpu/gemm.h"
+#include "backends/cpu/tensor_array.h"
 
 const tfs_kernel_def *const tfs_cpu_kernel_tables[] = {
     tfs_cpu_kernels_array_shape, tfs_cpu_kernels_array_transpose,
@@ -27,6 +28,7 @@ const tfs_kernel_def *const tfs_cpu_kernel_tables[] = {
     tfs_cpu_kernels_fused_matmul, tfs_cpu_kernels_fused_conv,
     tfs_cpu_kernels_random, tfs_cpu_kernels_string_format,
     tfs_cpu_kernels_control_flow, tfs_cpu_kernels_functional,
+    tfs_cpu_kernels_tensor_array,
     tfs_cpu_kernels_list,
     NULL,
 };
