@@ -5,7 +5,11 @@
  * elements); the input size's parity chooses between fetching
  * nothing and fetching output 0 of the last operation.  The session runs
  * everything on the caller's thread (ConfigProto) with RunOptions
- * timeout_in_ms 200.  Graphs with Print ops are not run.
+ * timeout_in_ms 200, and bounds the work of one op and the memory of
+ * the run through ConfigProto field 7600 (TfsessLimits): graphs that
+ * ask for gigabytes or minutes of legitimate work (a SpaceToBatchND with
+ * a padding of millions) are refused instead of timing out the fuzzer.
+ * Graphs with Print ops are not run.
  */
 #include <stddef.h>
 #include <stdint.h>
@@ -20,10 +24,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 #define MAX_DIMS 16
 
 /* ConfigProto { intra_op_parallelism_threads: 1,
- *               inter_op_parallelism_threads: -1 }. */
+ *               inter_op_parallelism_threads: -1,
+ *               tfsess_limits (7600) { max_run_bytes: 2^28,
+ *                                      max_op_elements: 2^22 } }. */
 static const unsigned char config_bytes[] = {
-    0x10, 0x01, 0x28, 0xff, 0xff, 0xff, 0xff, 0xff,
-    0xff, 0xff, 0xff, 0xff, 0x01};
+    0x10, 0x01, 0x28, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,
+    0xff, 0x01, 0x82, 0xdb, 0x03, 0x0b, 0x18, 0x80, 0x80, 0x80, 0x80,
+    0x01, 0x30, 0x80, 0x80, 0x80, 0x02};
 /* RunOptions { timeout_in_ms: 200 }. */
 static const unsigned char run_options_bytes[] = {0x10, 0xc8, 0x01};
 

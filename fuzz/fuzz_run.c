@@ -3,8 +3,9 @@
  * bounded session run.  Every Placeholder whose dtype has a fixed size is
  * fed a zeroed tensor of its inferred shape (unknown dims as 1, unknown
  * rank as a scalar, at most 4096 elements); up to 8 outputs of the last
- * operations are fetched, with RunOptions timeout_in_ms 200 and all work
- * on the caller's thread.  Graphs with Print ops are imported but not run
+ * operations are fetched, with RunOptions timeout_in_ms 200, all work
+ * on the caller's thread, and limits on one op's output elements (2^22)
+ * and a run's bytes (2^28).  Graphs with Print ops are imported but not run
  * (they would only flood the log).
  */
 #include <stddef.h>
@@ -104,6 +105,10 @@ static void run_graph(tfs_graph *g, tfs_status *st) {
   if (!o) return;
   tfs_session_options_set_inter_op_threads(o, -1);
   tfs_session_options_set_intra_op_threads(o, 1);
+  /* legitimate but huge work (an op asking for millions of elements)
+   * is refused rather than timing the fuzzer out */
+  tfs_session_options_set_limit(o, TFS_LIMIT_OP_ELEMENTS, (int64_t)1 << 22);
+  tfs_session_options_set_limit(o, TFS_LIMIT_RUN_BYTES, (int64_t)1 << 28);
   collect(g, &a, st);
   tfs_status_clear(st);
   s = tfs_session_new(g, o, st);

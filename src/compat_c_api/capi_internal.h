@@ -144,4 +144,9 @@ void tfs_capi__unimplemented(TF_Status *s, const char *fn, const char *why);
  * not have output 5".  Returns 0 or -1. */
 int tfs_capi__check_output(tfs_output o, tfs_status *st);
 
+/* A TF_Function holding a copy of FunctionDef bytes (TF_DeleteFunction
+ * frees it), or NULL with st set. */
+TF_Function *tfs_capi__function_new(const void *fdef, size_t len,
+                                    tfs_status *st);
+
 #endif

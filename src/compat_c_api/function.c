@@ -57,6 +57,11 @@ TF_Function *TF_FunctionImportFunctionDef(const void *proto, size_t proto_len,
   return function_new(proto, proto_len, ST(status));
 }
 
+TF_Function *tfs_capi__function_new(const void *fdef, size_t len,
+                                    tfs_status *st) {
+  return function_new(fdef, len, st);
+}
+
 const char *TF_FunctionName(TF_Function *func) {
   return func ? func->name : "";
 }

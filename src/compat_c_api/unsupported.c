@@ -1,71 +1,14 @@
 /*
  * compat_c_api/unsupported.c - the parts of TensorFlow's C API that
- * tfsess does not have yet (functions made from graphs, while loops,
- * gradients, SavedModels, in-place graph edits): each exists and reports
- * TF_UNIMPLEMENTED naming itself where it has a status.
+ * tfsess does not have yet (gradients, SavedModels, in-place graph
+ * edits): each exists and reports TF_UNIMPLEMENTED naming itself where it
+ * has a status.
  */
 #include <string.h>
 
 #include "compat_c_api/capi_internal.h"
 
-static const char kNoFunctions[] =
-    "functions made from graphs are not available yet (FunctionDefs can "
-    "be imported with TF_FunctionImportFunctionDef)";
-
-/* ---- functions from graphs ------------------------------------------------ */
-
-TF_Function *TF_GraphToFunction(
-    const TF_Graph *fn_body, const char *fn_name,
-    unsigned char append_hash_to_fn_name, int num_opers,
-    const TF_Operation *const *opers, int ninputs, const TF_Output *inputs,
-    int noutputs, const TF_Output *outputs, const char *const *output_names,
-    const TF_FunctionOptions *opts, const char *description,
-    TF_Status *status) {
-  (void)fn_body, (void)fn_name, (void)append_hash_to_fn_name, (void)num_opers;
-  (void)opers, (void)ninputs, (void)inputs, (void)noutputs, (void)outputs;
-  (void)output_names, (void)opts, (void)description;
-  tfs_capi__unimplemented(status, "TF_GraphToFunction", kNoFunctions);
-  return NULL;
-}
-
-TF_Function *TF_GraphToFunctionWithControlOutputs(
-    const TF_Graph *fn_body, const char *fn_name,
-    unsigned char append_hash_to_fn_name, int num_opers,
-    const TF_Operation *const *opers, int ninputs, const TF_Output *inputs,
-    int noutputs, const TF_Output *outputs, const char *const *output_names,
-    int ncontrol_outputs, const TF_Operation *const *control_outputs,
-    const char *const *control_output_names, const TF_FunctionOptions *opts,
-    const char *description, TF_Status *status) {
-  (void)fn_body, (void)fn_name, (void)append_hash_to_fn_name, (void)num_opers;
-  (void)opers, (void)ninputs, (void)inputs, (void)noutputs, (void)outputs;
-  (void)output_names, (void)ncontrol_outputs, (void)control_outputs;
-  (void)control_output_names, (void)opts, (void)description;
-  tfs_capi__unimplemented(status, "TF_GraphToFunctionWithControlOutputs",
-                          kNoFunctions);
-  return NULL;
-}
-
-/* ---- while loops and gradients ------------------------------------------- */
-
-TF_WhileParams TF_NewWhile(TF_Graph *g, TF_Output *inputs, int ninputs,
-                           TF_Status *status) {
-  TF_WhileParams p = {0, NULL, NULL, {NULL, 0}, NULL, NULL, NULL, NULL};
-  (void)g, (void)inputs, (void)ninputs;
-  tfs_capi__unimplemented(status, "TF_NewWhile",
-                          "building while loops (Enter/Exit/NextIteration "
-                          "frames) is not available yet");
-  return p;
-}
-
-void TF_FinishWhile(const TF_WhileParams *params, TF_Status *status,
-                    TF_Output *outputs) {
-  (void)params, (void)outputs;
-  tfs_capi__unimplemented(status, "TF_FinishWhile",
-                          "building while loops is not available yet");
-}
-
-/* TF_NewWhile never succeeds, so there is nothing to discard. */
-void TF_AbortWhile(const TF_WhileParams *params) { (void)params; }
+/* ---- gradients ----------------------------------------------------------- */
 
 void TF_AddGradients(TF_Graph *g, TF_Output *y, int ny, TF_Output *x, int nx,
                      TF_Output *dx, TF_Status *status, TF_Output *dy) {

@@ -5,11 +5,14 @@
  */
 #include "graph_builder/function_lib.h"
 
+#include <pthread.h>
 #include <string.h>
 
 #include "core/alloc.h"
 #include "core/status.h"
+#include "core/strbuf.h"
 #include "core/util.h"
+#include "graph_builder/attr_proto.h"
 #include "ops/op_def.h"
 
 void tfs_flib__free(struct tfs_flib *l) {
@@ -332,4 +335,210 @@ void tfs_graph_get_function_def(tfs_graph *g, const char *name,
                     "Function '%s' is not in the graph's library.", name);
   }
   pthread_mutex_unlock(&g->mu);
+}
+
+/* ---- functions called by name ---------------------------------------------
+ * A node whose op type names a library function gets the function's
+ * signature as its op definition.  Definitions are interned for the life
+ * of the process, keyed by the signature's bytes, so an operation's def
+ * stays valid whatever happens to the library afterwards, and a graph
+ * built from another graph's nodes (the optimizer's) finds them too. */
+
+typedef struct fn_def_entry {
+  uint8_t *key; /* the packed signature (owned) */
+  size_t len;
+  tfs_op_def *def;
+} fn_def_entry;
+
+static pthread_mutex_t g_fn_defs_mu = PTHREAD_MUTEX_INITIALIZER;
+static fn_def_entry *g_fn_defs; /* guarded by: g_fn_defs_mu */
+static size_t g_nfn_defs, g_fn_defs_cap;
+
+static char *opt_strdup(const char *s, int *oom) {
+  if (!s || !*s) return NULL;
+  char *r = tfs_strdup(s);
+  if (!r) *oom = 1;
+  return r;
+}
+
+static void arg_from_proto(const Tensorflow__OpDef__ArgDef *p, tfs_arg_def *a,
+                           int *oom) {
+  a->name = tfs_strdup(p->name ? p->name : "");
+  if (!a->name) *oom = 1;
+  a->type = (tfs_dtype)p->type;
+  a->type_attr = opt_strdup(p->type_attr, oom);
+  a->number_attr = opt_strdup(p->number_attr, oom);
+  a->type_list_attr = opt_strdup(p->type_list_attr, oom);
+  a->is_ref = p->is_ref;
+}
+
+/* "list(type)" and the like into an attr def's kind; -1 if unknown. */
+static int attr_kind(const char *s, tfs_attr_def *ad) {
+  static const char *const kinds[] = {
+      [TFS_ATTR_STRING] = "string", [TFS_ATTR_INT] = "int",
+      [TFS_ATTR_FLOAT] = "float",   [TFS_ATTR_BOOL] = "bool",
+      [TFS_ATTR_TYPE] = "type",     [TFS_ATTR_SHAPE] = "shape",
+      [TFS_ATTR_TENSOR] = "tensor", [TFS_ATTR_FUNC] = "func"};
+  size_t n = s ? strlen(s) : 0;
+  ad->is_list = n > 6 && strncmp(s, "list(", 5) == 0 && s[n - 1] == ')';
+  if (ad->is_list) {
+    s += 5;
+    n -= 6;
+  }
+  for (size_t k = 0; k < TFS_ARRAY_LEN(kinds); k++)
+    if (kinds[k] && strlen(kinds[k]) == n && strncmp(kinds[k], s, n) == 0) {
+      ad->type = (uint8_t)k;
+      return 0;
+    }
+  return -1;
+}
+
+static int attr_from_proto(const Tensorflow__OpDef__AttrDef *p,
+                           tfs_attr_def *ad, const char *fn, tfs_status *st) {
+  ad->name = tfs_strdup(p->name ? p->name : "");
+  if (!ad->name) return TFS_OOM(st), -1;
+  if (attr_kind(p->type, ad)) {
+    tfs_status_setf(st, TFS_INVALID_ARGUMENT,
+                    "Function '%s': attr '%s' has an unknown type '%s'", fn,
+                    ad->name, p->type ? p->type : "");
+    return -1;
+  }
+  ad->has_min = p->has_minimum;
+  ad->min = p->minimum;
+  if (p->default_value &&
+      p->default_value->value_case != TENSORFLOW__ATTR_VALUE__VALUE__NOT_SET) {
+    if (tfs_attr_value__from_proto(p->default_value, ad, &ad->def, st) < 0)
+      return -1;
+    ad->has_default = 1;
+  }
+  if (p->allowed_values &&
+      p->allowed_values->value_case == TENSORFLOW__ATTR_VALUE__VALUE_LIST) {
+    tfs_attr_def as_list = *ad;
+    as_list.is_list = 1;
+    if (tfs_attr_value__from_proto(p->allowed_values, &as_list, &ad->allowed,
+                                   st) < 0)
+      return -1;
+  }
+  return 0;
+}
+
+/* TensorFlow's SummarizeOpDef text of a signature, for messages. */
+static char *summarize_sig(const tfs_op_def *d) {
+  tfs_strbuf b = TFS_STRBUF_INIT;
+  tfs_strbuf_printf(&b, "Op<name=%s; signature=", d->name);
+  for (int side = 0; side < 2; side++) {
+    const tfs_arg_def *args = side ? d->outputs : d->inputs;
+    int n = side ? d->noutputs : d->ninputs;
+    if (side) tfs_strbuf_puts(&b, " -> ");
+    for (int i = 0; i < n; i++) {
+      const tfs_arg_def *a = &args[i];
+      tfs_strbuf_printf(&b, "%s%s:%s%s%s", i ? ", " : "", a->name,
+                        a->number_attr ? a->number_attr : "",
+                        a->number_attr ? "*" : "",
+                        a->type_attr        ? a->type_attr
+                        : a->type_list_attr ? a->type_list_attr
+                                            : tfs_dtype_name(a->type));
+    }
+  }
+  for (int i = 0; i < d->nattrs; i++)
+    tfs_strbuf_printf(&b, "; attr=%s:%s", d->attrs[i].name,
+                      tfs_attr_def__type_string(&d->attrs[i]));
+  if (d->flags & TFS_OP_STATEFUL) tfs_strbuf_puts(&b, "; is_stateful=true");
+  tfs_strbuf_putc(&b, '>');
+  return tfs_strbuf_take(&b);
+}
+
+/* A new op definition from function signature `sig`, or NULL with st
+ * set. */
+static tfs_op_def *def_from_signature(const Tensorflow__OpDef *sig,
+                                      tfs_status *st) {
+  tfs_op_def *d = tfs_calloc(1, sizeof(*d));
+  int oom = !d;
+  if (d) {
+    d->name = tfs_strdup(sig->name);
+    d->inputs = tfs_calloc(sig->n_input_arg + 1, sizeof(tfs_arg_def));
+    d->outputs = tfs_calloc(sig->n_output_arg + 1, sizeof(tfs_arg_def));
+    d->attrs = tfs_calloc(sig->n_attr + 1, sizeof(tfs_attr_def));
+    oom = !d->name || !d->inputs || !d->outputs || !d->attrs;
+  }
+  /* never folded: a call needs the session's function runtime */
+  if (d) d->flags = TFS_OP_NO_FOLD | (sig->is_stateful ? TFS_OP_STATEFUL : 0);
+  /* counts first: tfs_op_def_clear frees a half-built last entry too */
+  for (size_t i = 0; !oom && i < sig->n_attr; i++)
+    if (attr_from_proto(sig->attr[i], &d->attrs[d->nattrs++], sig->name,
+                        st))
+      goto fail;
+  for (size_t i = 0; !oom && i < sig->n_input_arg; i++)
+    arg_from_proto(sig->input_arg[i], &d->inputs[d->ninputs++], &oom);
+  for (size_t i = 0; !oom && i < sig->n_output_arg; i++)
+    arg_from_proto(sig->output_arg[i], &d->outputs[d->noutputs++], &oom);
+  if (!oom && !(d->summary = summarize_sig(d))) oom = 1;
+  if (!oom) return d;
+  TFS_OOM(st);
+fail:
+  if (d) {
+    tfs_op_def_clear(d);
+    tfs_free(d);
+  }
+  return NULL;
+}
+
+/* The interned definition for signature `sig`. */
+static const tfs_op_def *intern_signature(const Tensorflow__OpDef *sig,
+                                          tfs_status *st) {
+  size_t len = protobuf_c_message_get_packed_size(&sig->base);
+  uint8_t *key = tfs_malloc(len ? len : 1);
+  if (!key) return TFS_OOM(st), NULL;
+  protobuf_c_message_pack(&sig->base, key);
+  const tfs_op_def *found = NULL;
+  pthread_mutex_lock(&g_fn_defs_mu);
+  for (size_t i = 0; i < g_nfn_defs && !found; i++)
+    if (g_fn_defs[i].len == len && memcmp(g_fn_defs[i].key, key, len) == 0)
+      found = g_fn_defs[i].def;
+  if (!found) {
+    tfs_op_def *d = def_from_signature(sig, st);
+    if (d && tfs_grow((void **)&g_fn_defs, &g_fn_defs_cap, g_nfn_defs + 1,
+                      sizeof(*g_fn_defs)) == 0) {
+      g_fn_defs[g_nfn_defs++] = (fn_def_entry){key, len, d};
+      key = NULL;
+      found = d;
+    } else if (d) {
+      tfs_op_def_clear(d);
+      tfs_free(d);
+      TFS_OOM(st);
+    }
+  }
+  pthread_mutex_unlock(&g_fn_defs_mu);
+  tfs_free(key);
+  return found;
+}
+
+int tfs_flib__is_function_op(const tfs_op_def *def) {
+  int r = 0;
+  pthread_mutex_lock(&g_fn_defs_mu);
+  for (size_t i = 0; i < g_nfn_defs && !r; i++) r = g_fn_defs[i].def == def;
+  pthread_mutex_unlock(&g_fn_defs_mu);
+  return r;
+}
+
+/* The interned definition whose name is the string `name` itself (a node
+ * spec copied from another graph's node names its op with def->name). */
+static const tfs_op_def *interned_by_name_ptr(const char *name) {
+  const tfs_op_def *r = NULL;
+  pthread_mutex_lock(&g_fn_defs_mu);
+  for (size_t i = 0; i < g_nfn_defs && !r; i++)
+    if (g_fn_defs[i].def->name == name) r = g_fn_defs[i].def;
+  pthread_mutex_unlock(&g_fn_defs_mu);
+  return r;
+}
+
+const tfs_op_def *tfs_graph__lookup_op(const tfs_graph *g, const char *type,
+                                       tfs_status *st) {
+  const tfs_op_def *def = type ? tfs_op_lookup(type) : NULL;
+  if (def) return def;
+  const tfs_flib_fn *f = g ? tfs_flib__find(g, type) : NULL;
+  if (f && f->pb->signature) return intern_signature(f->pb->signature, st);
+  if (type && (def = interned_by_name_ptr(type))) return def;
+  tfs_op_not_registered(type ? type : "", st);
+  return NULL;
 }

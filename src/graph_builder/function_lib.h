@@ -89,4 +89,22 @@ int tfs_flib__walk_nodes(const tfs_graph *g, const char *name,
                          int (*fn)(const Tensorflow__NodeDef *node, void *arg),
                          void *arg);
 
+/* The op definition of a node of type `type` in g: the registry's, or,
+ * for a type that names a function of g's library, the function's
+ * signature as an op (TensorFlow calls a function by its name as an op
+ * type; the node's attrs bind the signature's attrs).  A function's
+ * definition is interned for the life of the process (keyed by its
+ * signature), never folded, stateful when the signature is, and has no
+ * shape function (outputs of unknown shape).  A `type` that is the very
+ * name string of such a definition (a node copied from another graph)
+ * resolves without a library.  NULL with TensorFlow's "Op type not
+ * registered" error (or RESOURCE_EXHAUSTED).  Caller holds g->mu when g
+ * may change meanwhile; g may be NULL (registry only). */
+const tfs_op_def *tfs_graph__lookup_op(const tfs_graph *g, const char *type,
+                                       tfs_status *st);
+
+/* Whether `def` is a function's signature made an op by
+ * tfs_graph__lookup_op (its nodes call the function). */
+int tfs_flib__is_function_op(const tfs_op_def *def);
+
 #endif /* TFS_GRAPH_BUILDER_FUNCTION_LIB_H */

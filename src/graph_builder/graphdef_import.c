@@ -573,10 +573,11 @@ static int add_one(importer *im, int o, tfs_status *st) {
   int rc = -1, nback0 = im->nback;
   if (resolve_inputs(im, nd, &r, st)) goto done;
   for (int b = nback0; b < im->nback; b++) im->back[b].dst = o;
-  const tfs_op_def *def = tfs_op_lookup(nd->op);
+  /* a registered op, or a function of the library (imported first) */
+  const tfs_op_def *def = tfs_graph__lookup_op(im->g, nd->op, st);
   if (!def) {
-    tfs_op_not_registered(nd->op, st);
-    tfs_status_prependf(st, "Node '%s': ", nd->name);
+    if (tfs_status_code(st) == TFS_NOT_FOUND)
+      tfs_status_prependf(st, "Node '%s': ", nd->name);
     goto done;
   }
   if (build_attrs(im, nd, def, &attrs, st)) goto done;

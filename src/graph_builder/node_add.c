@@ -11,6 +11,7 @@
 #include "core/alloc.h"
 #include "core/log.h"
 #include "core/status.h"
+#include "graph_builder/function_lib.h"
 #include "graph_builder/graph_internal.h"
 #include "ops/shape_ctx.h"
 
@@ -451,11 +452,9 @@ tfs_operation *tfs_graph__add_node(tfs_graph *g, tfs_node_spec *spec,
                                    tfs_status *st) {
   tfs_arg_layout l = {0};
   tfs_operation *op = NULL;
-  const tfs_op_def *def = tfs_op_lookup(spec->op_type);
-  if (!def) {
-    tfs_op_not_registered(spec->op_type, st);
-    goto fail;
-  }
+  /* a registered op, or a library function called by name */
+  const tfs_op_def *def = tfs_graph__lookup_op(g, spec->op_type, st);
+  if (!def) goto fail;
   if (!valid_node_name(spec->name)) {
     tfs_status_setf(st, TFS_INVALID_ARGUMENT,
                     "Node '%s': Node name contains invalid characters",

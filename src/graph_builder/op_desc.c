@@ -9,6 +9,7 @@
 
 #include "core/alloc.h"
 #include "core/status.h"
+#include "graph_builder/function_lib.h"
 #include "graph_builder/graph_internal.h"
 
 struct tfs_op_desc {
@@ -52,7 +53,20 @@ tfs_op_desc *tfs_op_desc_new(tfs_graph *g, const char *op_type,
   d->name = name ? tfs_strdup(name)
                  : tfs_graph_unique_name(g, op_type ? op_type : "op");
   if (!d->op_type || !d->name) d->oom = 1;
-  d->def = tfs_op_lookup(d->op_type);
+  /* a registered op, or a function of g's library called by name (an
+   * unknown type is reported by finish) */
+  d->def = tfs_op_lookup(d->op_type ? d->op_type : "");
+  if (d->def || !d->op_type) return d;
+  tfs_status *tmp = tfs_status_new();
+  if (tmp) {
+    pthread_mutex_lock(&g->mu);
+    d->def = tfs_graph__lookup_op(g, d->op_type, tmp);
+    pthread_mutex_unlock(&g->mu);
+    if (!d->def && tfs_status_code(tmp) == TFS_RESOURCE_EXHAUSTED) d->oom = 1;
+    tfs_status_free(tmp);
+  } else {
+    d->oom = 1;
+  }
   return d;
 }
 

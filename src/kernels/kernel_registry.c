@@ -79,12 +79,49 @@ static void types_string(tfs_strbuf *b, uint64_t types) {
   tfs_strbuf_putc(b, ']');
 }
 
+/* ---- library functions called by name ----------------------------------
+ * A node whose op type names a library function has the function's
+ * signature as its op definition, one the registry does not hold
+ * (graph_builder/function_lib.c).  Its kernel calls the function through
+ * the run's function runtime, as PartitionedCall calls its `f`, with the
+ * node's attrs bound. */
+
+static int fn_call_prepare(tfs_kernel_init *ki) {
+  tfs_func_attr *f = tfs_calloc(1, sizeof(*f));
+  if (!f) return tfs_ki_error(ki, TFS_RESOURCE_EXHAUSTED, "out of memory");
+  f->name = ki->op->name;              /* interned: lives as long */
+  f->attrs = (tfs_attrs *)ki->attrs;   /* the node's: outlive the plan */
+  ki->state = f;
+  return 0;
+}
+
+static void fn_call_compute(tfs_kernel_ctx *c) {
+  const tfs_func_attr *f = c->state;
+  const tfs_fn_runtime *rt = c->run ? c->run->fnrt : NULL;
+  if (!rt) {
+    tfs_kctx_fail(c, TFS_UNIMPLEMENTED,
+                  "Function '%s' cannot be called here (no function "
+                  "runtime)",
+                  f->name);
+    return;
+  }
+  if (rt->call(rt->ctx, f, c->inputs, c->ninputs, c->outputs, c->noutputs,
+               c->st))
+    tfs_kctx_fail_status(c, c->st);
+}
+
+static const tfs_kernel_def k_fn_call = {
+    "(function call)", "CPU", NULL, 0, fn_call_prepare, fn_call_compute,
+    tfs_free, 0, NULL};
+
 const tfs_kernel_def *tfs_kernel_find(const tfs_op_def *op,
                                       const char *device,
                                       const tfs_attrs *attrs,
                                       const char *node_name,
                                       tfs_status *st) {
   pthread_once(&g_once, build);
+  if (strcmp(device, "CPU") == 0 && tfs_op_lookup(op->name) != op)
+    return &k_fn_call;
   kernel_list *l = tfs_map_get_str(&g_by_op, op->name);
   for (int i = 0; l && i < l->n; i++) {
     const tfs_kernel_def *k = l->v[i];

@@ -147,10 +147,30 @@ static int check_body_node(const Tensorflow__NodeDef *nd, void *arg) {
   return 1;
 }
 
-/* Every function `op` calls through a func attr, checked as its own
- * nodes are. */
+/* Function `fname` (and those it calls), called by `op`, checked as its
+ * own nodes are. */
+static int check_function(const tfs_session_limits *l, const tfs_graph *g,
+                          const tfs_operation *op, const char *fname,
+                          tfs_status *st) {
+  fn_check c = {l, NULL, NULL};
+  int rc = tfs_flib__walk_nodes(g, fname, check_body_node, &c);
+  if (rc < 0) return TFS_OOM(st), -1;
+  if (rc == 0) return 0;
+  tfs_status_setf(st, TFS_PERMISSION_DENIED,
+                  "Node '%s' in function '%s' (called by node '%s') (op "
+                  "%s) %s, which safe mode refuses; allow the op type in "
+                  "the session's options to run it",
+                  c.bad->name, fname, op->name, c.bad->op, c.what);
+  return -1;
+}
+
+/* Every function `op` calls: by its op type (a function called by name)
+ * and through func attrs. */
 static int check_calls(const tfs_session_limits *l, const tfs_graph *g,
                        const tfs_operation *op, tfs_status *st) {
+  if (tfs_flib__is_function_op(op->def) &&
+      check_function(l, g, op, op->def->name, st))
+    return -1;
   for (int k = 0; k < op->attrs.n; k++) {
     const tfs_attr_value *v = &op->attrs.e[k].value;
     if (v->type != TFS_ATTR_FUNC) continue;
@@ -158,17 +178,7 @@ static int check_calls(const tfs_session_limits *l, const tfs_graph *g,
     for (int j = 0; j < n; j++) {
       const tfs_func_attr *f =
           v->is_list ? &((const tfs_func_attr *)v->u.list.v)[j] : v->u.func;
-      if (!f || !f->name) continue;
-      fn_check c = {l, NULL, NULL};
-      int rc = tfs_flib__walk_nodes(g, f->name, check_body_node, &c);
-      if (rc < 0) return TFS_OOM(st), -1;
-      if (rc == 0) continue;
-      tfs_status_setf(st, TFS_PERMISSION_DENIED,
-                      "Node '%s' in function '%s' (called by node '%s') (op "
-                      "%s) %s, which safe mode refuses; allow the op type in "
-                      "the session's options to run it",
-                      c.bad->name, f->name, op->name, c.bad->op, c.what);
-      return -1;
+      if (f && f->name && check_function(l, g, op, f->name, st)) return -1;
     }
   }
   return 0;

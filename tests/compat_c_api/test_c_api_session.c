@@ -595,13 +595,6 @@ static void test_unsupported(void) {
   TF_Output y = {x, 0}, dy;
   TF_AddGradients(g, &y, 1, &y, 1, NULL, s, &dy);
   expect_unimplemented("TF_AddGradients");
-  TF_WhileParams wp = TF_NewWhile(g, &y, 1, s);
-  expect_unimplemented("TF_NewWhile");
-  TF_AbortWhile(&wp);
-  CU_ASSERT_PTR_NULL(TF_GraphToFunction(g, "f", 0, -1, NULL, 0, NULL, 1, &y,
-                                        NULL, NULL, NULL, s));
-  expect_unimplemented("TF_GraphToFunction");
-  CU_ASSERT_EQUAL(TF_GraphNumFunctions(g), 0);
   /* x has no input 0 */
   TF_UpdateEdge(g, y, (TF_Input){x, 0}, s);
   CT_ASSERT_STATUS(s, TF_OUT_OF_RANGE, "Cannot update edge. Input index [0] "

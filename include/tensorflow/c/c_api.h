@@ -476,7 +476,12 @@ TF_CAPI_EXPORT extern void TF_OperationToNodeDef(TF_Operation* oper,
                                                  TF_Buffer* output_node_def,
                                                  TF_Status* status);
 
-/* ---- while loops and gradients (TF_UNIMPLEMENTED) ------------------------ */
+/* ---- while loops and gradients ------------------------------------------ */
+
+/* TF_NewWhile makes the condition and body graphs (with placeholder
+ * inputs) for the caller to fill; TF_FinishWhile adds the TF1 loop to g
+ * (all or nothing) and frees them, TF_AbortWhile frees them.  Gradients
+ * (TF_AddGradients*) are TF_UNIMPLEMENTED. */
 
 typedef struct TF_WhileParams {
   const int ninputs;
@@ -506,7 +511,11 @@ TF_CAPI_EXPORT void TF_AddGradientsWithPrefix(TF_Graph* g, const char* prefix,
                                               TF_Output* dx, TF_Status* status,
                                               TF_Output* dy);
 
-/* ---- functions (TF_UNIMPLEMENTED) ---------------------------------------- */
+/* ---- functions ---------------------------------------------------------- */
+
+/* TF_GraphToFunction* turn a graph into a FunctionDef with TensorFlow's
+ * naming; once copied into a graph (TF_GraphCopyFunction) it is called by
+ * PartitionedCall or by an operation whose type is its name. */
 
 TF_CAPI_EXPORT extern TF_Function* TF_GraphToFunction(
     const TF_Graph* fn_body, const char* fn_name,
@@ -555,8 +564,8 @@ TF_CAPI_EXPORT extern TF_Session* TF_NewSession(TF_Graph* graph,
                                                 const TF_SessionOptions* opts,
                                                 TF_Status* status);
 
-/* Loading SavedModels needs function calls and checkpoints, which tfsess
- * does not have yet: TF_UNIMPLEMENTED. */
+/* Loading SavedModels needs V2 checkpoints, which tfsess does not read
+ * yet: TF_UNIMPLEMENTED. */
 TF_CAPI_EXPORT extern TF_Session* TF_LoadSessionFromSavedModel(
     const TF_SessionOptions* session_options, const TF_Buffer* run_options,
     const char* export_dir, const char* const* tags, int tags_len,
