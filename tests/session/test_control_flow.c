@@ -2,7 +2,8 @@
  * tests/session/test_control_flow.c - TF1 control flow in sessions: conds
  * (Switch, Merge, dead branches), while loops (Enter, Exit, NextIteration,
  * LoopCond, frames and iterations, nested loops, parallel_iterations),
- * dead fetches, bounded memory over 100,000 iterations, timeouts inside
+ * dead fetches, bounded memory over 100,000 iterations (TF1 loops and
+ * TF2 While, run directly and lowered), timeouts inside
  * loops, back edges (tfs_graph_update_edge, GraphDef import) and the
  * graph errors, all with TensorFlow's messages.
  */
@@ -797,6 +798,49 @@ static void test_100k_iterations_bounded_memory(void) {
   teardown();
 }
 
+/* The same for TF2's functional While (tf.while_loop with control flow v2,
+ * a GraphDef TensorFlow wrote): run directly (the function optimizer off:
+ * the While kernel keeps only the loop variables) and lowered to TF1 loops
+ * (on). */
+static void test_functional_while_100k_bounded_memory(void) {
+  const char *top = getenv("top_srcdir");
+  char path[1024];
+  snprintf(path, sizeof path, "%s/tests/conformance/functional/while_sum/"
+           "graph.pb", top ? top : ".");
+  FILE *f = fopen(path, "rb");
+  if (!f) fprintf(stderr, "\n  cannot open %s\n", path);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+  static uint8_t data[1 << 16];
+  size_t len = fread(data, 1, sizeof data, f);
+  fclose(f);
+  for (int on = 0; on <= 1; on++) {
+    setup();
+    tfs_optimizer_set_experimental_option("function_optimization", on, st);
+    tfs_optimizer_set_experimental_option("min_graph_nodes", -1, st);
+    tfs_import_results *r = tfs_graph_import_graphdef(g, data, len, NULL, st);
+    TFS_ASSERT_OK(st);
+    tfs_import_results_free(r);
+    tfs_session *s = new_session();
+    tfs_output n = {tfs_graph_operation_by_name(g, "n"), 0};
+    tfs_output i = {tfs_graph_operation_by_name(g, "i"), 0};
+    int64_t ns_small, ns_big;
+    CU_ASSERT_EQUAL(run_i32(s, n, 10, i), 10);
+    int64_t small = loop_peak(s, n, 1000, i, &ns_small);
+    int64_t big = loop_peak(s, n, 100000, i, &ns_big);
+    printf("\n  functional While %s, 100,000 iterations: %.0f ns per "
+           "iteration (while sampling); peak allocation above the start "
+           "%lld bytes (1,000 iterations: %lld)",
+           on ? "lowered" : "direct", (double)ns_big / 100000,
+           (long long)big, (long long)small);
+    CU_ASSERT_TRUE(big < small + 256 * 1024);
+    CU_ASSERT_TRUE(big < 4 * 1024 * 1024);
+    tfs_session_free(s);
+    tfs_optimizer_reset_experimental_options();
+    teardown();
+  }
+  printf("\n");
+}
+
 /* A loop that never ends stops at the session's operation timeout. */
 static void test_infinite_loop_timeout(void) {
   setup();
@@ -1090,6 +1134,8 @@ static const tfs_test_case while_cases[] = {
     {"concurrent_runs", test_concurrent_runs},
     {"on_two_devices", test_loop_on_two_devices},
     {"100k_iterations_bounded_memory", test_100k_iterations_bounded_memory},
+    {"functional_while_100k_bounded_memory",
+     test_functional_while_100k_bounded_memory},
     {"infinite_loop_timeout", test_infinite_loop_timeout},
     {NULL, NULL}};
 static const tfs_test_case graph_cases[] = {
