@@ -416,6 +416,18 @@ static void test_space_batch(void) {
          at_i32(1, D(2), I32(0, 1)), at_i32(2, D(2, 2), NULL));
   EXPECT(&b, BAD, "crops should have shape [2, 2] instead of [1,2]", X4,
          at_i32(1, D(2), I32(1, 1)), at_i32(2, D(1, 2), NULL));
+  /* sizes from the graph that overflow int64 are errors, not UB */
+  EXPECT(&c, BAD, "Encountered overflow when multiplying", X4,
+         at_i64(1, D(2), I64(INT64_MAX / 2, 4)), at_i64(2, D(2, 2), NULL));
+  EXPECT(&c, BAD, "Encountered overflow when adding", X4,
+         at_i64(1, D(2), I64(1, 1)),
+         at_i64(2, D(2, 2), I64(INT64_MAX - 1, 0, 0, 0)));
+  EXPECT(&c, BAD, "Encountered overflow when multiplying", X4,
+         at_i64(1, D(2), I64(1, 1)),
+         at_i64(2, D(2, 2), I64(INT64_MAX / 3, INT64_MAX / 3 + 1, 0, 0)));
+  EXPECT(&b, BAD, "Encountered overflow when multiplying", X4,
+         at_i64(1, D(2), I64((int64_t)1 << 32, (int64_t)1 << 32)),
+         at_i64(2, D(2, 2), NULL));
   at_call u = {"SpaceToBatchND", NULL, 0, 0, NULL};
   EXPECT(&u, BAD, "block_shape must have rank 1.", X4,
          at_i32(1, D(2), I32(1, 1)), at_i32(2, D(2, 2), NULL));

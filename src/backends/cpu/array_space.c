@@ -237,6 +237,40 @@ static int sb_inputs(tfs_kernel_ctx *c, sb_job *j, const char *what) {
   return 0;
 }
 
+/* *out = a * b, or fails c with TensorFlow's overflow text.  Sizes come
+ * from the graph (block shapes, paddings, crops), so any may be huge. */
+static int mul_checked(tfs_kernel_ctx *c, int64_t a, int64_t b,
+                       int64_t *out) {
+  if (tfs_mul_overflow_i64(a, b, out)) {
+    tfs_kctx_fail(c, TFS_INVALID_ARGUMENT,
+                  "Encountered overflow when multiplying %lld with %lld, "
+                  "result: -1",
+                  (long long)a, (long long)b);
+    return -1;
+  }
+  return 0;
+}
+
+static int add_checked(tfs_kernel_ctx *c, int64_t a, int64_t b,
+                       int64_t *out) {
+  if (tfs_add_overflow_i64(a, b, out)) {
+    tfs_kctx_fail(c, TFS_INVALID_ARGUMENT,
+                  "Encountered overflow when adding %lld and %lld",
+                  (long long)a, (long long)b);
+    return -1;
+  }
+  return 0;
+}
+
+/* Output rows (batch times the blocked dims), checked. */
+static int sb_rows(tfs_kernel_ctx *c, int64_t batch, const int64_t *dims,
+                   int m, int64_t *rows) {
+  *rows = batch;
+  for (int k = 0; k < m; k++)
+    if (mul_checked(c, *rows, dims[k], rows)) return -1;
+  return 0;
+}
+
 static void sb_run(tfs_kernel_ctx *c, sb_job *j, const tfs_shape *out,
                    int64_t rows) {
   tfs_tensor *o = tfs_kctx_alloc_output(c, 0, out);
@@ -259,17 +293,20 @@ static void space_to_batch_compute(tfs_kernel_ctx *c) {
                     "%lld at index %d.", (long long)j->block[k], k);
       return;
     }
-    prod *= j->block[k];
+    if (mul_checked(c, prod, j->block[k], &prod)) return;
   }
   tfs_shape out = x->shape;
-  out.dims[0] = x->shape.dims[0] * prod;
+  if (mul_checked(c, x->shape.dims[0], prod, &out.dims[0])) return;
   for (int k = 0; k < j->m; k++) {
     int64_t a = j->pad[k], e = tfs_tensor__get_as_int64(pd, 2 * k + 1);
     if (a < 0 || e < 0) {
       tfs_kctx_fail(c, TFS_INVALID_ARGUMENT, "Paddings must be non-negative");
       return;
     }
-    int64_t padded = x->shape.dims[k + 1] + a + e;
+    int64_t padded;
+    if (add_checked(c, x->shape.dims[k + 1], a, &padded) ||
+        add_checked(c, padded, e, &padded))
+      return;
     if (padded % j->block[k] != 0) {
       tfs_kctx_fail(c, TFS_INVALID_ARGUMENT,
                     "padded_shape[%d]=%lld is not divisible by "
@@ -282,7 +319,9 @@ static void space_to_batch_compute(tfs_kernel_ctx *c) {
   }
   j->batch = x->shape.dims[0];
   j->to_batch = 1;
-  sb_run(c, j, &out, out.dims[0] * tfs_arr_prod(j->bdims, 0, j->m));
+  int64_t rows;
+  if (sb_rows(c, out.dims[0], j->bdims, j->m, &rows)) return;
+  sb_run(c, j, &out, rows);
 }
 
 static void batch_to_space_compute(tfs_kernel_ctx *c) {
@@ -292,8 +331,8 @@ static void batch_to_space_compute(tfs_kernel_ctx *c) {
   int64_t prod = 1;
   int bad = 0;
   for (int k = 0; k < j->m; k++) {
-    prod *= j->block[k];
     bad |= j->block[k] < 1;
+    if (mul_checked(c, prod, j->block[k], &prod)) return;
   }
   if (prod <= 0 || bad) {
     tfs_kctx_fail(c, TFS_INVALID_ARGUMENT,
@@ -316,7 +355,9 @@ static void batch_to_space_compute(tfs_kernel_ctx *c) {
       tfs_kctx_fail(c, TFS_INVALID_ARGUMENT, "Crops must be non-negative");
       return;
     }
-    int64_t size = x->shape.dims[k + 1] * j->block[k] - a - e;
+    int64_t size;
+    if (mul_checked(c, x->shape.dims[k + 1], j->block[k], &size)) return;
+    size = size - a < 0 ? -1 : size - a - e; /* a, e >= 0: no overflow */
     if (size < 0) {
       tfs_kctx_fail(c, TFS_INVALID_ARGUMENT,
                     "cropped_shape[%d]=%lld must be non-negative", k,
@@ -328,7 +369,9 @@ static void batch_to_space_compute(tfs_kernel_ctx *c) {
   }
   j->batch = out.dims[0];
   j->to_batch = 0;
-  sb_run(c, j, &out, out.dims[0] * tfs_arr_prod(j->space, 0, j->m));
+  int64_t rows;
+  if (sb_rows(c, out.dims[0], j->space, j->m, &rows)) return;
+  sb_run(c, j, &out, rows);
 }
 
 #define ARR "T", TFS_DT_ARRAY
