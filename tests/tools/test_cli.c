@@ -4,7 +4,7 @@
  * conformance case and on the bundled digits model, the 10,000-row
  * `--batch 256` run against an unbatched run and TensorFlow's outputs
  * (every 97th row in full, every row's class, each column's sum),
- * `inspect`, `ops` and `tensorboard`.
+ * `inspect`, `ops` and `tensorboard` (with a graph's function library).
  */
 #include <dirent.h>
 #include <math.h>
@@ -16,6 +16,7 @@
 #include "io/events.h"
 #include "iotest.h"
 #include "proto/event.pb-c.h"
+#include "proto/graph.pb-c.h"
 #include "testutil.h"
 
 #ifndef TFS_TEST_BUILDDIR
@@ -632,6 +633,148 @@ static void test_cli_tensorboard(void) {
   result_free(&r);
 }
 
+/* The GraphDef of the graph_def event in the event file `path` (the
+ * second record, after file_version), or NULL. */
+static Tensorflow__GraphDef *read_event_graph(const char *path) {
+  tfs_status *st = tfs_status_new();
+  tfs_record_reader *rd = tfs_record_reader_open(path, st);
+  TFS_ASSERT_OK(st);
+  Tensorflow__GraphDef *gd = NULL;
+  const void *d;
+  size_t len;
+  int n = 0, graphs = 0;
+  while (rd && tfs_record_reader_next(rd, &d, &len, st) == 1) {
+    Tensorflow__Event *ev = tensorflow__event__unpack(NULL, len, d);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(ev);
+    CU_ASSERT_EQUAL(ev->what_case, n == 0 ? TENSORFLOW__EVENT__WHAT_FILE_VERSION
+                                          : TENSORFLOW__EVENT__WHAT_GRAPH_DEF);
+    if (ev->what_case == TENSORFLOW__EVENT__WHAT_GRAPH_DEF) {
+      graphs++;
+      CU_ASSERT_EQUAL(ev->step, 0);
+      if (!gd)
+        gd = tensorflow__graph_def__unpack(NULL, ev->graph_def.len,
+                                           ev->graph_def.data);
+    }
+    tensorflow__event__free_unpacked(ev, NULL);
+    n++;
+  }
+  TFS_ASSERT_OK(st);
+  CU_ASSERT_EQUAL(n, 2);
+  CU_ASSERT_EQUAL(graphs, 1);
+  tfs_record_reader_free(rd);
+  tfs_status_free(st);
+  return gd;
+}
+
+/* Runs `tfsess tensorboard` on `model` into `logdir`; returns the event
+ * file's GraphDef (NULL on failure) and its stdout in *out. */
+static Tensorflow__GraphDef *tensorboard_graph(const char *model,
+                                               const char *logdir,
+                                               result *out) {
+  *out = tfsess("tensorboard %s --logdir '%s'", model, logdir);
+  CU_ASSERT_EQUAL(out->status, 0);
+  const char *w = strstr(out->out, "wrote ");
+  const char *e = w ? strstr(w, " (graph)\n") : NULL;
+  CU_ASSERT_PTR_NOT_NULL(e);
+  if (!e) return NULL;
+  char path[4096];
+  snprintf(path, sizeof path, "%.*s", (int)(e - w - 6), w + 6);
+  return read_event_graph(path);
+}
+
+/* The function named `name` in `lib`, or NULL. */
+static const Tensorflow__FunctionDef *lib_function(
+    const Tensorflow__FunctionDefLibrary *lib, const char *name) {
+  for (size_t i = 0; lib && i < lib->n_function; i++)
+    if (lib->function[i]->signature &&
+        strcmp(lib->function[i]->signature->name, name) == 0)
+      return lib->function[i];
+  return NULL;
+}
+
+/* TensorBoard draws a graph's functions from the GraphDef's `library`
+ * (each as its own graph in the "function library" area); TensorFlow's
+ * summary writers keep it.  The event file must hold the library with
+ * every function and body, and the tool names each function it wrote. */
+static void test_cli_tensorboard_functions(void) {
+  result r;
+  Tensorflow__GraphDef *gd = tensorboard_graph(
+      "tests/conformance/functional/while_sum/graph.pb", it_tmp("tbf1"), &r);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(gd);
+  CU_ASSERT_EQUAL(gd->n_node, 13);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(gd->library);
+  CU_ASSERT_EQUAL(gd->library->n_function, 2);
+  const Tensorflow__FunctionDef *body =
+      lib_function(gd->library, "while_body_138");
+  const Tensorflow__FunctionDef *cond =
+      lib_function(gd->library, "while_cond_137");
+  CU_ASSERT_PTR_NOT_NULL_FATAL(body);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(cond);
+  CU_ASSERT_EQUAL(body->n_node_def, 8);
+  CU_ASSERT_EQUAL(cond->n_node_def, 1);
+  CU_ASSERT_EQUAL(body->signature->n_input_arg, 5);
+  CU_ASSERT_EQUAL(body->signature->n_output_arg, 5);
+  CU_ASSERT_EQUAL(body->n_ret, 5);
+  CU_ASSERT_PTR_NOT_NULL(strstr(r.out, " (graph)\n"
+                                       "  function while_body_138: 8 nodes\n"
+                                       "  function while_cond_137: 1 node\n"));
+  CU_ASSERT_EQUAL(count_lines(r.out), 3);
+  tensorflow__graph_def__free_unpacked(gd, NULL);
+  result_free(&r);
+
+  /* tf.function calling While and If: the event file's library is the
+   * model's, function for function and byte for byte */
+  const char *model =
+      "tests/conformance/functional/function_for_and_if/graph.pb";
+  gd = tensorboard_graph(model, it_tmp("tbf2"), &r);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(gd);
+  size_t len;
+  uint8_t *pb = it_read_file(it_src(model), &len);
+  Tensorflow__GraphDef *want = tensorflow__graph_def__unpack(NULL, len, pb);
+  free(pb);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(want);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(want->library);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(gd->library);
+  CU_ASSERT_EQUAL(want->library->n_function, 5);
+  CU_ASSERT_EQUAL(gd->n_node, want->n_node);
+  CU_ASSERT_EQUAL_FATAL(gd->library->n_function, want->library->n_function);
+  CU_ASSERT_EQUAL(count_lines(r.out), 1 + (int)want->library->n_function);
+  for (size_t i = 0; i < want->library->n_function; i++) {
+    const Tensorflow__FunctionDef *w = want->library->function[i];
+    const Tensorflow__FunctionDef *got =
+        lib_function(gd->library, w->signature->name);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(got);
+    CU_ASSERT_EQUAL(got->n_node_def, w->n_node_def);
+    size_t n1 = protobuf_c_message_get_packed_size(&w->base);
+    size_t n2 = protobuf_c_message_get_packed_size(&got->base);
+    CU_ASSERT_EQUAL_FATAL(n1, n2);
+    uint8_t *b1 = malloc(n1 + 1), *b2 = malloc(n2 + 1);
+    protobuf_c_message_pack(&w->base, b1);
+    protobuf_c_message_pack(&got->base, b2);
+    CU_ASSERT(memcmp(b1, b2, n1) == 0);
+    free(b1);
+    free(b2);
+    char line[512];
+    snprintf(line, sizeof line, "\n  function %s: %zu node%s\n",
+             w->signature->name, w->n_node_def,
+             w->n_node_def == 1 ? "" : "s");
+    CU_ASSERT_PTR_NOT_NULL(strstr(r.out, line));
+  }
+  CU_ASSERT_PTR_NOT_NULL(
+      strstr(r.out, "\n  function __inference_clipped_steps_395: 22 nodes\n"));
+  tensorflow__graph_def__free_unpacked(want, NULL);
+  tensorflow__graph_def__free_unpacked(gd, NULL);
+  result_free(&r);
+
+  /* no library, no function lines */
+  r = tfsess("tensorboard models/digits/graph.pb --logdir '%s'",
+             it_tmp("tbf3"));
+  CU_ASSERT_EQUAL(r.status, 0);
+  CU_ASSERT_EQUAL(count_lines(r.out), 1);
+  CU_ASSERT_PTR_NULL(strstr(r.out, "function"));
+  result_free(&r);
+}
+
 /* ---- control flow and function cases through `tfsess run` -------------- */
 
 /* Appends " --flag 'DIR/value'" to the command (with_dir: a file). */
@@ -798,6 +941,7 @@ static const tfs_test_case cli_cases[] = {
     {"inspect_functions", test_cli_inspect_functions},
     {"ops", test_cli_ops},
     {"tensorboard", test_cli_tensorboard},
+    {"tensorboard_functions", test_cli_tensorboard_functions},
     {"runs_control_flow_cases", test_cli_runs_control_flow_cases},
     {"init_and_runs", test_cli_init_and_runs},
     {NULL, NULL}};
