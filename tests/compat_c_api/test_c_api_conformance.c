@@ -7,18 +7,13 @@
  * compared with what comes back.  One test per group; each failing case
  * is printed with the reason.
  */
-#include <dirent.h>
 #include <stdarg.h>
 #include <stdlib.h>
-#include <sys/stat.h>
 
 #include "capitest.h"
 #include "conformance.h"
 #include "iotest.h"
 #include "tfsess/io.h"
-
-static const char *const kGroups[] = {"control", "functional", "functions",
-                                      "recurrent", "tensor_array", NULL};
 
 static int fail(char *err, size_t cap, const char *fmt, ...) {
   va_list ap;
@@ -230,45 +225,10 @@ static int run_case(const char *dir, char *err, size_t cap) {
   return rc ? -1 : 0;
 }
 
-static int cmp_str(const void *a, const void *b) {
-  return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
-/* Runs every case of the group; returns how many ran (failures print). */
-static int run_group(const char *group, int *failed) {
-  char root[4200];
-  snprintf(root, sizeof root, "%s/tests/conformance/%s", it_srcdir(), group);
-  DIR *d = opendir(root);
-  if (!d) return 0;
-  char *names[512];
-  int n = 0;
-  struct dirent *e;
-  while ((e = readdir(d)) && n < 512)
-    if (e->d_name[0] != '.') names[n++] = strdup(e->d_name);
-  closedir(d);
-  qsort(names, (size_t)n, sizeof *names, cmp_str);
-  int ran = 0;
-  for (int i = 0; i < n; i++) {
-    char dir[4500], manifest[4600], err[2048];
-    struct stat sb;
-    snprintf(dir, sizeof dir, "%s/%s", root, names[i]);
-    snprintf(manifest, sizeof manifest, "%s/manifest.txt", dir);
-    if (stat(manifest, &sb) == 0) {
-      ran++;
-      if (run_case(dir, err, sizeof err)) {
-        fprintf(stderr, "\n  case %s/%s (TF C API): %s\n", group, names[i],
-                err);
-        (*failed)++;
-      }
-    }
-    free(names[i]);
-  }
-  return ran;
-}
-
 static void test_groups(void) {
-  int ran = 0, failed = 0;
-  for (int i = 0; kGroups[i]; i++) ran += run_group(kGroups[i], &failed);
+  int failed = 0;
+  int ran = tc_run_groups(it_srcdir(), tc_control_flow_groups, run_case,
+                          "TF C API", &failed);
   printf("(%d cases) ", ran);
   CU_ASSERT_TRUE(ran >= 40);
   CU_ASSERT_EQUAL(failed, 0);

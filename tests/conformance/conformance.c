@@ -488,3 +488,51 @@ int tc_run_case(const char *dir, const char *name, int reexport_graph,
   tc_manifest_free(&m);
   return rc ? -1 : 0;
 }
+
+/* ---- groups of cases ----------------------------------------------------- */
+
+const char *const tc_control_flow_groups[] = {
+    "control", "functional", "functions", "recurrent", "tensor_array", NULL};
+
+static int cmp_names(const void *a, const void *b) {
+  return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static int run_group(const char *root, const char *group, tc_case_fn fn,
+                     const char *way, int *failed) {
+  char dirname[4200];
+  snprintf(dirname, sizeof dirname, "%s/tests/conformance/%s", root, group);
+  DIR *d = opendir(dirname);
+  if (!d) return 0;
+  char *names[512];
+  int n = 0, ran = 0;
+  struct dirent *e;
+  while ((e = readdir(d)) && n < 512)
+    if (e->d_name[0] != '.') names[n++] = strdup(e->d_name);
+  closedir(d);
+  qsort(names, (size_t)n, sizeof *names, cmp_names);
+  for (int i = 0; i < n; i++) {
+    char dir[4500], manifest[4600], err[2048] = "";
+    struct stat sb;
+    snprintf(dir, sizeof dir, "%s/%s", dirname, names[i]);
+    snprintf(manifest, sizeof manifest, "%s/manifest.txt", dir);
+    if (stat(manifest, &sb) == 0) {
+      ran++;
+      if (fn(dir, err, sizeof err)) {
+        fprintf(stderr, "\n  case %s/%s (%s): %s\n", group, names[i], way,
+                err);
+        (*failed)++;
+      }
+    }
+    free(names[i]);
+  }
+  return ran;
+}
+
+int tc_run_groups(const char *root, const char *const *groups, tc_case_fn fn,
+                  const char *way, int *failed) {
+  int ran = 0;
+  for (int i = 0; groups[i]; i++)
+    ran += run_group(root, groups[i], fn, way, failed);
+  return ran;
+}

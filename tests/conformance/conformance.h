@@ -34,6 +34,18 @@ typedef struct tc_manifest {
 int tc_manifest_parse(const char *dir, tc_manifest *m, char *err, size_t cap);
 void tc_manifest_free(tc_manifest *m);
 
+/* The groups whose cases also run through the TF C API and `tfsess run`:
+ * control flow, functions, recurrent layers, TensorArrays (NULL-ended). */
+extern const char *const tc_control_flow_groups[];
+
+/* Runs fn on every case directory (holding manifest.txt) of each group
+ * under root/tests/conformance, in name order; prints each failure as
+ * "case GROUP/NAME (way): reason".  Returns how many ran; *failed counts
+ * the failures. */
+typedef int (*tc_case_fn)(const char *dir, char *err, size_t cap);
+int tc_run_groups(const char *root, const char *const *groups, tc_case_fn fn,
+                  const char *way, int *failed);
+
 /* Runs the case in `dir` (named `name` in messages).  With `reexport`
  * the imported graph is exported, the export imported into a fresh graph
  * and that graph run instead (and exporting it again must give the same

@@ -6,7 +6,6 @@
  * (every 97th row in full, every row's class, each column's sum),
  * `inspect`, `ops` and `tensorboard` (with a graph's function library).
  */
-#include <dirent.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
@@ -863,39 +862,10 @@ static int cli_case(const char *dir, char *err, size_t cap) {
   return rc;
 }
 
-static int cmp_names(const void *a, const void *b) {
-  return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
 static void test_cli_runs_control_flow_cases(void) {
-  static const char *const groups[] = {"control", "functional", "functions",
-                                       "recurrent", "tensor_array", NULL};
-  int ran = 0, failed = 0;
-  for (int g = 0; groups[g]; g++) {
-    char root[4200];
-    snprintf(root, sizeof root, "%s/tests/conformance/%s", it_srcdir(),
-             groups[g]);
-    DIR *d = opendir(root);
-    if (!d) continue;
-    char *names[512];
-    int n = 0;
-    struct dirent *e;
-    while ((e = readdir(d)) && n < 512)
-      if (e->d_name[0] != '.') names[n++] = strdup(e->d_name);
-    closedir(d);
-    qsort(names, (size_t)n, sizeof *names, cmp_names);
-    for (int i = 0; i < n; i++) {
-      char dir[4500], err[2048];
-      snprintf(dir, sizeof dir, "%s/%s", root, names[i]);
-      ran++;
-      if (cli_case(dir, err, sizeof err)) {
-        fprintf(stderr, "\n  case %s/%s (tfsess run): %s\n", groups[g],
-                names[i], err);
-        failed++;
-      }
-      free(names[i]);
-    }
-  }
+  int failed = 0;
+  int ran = tc_run_groups(it_srcdir(), tc_control_flow_groups, cli_case,
+                          "tfsess run", &failed);
   printf("(%d cases) ", ran);
   CU_ASSERT_TRUE(ran >= 40);
   CU_ASSERT_EQUAL(failed, 0);

@@ -194,6 +194,23 @@ static void drop_first_dim(const tfs_shape *s, tfs_shape *out) {
   for (int i = 1; i < s->rank; i++) out->dims[i - 1] = s->dims[i];
 }
 
+/* *row = t's shape without its first dim, which must fit the list's
+ * element shape `es` (TensorFlow's text when not). */
+static int rows_fit(tfs_kernel_ctx *c, const tfs_shape *es,
+                    const tfs_tensor *t, tfs_shape *row) {
+  char a[TFS_SHAPE_STRLEN], b[TFS_SHAPE_STRLEN];
+  drop_first_dim(&t->shape, row);
+  tfs_shape m;
+  if (tfs_shape_merge(es, row, &m)) {
+    tfs_kctx_fail(c, TFS_INVALID_ARGUMENT,
+                  "Specified a list with shape %s from a tensor with shape %s",
+                  tfs_shape_str(es, a, sizeof a),
+                  tfs_shape_str(row, b, sizeof b));
+    return -1;
+  }
+  return 0;
+}
+
 /* out = [d0] + s (s known rank). */
 static int prepend_dim(tfs_kernel_ctx *c, int64_t d0, const tfs_shape *s,
                        tfs_shape *out) {
@@ -312,7 +329,7 @@ static void reserve_compute(tfs_kernel_ctx *c) {
 static void from_tensor_compute(tfs_kernel_ctx *c) {
   const tfs_tensor *t = c->inputs[0];
   tfs_shape es, row;
-  char a[TFS_SHAPE_STRLEN], b[TFS_SHAPE_STRLEN];
+  char a[TFS_SHAPE_STRLEN];
   if (shape_from_tensor(c, c->inputs[1], &es)) return;
   if (t->shape.rank < 1) {
     tfs_kctx_fail(c, TFS_INVALID_ARGUMENT,
@@ -320,15 +337,7 @@ static void from_tensor_compute(tfs_kernel_ctx *c) {
                   tfs_shape_str(&t->shape, a, sizeof a));
     return;
   }
-  drop_first_dim(&t->shape, &row);
-  tfs_shape m;
-  if (tfs_shape_merge(&es, &row, &m)) {
-    tfs_kctx_fail(c, TFS_INVALID_ARGUMENT,
-                  "Specified a list with shape %s from a tensor with shape %s",
-                  tfs_shape_str(&es, a, sizeof a),
-                  tfs_shape_str(&row, b, sizeof b));
-    return;
-  }
+  if (rows_fit(c, &es, t, &row)) return;
   int64_t n = t->shape.dims[0];
   tfs_tensor_list *l = tfs_tensor_list_new(t->dtype, &es, n, c->st);
   if (!l) {
@@ -693,18 +702,9 @@ static int check_scatter(tfs_kernel_ctx *c, const tfs_tensor *value,
 static void scatter_compute(tfs_kernel_ctx *c) {
   const tfs_tensor *value = c->inputs[0], *ix = c->inputs[1];
   tfs_shape es, row;
-  char a[TFS_SHAPE_STRLEN], b[TFS_SHAPE_STRLEN];
   if (shape_from_tensor(c, c->inputs[2], &es) || check_scatter(c, value, ix))
     return;
-  drop_first_dim(&value->shape, &row);
-  tfs_shape m;
-  if (tfs_shape_merge(&es, &row, &m)) {
-    tfs_kctx_fail(c, TFS_INVALID_ARGUMENT,
-                  "Specified a list with shape %s from a tensor with shape %s",
-                  tfs_shape_str(&es, a, sizeof a),
-                  tfs_shape_str(&row, b, sizeof b));
-    return;
-  }
+  if (rows_fit(c, &es, value, &row)) return;
   int64_t n = -1;
   if (c->ninputs > 3 && scalar_int_input(c, 3, "num_elements", &n)) return;
   int64_t maxi = -1;
