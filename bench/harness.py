@@ -8,6 +8,14 @@ needed here (the engines run under --python).
 
   python3 bench/harness.py --build BUILD --python PY [--out DIR]
       [--rounds 3] [--seconds 1.5] [--only SUBSTRING] [--markdown FILE]
+      [--engines tfsess,tensorflow,onnxruntime] [--base-build BASE]
+      [--json FILE]
+
+--base-build BASE also times a second tfsess build (another commit) as
+the engine "tfsess-base", in the same rounds right next to tfsess (the
+two swap places every round), and adds a table of the two side by side
+with the spread of the per-round medians.  --json writes every cell's
+per-round medians.
 """
 import argparse
 import json
@@ -20,9 +28,10 @@ import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
-from workloads import MODELS, WORKLOADS  # noqa: E402
+from workloads import WORKLOADS  # noqa: E402
 
 ENGINES = ("tfsess", "tensorflow", "onnxruntime")
+BASE = "tfsess-base"
 
 
 def log(msg):
@@ -44,17 +53,20 @@ def run_json(cmd, env=None, timeout=900):
 
 def engine_cmd(engine, args, meta, w):
     threads, mode = w.get("threads", 1), w.get("mode", "callable")
+    build = args.base_build if engine == BASE else args.build
     if "eager" in w:
         if engine == "onnxruntime":
             return None
-        if engine == "tfsess":
-            cmd = [os.path.join(args.build, "bench", "eager_bench")]
+        if engine in ("tfsess", BASE):
+            cmd = [os.path.join(build, "bench", "eager_bench")]
         else:
             cmd = [args.python, os.path.join(HERE, "tf_eager_bench.py")]
         return cmd + ["--work", w["eager"], "--seconds", str(args.seconds)]
-    if engine == "tfsess":
-        cmd = [os.path.join(args.build, "bench", "tfs_bench"), "--pb",
+    if engine in ("tfsess", BASE):
+        cmd = [os.path.join(build, "bench", "tfs_bench"), "--pb",
                meta["pb"], "--fetch", meta["tf_fetch"], "--mode", mode]
+        if meta.get("config"):
+            cmd += ["--config", meta["config"]]
         for name, f in zip(meta["tf_feeds"], meta["inputs"]):
             cmd += ["--feed", "%s=%s" % (name, f)]
     else:
@@ -64,8 +76,9 @@ def engine_cmd(engine, args, meta, w):
     return cmd + ["--threads", str(threads), "--seconds", str(args.seconds)]
 
 
-def generate(args):
-    missing = [m for m in MODELS
+def generate(args, workloads):
+    models = sorted({w["model"] for w in workloads if "model" in w})
+    missing = [m for m in models
                if not os.path.exists(os.path.join(args.out, m + ".json"))]
     if missing:
         log("generating models with TensorFlow: " + ", ".join(missing))
@@ -74,17 +87,33 @@ def generate(args):
                        env=dict(os.environ, TF_CPP_MIN_LOG_LEVEL="2"))
 
 
+def round_order(args, r):
+    """The engines in round r: tfsess and tfsess-base swap every round."""
+    order = [e for e in ENGINES if e in args.engines]
+    if args.base_build:
+        at = order.index("tfsess") + 1 if "tfsess" in order else 0
+        order.insert(at, BASE)
+        if r % 2 and "tfsess" in order:
+            i, j = order.index("tfsess"), order.index(BASE)
+            order[i], order[j] = order[j], order[i]
+    return order
+
+
 def measure_all(args, workloads):
-    res = {(w["name"], e): dict(us=[], rss=0, checksum=None, error=None)
-           for w in workloads for e in ENGINES}
+    res = {(w["name"], e): dict(us=[], rounds=[], rss=0, checksum=None,
+                                error=None)
+           for w in workloads for e in ENGINES + (BASE,)}
     for r in range(args.rounds):
         for w in workloads:
             meta = (json.load(open(os.path.join(args.out,
                                                 w["model"] + ".json")))
                     if "model" in w else None)
-            for e in ENGINES:
+            for e in round_order(args, r):
                 cell = res[(w["name"], e)]
                 if cell["error"]:
+                    continue
+                if e in w.get("skip", ()):
+                    cell["error"] = w["skip"][e]
                     continue
                 cmd = engine_cmd(e, args, meta, w)
                 if cmd is None:
@@ -97,6 +126,7 @@ def measure_all(args, workloads):
                     continue
                 per = w.get("per", 1)
                 cell["us"] += [u / per for u in out["us"]]
+                cell["rounds"].append(statistics.median(out["us"]) / per)
                 cell["rss"] = max(cell["rss"], out["rss_kb"])
                 cell["checksum"] = out["checksum"]
                 cell["version"] = out.get("version")
@@ -159,6 +189,34 @@ def overhead_rows(res, workloads):
             "| - | - | - | - |" % " | ".join(cells)]
 
 
+def base_table(res, workloads, args):
+    """tfsess against tfsess-base: medians of all samples, the ratio, and
+    the range of the per-round medians."""
+    rows = ["| workload | tfsess (%s) | tfsess-base (%s) | base/tfsess | "
+            "per-round medians, tfsess | per-round medians, base |" % (
+                args.build_label, args.base_label),
+            "|---|---|---|---|---|---|"]
+
+    def spread(c):
+        if not c["rounds"]:
+            return "-"
+        return "%s - %s" % (fmt_us(min(c["rounds"])), fmt_us(max(c["rounds"])))
+
+    def na(c):
+        err = c["error"] or "not run"
+        return "n/a (%s)" % (err if len(err) <= 60 else err[:57] + "...")
+
+    for w in workloads:
+        a, b = res[(w["name"], "tfsess")], res[(w["name"], BASE)]
+        ma = statistics.median(a["us"]) if a["us"] else None
+        mb = statistics.median(b["us"]) if b["us"] else None
+        rows.append("| %s | %s | %s | %s | %s | %s |" % (
+            w["name"], fmt_us(ma) if ma else na(a),
+            fmt_us(mb) if mb else na(b),
+            "%.3fx" % (mb / ma) if ma and mb else "-", spread(a), spread(b)))
+    return "\n".join(rows)
+
+
 def cpu_flags():
     try:
         for ln in open("/proc/cpuinfo"):
@@ -210,6 +268,23 @@ def gemm_section(args):
     return "\n".join(out)
 
 
+def commit_of(build):
+    """The source commit a build tree was configured from ("?" if not
+    known), "+" when that tree has uncommitted changes."""
+    try:
+        mk = open(os.path.join(build, "Makefile")).read()
+        src = next(ln.split("=", 1)[1].strip() for ln in mk.splitlines()
+                   if ln.startswith("abs_top_srcdir"))
+        rev = subprocess.run(["git", "-C", src, "rev-parse", "--short",
+                              "HEAD"], capture_output=True, text=True)
+        dirty = subprocess.run(["git", "-C", src, "status", "--porcelain",
+                                "--untracked-files=no"],
+                               capture_output=True, text=True)
+        return rev.stdout.strip() + ("+" if dirty.stdout.strip() else "")
+    except (OSError, StopIteration):
+        return "?"
+
+
 def machine():
     model = "unknown CPU"
     try:
@@ -233,12 +308,23 @@ def main():
     p.add_argument("--only", default="")
     p.add_argument("--no-gemm", action="store_true")
     p.add_argument("--markdown")
+    p.add_argument("--engines", default=",".join(ENGINES))
+    p.add_argument("--base-build")
+    p.add_argument("--json")
     args = p.parse_args()
     args.build = os.path.abspath(args.build)
+    args.engines = [e for e in args.engines.split(",") if e]
+    bad = [e for e in args.engines if e not in ENGINES]
+    if bad:
+        p.error("unknown engine %s (one of %s)" % (bad[0], ", ".join(ENGINES)))
+    if args.base_build:
+        args.base_build = os.path.abspath(args.base_build)
+        args.build_label = commit_of(args.build)
+        args.base_label = commit_of(args.base_build)
     args.out = os.path.abspath(args.out or
                                os.path.join(args.build, "bench-data"))
-    generate(args)
     workloads = [w for w in WORKLOADS if args.only in w["name"]]
+    generate(args, workloads)
     t0, load0 = time.time(), os.getloadavg()[0]
     res = measure_all(args, workloads)
     load1 = os.getloadavg()[0]
@@ -253,6 +339,13 @@ def main():
                 versions["tensorflow"], versions["onnxruntime"],
                 args.rounds, time.time() - t0, load0, load1),
             "", table(res, workloads)]
+    if args.base_build:
+        text += ["", base_table(res, workloads, args)]
+    if args.json:
+        with open(args.json, "w") as f:
+            json.dump([dict(workload=w, engine=e, us_per_round=c["rounds"],
+                            error=c["error"])
+                       for (w, e), c in res.items()], f, indent=1)
     if not args.no_gemm:
         text += ["", gemm_section(args)]
     text = "\n".join(text)

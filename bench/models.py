@@ -18,7 +18,8 @@ SEED = 20240611
 
 class Model:
     def __init__(self, name, graph_def, onnx_model, tf_feeds, tf_fetch,
-                 onnx_feeds, onnx_fetch, inputs, onnx_inputs=None):
+                 onnx_feeds, onnx_fetch, inputs, onnx_inputs=None,
+                 config=None):
         self.name = name
         self.graph_def = graph_def
         self.onnx_model = onnx_model
@@ -28,6 +29,7 @@ class Model:
         self.onnx_fetch = onnx_fetch
         self.inputs = inputs            # list of numpy arrays (TF layout)
         self.onnx_inputs = onnx_inputs or inputs
+        self.config = config            # ConfigProto bytes, or None
 
 
 def _tf():
@@ -224,6 +226,71 @@ def matmul(rng, n=1024):
                  ["x:0"], "y:0", ["x"], "y", [x])
 
 
+# ---- while loop -------------------------------------------------------------
+
+def while_loop(rng, n, form, lower=True):
+    """(i, x) = (0, x0); while i < n: (i, x) = (i + 1, x * 0.5 + 1); y = x.
+    form "v2": the functional While that tf.while_loop writes with control
+    flow v2 (cond and body in the function library); "v1": TF1 control flow
+    (Enter, Merge, Switch, LoopCond, NextIteration, Exit).  The ONNX model
+    is a Loop with the same loop variables and condition.  lower=False
+    sets ConfigProto.experimental.disable_functional_ops_lowering for
+    tfsess and TensorFlow, so that the While op runs its functions
+    instead of being rewritten into TF1 control flow."""
+    tf = _tf()
+    from onnx import TensorProto, helper
+    from tensorflow.python.ops import control_flow_util
+    saved = control_flow_util.ENABLE_CONTROL_FLOW_V2
+    control_flow_util.ENABLE_CONTROL_FLOW_V2 = form == "v2"
+    try:
+        g = tf.Graph()
+        with g.as_default():
+            x = tf.compat.v1.placeholder(tf.float32, [], name="x")
+            limit = tf.constant(n, dtype=tf.int32, name="n")
+            _, h = tf.while_loop(
+                lambda i, v: i < limit,
+                lambda i, v: (i + 1, v * 0.5 + 1.0),
+                (tf.constant(0, dtype=tf.int32), x), name="loop")
+            tf.identity(h, name="y")
+        gd = g.as_graph_def()
+    finally:
+        control_flow_util.ENABLE_CONTROL_FLOW_V2 = saved
+    ops = {nd.op for nd in gd.node}
+    want = {"v2": {"While", "StatelessWhile"}, "v1": {"NextIteration"}}[form]
+    assert ops & want, sorted(ops)
+    body = helper.make_graph(
+        [helper.make_node("Add", ["i", "one"], ["i1"]),
+         helper.make_node("Mul", ["v", "half"], ["m"]),
+         helper.make_node("Add", ["m", "fone"], ["v1"]),
+         helper.make_node("Less", ["i1", "n"], ["c1"])],
+        "body",
+        [helper.make_tensor_value_info("it", TensorProto.INT64, []),
+         helper.make_tensor_value_info("c", TensorProto.BOOL, []),
+         helper.make_tensor_value_info("i", TensorProto.INT32, []),
+         _vi("v", [])],
+        [helper.make_tensor_value_info("c1", TensorProto.BOOL, []),
+         helper.make_tensor_value_info("i1", TensorProto.INT32, []),
+         _vi("v1", [])])
+    nodes = [helper.make_node("Less", ["zero", "n"], ["c0"]),
+             helper.make_node("Loop", ["", "c0", "zero", "x"],
+                              ["i_end", "y"], body=body)]
+    om = _onnx_model(nodes, [_vi("x", [])], [_vi("y", [])],
+                     {"zero": np.array(0, dtype=np.int32),
+                      "n": np.array(n, dtype=np.int32),
+                      "one": np.array(1, dtype=np.int32),
+                      "half": np.array(0.5, dtype=np.float32),
+                      "fone": np.array(1.0, dtype=np.float32)},
+                     "while_loop")
+    config = None
+    if not lower:
+        cp = tf.compat.v1.ConfigProto()
+        cp.experimental.disable_functional_ops_lowering = True
+        config = cp.SerializeToString()
+    return Model("while_%s%s_%d" % (form, "" if lower else "nolower", n),
+                 gd.SerializeToString(), om, ["x:0"], "y:0", ["x"], "y",
+                 [np.array(0.25, dtype=np.float32)], config=config)
+
+
 BUILDERS = {
     "one_node": lambda rng: one_node(rng),
     "chain": lambda rng: chain(rng),
@@ -233,6 +300,12 @@ BUILDERS = {
     "cnn_b32": lambda rng: cnn(rng, 32),
     "matmul_1024": lambda rng: matmul(rng, 1024),
 }
+for _n in (1000, 10000):
+    for _form in ("v1", "v2"):
+        BUILDERS["while_%s_%d" % (_form, _n)] = (
+            lambda rng, n=_n, form=_form: while_loop(rng, n, form))
+    BUILDERS["while_v2nolower_%d" % _n] = (
+        lambda rng, n=_n: while_loop(rng, n, "v2", lower=False))
 
 
 def write_all(outdir, names):
@@ -258,6 +331,10 @@ def write_all(outdir, names):
                     tf_feeds=m.tf_feeds, tf_fetch=m.tf_fetch,
                     onnx_feeds=m.onnx_feeds, onnx_fetch=m.onnx_fetch,
                     inputs=files, onnx_inputs=ofiles)
+        if m.config is not None:
+            meta["config"] = base + ".config.pb"
+            with open(meta["config"], "wb") as f:
+                f.write(m.config)
         with open(base + ".json", "w") as f:
             json.dump(meta, f, indent=1)
 

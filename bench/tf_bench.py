@@ -1,5 +1,6 @@
 """bench/tf_bench.py - TensorFlow's side of the benchmark: imports the same
-GraphDef into a tf.compat.v1.Session with the default ConfigProto and
+GraphDef into a tf.compat.v1.Session with the default ConfigProto (or the
+model's own, meta "config") and
 times Session.run (mode "run") or a callable from Session.make_callable
 (mode "callable").  Protocol: benchlib.py."""
 import argparse
@@ -30,7 +31,12 @@ def main():
     g = tf.Graph()
     with g.as_default():
         tf.import_graph_def(gd, name="")
-    sess = tf.compat.v1.Session(graph=g)
+    config = None
+    if meta.get("config"):
+        config = tf.compat.v1.ConfigProto()
+        with open(meta["config"], "rb") as f:
+            config.ParseFromString(f.read())
+    sess = tf.compat.v1.Session(graph=g, config=config)
     feeds = [g.get_tensor_by_name(n) for n in meta["tf_feeds"]]
     arrays = [np.load(f) for f in meta["inputs"]]
     fetch = g.get_tensor_by_name(meta["tf_fetch"])

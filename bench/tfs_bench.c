@@ -2,6 +2,7 @@
  * bench/tfs_bench.c - tfsess's side of the benchmark harness: times a
  * GraphDef through tfs_session_run or a callable (one or more threads)
  * and prints one JSON line (per-run microseconds, peak RSS, checksum);
+ * `--config FILE` sets the session's options from ConfigProto bytes;
  * `--gemm N` times N^3 SGEMM of tfsess against OpenBLAS instead.
  */
 
@@ -30,7 +31,7 @@ extern void cblas_sgemm(int, int, int, int, int, int, float, const float *,
 #define MAX_SAMPLES 400
 
 typedef struct {
-  const char *pb, *fetch, *mode;
+  const char *pb, *fetch, *mode, *config;
   const char *feed_names[MAX_FEEDS], *feed_files[MAX_FEEDS];
   int nfeeds, threads, gemm;
   double seconds;
@@ -107,16 +108,24 @@ static long rss_kb(void) {
   return ru.ru_maxrss;
 }
 
+/* The whole file; *len gets its size.  Caller frees. */
+static char *read_file(const char *path, long *len) {
+  FILE *f = fopen(path, "rb");
+  if (!f) die(path, NULL);
+  fseek(f, 0, SEEK_END);
+  *len = ftell(f);
+  fseek(f, 0, SEEK_SET);
+  char *bytes = malloc((size_t)*len + 1);
+  if (!bytes || fread(bytes, 1, (size_t)*len, f) != (size_t)*len)
+    die(path, NULL);
+  fclose(f);
+  return bytes;
+}
+
 static int run_model(const args *a) {
   tfs_status *st = tfs_status_new();
-  FILE *f = fopen(a->pb, "rb");
-  if (!f) die(a->pb, NULL);
-  fseek(f, 0, SEEK_END);
-  long len = ftell(f);
-  fseek(f, 0, SEEK_SET);
-  char *bytes = malloc((size_t)len + 1);
-  if (fread(bytes, 1, (size_t)len, f) != (size_t)len) die("read", NULL);
-  fclose(f);
+  long len;
+  char *bytes = read_file(a->pb, &len);
   tfs_graph *g = tfs_graph_new();
   tfs_import_results *r = tfs_graph_import_graphdef(g, bytes, (size_t)len,
                                                     NULL, st);
@@ -124,7 +133,16 @@ static int run_model(const args *a) {
   tfs_import_results_free(r);
   free(bytes);
   engine e = {0};
-  e.s = tfs_session_new(g, NULL, st);
+  tfs_session_options *opts = NULL;
+  if (a->config) {
+    opts = tfs_session_options_new();
+    bytes = read_file(a->config, &len);
+    tfs_session_options_set_config(opts, bytes, (size_t)len, st);
+    if (!tfs_status_ok(st)) die(a->config, st);
+    free(bytes);
+  }
+  e.s = tfs_session_new(g, opts, st);
+  tfs_session_options_free(opts);
   if (!e.s) die("session", st);
   e.nfeeds = a->nfeeds;
   e.callable = strcmp(a->mode, "callable") == 0;
@@ -235,6 +253,8 @@ int main(int argc, char **argv) {
       a.pb = v, i++;
     } else if (!strcmp(argv[i], "--fetch")) {
       a.fetch = v, i++;
+    } else if (!strcmp(argv[i], "--config")) {
+      a.config = v, i++;
     } else if (!strcmp(argv[i], "--mode")) {
       a.mode = v, i++;
     } else if (!strcmp(argv[i], "--threads")) {
@@ -252,8 +272,9 @@ int main(int argc, char **argv) {
       i++;
     } else {
       fprintf(stderr, "usage: tfs_bench --pb MODEL.pb --feed NAME=FILE.npy "
-                      "--fetch NAME [--mode run|callable] [--threads N] "
-                      "[--seconds S] | --gemm N\n");
+                      "--fetch NAME [--config CONFIG.pb] "
+                      "[--mode run|callable] [--threads N] [--seconds S] "
+                      "| --gemm N\n");
       return 2;
     }
   }

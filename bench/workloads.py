@@ -7,10 +7,12 @@
            (tfs_callable_run / Session.make_callable); ONNX Runtime always
            times InferenceSession.run
   threads  callers running at once (throughput: wall time / total runs)
-  per      the time is divided by this (per-node cost of the chain)
+  per      the time is divided by this (per-node cost of the chain,
+           per-iteration cost of a loop)
   target   the issue's goal, for the notes column
   eager    instead of model/mode: work for eager_bench / tf_eager_bench.py
            ("add", "fn10", "fn10_graph"); ONNX Runtime has no eager mode
+  skip     {engine: reason} for engines that do not run this row
 
 A new workload is a new entry here (and a builder in models.py when it
 needs a new graph).
@@ -35,6 +37,26 @@ WORKLOADS = [
          mode="run", threads=8, target="throughput"),
     dict(name="MatMul 1024x1024x1024", model="matmul_1024",
          target="GEMM speed"),
+    dict(name="while loop of 1,000 (TF1 Switch/Merge), per iteration",
+         model="while_v1_1000", per=1000,
+         target="per-iteration cost of TF1 control flow"),
+    dict(name="while loop of 1,000 (functional While), per iteration",
+         model="while_v2_1000", per=1000,
+         target="While as tf.while_loop writes it; lowered by default"),
+    dict(name="while loop of 1,000 (While, lowering off), per iteration",
+         model="while_v2nolower_1000", per=1000,
+         target="the While kernel calling its functions",
+         skip={"onnxruntime": "same Loop as the While row"}),
+    dict(name="while loop of 10,000 (TF1 Switch/Merge), per iteration",
+         model="while_v1_10000", per=10000,
+         target="per-iteration cost of TF1 control flow"),
+    dict(name="while loop of 10,000 (functional While), per iteration",
+         model="while_v2_10000", per=10000,
+         target="While as tf.while_loop writes it; lowered by default"),
+    dict(name="while loop of 10,000 (While, lowering off), per iteration",
+         model="while_v2nolower_10000", per=10000,
+         target="the While kernel calling its functions",
+         skip={"onnxruntime": "same Loop as the While row"}),
     dict(name="eager AddV2 on [2,2], per op", eager="add",
          target="tfsess <= 1 us"),
     dict(name="traced function of 10 ops on [2,2], per call", eager="fn10",
