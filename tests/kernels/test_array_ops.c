@@ -418,8 +418,8 @@ static void test_cumsum(void) {
 
 static void test_band_part(void) {
   at_call c = {"MatrixBandPart", NULL, 0, 0, NULL};
-  float v[9];
-  for (int i = 0; i < 9; i++) v[i] = (float)(i + 1);
+  float v[10];
+  for (int i = 0; i < 10; i++) v[i] = (float)(i + 1);
   at_check(at_eval(&c, (tfs_tensor *[]){at_f32(2, D(3, 3), v),
                                         tfs_tensor_scalar_int64(1),
                                         tfs_tensor_scalar_int64(0)},
@@ -430,6 +430,18 @@ static void test_band_part(void) {
                                         tfs_tensor_scalar_int64(0)},
                    3),
            TFS_FLOAT, 2, D(3, 3), F32(1, 0, 0, 4, 5, 0, 7, 8, 9));
+  /* more rows than columns: rows below the band are all zero (a row's
+   * band start used to run past its end) */
+  at_check(at_eval(&c, (tfs_tensor *[]){at_f32(2, D(5, 2), v),
+                                        tfs_tensor_scalar_int64(0),
+                                        tfs_tensor_scalar_int64(-1)},
+                   3),
+           TFS_FLOAT, 2, D(5, 2), F32(1, 2, 0, 4, 0, 0, 0, 0, 0, 0));
+  at_check(at_eval(&c, (tfs_tensor *[]){at_f32(2, D(5, 2), v),
+                                        tfs_tensor_scalar_int64(1),
+                                        tfs_tensor_scalar_int64(0)},
+                   3),
+           TFS_FLOAT, 2, D(5, 2), F32(1, 0, 3, 4, 0, 6, 0, 0, 0, 0));
 }
 
 /* ---- space, depth, batch ------------------------------------------------- */

@@ -280,7 +280,9 @@ static void band_range(void *arg, int64_t begin, int64_t end) {
     int64_t i = r % j->rows;
     int64_t lo = j->lower < 0 ? 0 : i - j->lower;
     int64_t hi = j->upper < 0 ? j->cols : i + j->upper + 1;
+    /* a row below the band's reach (more rows than columns) is all zero */
     if (lo < 0) lo = 0;
+    if (lo > j->cols) lo = j->cols;
     if (hi > j->cols) hi = j->cols;
     if (hi < lo) hi = lo;
     char *d = j->dst + (size_t)(r * j->cols) * es;
