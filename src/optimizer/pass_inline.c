@@ -274,11 +274,20 @@ static const char *body_mismatch(const tfs_ograph *g, int i,
 }
 
 /* Whether call node i may be inlined; a note says why not. */
-static int may_inline(tfs_opt_ctx *c, int i, const tfs_func_attr **f) {
+static int may_inline(tfs_opt_ctx *c, int i, const tfs_func_attr **f,
+                      tfs_func_attr *direct) {
   tfs_ograph *g = c->g;
   const tfs_onode *n = &g->n[i];
-  const tfs_attr_value *v = tfs_attrs_find(n->attrs, "f");
-  *f = v && v->type == TFS_ATTR_FUNC && !v->is_list ? v->u.func : NULL;
+  if (tfs_flib__is_function_op(n->def)) {
+    /* a node whose op type names the function: its attrs bind the
+     * function's attr placeholders */
+    direct->name = (char *)n->def->name;
+    direct->attrs = (struct tfs_attrs *)n->attrs;
+    *f = direct;
+  } else {
+    const tfs_attr_value *v = tfs_attrs_find(n->attrs, "f");
+    *f = v && v->type == TFS_ATTR_FUNC && !v->is_list ? v->u.func : NULL;
+  }
   if (!*f) return 0;
   if (n->flags & TFS_ON_FED) {
     tfs_opt__note(c, "kept fed call '%s'", n->name);
@@ -349,7 +358,8 @@ oom:
 /* Inlines call node i.  Returns 1 when inlined, 0 when kept, -1 on error. */
 static int inline_call(tfs_opt_ctx *c, int i) {
   const tfs_func_attr *f;
-  if (!may_inline(c, i, &f)) return 0;
+  tfs_func_attr direct;
+  if (!may_inline(c, i, &f, &direct)) return 0;
   tfs_fn_body b;
   char *why = NULL;
   tfs_ograph *g = c->g;
@@ -410,9 +420,12 @@ done:
   return rc;
 }
 
+/* PartitionedCall, StatefulPartitionedCall, or a node whose op type is a
+ * library function's name (TensorFlow inlines all three). */
 static int is_call(const tfs_ograph *g, int i) {
   return tfs_og__is(g, i, "PartitionedCall") ||
-         tfs_og__is(g, i, "StatefulPartitionedCall");
+         tfs_og__is(g, i, "StatefulPartitionedCall") ||
+         tfs_flib__is_function_op(g->n[i].def);
 }
 
 int tfs_pass__function(tfs_opt_ctx *c) {

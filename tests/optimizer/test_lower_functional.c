@@ -152,6 +152,58 @@ static void test_lower_functional__inline_stateless(void) {
   CU_ASSERT_EQUAL(run_case("functions/call_stateless", 1), 0);
 }
 
+/* A node whose op type is the function's name is inlined like a
+ * PartitionedCall, and computes the same. */
+static void test_lower_functional__function_named_op(void) {
+  tfs_graph *g = load("functions/call_stateless");
+  tfs_operation *call = tfs_graph_operation_by_name(g, "PartitionedCall");
+  CU_ASSERT_PTR_NOT_NULL_FATAL(call);
+  const tfs_attr_value *f = tfs_attrs_find(&call->attrs, "f");
+  CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+  const char *fname = f->u.func->name;
+  tfs_status *st = tfs_status_new();
+  tfs_op_desc *d = tfs_op_desc_new(g, fname, "direct");
+  tfs_op_desc_add_input(d, tfs_graph_output_by_name(g, "x:0", st));
+  tfs_op_desc_add_input(d, tfs_graph_output_by_name(g, "w:0", st));
+  CU_ASSERT_PTR_NOT_NULL_FATAL(tfs_op_desc_finish(d, st));
+  TFS_ASSERT_OK(st);
+  opt_req r = {.fetches = {"direct:0"}, .feeds = {"x:0", "w:0"},
+               .only_function = 1};
+  tfs_graph *og = optimize(g, &r);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(og);
+  CU_ASSERT_EQUAL(count(og, fname), 0);
+  CU_ASSERT_STRING_EQUAL(type_of(og, "Func/direct/input/_0"), "Identity");
+  CU_ASSERT_TRUE(count(og, "MatMul") == 1);
+  tfs_graph_free(og);
+  /* the session (optimizer on) gives the call's result */
+  tfs_session *s = tfs_session_new(g, NULL, st);
+  TFS_ASSERT_OK(st);
+  tfs_output feeds[2] = {tfs_graph_output_by_name(g, "x:0", st),
+                         tfs_graph_output_by_name(g, "w:0", st)};
+  char path[4200];
+  tfs_tensor *vals[2];
+  for (int k = 0; k < 2; k++) {
+    snprintf(path, sizeof path, "%s/functions/call_stateless/feed%d.npy",
+             it_src("tests/conformance"), k);
+    vals[k] = tfs_npy_read(path, st);
+    TFS_ASSERT_OK(st);
+  }
+  tfs_output fetches[2] = {tfs_graph_output_by_name(g, "direct:0", st),
+                           tfs_graph_output_by_name(g, "y:0", st)};
+  tfs_tensor *out[2] = {NULL, NULL};
+  tfs_session_run(s, feeds, vals, 2, fetches, out, 2, NULL, 0, st);
+  TFS_ASSERT_OK(st);
+  char why[512];
+  CU_ASSERT_EQUAL(tc_compare(out[0], out[1], -1, -1, why, sizeof why), 0);
+  for (int k = 0; k < 2; k++) {
+    tfs_tensor_free(vals[k]);
+    tfs_tensor_free(out[k]);
+  }
+  tfs_session_free(s);
+  tfs_graph_free(g);
+  tfs_status_free(st);
+}
+
 static void test_lower_functional__noinline_kept(void) {
   tfs_graph *g = load("functions/call_noinline");
   opt_req r = {.fetches = {"y:0"}, .feeds = {"x:0"}};
@@ -461,6 +513,7 @@ static void test_lower_functional__differential(void) {
 }
 
 static const tfs_test_case inline_cases[] = {
+    {"function_named_op", test_lower_functional__function_named_op},
     {"inline_stateless", test_lower_functional__inline_stateless},
     {"noinline_kept", test_lower_functional__noinline_kept},
     {"fetched_call", test_lower_functional__fetched_call},
