@@ -798,21 +798,28 @@ static void test_100k_iterations_bounded_memory(void) {
   teardown();
 }
 
+/* Reads tests/conformance/<rel>/graph.pb (a GraphDef TensorFlow wrote)
+ * into data; returns its length. */
+static size_t read_case_graph(const char *rel, uint8_t *data, size_t cap) {
+  const char *top = getenv("top_srcdir");
+  char path[1024];
+  snprintf(path, sizeof path, "%s/tests/conformance/%s/graph.pb",
+           top ? top : ".", rel);
+  FILE *f = fopen(path, "rb");
+  if (!f) fprintf(stderr, "\n  cannot open %s\n", path);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+  size_t len = fread(data, 1, cap, f);
+  fclose(f);
+  return len;
+}
+
 /* The same for TF2's functional While (tf.while_loop with control flow v2,
  * a GraphDef TensorFlow wrote): run directly (the function optimizer off:
  * the While kernel keeps only the loop variables) and lowered to TF1 loops
  * (on). */
 static void test_functional_while_100k_bounded_memory(void) {
-  const char *top = getenv("top_srcdir");
-  char path[1024];
-  snprintf(path, sizeof path, "%s/tests/conformance/functional/while_sum/"
-           "graph.pb", top ? top : ".");
-  FILE *f = fopen(path, "rb");
-  if (!f) fprintf(stderr, "\n  cannot open %s\n", path);
-  CU_ASSERT_PTR_NOT_NULL_FATAL(f);
   static uint8_t data[1 << 16];
-  size_t len = fread(data, 1, sizeof data, f);
-  fclose(f);
+  size_t len = read_case_graph("functional/while_sum", data, sizeof data);
   for (int on = 0; on <= 1; on++) {
     setup();
     tfs_optimizer_set_experimental_option("function_optimization", on, st);
@@ -1020,16 +1027,8 @@ static void test_graphdef_back_edges(void) {
 /* A GraphDef TensorFlow 2.21 wrote (tf.compat.v1.while_loop): its
  * Merges get their NextIteration inputs. */
 static void test_tensorflow_while_graphdef(void) {
-  const char *top = getenv("top_srcdir");
-  char path[1024];
-  snprintf(path, sizeof path, "%s/tests/conformance/control/while_nested/"
-           "graph.pb", top ? top : ".");
-  FILE *f = fopen(path, "rb");
-  if (!f) fprintf(stderr, "\n  cannot open %s\n", path);
-  CU_ASSERT_PTR_NOT_NULL_FATAL(f);
   static uint8_t data[1 << 16];
-  size_t len = fread(data, 1, sizeof data, f);
-  fclose(f);
+  size_t len = read_case_graph("control/while_nested", data, sizeof data);
   setup();
   tfs_import_results *r = tfs_graph_import_graphdef(g, data, len, NULL, st);
   TFS_ASSERT_OK(st);

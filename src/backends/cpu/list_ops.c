@@ -391,18 +391,16 @@ static void element_shape_compute(tfs_kernel_ctx *c) {
 /* The shape an unwritten element reads as, from the element_shape input
  * `in` and the written elements; fails c when it is not fully defined. */
 static int unwritten_shape(tfs_kernel_ctx *c, const tfs_tensor_list *l,
-                           int in, const char *what, tfs_shape *out) {
+                           int in, tfs_shape *out) {
   if (element_shape_from_input(c, l, in, out) ||
       merge_written(c, l, NULL, 0, out))
     return -1;
   if (!tfs_shape_is_fully_defined(out)) {
     char s[TFS_SHAPE_STRLEN];
-    tfs_kctx_fail(c, TFS_INVALID_ARGUMENT, "%s%s%s", what,
-                  tfs_shape_str(out, s, sizeof s),
-                  strstr(what, "uninitialized tensor but element_shape is "
-                               "not fully defined: ")
-                      ? " and no list element is set."
-                      : "");
+    tfs_kctx_fail(c, TFS_INVALID_ARGUMENT,
+                  "Trying to read an uninitialized tensor but element_shape "
+                  "is not fully defined: %s and no list element is set.",
+                  tfs_shape_str(out, s, sizeof s));
     return -1;
   }
   return 0;
@@ -424,11 +422,7 @@ static void get_item_compute(tfs_kernel_ctx *c) {
     return;
   }
   tfs_shape s;
-  if (unwritten_shape(c, l, 2,
-                      "Trying to read an uninitialized tensor but "
-                      "element_shape is not fully defined: ",
-                      &s))
-    return;
+  if (unwritten_shape(c, l, 2, &s)) return;
   tfs_tensor *z = zeros(c, l->element_dtype, &s);
   if (z) tfs_kctx_set_output(c, 0, z);
 }
@@ -463,6 +457,25 @@ static void gather_into(tfs_kernel_ctx *c, const tfs_tensor_list *l,
   }
 }
 
+/* Stack and Gather: merges the shapes of the elements at idx[0..n) (all
+ * when idx is NULL) into *es, which must then be fully defined (else
+ * `undefined` with the shape), and writes them as output 0, [n] + es. */
+static void rows_output(tfs_kernel_ctx *c, const tfs_tensor_list *l,
+                        const int32_t *idx, int64_t n, tfs_shape *es,
+                        const char *undefined) {
+  tfs_shape os;
+  char s[TFS_SHAPE_STRLEN];
+  if (merge_written(c, l, idx, n, es)) return;
+  if (!tfs_shape_is_fully_defined(es)) {
+    tfs_kctx_fail(c, TFS_INVALID_ARGUMENT, "%s%s", undefined,
+                  tfs_shape_str(es, s, sizeof s));
+    return;
+  }
+  if (prepend_dim(c, n, es, &os)) return;
+  tfs_tensor *o = tfs_kctx_alloc_output(c, 0, &os);
+  if (o && o->nelems) gather_into(c, l, idx, n, es, o);
+}
+
 static void stack_compute(tfs_kernel_ctx *c) {
   tfs_tensor_list *l = typed_list(c, ST(c)->element_dtype);
   if (!l) return;
@@ -474,7 +487,7 @@ static void stack_compute(tfs_kernel_ctx *c) {
                   (long long)want, (long long)l->n);
     return;
   }
-  tfs_shape es, os;
+  tfs_shape es;
   char s[TFS_SHAPE_STRLEN];
   if (element_shape_from_input(c, l, 1, &es)) return;
   if (!tfs_shape_is_fully_defined(&es) && l->n == 0) {
@@ -484,17 +497,9 @@ static void stack_compute(tfs_kernel_ctx *c) {
                   tfs_shape_str(&es, s, sizeof s));
     return;
   }
-  if (merge_written(c, l, NULL, 0, &es)) return;
-  if (!tfs_shape_is_fully_defined(&es)) {
-    tfs_kctx_fail(c, TFS_INVALID_ARGUMENT,
-                  "Tried to stack list which only contains uninitialized "
-                  "tensors and has a non-fully-defined element_shape: %s",
-                  tfs_shape_str(&es, s, sizeof s));
-    return;
-  }
-  if (prepend_dim(c, l->n, &es, &os)) return;
-  tfs_tensor *o = tfs_kctx_alloc_output(c, 0, &os);
-  if (o && o->nelems) gather_into(c, l, NULL, l->n, &es, o);
+  rows_output(c, l, NULL, l->n, &es,
+              "Tried to stack list which only contains uninitialized "
+              "tensors and has a non-fully-defined element_shape: ");
 }
 
 static void gather_compute(tfs_kernel_ctx *c) {
@@ -502,7 +507,7 @@ static void gather_compute(tfs_kernel_ctx *c) {
   if (!l) return;
   const tfs_tensor *ix = c->inputs[1];
   const int32_t *idx = ix->data;
-  tfs_shape es, os;
+  tfs_shape es;
   char s[TFS_SHAPE_STRLEN];
   if (element_shape_from_input(c, l, 2, &es)) return;
   if (!tfs_shape_is_fully_defined(&es) && ix->nelems == 0) {
@@ -521,17 +526,9 @@ static void gather_compute(tfs_kernel_ctx *c) {
       return;
     }
   }
-  if (merge_written(c, l, idx, ix->nelems, &es)) return;
-  if (!tfs_shape_is_fully_defined(&es)) {
-    tfs_kctx_fail(c, TFS_INVALID_ARGUMENT,
-                  "Tried to gather uninitialized tensors from a list with "
-                  "non-fully-defined element_shape: %s",
-                  tfs_shape_str(&es, s, sizeof s));
-    return;
-  }
-  if (prepend_dim(c, ix->nelems, &es, &os)) return;
-  tfs_tensor *o = tfs_kctx_alloc_output(c, 0, &os);
-  if (o && o->nelems) gather_into(c, l, idx, ix->nelems, &es, o);
+  rows_output(c, l, idx, ix->nelems, &es,
+              "Tried to gather uninitialized tensors from a list with "
+              "non-fully-defined element_shape: ");
 }
 
 /* ---- changing lists ----------------------------------------------------- */
