@@ -1,15 +1,29 @@
-"""bench/harness.py - runs every workload in tfsess, TensorFlow and ONNX
-Runtime, interleaved (round r: workload w in tfsess, then TensorFlow, then
-ONNX Runtime, each in a fresh process), and prints one table of medians
-with the throughput ratios tfsess/TF and tfsess/ORT (> 1: tfsess is
-faster) and each process's peak RSS; then GEMM 1024^3 of tfsess against
-OpenBLAS's kernels.  Started by bench/run; only the standard library is
-needed here (the engines run under --python).
+"""bench/harness.py - runs every workload in tfsess and its peers,
+interleaved (round r: workload w in tfsess, then TensorFlow, then ONNX
+Runtime, ..., each in a fresh process), and prints tables of medians.
+
+The basic rows (--models basic, the default: MLP, CNN, 1-node graph,
+chain, loops, eager) run tfsess, TensorFlow and ONNX Runtime; their table
+has the throughput ratios tfsess/TF and tfsess/ORT (> 1: tfsess is
+faster) and each process's peak RSS, followed by GEMM 1024^3 of tfsess
+against OpenBLAS's kernels.  The real-architecture rows (--models arch:
+keras.applications CNNs, a BERT-style encoder, an LSTM; arch_models.py)
+also run OpenVINO (its default precision, and f32) and LiteRT; every
+engine's output is checked against TensorFlow's (max abs difference over
+the output's max abs value <= 1e-3, else the cell says "mismatch"), and
+the table has "tfsess / best peer" (the best peer's time over tfsess's:
+> 1, tfsess is faster) and the best peer's name.  --models all runs both.
+Started by bench/run; only the standard library is needed here (the
+engines run under --python).
 
   python3 bench/harness.py --build BUILD --python PY [--out DIR]
-      [--rounds 3] [--seconds 1.5] [--only SUBSTRING] [--markdown FILE]
-      [--engines tfsess,tensorflow,onnxruntime] [--base-build BASE]
-      [--json FILE]
+      [--models basic|arch|all] [--rounds 3] [--seconds 1.5]
+      [--only SUBSTRING] [--batch 1,8] [--intra 1,2] [--markdown FILE]
+      [--engines tfsess,tensorflow,onnxruntime,openvino,openvino-f32,litert]
+      [--base-build BASE] [--json FILE] [--timeout S]
+
+--batch and --intra keep the real-architecture rows of those batch sizes
+and thread counts.
 
 --base-build BASE also times a second tfsess build (another commit) as
 the engine "tfsess-base", in the same rounds right next to tfsess (the
@@ -18,20 +32,39 @@ with the spread of the per-round medians.  --json writes every cell's
 per-round medians.
 """
 import argparse
+import array
+import ast
 import json
+import math
 import os
 import platform
+import signal
 import statistics
+import struct
 import subprocess
 import sys
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
-from workloads import WORKLOADS  # noqa: E402
+from workloads import ARCH_WORKLOADS, WORKLOADS  # noqa: E402
 
-ENGINES = ("tfsess", "tensorflow", "onnxruntime")
+ENGINES = ("tfsess", "tensorflow", "onnxruntime")   # the basic rows
+ARCH_ENGINES = ENGINES + ("openvino", "openvino-f32", "litert")
 BASE = "tfsess-base"
+LABELS = {"tfsess": "tfsess", "tensorflow": "TensorFlow",
+          "onnxruntime": "ONNX Runtime", "openvino": "OpenVINO",
+          "openvino-f32": "OpenVINO f32", "litert": "LiteRT",
+          BASE: "tfsess-base"}
+SCRIPTS = {"tensorflow": "tf_bench.py", "onnxruntime": "ort_bench.py",
+           "openvino": "ov_bench.py", "openvino-f32": "ov_bench.py",
+           "litert": "litert_bench.py"}
+# the model file each engine loads (meta key); OpenVINO reads the ONNX
+# model and falls back to the GraphDef
+NEEDS = {"tfsess": "pb", BASE: "pb", "tensorflow": "pb",
+         "onnxruntime": "onnx", "openvino": "pb", "openvino-f32": "pb",
+         "litert": "tflite"}
+MAX_REL_DIFF = 1e-3
 
 
 def log(msg):
@@ -43,12 +76,42 @@ def run_json(cmd, env=None, timeout=900):
         p = subprocess.run(cmd, capture_output=True, text=True, env=env,
                            timeout=timeout)
     except subprocess.TimeoutExpired:
-        return None, "timed out"
+        return None, "timed out after %d s" % timeout
     lines = [ln for ln in p.stdout.splitlines() if ln.startswith("{")]
     if p.returncode != 0 or not lines:
-        err = (p.stderr.strip().splitlines() or ["exit %d" % p.returncode])
-        return None, err[-1][:200]
+        err = [ln for ln in p.stderr.strip().splitlines() if ln.strip()]
+        err = err[-1].strip()[:300] if err else ""
+        if p.returncode < 0:
+            try:
+                sig = signal.Signals(-p.returncode).name
+            except ValueError:
+                sig = str(-p.returncode)
+            err = "killed by %s%s" % (sig, ": " + err if err else "")
+        return None, err or "exit %d" % p.returncode
     return json.loads(lines[-1]), None
+
+
+def thread_config(args, n):
+    """A ConfigProto with intra_op_parallelism_threads (field 2) and
+    inter_op_parallelism_threads (field 5) set to n, written by hand (the
+    harness needs no protobuf package): tfsess's options for n threads."""
+    path = os.path.join(args.out, "threads_%d.config.pb" % n)
+    if not os.path.exists(path):
+        def varint(v):
+            out = bytearray()
+            while True:
+                out.append((v & 0x7F) | (0x80 if v > 0x7F else 0))
+                v >>= 7
+                if not v:
+                    return bytes(out)
+        with open(path, "wb") as f:
+            f.write(b"\x10" + varint(n) + b"\x28" + varint(n))
+    return path
+
+
+def output_path(args, w, engine):
+    return os.path.join(args.out, "outputs", "%s.%s.t%d.npy" % (
+        w["model"], engine, w.get("intra", 0)))
 
 
 def engine_cmd(engine, args, meta, w):
@@ -67,29 +130,131 @@ def engine_cmd(engine, args, meta, w):
                meta["pb"], "--fetch", meta["tf_fetch"], "--mode", mode]
         if meta.get("config"):
             cmd += ["--config", meta["config"]]
+        elif w.get("intra"):
+            cmd += ["--config", thread_config(args, w["intra"])]
         for name, f in zip(meta["tf_feeds"], meta["inputs"]):
             cmd += ["--feed", "%s=%s" % (name, f)]
     else:
-        script = "tf_bench.py" if engine == "tensorflow" else "ort_bench.py"
-        cmd = [args.python, os.path.join(HERE, script), "--meta",
+        cmd = [args.python, os.path.join(HERE, SCRIPTS[engine]), "--meta",
                os.path.join(args.out, w["model"] + ".json"), "--mode", mode]
+        if w.get("intra"):
+            cmd += ["--intra", str(w["intra"])]
+        if engine == "openvino-f32":
+            cmd += ["--precision", "f32"]
+    if meta.get("ref") and engine != BASE:   # (an older build lacks it)
+        cmd += ["--save-output", output_path(args, w, engine)]
     return cmd + ["--threads", str(threads), "--seconds", str(args.seconds)]
 
 
+# ---- output check (real-architecture rows) ---------------------------------
+
+NPY_CODES = {"<f4": "f", "<f8": "d", "<i4": "i", "<i8": "q"}
+
+
+def read_npy(path):
+    """(shape, values) of a little-endian, C-order .npy file of float32/64
+    or int32/64, with the standard library only."""
+    with open(path, "rb") as f:
+        data = f.read()
+    if data[:6] != b"\x93NUMPY":
+        raise ValueError("%s: not a .npy file" % path)
+    if data[6] == 1:
+        hlen, start = struct.unpack("<H", data[8:10])[0], 10
+    else:
+        hlen, start = struct.unpack("<I", data[8:12])[0], 12
+    header = ast.literal_eval(data[start:start + hlen].decode("latin1"))
+    code = NPY_CODES.get(header["descr"])
+    if code is None or header["fortran_order"]:
+        raise ValueError("%s: unsupported .npy (%s)" % (path, header))
+    vals = array.array(code)
+    vals.frombytes(data[start + hlen:])
+    if sys.byteorder != "little":
+        vals.byteswap()
+    return tuple(header["shape"]), vals
+
+
+def rel_diff(out_path, ref_path):
+    """(max |out - ref| / max |ref|, None), or (inf, why) for a NaN or an
+    output of another size."""
+    shape, out = read_npy(out_path)
+    rshape, ref = read_npy(ref_path)
+    if len(out) != len(ref):
+        return math.inf, "shape %s, TensorFlow's %s" % (shape, rshape)
+    scale = max((abs(r) for r in ref), default=0.0) or 1.0
+    worst = 0.0
+    for a, b in zip(out, ref):
+        d = abs(a - b)
+        if d != d:
+            return math.inf, "NaN in the output"
+        worst = max(worst, d)
+    return worst / scale, None
+
+
+def fmt_diff(d):
+    return "inf" if math.isinf(d) else "%.1e" % d
+
+
 def generate(args, workloads):
-    models = sorted({w["model"] for w in workloads if "model" in w})
-    missing = [m for m in models
-               if not os.path.exists(os.path.join(args.out, m + ".json"))]
-    if missing:
-        log("generating models with TensorFlow: " + ", ".join(missing))
+    """Builds the models the rows need and that the out dir lacks: basic
+    ones with models.py, real architectures with arch_models.py (its
+    TensorFlow log goes to OUT/arch_models.log).  A model that fails to
+    build gets a .json with the error, which its rows report."""
+    def missing(group):
+        return sorted({w["model"] for w in workloads
+                       if "model" in w and w["group"] == group and not
+                       os.path.exists(os.path.join(args.out,
+                                                   w["model"] + ".json"))})
+    env = dict(os.environ, TF_CPP_MIN_LOG_LEVEL="2")
+    basic, arch = missing("basic"), missing("arch")
+    if basic:
+        log("generating models with TensorFlow: " + ", ".join(basic))
         subprocess.run([args.python, os.path.join(HERE, "models.py"),
-                        args.out] + missing, check=True,
-                       env=dict(os.environ, TF_CPP_MIN_LOG_LEVEL="2"))
+                        args.out] + basic, check=True, env=env)
+    if arch:
+        log("generating real-architecture models (Keras, tf2onnx, TFLite "
+            "converter; log in %s): %s" % (
+                os.path.join(args.out, "arch_models.log"), ", ".join(arch)))
+        os.makedirs(args.out, exist_ok=True)
+        with open(os.path.join(args.out, "arch_models.log"), "a") as lf:
+            p = subprocess.Popen([args.python,
+                                  os.path.join(HERE, "arch_models.py"),
+                                  args.out] + arch, env=env, text=True,
+                                 stdout=subprocess.PIPE,
+                                 stderr=subprocess.STDOUT)
+            for line in p.stdout:
+                lf.write(line)
+                if line.startswith("arch_models:"):
+                    log("  " + line.rstrip()[len("arch_models: "):])
+            p.wait()
 
 
-def round_order(args, r):
-    """The engines in round r: tfsess and tfsess-base swap every round."""
-    order = [e for e in ENGINES if e in args.engines]
+def load_meta(args, w):
+    if "model" not in w:
+        return None
+    path = os.path.join(args.out, w["model"] + ".json")
+    if not os.path.exists(path):
+        return dict(errors=dict(pb="model not generated (see %s)" %
+                                os.path.join(args.out, "arch_models.log")))
+    return json.load(open(path))
+
+
+def missing_model(engine, meta):
+    """Why engine cannot run this real-architecture model, or None."""
+    key = NEEDS.get(engine, "pb")
+    if key in meta:
+        return None
+    errs = meta.get("errors", {})
+    return errs.get(key) or errs.get("pb") or "no %s model" % key
+
+
+def engines_of(w):
+    return ARCH_ENGINES if w["group"] == "arch" else ENGINES
+
+
+def round_order(args, r, w):
+    """The engines of row w in round r: tfsess and tfsess-base swap every
+    round."""
+    order = [e for e in engines_of(w) if e in args.engines]
     if args.base_build:
         at = order.index("tfsess") + 1 if "tfsess" in order else 0
         order.insert(at, BASE)
@@ -99,27 +264,46 @@ def round_order(args, r):
     return order
 
 
+def check_output(args, w, e, meta, cell):
+    """Compares the engine's saved output with TensorFlow's (once per
+    cell); a mismatch stops the cell's later rounds."""
+    try:
+        d, note = rel_diff(output_path(args, w, e), meta["ref"])
+    except (OSError, ValueError) as ex:
+        d, note = math.inf, str(ex)[:200]
+    cell["rel_diff"] = d
+    if not d <= MAX_REL_DIFF:
+        cell["mismatch"] = "mismatch (%s%s)" % (
+            fmt_diff(d), ", " + note if note else "")
+        log("  %s / %s: output %s" % (w["name"], e, cell["mismatch"]))
+
+
 def measure_all(args, workloads):
     res = {(w["name"], e): dict(us=[], rounds=[], rss=0, checksum=None,
-                                error=None)
-           for w in workloads for e in ENGINES + (BASE,)}
+                                error=None, rel_diff=None, mismatch=None)
+           for w in workloads for e in ARCH_ENGINES + (BASE,)}
+    if any(w["group"] == "arch" for w in workloads):
+        os.makedirs(os.path.join(args.out, "outputs"), exist_ok=True)
     for r in range(args.rounds):
         for w in workloads:
-            meta = (json.load(open(os.path.join(args.out,
-                                                w["model"] + ".json")))
-                    if "model" in w else None)
-            for e in round_order(args, r):
+            meta = load_meta(args, w)
+            for e in round_order(args, r, w):
                 cell = res[(w["name"], e)]
-                if cell["error"]:
+                if cell["error"] or cell["mismatch"]:
                     continue
                 if e in w.get("skip", ()):
                     cell["error"] = w["skip"][e]
                     continue
+                if w["group"] == "arch":
+                    cell["error"] = missing_model(e, meta)
+                    if cell["error"]:
+                        log("  %s / %s: %s" % (w["name"], e, cell["error"]))
+                        continue
                 cmd = engine_cmd(e, args, meta, w)
                 if cmd is None:
                     cell["error"] = "no eager mode"
                     continue
-                out, err = run_json(cmd)
+                out, err = run_json(cmd, timeout=args.timeout)
                 if err:
                     cell["error"] = err
                     log("  %s / %s: %s" % (w["name"], e, err))
@@ -132,6 +316,9 @@ def measure_all(args, workloads):
                 cell["version"] = out.get("version")
                 log("round %d  %-48s %-12s %10.3f us" %
                     (r + 1, w["name"], e, statistics.median(out["us"]) / per))
+                if (meta and meta.get("ref") and e != BASE and
+                        cell["rel_diff"] is None):
+                    check_output(args, w, e, meta, cell)
     return res
 
 
@@ -187,6 +374,51 @@ def overhead_rows(res, workloads):
                      if fn and gr else "-")
     return ["| function call overhead (10-op function minus its graph) | %s "
             "| - | - | - | - |" % " | ".join(cells)]
+
+
+def arch_table(res, workloads, args):
+    """The real-architecture rows: each engine's median, "mismatch (d)"
+    when its output is off TensorFlow's by more than MAX_REL_DIFF, or
+    "n/a [eN]" with the error in a list below; then the best peer's time
+    over tfsess's, the best peer, and the largest output difference among
+    the engines that agree."""
+    engines = [e for e in ARCH_ENGINES if e in args.engines]
+    peers = [e for e in engines if e != "tfsess"]
+    rows = ["| model | %s | tfsess / best peer | best peer | outputs |" %
+            " | ".join(LABELS[e] for e in engines),
+            "|---|%s---|---|---|" % ("---|" * len(engines))]
+    errors = {}                 # error text -> (id, [(engine, row)])
+    for w in workloads:
+        cells, med, diffs = [], {}, []
+        for e in engines:
+            c = res[(w["name"], e)]
+            if c["mismatch"]:
+                cells.append(c["mismatch"])
+            elif c["us"]:
+                med[e] = statistics.median(c["us"])
+                cells.append(fmt_us(med[e]))
+                if c["rel_diff"] is not None:
+                    diffs.append(c["rel_diff"])
+            else:
+                err = c["error"] or "not run"
+                ent = errors.setdefault(err, ("e%d" % (len(errors) + 1), []))
+                ent[1].append((e, w["name"]))
+                cells.append("n/a [%s]" % ent[0])
+        best = min((e for e in peers if e in med), key=med.get, default=None)
+        ratio = ("%.2fx" % (med[best] / med["tfsess"])
+                 if best and "tfsess" in med else "-")
+        agree = ("agree (<= %s)" % fmt_diff(max(diffs))) if diffs else "-"
+        rows.append("| %s | %s | %s | %s | %s |" % (
+            w["name"], " | ".join(cells), ratio,
+            LABELS[best] if best else "-", agree))
+    if errors:
+        rows.append("")
+        for err, (eid, where) in errors.items():
+            engines_ = sorted({e for e, _ in where}, key=ARCH_ENGINES.index)
+            rows.append("- %s (%s; %d row%s): %s" % (
+                eid, ", ".join(LABELS[e] for e in engines_), len(where),
+                "s" * (len(where) > 1), err.replace("|", "\\|")))
+    return "\n".join(rows)
 
 
 def base_table(res, workloads, args):
@@ -298,55 +530,102 @@ def machine():
                                   platform.system(), platform.release())
 
 
+def int_list(text):
+    return [int(v) for v in text.split(",") if v]
+
+
+def select(args):
+    """The rows: the groups --models names, then --only, --batch and
+    --intra."""
+    rows = []
+    if args.models in ("basic", "all"):
+        rows += WORKLOADS
+    if args.models in ("arch", "all"):
+        rows += [w for w in ARCH_WORKLOADS
+                 if w["batch"] in args.batch and w["intra"] in args.intra]
+    return [w for w in rows if args.only in w["name"]]
+
+
+def versions_line(res, workloads, args):
+    found = {}
+    for (_, e), c in res.items():
+        if c.get("version") and e != BASE:
+            found.setdefault(e, c["version"])
+    names = [e for e in ARCH_ENGINES if e in found and e != "tfsess" and
+             e != "openvino-f32"]
+    return "Versions: %s; %d round%s, interleaved; medians of all " \
+        "samples" % (", ".join("%s %s" % (LABELS[e], found[e])
+                               for e in names) or "-",
+                     args.rounds, "s" * (args.rounds != 1))
+
+
 def main():
     p = argparse.ArgumentParser()
     p.add_argument("--build", required=True)
     p.add_argument("--python", required=True)
     p.add_argument("--out")
+    p.add_argument("--models", choices=("basic", "arch", "all"),
+                   default="basic")
     p.add_argument("--rounds", type=int, default=3)
     p.add_argument("--seconds", type=float, default=1.5)
     p.add_argument("--only", default="")
+    p.add_argument("--batch", type=int_list, default=[1, 8])
+    p.add_argument("--intra", type=int_list, default=[1, 2])
     p.add_argument("--no-gemm", action="store_true")
     p.add_argument("--markdown")
-    p.add_argument("--engines", default=",".join(ENGINES))
+    p.add_argument("--engines", default=",".join(ARCH_ENGINES))
     p.add_argument("--base-build")
     p.add_argument("--json")
+    p.add_argument("--timeout", type=int, default=900,
+                   help="seconds one engine process may take")
     args = p.parse_args()
     args.build = os.path.abspath(args.build)
     args.engines = [e for e in args.engines.split(",") if e]
-    bad = [e for e in args.engines if e not in ENGINES]
+    bad = [e for e in args.engines if e not in ARCH_ENGINES]
     if bad:
-        p.error("unknown engine %s (one of %s)" % (bad[0], ", ".join(ENGINES)))
+        p.error("unknown engine %s (one of %s)" % (
+            bad[0], ", ".join(ARCH_ENGINES)))
     if args.base_build:
         args.base_build = os.path.abspath(args.base_build)
         args.build_label = commit_of(args.build)
         args.base_label = commit_of(args.base_build)
     args.out = os.path.abspath(args.out or
                                os.path.join(args.build, "bench-data"))
-    workloads = [w for w in WORKLOADS if args.only in w["name"]]
+    workloads = select(args)
+    if not workloads:
+        p.error("no rows selected")
+    basic = [w for w in workloads if w["group"] == "basic"]
+    arch = [w for w in workloads if w["group"] == "arch"]
     generate(args, workloads)
     t0, load0 = time.time(), os.getloadavg()[0]
     res = measure_all(args, workloads)
     load1 = os.getloadavg()[0]
-    versions = {e: next((res[(w["name"], e)].get("version")
-                         for w in workloads
-                         if res[(w["name"], e)].get("version")), None)
-                for e in ENGINES}
     text = ["Machine: " + machine(),
-            "Versions: TensorFlow %s, ONNX Runtime %s; %d rounds, "
-            "interleaved; medians of all samples (%.0f s; load average "
-            "%.1f at the start, %.1f at the end)" % (
-                versions["tensorflow"], versions["onnxruntime"],
-                args.rounds, time.time() - t0, load0, load1),
-            "", table(res, workloads)]
+            "%s (%.0f s; load average %.1f at the start, %.1f at the "
+            "end)" % (versions_line(res, workloads, args), time.time() - t0,
+                      load0, load1)]
+    if basic:
+        text += ["", table(res, basic)]
+    if arch:
+        text += ["", arch_table(res, arch, args)]
     if args.base_build:
         text += ["", base_table(res, workloads, args)]
     if args.json:
         with open(args.json, "w") as f:
             json.dump([dict(workload=w, engine=e, us_per_round=c["rounds"],
-                            error=c["error"])
-                       for (w, e), c in res.items()], f, indent=1)
-    if not args.no_gemm:
+                            median_us=(statistics.median(c["us"])
+                                       if c["us"] else None),
+                            error=c["error"], mismatch=c["mismatch"],
+                            max_rel_diff=(c["rel_diff"] if c["rel_diff"]
+                                          is None or
+                                          math.isfinite(c["rel_diff"])
+                                          else "inf"),
+                            rss_kb=c["rss"] or None,
+                            version=c.get("version"))
+                       for (w, e), c in res.items()
+                       if c["us"] or c["error"] or c["mismatch"]],
+                      f, indent=1)
+    if basic and not args.no_gemm:
         text += ["", gemm_section(args)]
     text = "\n".join(text)
     print(text)

@@ -1,8 +1,9 @@
 """bench/tf_bench.py - TensorFlow's side of the benchmark: imports the same
 GraphDef into a tf.compat.v1.Session with the default ConfigProto (or the
-model's own, meta "config") and
-times Session.run (mode "run") or a callable from Session.make_callable
-(mode "callable").  Protocol: benchlib.py."""
+model's own, meta "config"; --intra N sets both intra- and inter-op
+threads to N) and times Session.run (mode "run") or a callable from
+Session.make_callable (mode "callable").  --save-output FILE.npy keeps
+the first run's output.  Protocol: benchlib.py."""
 import argparse
 import json
 import os
@@ -23,6 +24,8 @@ def main():
     p.add_argument("--mode", default="callable")
     p.add_argument("--threads", type=int, default=1)
     p.add_argument("--seconds", type=float, default=1.0)
+    p.add_argument("--intra", type=int, default=0)
+    p.add_argument("--save-output")
     a = p.parse_args()
     meta = json.load(open(a.meta))
     gd = tf.compat.v1.GraphDef()
@@ -36,6 +39,10 @@ def main():
         config = tf.compat.v1.ConfigProto()
         with open(meta["config"], "rb") as f:
             config.ParseFromString(f.read())
+    if a.intra > 0:
+        config = config or tf.compat.v1.ConfigProto()
+        config.intra_op_parallelism_threads = a.intra
+        config.inter_op_parallelism_threads = a.intra
     sess = tf.compat.v1.Session(graph=g, config=config)
     feeds = [g.get_tensor_by_name(n) for n in meta["tf_feeds"]]
     arrays = [np.load(f) for f in meta["inputs"]]
@@ -46,7 +53,10 @@ def main():
     else:
         fd = dict(zip(feeds, arrays))
         run_once = lambda: sess.run(fetch, fd)  # noqa: E731
-    checksum = float(np.sum(run_once(), dtype=np.float64))
+    out = run_once()
+    if a.save_output:
+        np.save(a.save_output, out)
+    checksum = float(np.sum(out, dtype=np.float64))
     samples, k = measure(run_once, a.threads, a.seconds)
     emit("tensorflow", samples, k, checksum, version=tf.__version__)
 

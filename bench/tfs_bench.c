@@ -3,6 +3,8 @@
  * GraphDef through tfs_session_run or a callable (one or more threads)
  * and prints one JSON line (per-run microseconds, peak RSS, checksum);
  * `--config FILE` sets the session's options from ConfigProto bytes;
+ * `--save-output FILE.npy` writes the first run's output (the harness
+ * compares it with TensorFlow's);
  * `--gemm N` times N^3 SGEMM of tfsess against OpenBLAS instead.
  */
 
@@ -31,7 +33,7 @@ extern void cblas_sgemm(int, int, int, int, int, int, float, const float *,
 #define MAX_SAMPLES 400
 
 typedef struct {
-  const char *pb, *fetch, *mode, *config;
+  const char *pb, *fetch, *mode, *config, *save;
   const char *feed_names[MAX_FEEDS], *feed_files[MAX_FEEDS];
   int nfeeds, threads, gemm;
   double seconds;
@@ -164,6 +166,10 @@ static int run_model(const args *a) {
   double sum = 0;
   const float *d = tfs_tensor_data(out);
   for (int64_t i = 0; i < tfs_tensor_num_elements(out); i++) sum += d[i];
+  if (a->save) {
+    tfs_npy_write(a->save, out, st);
+    if (!tfs_status_ok(st)) die(a->save, st);
+  }
   tfs_tensor_free(out);
   int64_t t0 = tfs_now_ns(), warm = 0;
   while (warm < 20 || tfs_now_ns() - t0 < 300000000LL) {
@@ -255,6 +261,8 @@ int main(int argc, char **argv) {
       a.fetch = v, i++;
     } else if (!strcmp(argv[i], "--config")) {
       a.config = v, i++;
+    } else if (!strcmp(argv[i], "--save-output")) {
+      a.save = v, i++;
     } else if (!strcmp(argv[i], "--mode")) {
       a.mode = v, i++;
     } else if (!strcmp(argv[i], "--threads")) {
@@ -273,6 +281,7 @@ int main(int argc, char **argv) {
     } else {
       fprintf(stderr, "usage: tfs_bench --pb MODEL.pb --feed NAME=FILE.npy "
                       "--fetch NAME [--config CONFIG.pb] "
+                      "[--save-output OUT.npy] "
                       "[--mode run|callable] [--threads N] [--seconds S] "
                       "| --gemm N\n");
       return 2;

@@ -13,6 +13,14 @@
   eager    instead of model/mode: work for eager_bench / tf_eager_bench.py
            ("add", "fn10", "fn10_graph"); ONNX Runtime has no eager mode
   skip     {engine: reason} for engines that do not run this row
+  group    "basic" (the rows above, models.py) or "arch" (ARCH_WORKLOADS:
+           real architectures, arch_models.py; every engine gets the same
+           input and its output is checked against TensorFlow's)
+  intra    threads each engine may use inside one run (arch rows: tfsess's
+           and TensorFlow's intra- and inter-op pools, ONNX Runtime's
+           intra_op_num_threads, OpenVINO's INFERENCE_NUM_THREADS, LiteRT's
+           num_threads)
+  batch    the batch size (arch rows)
 
 A new workload is a new entry here (and a builder in models.py when it
 needs a new graph).
@@ -64,5 +72,27 @@ WORKLOADS = [
     dict(name="the same 10 ops as a graph, callable", eager="fn10_graph",
          target="the graph's own work"),
 ]
+
+for _w in WORKLOADS:
+    _w["group"] = "basic"
+
+# arch_models.py name -> row label; each at batch 1 and 8, 1 and 2 threads
+ARCHS = [
+    ("mobilenet_v2", "MobileNetV2 224"),
+    ("mobilenet_v3_large", "MobileNetV3Large 224"),
+    ("efficientnet_b0", "EfficientNetB0 224"),
+    ("resnet50", "ResNet50 224"),
+    ("densenet121", "DenseNet121 224"),
+    ("inception_v3", "InceptionV3 299"),
+    ("bert_encoder", "BERT-style encoder 4x256, seq 128"),
+    ("lstm", "LSTM 128, seq 32"),
+]
+ARCH_BATCHES = (1, 8)
+ARCH_THREADS = (1, 2)
+
+ARCH_WORKLOADS = [
+    dict(name="%s, batch %d, %d thread%s" % (label, b, t, "s" * (t > 1)),
+         model="%s_b%d" % (arch, b), group="arch", batch=b, intra=t)
+    for arch, label in ARCHS for b in ARCH_BATCHES for t in ARCH_THREADS]
 
 MODELS = sorted({w["model"] for w in WORKLOADS if "model" in w})
