@@ -46,6 +46,7 @@ static const char *const kInfer[] = {"Add",
                                      "Sub",
                                      "Tanh",
                                      "_TfsSwish",
+                                     "_TfsGelu",
                                      NULL};
 
 static const char *const kDeny[] = {"Exp",

@@ -4,7 +4,10 @@
  * to a contraction's output rows while they are still in cache: a
  * per-channel bias or inference batch norm, then an activation, with the
  * same formulas as the unfused kernels (BiasAdd, FusedBatchNormV3, Relu,
- * Relu6, Elu, LeakyRelu, Tanh, Sigmoid).
+ * Relu6, Elu, LeakyRelu, Tanh, Sigmoid), and TensorFlow's fused-only
+ * activations _MklSwish (x * sigmoid(x)), GeluApproximate (tanh form) and
+ * GeluExact (erf form).  The transcendental ones run over each row
+ * through vmath.h's array functions.
  */
 #ifndef TFS_BACKENDS_CPU_FUSED_EPILOGUE_H
 #define TFS_BACKENDS_CPU_FUSED_EPILOGUE_H
@@ -14,6 +17,7 @@
 #include <string.h>
 
 #include "kernels/kernel.h"
+#include "backends/cpu/vmath.h"
 
 enum { TFS_FE_NONE, TFS_FE_BIAS, TFS_FE_BATCH_NORM, TFS_FE_MUL };
 enum {
@@ -23,7 +27,11 @@ enum {
   TFS_FA_ELU,
   TFS_FA_LEAKY_RELU,
   TFS_FA_TANH,
-  TFS_FA_SIGMOID
+  TFS_FA_SIGMOID,
+  TFS_FA_SWISH,     /* "_MklSwish" */
+  TFS_FA_GELU_TANH, /* "GeluApproximate" */
+  TFS_FA_GELU_ERF,  /* "GeluExact" */
+  TFS_FA_COUNT
 };
 
 typedef struct tfs_fused_epilogue {
@@ -57,9 +65,11 @@ static inline int tfs_fused_parse(tfs_kernel_init *ki, unsigned allowed,
     e->kind = TFS_FE_MUL, e->nargs = 1, i = 1;
   }
   if (i < n) {
-    static const char *const kActs[] = {"",          "Relu", "Relu6",  "Elu",
-                                        "LeakyRelu", "Tanh", "Sigmoid"};
-    for (int a = 1; a < 7; a++)
+    static const char *const kActs[TFS_FA_COUNT] = {
+        "",        "Relu",      "Relu6",           "Elu",       "LeakyRelu",
+        "Tanh",    "Sigmoid",   "_MklSwish",       "GeluApproximate",
+        "GeluExact"};
+    for (int a = 1; a < TFS_FA_COUNT; a++)
       if (strcmp(ops[i].ptr, kActs[a]) == 0) {
         e->act = a;
         i++;
@@ -81,25 +91,25 @@ static inline int tfs_fused_parse(tfs_kernel_init *ki, unsigned allowed,
   return 0;
 }
 
-static inline float tfs_fused_act(int act, float x, float alpha) {
+/* The array function of a transcendental activation (Elu, Tanh, Sigmoid,
+ * _MklSwish, GeluApproximate, GeluExact); NULL for the others. */
+typedef void (*tfs_fused_act_fn)(const float *x, float *y, int64_t n);
+static inline tfs_fused_act_fn tfs_fused_act_array(int act) {
   switch (act) {
-    case TFS_FA_RELU:
-      return x > 0 ? x : (x != x ? x : 0.0f);
-    case TFS_FA_RELU6:
-      return x > 0 ? (x > 6.0f ? 6.0f : x) : (x != x ? x : 0.0f);
     case TFS_FA_ELU:
-      return x < 0 ? expf(x) - 1.0f : x;
-    case TFS_FA_LEAKY_RELU:
-      return x > 0 ? x : alpha * x;
+      return tfs_vm_elu_f32;
     case TFS_FA_TANH:
-      return tanhf(x);
-    case TFS_FA_SIGMOID: {
-      if (x >= 0) return 1.0f / (1.0f + expf(-x));
-      float e = expf(x);
-      return e / (1.0f + e);
-    }
+      return tfs_vm_tanh_f32;
+    case TFS_FA_SIGMOID:
+      return tfs_vm_sigmoid_f32;
+    case TFS_FA_SWISH:
+      return tfs_vm_swish_f32;
+    case TFS_FA_GELU_TANH:
+      return tfs_vm_gelu_tanh_f32;
+    case TFS_FA_GELU_ERF:
+      return tfs_vm_gelu_erf_f32;
     default:
-      return x;
+      return NULL;
   }
 }
 
@@ -146,8 +156,10 @@ static inline void tfs_fused_apply(const tfs_fused_epilogue *e, float *rows,
       TFS_FUSED_ROWS(x > 0 ? x : alpha * x);
       break;
     default: {
-      int act = e->act;
-      TFS_FUSED_ROWS(tfs_fused_act(act, x, alpha));
+      /* scale and shift, then the activation over each row */
+      if (scale || shift) TFS_FUSED_ROWS(x);
+      tfs_fused_act_fn f = tfs_fused_act_array(e->act);
+      for (int64_t r = 0; r < nrows; r++) f(rows + r * ld, rows + r * ld, ch);
     }
   }
 }

@@ -3,8 +3,9 @@
  * _FusedMatMul (MatMul + BiasAdd [+ activation]: tfsess's GEMM, constant
  * weights packed once, then the epilogue over each block of rows while it
  * is in cache), _FusedBatchMatMulV2 (BatchMatMulV2 scaled by a scalar:
- * the scale becomes the GEMM's alpha) and _TfsSwish (x * sigmoid(x) in
- * one pass).  float only; the remapper fuses nothing else.
+ * the scale becomes the GEMM's alpha), _TfsSwish (x * sigmoid(x) in
+ * one pass) and _TfsGelu (GELU, erf or tanh form, in one pass).  The
+ * products are float only; the remapper fuses nothing else.
  */
 #if defined(__GNUC__) && !defined(__clang__)
 #pragma GCC optimize("tree-vectorize", "vect-cost-model=dynamic")
@@ -18,6 +19,7 @@
 #include "backends/cpu/cpu_tables.h"
 #include "backends/cpu/fused_epilogue.h"
 #include "backends/cpu/gemm.h"
+#include "backends/cpu/vmath.h"
 
 /* ---- _FusedMatMul
  * ------------------------------------------------------------ */
@@ -265,10 +267,7 @@ static void swish_range(void *arg, int64_t b, int64_t e) {
     }
     return;
   }
-  const float *x = j->x;
-  float *o = j->o;
-  for (int64_t i = b; i < e; i++)
-    o[i] = x[i] * tfs_fused_act(TFS_FA_SIGMOID, x[i], 0.0f);
+  tfs_vm_swish_f32((const float *)j->x + b, (float *)j->o + b, e - b);
 }
 
 static void swish_compute(tfs_kernel_ctx *c) {
@@ -279,6 +278,58 @@ static void swish_compute(tfs_kernel_ctx *c) {
   tfs_kctx_parallel_for(c, x->nelems, 12, swish_range, &j);
 }
 
+/* ---- _TfsGelu: x Phi(x), exact (erf) or with the tanh approximation -------
+ * float through vmath, half and bfloat16 through it in float blocks,
+ * double with libm. */
+
+typedef struct gelu_job {
+  const void *x;
+  void *o;
+  tfs_dtype dt;
+  int approximate;
+} gelu_job;
+
+/* 0.5 x erfc(-x / sqrt(2)); the tanh form as x / (1 + exp(-2u)), the
+ * same function as 0.5 x (1 + tanh(u)) without its cancellation below 0 */
+static double gelu_d(double x, int approximate) {
+  if (!approximate) return 0.5 * x * erfc(-x * M_SQRT1_2);
+  double u = 0.7978845608028654 * (x + 0.044715 * x * x * x);
+  return x / (1.0 + exp(-2.0 * u));
+}
+
+static void gelu_range(void *arg, int64_t b, int64_t e) {
+  const gelu_job *j = arg;
+  void (*f)(const float *, float *, int64_t) =
+      j->approximate ? tfs_vm_gelu_tanh_f32 : tfs_vm_gelu_erf_f32;
+  if (j->dt == TFS_FLOAT) {
+    f((const float *)j->x + b, (float *)j->o + b, e - b);
+  } else if (j->dt == TFS_DOUBLE) {
+    const double *x = j->x;
+    double *o = j->o;
+    for (int64_t i = b; i < e; i++) o[i] = gelu_d(x[i], j->approximate);
+  } else {
+    tfs_vm_map16(f, (const uint16_t *)j->x + b, (uint16_t *)j->o + b, e - b,
+                 j->dt == TFS_BFLOAT16);
+  }
+}
+
+static int gelu_prepare(tfs_kernel_init *ki) {
+  int *approximate = tfs_calloc(1, sizeof *approximate);
+  if (!approximate)
+    return tfs_ki_error(ki, TFS_RESOURCE_EXHAUSTED, "out of memory");
+  tfs_attrs_get_bool(ki->attrs, "approximate", approximate);
+  ki->state = approximate;
+  return 0;
+}
+
+static void gelu_compute(tfs_kernel_ctx *c) {
+  const tfs_tensor *x = c->inputs[0];
+  tfs_tensor *o = tfs_kctx_forward_or_alloc(c, 0, 0, &x->shape);
+  if (!o || o->nelems == 0) return;
+  gelu_job j = {x->data, o->data, x->dtype, *(const int *)c->state};
+  tfs_kctx_parallel_for(c, x->nelems, 16, gelu_range, &j);
+}
+
 const tfs_kernel_def tfs_cpu_kernels_fused_matmul[] = {
     {"_FusedMatMul", "CPU", "T", TFS_DT_BIT(TFS_FLOAT), fmm_prepare,
      fmm_compute, fmm_release, TFS_KERNEL_EXPENSIVE, NULL},
@@ -286,5 +337,7 @@ const tfs_kernel_def tfs_cpu_kernels_fused_matmul[] = {
      fbmm_compute, free, TFS_KERNEL_EXPENSIVE, NULL},
     {"_TfsSwish", "CPU", "T", TFS_DT_BIT(TFS_FLOAT) | TFS_DT_BIT(TFS_DOUBLE),
      NULL, swish_compute, NULL, 0, NULL},
+    {"_TfsGelu", "CPU", "T", TFS_DT_FLOATS, gelu_prepare, gelu_compute, free,
+     0, NULL},
     {NULL, NULL, NULL, 0, NULL, NULL, NULL, 0, NULL},
 };

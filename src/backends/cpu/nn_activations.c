@@ -2,7 +2,9 @@
  * backends/cpu/nn_activations.c - elementwise activations of the nn family:
  * Relu6, Elu, Selu, Softplus, Softsign and LeakyRelu, computed as
  * TensorFlow's Eigen expressions compute them (NaN passes through;
- * half and bfloat16 are computed in float).
+ * half and bfloat16 are computed in float).  Elu, Selu and Softplus take
+ * their exponentials and logarithms from vmath.h's array functions, in
+ * float blocks.
  */
 #if defined(__GNUC__) && !defined(__clang__)
 #pragma GCC optimize("tree-vectorize", "vect-cost-model=dynamic")
@@ -14,6 +16,7 @@
 #include "core/alloc.h"
 #include "backends/cpu/cpu_tables.h"
 #include "backends/cpu/elementwise.h"
+#include "backends/cpu/vmath.h"
 
 #define H2F tfs_half_to_float
 #define F2H tfs_float_to_half
@@ -48,27 +51,61 @@ MK_RELU6_U(relu6_u16, uint16_t)
 MK_RELU6_U(relu6_u32, uint32_t)
 MK_RELU6_U(relu6_u64, uint64_t)
 
-/* ---- Elu and Selu: exp(x) - 1 below zero, as TensorFlow writes it -------- */
+/* float32 array function F as the loops of the float types: half and
+ * bfloat16 through it in float blocks, double with EXPR_D */
+#define ACT_VM_LOOPS(OP, F, EXPR_D)                                       \
+  static int OP##_f32(const void *X, void *O, int64_t n) {                \
+    F(X, O, n);                                                           \
+    return 0;                                                             \
+  }                                                                       \
+  static int OP##_f16(const void *X, void *O, int64_t n) {                \
+    tfs_vm_map16(F, X, O, n, 0);                                          \
+    return 0;                                                             \
+  }                                                                       \
+  static int OP##_bf16(const void *X, void *O, int64_t n) {               \
+    tfs_vm_map16(F, X, O, n, 1);                                          \
+    return 0;                                                             \
+  }                                                                       \
+  TFS_UN_LOOP(OP##_f64, double, EXPR_D)
+
+/* ---- Elu and Selu: exp(x) - 1 below zero --------------------------------
+ * TensorFlow writes exp(x) - 1; in float, vmath's expm1 is within float's
+ * rounding of that difference (2^-24 absolute) and exact near 0, where
+ * exp(x) - 1 loses every digit.  double keeps exp(x) - 1. */
 
 #define ELU(x, E, ONE) ((x) < 0 ? E(x) - (ONE) : (x))
-ACT_FLOAT_LOOPS(elu, ELU(x, expf, 1.0f), ELU(x, exp, 1.0), ELU(x, expf, 1.0f),
-                ELU(x, expf, 1.0f))
+ACT_VM_LOOPS(elu, tfs_vm_elu_f32, ELU(x, exp, 1.0))
 
 #define SELU_SCALE 1.0507009873554804934193349852946
 #define SELU_SCALE_ALPHA \
   (1.0507009873554804934193349852946 * 1.6732632423543772848170429916717)
 #define SELU(x, E, ONE, T) \
   ((x) < 0 ? (T)SELU_SCALE_ALPHA * (E(x) - (ONE)) : (T)SELU_SCALE * (x))
-ACT_FLOAT_LOOPS(selu, SELU(x, expf, 1.0f, float), SELU(x, exp, 1.0, double),
-                SELU(x, expf, 1.0f, float), SELU(x, expf, 1.0f, float))
+/* elu, then the two scales: elu(x) < 0 exactly when x < 0 (and -0 stays
+ * -0), so this works in place */
+static void selu_f32a(const float *x, float *y, int64_t n) {
+  tfs_vm_elu_f32(x, y, n);
+  for (int64_t i = 0; i < n; i++)
+    y[i] = y[i] < 0 ? (float)SELU_SCALE_ALPHA * y[i] : (float)SELU_SCALE * y[i];
+}
+ACT_VM_LOOPS(selu, selu_f32a, SELU(x, exp, 1.0, double))
 
 /* ---- Softplus: x above -t, exp(x) below t, log1p(exp(x)) between, where
  * t = log(epsilon of the dtype) + 2 (TensorFlow's thresholds). ----------- */
 
-static inline float softplus_f(float x, float t) {
-  if (x > -t) return x;
-  float e = expf(x);
-  return x < t ? e : log1pf(e);
+/* float arrays: exp and log1p of each block, then the thresholds */
+#define SP_BLOCK 256
+static void softplus_fa(const float *x, float *y, int64_t n, float t) {
+  float e[SP_BLOCK], l[SP_BLOCK];
+  for (int64_t i = 0; i < n; i += SP_BLOCK) {
+    int64_t k = n - i < SP_BLOCK ? n - i : SP_BLOCK;
+    tfs_vm_exp_f32(x + i, e, k);
+    tfs_vm_log1p_f32(e, l, k);
+    for (int64_t j = 0; j < k; j++) {
+      float v = x[i + j];
+      y[i + j] = v > -t ? v : (v < t ? e[j] : l[j]);
+    }
+  }
 }
 static inline double softplus_d(double x, double t) {
   if (x > -t) return x;
@@ -80,8 +117,28 @@ static inline double softplus_d(double x, double t) {
 #define SP_T_F64 -34.043653389117154
 #define SP_T_F16 -4.931471805599453f
 #define SP_T_BF16 -2.852030263919617f
-ACT_FLOAT_LOOPS(softplus, softplus_f(x, SP_T_F32), softplus_d(x, SP_T_F64),
-                softplus_f(x, SP_T_F16), softplus_f(x, SP_T_BF16))
+static void softplus_f32a(const float *x, float *y, int64_t n) {
+  softplus_fa(x, y, n, SP_T_F32);
+}
+static void softplus_f16a(const float *x, float *y, int64_t n) {
+  softplus_fa(x, y, n, SP_T_F16);
+}
+static void softplus_bf16a(const float *x, float *y, int64_t n) {
+  softplus_fa(x, y, n, SP_T_BF16);
+}
+static int softplus_f32(const void *X, void *O, int64_t n) {
+  softplus_f32a(X, O, n);
+  return 0;
+}
+static int softplus_f16(const void *X, void *O, int64_t n) {
+  tfs_vm_map16(softplus_f16a, X, O, n, 0);
+  return 0;
+}
+static int softplus_bf16(const void *X, void *O, int64_t n) {
+  tfs_vm_map16(softplus_bf16a, X, O, n, 1);
+  return 0;
+}
+TFS_UN_LOOP(softplus_f64, double, softplus_d(x, SP_T_F64))
 
 /* ---- Softsign: x / (1 + |x|) --------------------------------------------- */
 

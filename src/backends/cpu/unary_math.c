@@ -2,12 +2,16 @@
  * backends/cpu/unary_math.c - elementwise transcendental functions: Sqrt,
  * Rsqrt, Exp, Expm1, Log, Log1p, Sin, Cos, Tan, Asin, Acos, Atan, Sinh,
  * Cosh, Tanh, Sigmoid, Erf, Erfc, for float types (half and bfloat16
- * computed in float) and complex where TensorFlow has them.
+ * computed in float) and complex where TensorFlow has them.  float32 Exp,
+ * Expm1, Log, Log1p, Tanh, Sigmoid, Erf and Erfc use vmath.h's array
+ * functions (16-bit floats through them in float blocks); double uses
+ * libm.
  */
 #include <stdlib.h>
 
 #include "backends/cpu/cpu_tables.h"
 #include "backends/cpu/ew_loops.h"
+#include "backends/cpu/vmath.h"
 
 /* C11's CMPLX and CMPLXF (a complex number from its parts, exact even
  * for infinite and NaN parts).  glibc's <complex.h> defines them only for
@@ -29,12 +33,25 @@
   EW_UN_FLOATS(OP, F(x), D(x))                                            \
   EW_UN_COMPLEX(OP, CF(x), CD(x))
 
-static inline float sigmoidf(float x) {
-  /* 1 / (1 + e^-x), written to stay exact for large |x| */
-  if (x >= 0) return 1.0f / (1.0f + expf(-x));
-  float e = expf(x);
-  return e / (1.0f + e);
-}
+/* float32 through vmath's array function, half and bfloat16 through it
+ * in float blocks, double with D */
+#define VM_FLOATS(OP, D)                                                  \
+  static int OP##_f32(const void *X, void *O, int64_t n) {                \
+    tfs_vm_##OP##_f32(X, O, n);                                           \
+    return 0;                                                             \
+  }                                                                       \
+  static int OP##_f16(const void *X, void *O, int64_t n) {                \
+    tfs_vm_map16(tfs_vm_##OP##_f32, X, O, n, 0);                          \
+    return 0;                                                             \
+  }                                                                       \
+  static int OP##_bf16(const void *X, void *O, int64_t n) {               \
+    tfs_vm_map16(tfs_vm_##OP##_f32, X, O, n, 1);                          \
+    return 0;                                                             \
+  }                                                                       \
+  EW_UN(OP##_f64, double, D(x))
+#define VM_MATH(OP, D, CF, CD) VM_FLOATS(OP, D) EW_UN_COMPLEX(OP, CF(x), CD(x))
+
+/* 1 / (1 + e^-x), written to stay exact for large |x| */
 static inline double sigmoidd(double x) {
   if (x >= 0) return 1.0 / (1.0 + exp(-x));
   double e = exp(x);
@@ -70,10 +87,10 @@ static inline tfs_c128 clog1p(tfs_c128 z) {
 
 MATH(sqrt, sqrtf, sqrt, csqrtf, csqrt)
 MATH(rsqrt, rsqrtf_, rsqrt_, crsqrtf, crsqrt)
-MATH(exp, expf, exp, cexpf, cexp)
-MATH(expm1, expm1f, expm1, cexpm1f, cexpm1)
-MATH(log, logf, log, clogf, clog)
-MATH(log1p, log1pf, log1p, clog1pf, clog1p)
+VM_MATH(exp, exp, cexpf, cexp)
+VM_MATH(expm1, expm1, cexpm1f, cexpm1)
+VM_MATH(log, log, clogf, clog)
+VM_MATH(log1p, log1p, clog1pf, clog1p)
 MATH(sin, sinf, sin, csinf, csin)
 MATH(cos, cosf, cos, ccosf, ccos)
 MATH(tan, tanf, tan, ctanf, ctan)
@@ -82,17 +99,17 @@ MATH(acos, acosf, acos, cacosf, cacos)
 MATH(atan, atanf, atan, catanf, catan)
 MATH(sinh, sinhf, sinh, csinhf, csinh)
 MATH(cosh, coshf, cosh, ccoshf, ccosh)
-MATH(tanh, tanhf, tanh, ctanhf, ctanh)
-MATH(sigmoid, sigmoidf, sigmoidd, csigmoidf, csigmoid)
+VM_MATH(tanh, tanh, ctanhf, ctanh)
+VM_MATH(sigmoid, sigmoidd, csigmoidf, csigmoid)
 /* Erf on float64 as TensorFlow 2.21's CPU kernel computes it: NaN once
  * |x| >= 0x1.ffffffcp+511 (about 1.34e154, where the kernel's square of
  * x split into two halves overflows), including +-Inf; erf(x) below.
- * float32, half and bfloat16 saturate to +-1 as libm does. */
+ * float32, half and bfloat16 saturate to +-1 as libm does (vmath.h). */
 static inline double erf_tf(double x) {
   return fabs(x) >= 0x1.ffffffcp+511 ? NAN : erf(x);
 }
-EW_UN_FLOATS(erf, erff(x), erf_tf(x))
-EW_UN_FLOATS(erfc, erfcf(x), erfc(x))
+VM_FLOATS(erf, erf_tf)
+VM_FLOATS(erfc, erfc)
 
 #define ENT(OP) EW_FLOAT_ENTRIES(OP), EW_COMPLEX_ENTRIES(OP)
 #define TABLE(NAME, OP, COST) \

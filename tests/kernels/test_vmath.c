@@ -1,0 +1,562 @@
+/*
+ * tests/kernels/test_vmath.c - vmath.h's float32 functions on every path
+ * this CPU can run (AVX-512, AVX2, portable C), against double libm: a
+ * sweep of float bit patterns, special values, every tail length with
+ * unaligned and in-place arrays, the 16-bit helper; then the kernels that
+ * use them, end to end (Exp, Softmax, the activations, _FusedMatMul's
+ * fused activations, _TfsGelu, _TfsSwish).
+ *
+ * TFS_VMATH_STRIDE=97 in the environment sweeps every 97th bit pattern
+ * (the sweep behind the bounds in vmath.h; minutes) instead of every
+ * 4099th.
+ */
+#include <float.h>
+#include <math.h>
+#include <stdlib.h>
+
+#include "core/cpu.h"
+#include "core/half.h"
+#include "backends/cpu/vmath.h"
+#include "mathtest.h"
+
+/* ---- references (double) ------------------------------------------------- */
+
+static double r_sigmoid(double x) { return 1.0 / (1.0 + exp(-x)); }
+static double r_swish(double x) { return x / (1.0 + exp(-x)); }
+/* 0.5 x (1 + tanh(u)) written as x / (1 + exp(-2u)): the same function,
+ * without double's own cancellation for negative x */
+static double r_gelu_tanh(double x) {
+  double u = sqrt(2.0 / M_PI) * (x + 0.044715 * x * x * x);
+  return x / (1.0 + exp(-2.0 * u));
+}
+static double r_gelu_erf(double x) { return 0.5 * x * erfc(-x / sqrt(2.0)); }
+static double r_elu(double x) { return x < 0 ? expm1(x) : x; }
+
+/* gelu_tanh's argument is rounded in float: allow 2 |v| more ulps */
+static double slack_gelu_tanh(double x) {
+  double v = 1.5957691216057308 * x * (1.0 + 0.044715 * x * x);
+  return isfinite(v) ? 2.0 * fabs(v) : 0;
+}
+
+typedef struct vm_case {
+  const char *name;
+  void (*f)(const float *, float *, int64_t);
+  double (*ref)(double);
+  float lo, hi;        /* the swept range (the bounds hold there) */
+  double bound[3];     /* ulps on avx512, avx2, portable */
+  double (*slack)(double x);
+} vm_case;
+
+static const vm_case kCases[] = {
+    {"exp", tfs_vm_exp_f32, exp, -104.0f, 89.0f, {1, 1, 1}, NULL},
+    {"expm1", tfs_vm_expm1_f32, expm1, -25.0f, 89.0f, {2, 2, 2}, NULL},
+    {"log", tfs_vm_log_f32, log, 0.0f, INFINITY, {1, 1, 1}, NULL},
+    {"log1p", tfs_vm_log1p_f32, log1p, -1.0f, INFINITY, {2, 2, 2}, NULL},
+    {"tanh", tfs_vm_tanh_f32, tanh, -INFINITY, INFINITY, {2, 2, 2}, NULL},
+    {"sigmoid", tfs_vm_sigmoid_f32, r_sigmoid, -INFINITY, INFINITY,
+     {3, 3, 3}, NULL},
+    {"erf", tfs_vm_erf_f32, erf, -INFINITY, INFINITY, {2, 2, 2}, NULL},
+    {"erfc", tfs_vm_erfc_f32, erfc, -INFINITY, INFINITY, {5.5, 5.5, 6}, NULL},
+    {"swish", tfs_vm_swish_f32, r_swish, -87.0f, INFINITY, {3.5, 3.5, 3.5},
+     NULL},
+    {"gelu_tanh", tfs_vm_gelu_tanh_f32, r_gelu_tanh, -5.0f, INFINITY,
+     {3, 3, 3}, slack_gelu_tanh},
+    {"gelu_erf", tfs_vm_gelu_erf_f32, r_gelu_erf, -13.0f, INFINITY,
+     {6, 6, 6.5}, NULL},
+    {"elu", tfs_vm_elu_f32, r_elu, -INFINITY, INFINITY, {2, 2, 2}, NULL},
+};
+#define NCASES ((int)(sizeof kCases / sizeof kCases[0]))
+
+static const int kIsa[3] = {TFS_CPU_ISA_AVX512, TFS_CPU_ISA_AVX2,
+                            TFS_CPU_ISA_BASELINE};
+static const char *const kPath[3] = {"avx512", "avx2", "portable"};
+
+/* Error of y against ref in units of the float ulp at ref (2^-149 for
+ * subnormal results); NaN must meet NaN, and an infinite or overflowing
+ * result must be exact. */
+static double ulp_error(float y, double ref) {
+  if (isnan(ref) || isnan(y)) return isnan(ref) && isnan(y) ? 0 : INFINITY;
+  float rf = (float)ref;
+  if (isinf(rf) || isinf(y)) return y == rf ? 0 : INFINITY;
+  double a = fabs(ref), u = 0x1p-149;
+  if (a >= 0x1p-126) {
+    int e;
+    frexp(a, &e);
+    u = ldexp(1.0, e - 24);
+  }
+  return fabs((double)y - ref) / u;
+}
+
+static float from_bits(uint32_t b) {
+  float f;
+  memcpy(&f, &b, sizeof f);
+  return f;
+}
+
+/* ---- the sweep ----------------------------------------------------------- */
+
+#define SWEEP_BLOCK 4096
+
+/* Every stride-th bit pattern in [c->lo, c->hi]: returns the largest
+ * error found and reports the worst point. */
+static double sweep_case(const vm_case *c, int path, uint64_t stride) {
+  static float xs[SWEEP_BLOCK], ys[SWEEP_BLOCK];
+  double worst = 0;
+  float at = 0;
+  uint64_t bits = 0;
+  while (bits < (1ull << 32)) {
+    int m = 0;
+    for (; m < SWEEP_BLOCK && bits < (1ull << 32); bits += stride) {
+      float x = from_bits((uint32_t)bits);
+      if (x >= c->lo && x <= c->hi) xs[m++] = x;
+    }
+    c->f(xs, ys, m);
+    for (int i = 0; i < m; i++) {
+      double e = ulp_error(ys[i], c->ref(xs[i]));
+      if (c->slack) e -= c->slack(xs[i]);
+      if (e > worst) {
+        worst = e;
+        at = xs[i];
+      }
+    }
+  }
+  int ok = worst <= c->bound[path];
+  if (!ok || getenv("TFS_VMATH_STRIDE"))
+    fprintf(stderr, "\n  %s %s: %.3f ulp at %a (bound %g)", kPath[path],
+            c->name, worst, at, c->bound[path]);
+  CU_ASSERT_TRUE(ok);
+  return worst;
+}
+
+static uint64_t sweep_stride(void) {
+  const char *s = getenv("TFS_VMATH_STRIDE");
+  long v = s ? strtol(s, NULL, 10) : 0;
+  return v > 0 ? (uint64_t)v : 4099;
+}
+
+static void test_sweep(void) {
+  uint64_t stride = sweep_stride();
+  for (int p = 0; p < 3; p++) {
+    const char *why = tu_isa_unavailable(kIsa[p]);
+    tu_cpu_path("vmath", kPath[p], why);
+    if (why) continue;
+    tfs_cpu__set_max_isa(kIsa[p]);
+    for (int k = 0; k < NCASES; k++) sweep_case(&kCases[k], p, stride);
+    tfs_cpu__set_max_isa(-1);
+  }
+}
+
+/* ---- special values ------------------------------------------------------ */
+
+static const float kSpecial[] = {
+    NAN, -NAN, INFINITY, -INFINITY, 0.0f, -0.0f, FLT_MIN, -FLT_MIN,
+    0x1p-149f, -0x1p-149f, 0x1.fffffcp-127f, -0x1.fffffcp-127f, FLT_MAX,
+    -FLT_MAX, 1.0f, -1.0f, 0.5f, -0.5f, 0x1p-25f, -0x1p-25f, 0x1p-24f,
+    -0x1p-24f, 1e-30f, -1e-30f, 0.625f, -0.625f, 0.875f, -0.875f, 3.92f,
+    -3.92f, 9.01f, -9.01f, 88.72283f, 88.72284f, 88.7229f, 89.0f, 100.0f,
+    -87.33654f, -103.97207f, -103.97208f, -104.0f, -150.0f, -17.33f, -25.0f,
+    -0.99999994f, -1.0000001f, 0.41421354f, -0.29289323f, 0.70710677f,
+    1.4142135f, 10.0546f, 10.06f, 10.25f, 10.3f, -10.3f, -13.0f, -14.5f,
+    -20.0f, 1e20f, -1e20f, 0x1.fffffep+62f, 16777216.0f};
+#define NSPECIAL ((int)(sizeof kSpecial / sizeof kSpecial[0]))
+
+static void check_specials(const vm_case *c, int path) {
+  float y[NSPECIAL];
+  c->f(kSpecial, y, NSPECIAL);
+  for (int i = 0; i < NSPECIAL; i++) {
+    float x = kSpecial[i];
+    double ref = c->ref(x);
+    /* outside the swept range subnormal results may be off by |x|
+     * units of 2^-149 (vmath.h) */
+    double bound = c->bound[path] + (c->slack ? c->slack(x) : 0);
+    if (fabs(ref) < FLT_MIN) bound += fabs(x);
+    double e = ulp_error(y[i], ref);
+    int ok = e <= bound;
+    if ((float)ref == 0.0f && ref == 0.0 && y[i] == 0.0f)
+      ok = ok && !signbit(y[i]) == !signbit(ref);
+    if (!ok)
+      fprintf(stderr, "\n  %s %s(%a) = %a, want %a", kPath[path], c->name, x,
+              y[i], ref);
+    CU_ASSERT_TRUE(ok);
+  }
+}
+
+static void test_specials(void) {
+  for (int p = 0; p < 3; p++) {
+    if (tu_isa_unavailable(kIsa[p])) continue;
+    tfs_cpu__set_max_isa(kIsa[p]);
+    for (int k = 0; k < NCASES; k++) check_specials(&kCases[k], p);
+    tfs_cpu__set_max_isa(-1);
+  }
+}
+
+/* ---- tails, alignment, in place ------------------------------------------ */
+
+#define TAIL_MAX 33
+#define TAIL_BASE 48
+
+/* A result does not depend on where its element falls (vector body or
+ * tail) or on alignment; nothing outside [0, n) is written. */
+static void check_tails(const vm_case *c) {
+  float xs[TAIL_BASE], base[TAIL_BASE];
+  uint32_t seed = 12345;
+  for (int i = 0; i < TAIL_BASE; i++) {
+    seed = seed * 1664525u + 1013904223u;
+    xs[i] = ((float)(seed >> 8) / 16777216.0f - 0.5f) * 24.0f;
+  }
+  c->f(xs, base, TAIL_BASE);
+  float src[TAIL_MAX + 8], dst[TAIL_MAX + 8];
+  const float guard = -7.25f;
+  int bad = 0;
+  for (int off = 0; off < 4; off++)
+    for (int n = 0; n <= TAIL_MAX; n++)
+      for (int inplace = 0; inplace < 2; inplace++) {
+        for (int i = 0; i < TAIL_MAX + 8; i++) dst[i] = guard;
+        float *in = inplace ? dst + off : src + off;
+        memcpy(in, xs, sizeof(float) * (size_t)n);
+        c->f(in, dst + off, n);
+        for (int i = 0; i < TAIL_MAX + 8; i++) {
+          int inside = i >= off && i < off + n;
+          float want = inside ? base[i - off] : guard;
+          if (memcmp(&dst[i], &want, sizeof want) != 0 && bad++ < 3)
+            fprintf(stderr, "\n  %s n=%d off=%d inplace=%d: [%d] %a != %a",
+                    c->name, n, off, inplace, i, dst[i], want);
+        }
+      }
+  CU_ASSERT_EQUAL(bad, 0);
+}
+
+static void test_tails(void) {
+  for (int p = 0; p < 3; p++) {
+    if (tu_isa_unavailable(kIsa[p])) continue;
+    tfs_cpu__set_max_isa(kIsa[p]);
+    for (int k = 0; k < NCASES; k++) check_tails(&kCases[k]);
+    tfs_cpu__set_max_isa(-1);
+  }
+}
+
+/* Paths agree: each result within the two paths' bounds of the other. */
+static void test_paths_agree(void) {
+  enum { N = 2000 };
+  static float xs[N], y[3][N];
+  for (int i = 0; i < N; i++) xs[i] = -30.0f + 60.0f * (float)i / N;
+  for (int k = 0; k < NCASES; k++) {
+    int have[3];
+    for (int p = 0; p < 3; p++) {
+      have[p] = !tu_isa_unavailable(kIsa[p]);
+      if (!have[p]) continue;
+      tfs_cpu__set_max_isa(kIsa[p]);
+      kCases[k].f(xs, y[p], N);
+      tfs_cpu__set_max_isa(-1);
+    }
+    for (int p = 0; p < 2; p++) {
+      if (!have[p]) continue;
+      int bad = 0;
+      for (int i = 0; i < N; i++) {
+        if (xs[i] < kCases[k].lo) continue;
+        double d = ulp_error(y[p][i], y[2][i]);
+        if (d > kCases[k].bound[p] + kCases[k].bound[2] +
+                    (kCases[k].slack ? 2 * kCases[k].slack(xs[i]) : 0))
+          bad++;
+      }
+      CU_ASSERT_EQUAL(bad, 0);
+    }
+  }
+}
+
+/* tfs_vm_map16: blocks of 256 and a partial one, in place too */
+static void test_map16(void) {
+  enum { N = 600 };
+  static uint16_t h[N], o[N];
+  static float f[N], g[N];
+  for (int bf = 0; bf < 2; bf++) {
+    for (int i = 0; i < N; i++) {
+      float v = -8.0f + 16.0f * (float)i / N;
+      h[i] = bf ? tfs_float_to_bf16(v) : tfs_float_to_half(v);
+      f[i] = bf ? tfs_bf16_to_float(h[i]) : tfs_half_to_float(h[i]);
+    }
+    tfs_vm_tanh_f32(f, g, N);
+    tfs_vm_map16(tfs_vm_tanh_f32, h, o, N, bf);
+    tfs_vm_map16(tfs_vm_tanh_f32, h, h, N, bf);
+    int bad = 0;
+    for (int i = 0; i < N; i++) {
+      uint16_t want = bf ? tfs_float_to_bf16(g[i]) : tfs_float_to_half(g[i]);
+      bad += o[i] != want || h[i] != want;
+    }
+    CU_ASSERT_EQUAL(bad, 0);
+  }
+}
+
+/* ---- kernels end to end -------------------------------------------------- */
+
+static const mt_op kExpOp = {"Exp", -1, NULL, NULL};
+
+/* Runs f on every path this CPU has. */
+static void on_each_path(void (*f)(void)) {
+  for (int p = 0; p < 3; p++) {
+    if (tu_isa_unavailable(kIsa[p])) continue;
+    tfs_cpu__set_max_isa(kIsa[p]);
+    f();
+    tfs_cpu__set_max_isa(-1);
+  }
+}
+
+static const double kVals[] = {-100, -20, -3.5, -1, -0.25, -1e-6, 0,
+                               1e-6, 0.3,  1,   2.5,  9,   30, 80};
+#define NVALS ((int)(sizeof kVals / sizeof kVals[0]))
+
+/* op over kVals (float, and half when tol16 > 0) against ref */
+static void unary_case(const char *op, double (*ref)(double), double tol,
+                       double tol16) {
+  mt_op o = {op, -1, NULL, NULL};
+  double want[NVALS];
+  for (int i = 0; i < NVALS; i++) want[i] = ref(kVals[i]);
+  tfs_tensor *x = mt_t(TFS_FLOAT, 1, MT_DIMS(NVALS), kVals);
+  tfs_tensor *y = mt_eval(&o, &x, 1);
+  mt_expect(y, TFS_FLOAT, 1, MT_DIMS(NVALS), want, tol);
+  tfs_tensor_free(y);
+  tfs_tensor_free(x);
+  if (tol16 <= 0) return;
+  double small[NVALS];
+  for (int i = 0; i < NVALS; i++) {
+    small[i] = kVals[i] < -9 ? -9 : (kVals[i] > 9 ? 9 : kVals[i]);
+    want[i] = ref(tfs_half_to_float(tfs_float_to_half((float)small[i])));
+  }
+  x = mt_t(TFS_HALF, 1, MT_DIMS(NVALS), small);
+  y = mt_eval(&o, &x, 1);
+  mt_expect(y, TFS_HALF, 1, MT_DIMS(NVALS), want, tol16);
+  tfs_tensor_free(y);
+  tfs_tensor_free(x);
+}
+
+static double r_selu(double x) {
+  return x < 0 ? 1.0507009873554805 * 1.6732632423543772 * expm1(x)
+               : 1.0507009873554805 * x;
+}
+static double r_softplus(double x) {
+  return x > 13.94 ? x : (x < -13.94 ? exp(x) : log1p(exp(x)));
+}
+
+static void unary_ops(void) {
+  unary_case("Exp", exp, 1e-6, 1e-3);
+  unary_case("Expm1", expm1, 1e-6, 1e-3);
+  unary_case("Tanh", tanh, 1e-6, 1e-3);
+  unary_case("Sigmoid", r_sigmoid, 1e-6, 1e-3);
+  unary_case("Erf", erf, 1e-6, 1e-3);
+  unary_case("Erfc", erfc, 1e-6, 0);
+  unary_case("Elu", r_elu, 1e-6, 1e-3);
+  unary_case("Selu", r_selu, 1e-6, 1e-3);
+  unary_case("Softplus", r_softplus, 1e-6, 0);
+}
+
+static void test_unary_ops(void) { on_each_path(unary_ops); }
+
+static void test_log_ops(void) {
+  static const double v[] = {0, 1e-30, 0.5, 1, 2, 1e10, INFINITY, -1, NAN};
+  static const double lv[] = {-INFINITY, -69.07755278982137,
+                              -0.6931471805599453, 0, 0.6931471805599453,
+                              23.025850929940457, INFINITY, NAN, NAN};
+  tfs_tensor *x = mt_t(TFS_FLOAT, 1, MT_DIMS(9), v);
+  mt_op o = {"Log", -1, NULL, NULL};
+  tfs_tensor *y = mt_eval(&o, &x, 1);
+  mt_expect(y, TFS_FLOAT, 1, MT_DIMS(9), lv, 1e-6);
+  tfs_tensor_free(y);
+  o.op = "Log1p";
+  double want[9];
+  for (int i = 0; i < 9; i++) want[i] = log1p(v[i]);
+  y = mt_eval(&o, &x, 1);
+  mt_expect(y, TFS_FLOAT, 1, MT_DIMS(9), want, 1e-6);
+  tfs_tensor_free(y);
+  tfs_tensor_free(x);
+  /* bfloat16 through float blocks */
+  x = mt_t(TFS_BFLOAT16, 1, MT_DIMS(3), MT_VALS(1, 2, 4));
+  y = mt_eval(&kExpOp, &x, 1);
+  mt_expect(y, TFS_BFLOAT16, 1, MT_DIMS(3),
+            MT_VALS(2.71875, 7.375, 54.5), 1e-6);
+  tfs_tensor_free(y);
+  tfs_tensor_free(x);
+}
+
+/* Softmax and LogSoftmax rows of several lengths against double */
+static void softmax_rows(void) {
+  static const int64_t lens[] = {1, 7, 16, 33, 300};
+  for (int li = 0; li < 5; li++) {
+    int64_t n = lens[li], rows = 3;
+    double *v = malloc(sizeof(double) * (size_t)(n * rows));
+    double *s = malloc(sizeof(double) * (size_t)(n * rows));
+    double *l = malloc(sizeof(double) * (size_t)(n * rows));
+    for (int64_t r = 0; r < rows; r++) {
+      double mx = -INFINITY, sum = 0;
+      for (int64_t i = 0; i < n; i++) {
+        double x = (double)(float)(sin((double)(i * 7 + r)) * 12.0);
+        v[r * n + i] = x;
+        mx = x > mx ? x : mx;
+      }
+      for (int64_t i = 0; i < n; i++) sum += exp(v[r * n + i] - mx);
+      for (int64_t i = 0; i < n; i++) {
+        s[r * n + i] = exp(v[r * n + i] - mx) / sum;
+        l[r * n + i] = v[r * n + i] - mx - log(sum);
+      }
+    }
+    tfs_tensor *x = mt_t(TFS_FLOAT, 2, MT_DIMS(rows, n), v);
+    mt_op o = {"Softmax", -1, NULL, NULL};
+    tfs_tensor *y = mt_eval(&o, &x, 1);
+    mt_expect(y, TFS_FLOAT, 2, MT_DIMS(rows, n), s, 1e-6);
+    tfs_tensor_free(y);
+    o.op = "LogSoftmax";
+    y = mt_eval(&o, &x, 1);
+    mt_expect(y, TFS_FLOAT, 2, MT_DIMS(rows, n), l, 1e-5);
+    tfs_tensor_free(y);
+    tfs_tensor_free(x);
+    free(v);
+    free(s);
+    free(l);
+  }
+  /* a NaN poisons its row only; -inf entries get 0 */
+  tfs_tensor *x = mt_t(TFS_FLOAT, 2, MT_DIMS(2, 3),
+                       MT_VALS(1, NAN, 2, -INFINITY, 0, -INFINITY));
+  mt_op o = {"Softmax", -1, NULL, NULL};
+  tfs_tensor *y = mt_eval(&o, &x, 1);
+  mt_expect(y, TFS_FLOAT, 2, MT_DIMS(2, 3), MT_VALS(NAN, NAN, NAN, 0, 1, 0),
+            0);
+  tfs_tensor_free(y);
+  tfs_tensor_free(x);
+}
+
+static void test_softmax(void) { on_each_path(softmax_rows); }
+
+/* ---- _FusedMatMul's activations, _TfsGelu, _TfsSwish --------------------- */
+
+typedef struct fused_arg {
+  const char *act;
+} fused_arg;
+
+static void set_fused(tfs_op_desc *d, const void *arg) {
+  const fused_arg *a = arg;
+  const void *ops[2] = {"BiasAdd", a->act};
+  size_t lens[2] = {7, strlen(a->act)};
+  tfs_op_desc_set_attr_string_list(d, "fused_ops", ops, lens, 2);
+}
+
+static double act_ref(const char *act, double x) {
+  if (!strcmp(act, "Tanh")) return tanh(x);
+  if (!strcmp(act, "Sigmoid")) return r_sigmoid(x);
+  if (!strcmp(act, "Elu")) return r_elu(x);
+  if (!strcmp(act, "_MklSwish")) return r_swish(x);
+  if (!strcmp(act, "GeluApproximate"))
+    return 0.5 * x * (1 + tanh(sqrt(2 / M_PI) * (x + 0.044715 * x * x * x)));
+  return r_gelu_erf(x); /* GeluExact */
+}
+
+/* [3 x 4] x [4 x 21] + bias, then act, against double */
+static void fused_matmul_act(const char *act) {
+  enum { M = 3, K = 4, N = 21 };
+  double a[M * K], b[K * N], bias[N], want[M * N];
+  for (int i = 0; i < M * K; i++) a[i] = (double)(float)(0.37 * (i % 7) - 1);
+  for (int i = 0; i < K * N; i++) b[i] = (double)(float)(0.21 * (i % 11) - 1);
+  for (int i = 0; i < N; i++) bias[i] = (double)(float)(0.1 * i - 1);
+  for (int r = 0; r < M; r++)
+    for (int c = 0; c < N; c++) {
+      double s = bias[c];
+      for (int k = 0; k < K; k++) s += a[r * K + k] * b[k * N + c];
+      want[r * N + c] = act_ref(act, s);
+    }
+  tfs_tensor *in[3] = {mt_t(TFS_FLOAT, 2, MT_DIMS(M, K), a),
+                       mt_t(TFS_FLOAT, 2, MT_DIMS(K, N), b),
+                       mt_t(TFS_FLOAT, 1, MT_DIMS(N), bias)};
+  fused_arg fa = {act};
+  mt_op o = {"_FusedMatMul", 2, set_fused, &fa};
+  tfs_tensor *y = mt_eval(&o, in, 3);
+  mt_expect(y, TFS_FLOAT, 2, MT_DIMS(M, N), want, 2e-6);
+  tfs_tensor_free(y);
+  mt_free_all(in, 3);
+}
+
+static void fused_acts(void) {
+  static const char *const acts[] = {"Tanh",      "Sigmoid",
+                                     "Elu",       "_MklSwish",
+                                     "GeluApproximate", "GeluExact"};
+  for (int i = 0; i < 6; i++) fused_matmul_act(acts[i]);
+}
+
+static void test_fused_matmul_acts(void) {
+  on_each_path(fused_acts);
+  /* an activation the kernel does not know */
+  tfs_tensor *in[3] = {mt_t(TFS_FLOAT, 2, MT_DIMS(1, 1), MT_VALS(1)),
+                       mt_t(TFS_FLOAT, 2, MT_DIMS(1, 1), MT_VALS(1)),
+                       mt_t(TFS_FLOAT, 1, MT_DIMS(1), MT_VALS(1))};
+  fused_arg fa = {"Gelu"};
+  mt_op o = {"_FusedMatMul", 2, set_fused, &fa};
+  const char *msg;
+  CU_ASSERT_EQUAL(mt_eval_fail(&o, in, 3, &msg), TFS_UNIMPLEMENTED);
+  CU_ASSERT_PTR_NOT_NULL(strstr(msg, "Fusion is not implemented: "
+                                     "[BiasAdd,Gelu]"));
+  mt_free_all(in, 3);
+}
+
+static void set_approximate(tfs_op_desc *d, const void *arg) {
+  tfs_op_desc_set_attr_bool(d, "approximate", *(const int *)arg);
+}
+
+static void gelu_ops(void) {
+  for (int approx = 0; approx < 2; approx++) {
+    double want[NVALS];
+    for (int i = 0; i < NVALS; i++)
+      want[i] = approx ? r_gelu_tanh(kVals[i]) : r_gelu_erf(kVals[i]);
+    mt_op o = {"_TfsGelu", -1, set_approximate, &approx};
+    static const tfs_dtype dts[3] = {TFS_FLOAT, TFS_DOUBLE, TFS_HALF};
+    static const double tols[3] = {1e-6, 1e-14, 2e-3};
+    for (int d = 0; d < 3; d++) {
+      double v[NVALS], w[NVALS];
+      for (int i = 0; i < NVALS; i++) {
+        v[i] = dts[d] == TFS_HALF && fabs(kVals[i]) > 9 ? 0 : kVals[i];
+        w[i] = v[i] == kVals[i] ? want[i] : 0;
+      }
+      tfs_tensor *x = mt_t(dts[d], 1, MT_DIMS(NVALS), v);
+      tfs_tensor *y = mt_eval(&o, &x, 1);
+      mt_expect(y, dts[d], 1, MT_DIMS(NVALS), w, tols[d]);
+      tfs_tensor_free(y);
+      tfs_tensor_free(x);
+    }
+  }
+  /* the default is the exact form */
+  mt_op o = {"_TfsGelu", -1, NULL, NULL};
+  tfs_tensor *x = mt_t(TFS_FLOAT, 1, MT_DIMS(2), MT_VALS(-1, 1));
+  tfs_tensor *y = mt_eval(&o, &x, 1);
+  mt_expect(y, TFS_FLOAT, 1, MT_DIMS(2),
+            MT_VALS(r_gelu_erf(-1), r_gelu_erf(1)), 1e-6);
+  tfs_tensor_free(y);
+  /* _TfsSwish */
+  o.op = "_TfsSwish";
+  y = mt_eval(&o, &x, 1);
+  mt_expect(y, TFS_FLOAT, 1, MT_DIMS(2), MT_VALS(r_swish(-1), r_swish(1)),
+            1e-6);
+  tfs_tensor_free(y);
+  tfs_tensor_free(x);
+}
+
+static void test_gelu_swish_ops(void) { on_each_path(gelu_ops); }
+
+static const tfs_test_case kFunctionCases[] = {
+    {"sweep", test_sweep},
+    {"specials", test_specials},
+    {"tails", test_tails},
+    {"paths_agree", test_paths_agree},
+    {"map16", test_map16},
+    {NULL, NULL},
+};
+
+static const tfs_test_case kKernelCases[] = {
+    {"unary_ops", test_unary_ops},
+    {"log_ops", test_log_ops},
+    {"softmax", test_softmax},
+    {"fused_matmul_acts", test_fused_matmul_acts},
+    {"gelu_swish_ops", test_gelu_swish_ops},
+    {NULL, NULL},
+};
+
+const tfs_test_suite tfs_test_suites[] = {
+    {"vmath", kFunctionCases},
+    {"vmath_kernels", kKernelCases},
+    {NULL, NULL},
+};
