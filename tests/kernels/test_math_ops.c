@@ -193,6 +193,52 @@ static void test_broadcasting_and_empty(void) {
   mt_free_all((tfs_tensor *[]){a, b, r, c, d, e, f, g, h}, 9);
 }
 
+/* Broadcasts with size-1 dimensions between others: the engine merges
+ * dimensions, and each merge must compare with the merged neighbour's
+ * stride (AddV2 of [3,2,1,2] and [3,1] once read past its inputs). */
+static void test_broadcast_collapse(void) {
+  static const int64_t kShapes[][2][5] = {
+      {{3, 2, 1, 2, 0}, {3, 1, 0, 0, 0}},
+      {{2, 1, 3, 0, 0}, {1, 4, 1, 0, 0}},
+      {{4, 1, 1, 5, 0}, {4, 1, 1, 1, 0}},
+      {{2, 1, 2, 1, 2}, {1, 3, 2, 1, 1}},
+      {{1, 3, 1, 2, 0}, {2, 1, 4, 1, 0}},
+  };
+  for (size_t t = 0; t < sizeof kShapes / sizeof kShapes[0]; t++) {
+    int64_t da[5], db[5], dout[5], ea[5], eb[5];
+    int ra = 0, rb = 0;
+    while (ra < 5 && kShapes[t][0][ra]) da[ra] = kShapes[t][0][ra], ra++;
+    while (rb < 5 && kShapes[t][1][rb]) db[rb] = kShapes[t][1][rb], rb++;
+    int r = ra > rb ? ra : rb;
+    int64_t na = 1, nb = 1, no = 1;
+    for (int d = 0; d < r; d++) {
+      ea[d] = d - (r - ra) >= 0 ? da[d - (r - ra)] : 1;
+      eb[d] = d - (r - rb) >= 0 ? db[d - (r - rb)] : 1;
+      dout[d] = ea[d] > eb[d] ? ea[d] : eb[d];
+      na *= ea[d], nb *= eb[d], no *= dout[d];
+    }
+    double va[64], vb[64], want[256];
+    for (int64_t i = 0; i < na; i++) va[i] = (double)(i + 1);
+    for (int64_t i = 0; i < nb; i++) vb[i] = 100.0 * (double)(i + 1);
+    for (int64_t i = 0; i < no; i++) {
+      int64_t rem = i, ia = 0, ib = 0, sa = 1, sb = 1;
+      for (int d = r - 1; d >= 0; d--) {
+        int64_t idx = rem % dout[d];
+        rem /= dout[d];
+        ia += (ea[d] == 1 ? 0 : idx) * sa;
+        ib += (eb[d] == 1 ? 0 : idx) * sb;
+        sa *= ea[d], sb *= eb[d];
+      }
+      want[i] = va[ia] + vb[ib];
+    }
+    tfs_tensor *a = mt_t(TFS_FLOAT, ra, da, va);
+    tfs_tensor *b = mt_t(TFS_FLOAT, rb, db, vb);
+    tfs_tensor *s = bin("AddV2", a, b);
+    mt_expect(s, TFS_FLOAT, r, dout, want, 0);
+    mt_free_all((tfs_tensor *[]){a, b, s}, 3);
+  }
+}
+
 static void test_nan_propagation(void) {
   check_bin("Maximum", TFS_FLOAT, V(NAN, 1, 2, -0.5), V(1, NAN, 1, -1),
             V(NAN, NAN, 2, -0.5));
@@ -798,6 +844,7 @@ static const tfs_test_case elementwise_cases[] = {
     {"division_by_zero_errors", test_division_by_zero_errors},
     {"division_by_zero_parallel", test_division_by_zero_parallel},
     {"broadcasting_and_empty", test_broadcasting_and_empty},
+    {"broadcast_collapse", test_broadcast_collapse},
     {"nan_propagation", test_nan_propagation},
     {"complex_arithmetic", test_complex_arithmetic},
     {"comparisons", test_comparisons},

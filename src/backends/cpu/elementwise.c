@@ -144,10 +144,11 @@ static int collapse(const tfs_shape *out, const tfs_shape *a,
     if (n > 0) {
       int p = n - 1;
       int64_t dd = out->dims[d];
-      int ok_a = (sa[p] == 0 && sa[d] == 0) ||
-                 (sa[d] != 0 && sa[p] == sa[d] * dd);
-      int ok_b = (sb[p] == 0 && sb[d] == 0) ||
-                 (sb[d] != 0 && sb[p] == sb[d] * dd);
+      /* p is the merged dimension before d: compare with its strides */
+      int ok_a = (j->sa[p] == 0 && sa[d] == 0) ||
+                 (sa[d] != 0 && j->sa[p] == sa[d] * dd);
+      int ok_b = (j->sb[p] == 0 && sb[d] == 0) ||
+                 (sb[d] != 0 && j->sb[p] == sb[d] * dd);
       if (ok_a && ok_b) {
         j->dims[p] *= dd;
         j->sa[p] = sa[d];
