@@ -2,7 +2,9 @@
  * optimizer/arith_weights.h - the arithmetic optimizer's weight folding:
  * Mul/Div of a contraction's output by constants, or of its input by a
  * scalar, folded into the constant weights of MatMul, Conv2D and
- * DepthwiseConv2dNative.  Also used by the remapper to fold batch norms.
+ * DepthwiseConv2dNative, and the constant scales and shifts an inference
+ * batch norm leaves after one, folded into the weights and a BiasAdd.
+ * Also used by the remapper to fold batch norms.
  */
 #ifndef TFS_OPTIMIZER_ARITH_WEIGHTS_H
 #define TFS_OPTIMIZER_ARITH_WEIGHTS_H
@@ -12,6 +14,12 @@
 /* Tries node v; returns 1 when rewritten, 0 when not applicable, -1 on
  * error. */
 int tfs_arith__fold_weights(tfs_opt_ctx *c, int v);
+
+/* Folds the constant affine maps a batch norm leaves after a contraction
+ * (Mul through a BiasAdd into the weights and the bias; Add/AddV2/Sub of
+ * a constant into a BiasAdd; arith_weights.c lists the forms).  Returns
+ * 1 when node v was rewritten, 0 when not applicable, -1 on error. */
+int tfs_arith__fold_affine(tfs_opt_ctx *c, int v);
 
 /* The number of output channels of contraction node p (MatMul, Conv2D,
  * DepthwiseConv2dNative, NHWC) whose weights are the constant W, or -1. */

@@ -10,6 +10,7 @@
 #include "core/half.h"
 #include "core/status.h"
 #include "device/device.h"
+#include "graph_builder/graph_internal.h"
 #include "kernels/kernel.h"
 #include "optimizer/opt_util.h"
 
@@ -279,6 +280,51 @@ int tfs_opt__has_kernel(const char *device, const tfs_op_def *def,
   tfs_opt__device_type(device, type, sizeof type);
   tfs_status *st = tfs_status_new();
   int ok = st && tfs_kernel_find(def, type, attrs, node_name, st) != NULL;
+  tfs_status_free(st);
+  return ok;
+}
+
+int tfs_opt__kernel_accepts(const tfs_ograph *g, const char *device,
+                            const char *op, const tfs_attrs *attrs, int nin,
+                            const tfs_oref *in, tfs_dtype out_type,
+                            const tfs_shape *out_shape, const char *node_name) {
+  const tfs_op_def *def = tfs_op_lookup(op);
+  char type[TFS_DEVICE_TYPE_MAX];
+  tfs_opt__device_type(device, type, sizeof type);
+  tfs_status *st = tfs_status_new();
+  tfs_dtype *types = tfs_malloc(sizeof(tfs_dtype) * (size_t)(nin + 1));
+  tfs_shape *shapes = tfs_malloc(sizeof(tfs_shape) * (size_t)(nin + 1));
+  tfs_attrs a;
+  tfs_attrs_init(&a);
+  int ok = 0;
+  if (!def || !st || !types || !shapes || tfs_attrs_copy(&a, attrs) ||
+      tfs_graph__add_defaults(def, &a))
+    goto done;
+  const tfs_kernel_def *k = tfs_kernel_find(def, type, &a, node_name, st);
+  if (!k) goto done;
+  for (int i = 0; i < nin; i++) {
+    types[i] = tfs_dtype_base(tfs_og__dtype(g, in[i]));
+    shapes[i] = *tfs_og__shape(g, in[i]);
+  }
+  tfs_kernel_init ki = {
+      .node_name = node_name,
+      .op = def,
+      .attrs = &a,
+      .ninputs = nin,
+      .in_types = types,
+      .in_shapes = shapes,
+      .noutputs = 1,
+      .out_types = &out_type,
+      .out_shapes = out_shape,
+      .kdata = k->data,
+      .st = st,
+  };
+  ok = !k->prepare || k->prepare(&ki) == 0;
+  if (k->release && ki.state) k->release(ki.state);
+done:
+  tfs_attrs_clear(&a);
+  tfs_free(types);
+  tfs_free(shapes);
   tfs_status_free(st);
   return ok;
 }

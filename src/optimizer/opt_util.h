@@ -67,6 +67,19 @@ void tfs_opt__device_caps(const char *device, tfs_opt_device_caps *out);
 int tfs_opt__has_kernel(const char *device, const tfs_op_def *def,
                         const tfs_attrs *attrs, const char *node_name);
 
+/* 1 when the kernel of op `op` on the type of `device` exists for
+ * `attrs` (defaults are filled in a copy) and its prepare accepts them
+ * for the inputs in[0..nin) of g (their dtypes and inferred shapes, no
+ * constant values) and one output of `out_type` and `out_shape`: what a
+ * rewrite asks before it builds a node whose attrs a kernel may refuse
+ * (a fused op list the kernel does not implement).  The prepared state
+ * is released at once.  `node_name` names the node in the kernel's
+ * (discarded) messages. */
+int tfs_opt__kernel_accepts(const tfs_ograph *g, const char *device,
+                            const char *op, const tfs_attrs *attrs, int nin,
+                            const tfs_oref *in, tfs_dtype out_type,
+                            const tfs_shape *out_shape, const char *node_name);
+
 /* Copies node i's attrs into *out (initialised here); -1 on OOM. */
 int tfs_opt__copy_attrs(const tfs_ograph *g, int i, tfs_attrs *out);
 

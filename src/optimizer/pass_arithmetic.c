@@ -4,9 +4,13 @@
  * (Neg(Neg x), Reciprocal(Reciprocal x), LogicalNot(LogicalNot x)),
  * identity and composed Transposes, no-op and chained Reshapes, Add/AddN
  * of identical inputs -> Mul(x, n), common factors hoisted out of sums
- * (a*b + a*c -> a*(b+c), b/a + c/a -> (b+c)/a), and Mul/Div by constants
- * folded into MatMul / Conv2D weights (arith_weights.c).  Rewritten nodes
- * keep their names; helpers go under "ArithmeticOptimizer/".
+ * (a*b + a*c -> a*(b+c), b/a + c/a -> (b+c)/a), Pow with a constant
+ * exponent -> Square / Mul(x, Square) / Sqrt / Rsqrt / Reciprocal /
+ * Identity / ones (TensorFlow's ConvertPow), Mul/Div by constants folded
+ * into MatMul / Conv2D weights and constant affine maps after a
+ * contraction folded into its weights and a BiasAdd (arith_weights.c).
+ * Rewritten nodes keep their names; helpers go under
+ * "ArithmeticOptimizer/".
  */
 #include <pthread.h>
 #include <stdlib.h>
@@ -24,7 +28,9 @@ enum {
   S_RESHAPE,
   S_AGGREGATE,
   S_HOIST,
+  S_POW,
   S_WEIGHTS,
+  S_AFFINE,
   S_COUNT
 };
 
@@ -35,7 +41,9 @@ static const char *const kStageNames[S_COUNT] = {
     "Reshapes",
     "sums of identical inputs -> Mul",
     "common factors hoisted",
-    "Mul/Div folded into weights"};
+    "Pow with a constant exponent simplified",
+    "Mul/Div folded into weights",
+    "constant scale/shift folded into weights and BiasAdd"};
 
 static int is_op(const tfs_ograph *g, int i, const char *op) {
   return i >= 0 && strcmp(g->n[i].def->name, op) == 0;
@@ -295,6 +303,139 @@ static int hoist(tfs_opt_ctx *c, int v) {
   return 1;
 }
 
+/* ---- Pow(x, c) with a constant exponent (TensorFlow's ConvertPow) -------- */
+
+/* 1 when the op's kernel exists on v's device for dtype dt. */
+static int kernel_for(const tfs_ograph *g, int v, const char *op,
+                      tfs_dtype dt) {
+  const tfs_op_def *def = tfs_op_lookup(op);
+  tfs_attrs a;
+  tfs_attrs_init(&a);
+  int ok = def &&
+           !tfs_opt__set_type(&a, strcmp(op, "Const") ? "T" : "dtype", dt) &&
+           tfs_opt__has_kernel(g->n[v].device, def, &a, g->n[v].name);
+  tfs_attrs_clear(&a);
+  return ok;
+}
+
+/* Pow(x, 0) -> a Const of ones with x's (fully known) shape, ordered
+ * after x by a control edge, as TensorFlow does. */
+static int pow_to_ones(tfs_opt_ctx *c, int v, tfs_oref x) {
+  tfs_ograph *g = c->g;
+  tfs_dtype dt = g->n[v].out_types[0];
+  tfs_tensor *t = tfs_opt__tensor(dt, &g->n[v].out_shapes[0], c->st);
+  if (!t) return -1;
+  for (int64_t i = 0; i < t->nelems; i++) tfs_opt__set(t, i, 1.0);
+  tfs_attrs a;
+  tfs_attrs_init(&a);
+  tfs_attr_value val;
+  tfs_attr_tensor(&val, t);
+  int bad =
+      tfs_attrs_set(&a, "value", &val) || tfs_opt__set_type(&a, "dtype", dt);
+  tfs_tensor_free(t);
+  if (bad) {
+    tfs_attrs_clear(&a);
+    TFS_OOM(c->st);
+    return -1;
+  }
+  int k = tfs_opt__rebuild(c, v, "Const", &a, 0, NULL);
+  if (k < 0) return -1;
+  if (tfs_og__add_ctrl(g, k, x.node)) {
+    TFS_OOM(c->st);
+    return -1;
+  }
+  return 1;
+}
+
+/* Pow(x, 3) -> Mul(x, Square(x)), CPU only as in TensorFlow. */
+static int pow_to_cube(tfs_opt_ctx *c, int v, tfs_oref x) {
+  tfs_ograph *g = c->g;
+  tfs_dtype dt = g->n[v].out_types[0];
+  tfs_attrs sa, ma;
+  tfs_attrs_init(&sa);
+  tfs_attrs_init(&ma);
+  char *base =
+      tfs_asprintf("ArithmeticOptimizer/ConvertPow_%s_inner", g->n[v].name);
+  if (!base || tfs_opt__set_type(&sa, "T", dt) ||
+      tfs_opt__set_type(&ma, "T", dt)) {
+    tfs_free(base);
+    tfs_attrs_clear(&sa);
+    tfs_attrs_clear(&ma);
+    TFS_OOM(c->st);
+    return -1;
+  }
+  tfs_onode_spec spec = {.base = base,
+                         .op = "Square",
+                         .device = g->n[v].device,
+                         .attrs = &sa,
+                         .nin = 1,
+                         .in = &x};
+  int sq = tfs_og__add(g, &spec, c->st);
+  tfs_free(base);
+  if (sq < 0) {
+    tfs_attrs_clear(&ma);
+    return -1;
+  }
+  tfs_oref in[2] = {x, {sq, 0}};
+  return tfs_opt__rebuild(c, v, "Mul", &ma, 2, in) < 0 ? -1 : 1;
+}
+
+/* The op Pow(x, p) becomes for the exponent p, or NULL. */
+static const char *pow_replacement(double p) {
+  if (p == 2) return "Square";
+  if (p == 3) return "Mul";
+  if (p == 0.5) return "Sqrt";
+  if (p == -0.5) return "Rsqrt";
+  if (p == -1) return "Reciprocal";
+  if (p == 1) return "Identity";
+  if (p == 0) return "Const";
+  return NULL;
+}
+
+/* Pow(x, c) with every element of the constant c equal to one of 2, 3,
+ * 0.5, -0.5, -1, 1, 0, for floating types.  The exponent must not
+ * broadcast x to a bigger shape (the rewrites compute x's shape; unlike
+ * TensorFlow 2.21, which also turns Pow(x[3], 2 of shape [2,3]) into
+ * Square(x)), 0 needs x's shape fully known, and the new op needs a
+ * kernel on the node's device. */
+static int convert_pow(tfs_opt_ctx *c, int v) {
+  tfs_ograph *g = c->g;
+  tfs_onode *n = &g->n[v];
+  if (!is_op(g, v, "Pow") || n->nin != 2) return 0;
+  tfs_dtype dt = n->out_types[0];
+  const tfs_tensor *e = tfs_og__const_value(g, n->in[1]);
+  if (!tfs_opt__is_float(dt) || !e || e->dtype != dt || e->nelems < 1) return 0;
+  double p = tfs_opt__get(e, 0);
+  const char *op = pow_replacement(p);
+  tfs_oref x = n->in[0];
+  const tfs_shape *xs = tfs_og__shape(g, x);
+  if (!op || !tfs_opt__tensor_all(e, p) || tfs_og__dtype(g, x) != dt ||
+      !tfs_opt__broadcasts_into(&e->shape, xs) ||
+      !tfs_shape_equal(xs, &n->out_shapes[0]))
+    return 0;
+  if (p == 0 && !tfs_shape_is_fully_defined(xs)) return 0;
+  if (p == 3 && (!tfs_opt__device_is(n->device, "CPU") ||
+                 !kernel_for(g, v, "Square", dt)))
+    return 0;
+  if (!kernel_for(g, v, op, dt)) return 0;
+  int expo = n->in[1].node, r;
+  if (p == 0) {
+    r = pow_to_ones(c, v, x);
+  } else if (p == 3) {
+    r = pow_to_cube(c, v, x);
+  } else {
+    tfs_attrs a;
+    tfs_attrs_init(&a);
+    if (tfs_opt__set_type(&a, "T", dt)) {
+      TFS_OOM(c->st);
+      return -1;
+    }
+    r = tfs_opt__rebuild(c, v, op, &a, 1, &x) < 0 ? -1 : 1;
+  }
+  if (r > 0 && tfs_og__live(g, expo)) tfs_og__kill_unused(g, expo);
+  return r;
+}
+
 /* ---- driver
  * ------------------------------------------------------------------ */
 
@@ -305,7 +446,8 @@ static const char *const kOps[] = {
     "Mul",        "Div",        "RealDiv", "Add",
     "AddV2",      "Sub",        "AddN",    "Neg",
     "Reciprocal", "LogicalNot", "Conj",    "Transpose",
-    "Reshape",    "MatMul",     "Conv2D",  "DepthwiseConv2dNative"};
+    "Reshape",    "MatMul",     "Conv2D",  "DepthwiseConv2dNative",
+    "Pow"};
 static const tfs_op_def *g_defs[sizeof(kOps) / sizeof(kOps[0])];
 static pthread_once_t g_once = PTHREAD_ONCE_INIT;
 
@@ -327,7 +469,9 @@ int tfs_pass__arithmetic(tfs_opt_ctx *c) {
                                             reshape,
                                             aggregate,
                                             hoist,
-                                            tfs_arith__fold_weights};
+                                            convert_pow,
+                                            tfs_arith__fold_weights,
+                                            tfs_arith__fold_affine};
   tfs_ograph *g = c->g;
   int counts[S_COUNT] = {0};
   pthread_once(&g_once, find_defs);

@@ -12,14 +12,25 @@
  *   inference FusedBatchNorm with constant statistics, not after a
  *   convolution                             -> Mul + Add
  *   BatchMatMulV2 * scalar                  -> _FusedBatchMatMulV2
- *   x * Sigmoid(x)                          -> _TfsSwish
+ *   x * Sigmoid(x) (Keras: and its IdentityN)
+ *       -> _TfsSwish, or after a contraction + BiasAdd fused_ops
+ *          ["BiasAdd", "_MklSwish"]
+ *   0.5 * x * Erfc(-x / sqrt(2)), 0.5 * x * (1 + Erf(x / sqrt(2)))
+ *       -> _TfsGelu(approximate=false), after MatMul + BiasAdd
+ *          _FusedMatMul ["BiasAdd", "GeluExact"]
+ *   0.5 * x * (1 + Tanh(sqrt(2/pi) * (x + 0.044715 * x^3)))
+ *       -> _TfsGelu(approximate=true), after MatMul + BiasAdd
+ *          _FusedMatMul ["BiasAdd", "GeluApproximate"]
  *   _FusedConv2D (NHWC) -> MaxPool (NHWC, VALID, strides equal to the
  *   window)                                 -> _TfsFusedConv2DMaxPool
  * act: Relu, Relu6, Elu, LeakyRelu, Tanh, Sigmoid.  float only; only
  * nodes requested on no device or a CPU are fused.  Inner
  * nodes must have one consumer and not be preserved; the fused node takes
- * the last node's name.  When the output must load in TensorFlow, the last
- * three (tfsess's own ops) are not made, and a depthwise convolution only
+ * the last node's name.  The activation subgraphs become fused or
+ * standalone ops only where the op has a kernel and the fused kernel's
+ * prepare accepts the activation.  When the output must load in
+ * TensorFlow, tfsess's own ops and the activation subgraphs are not
+ * rewritten, and a depthwise convolution only
  * gets its constant batch norm folded into the filter and a BiasAdd
  * (stock TensorFlow runs _FusedDepthwiseConv2dNative in oneDNN builds
  * only).
@@ -75,26 +86,10 @@ static int same_format(const tfs_ograph *g, int a, int b) {
   return na == nb;
 }
 
-/* Matches the chain ending at `root`: [act] <- (BiasAdd | BN) <-
- * contraction.  Fills m; returns 1 on a match. */
-static int match_contraction(tfs_opt_ctx *c, int root, tfs_remap_match *m) {
+/* Fills m from the BiasAdd or batch norm `mid` down to the contraction
+ * below it; returns 1 on a match. */
+static int match_mid(tfs_opt_ctx *c, int mid, tfs_remap_match *m) {
   tfs_ograph *g = c->g;
-  memset(m, 0, sizeof(*m));
-  m->root = root;
-  m->act = -1;
-  int mid = root;
-  if (!is_activation(g, root) && tfs_opt__single_use(g, root)) {
-    /* an activation below takes the whole chain */
-    int below = g->n[root].fan[0].node;
-    if (is_activation(g, below) && tfs_og__replaceable(g, below) &&
-        is_float_node(g, below))
-      return 0;
-  }
-  if (is_activation(g, root)) {
-    m->act = root;
-    mid = fusable_input(g, root, 0);
-    if (mid < 0) return 0;
-  }
   if (tfs_og__is(g, mid, "BiasAdd")) {
     m->kind = TFS_REMAP_BIAS;
   } else if (is_inference_bn(g, mid)) {
@@ -104,7 +99,7 @@ static int match_contraction(tfs_opt_ctx *c, int root, tfs_remap_match *m) {
   }
   m->mid = mid;
   int q = fusable_input(g, mid, 0);
-  if (q < 0 || (mid != root && !tfs_opt__single_use(g, mid))) return 0;
+  if (q < 0) return 0;
   m->contraction = q;
   if (tfs_og__is(g, q, "MatMul")) {
     if (m->kind != TFS_REMAP_BIAS) return 0;
@@ -127,6 +122,51 @@ static int match_contraction(tfs_opt_ctx *c, int root, tfs_remap_match *m) {
   return 1;
 }
 
+/* Matches the chain ending at `root`: [act] <- (BiasAdd | BN) <-
+ * contraction.  Fills m; returns 1 on a match. */
+static int match_contraction(tfs_opt_ctx *c, int root, tfs_remap_match *m) {
+  tfs_ograph *g = c->g;
+  memset(m, 0, sizeof(*m));
+  m->root = root;
+  m->act = -1;
+  int mid = root;
+  if (!is_activation(g, root) && tfs_opt__single_use(g, root)) {
+    /* an activation below takes the whole chain */
+    int below = g->n[root].fan[0].node;
+    if (is_activation(g, below) && tfs_og__replaceable(g, below) &&
+        is_float_node(g, below))
+      return 0;
+  }
+  if (is_activation(g, root)) {
+    m->act = root;
+    m->act_op = g->n[root].def->name;
+    mid = fusable_input(g, root, 0);
+    if (mid < 0) return 0;
+  }
+  return match_mid(c, mid, m);
+}
+
+/* The chain below a matched activation subgraph: its input x must be a
+ * BiasAdd (or batch norm) that only the subgraph reads, on a
+ * contraction; GELU fuses after a MatMul only, as in TensorFlow. */
+static int match_below_act(tfs_opt_ctx *c, const tfs_remap_act *a,
+                           tfs_remap_match *m) {
+  tfs_ograph *g = c->g;
+  int x = a->x.node;
+  memset(m, 0, sizeof(*m));
+  m->root = a->root;
+  m->act = -1;
+  m->act_op = tfs_remap__act_fused_name(a->kind);
+  m->composite = a;
+  if (a->x.port != 0 || (g->n[x].flags & TFS_ON_FED) ||
+      !tfs_og__removable(g, x) || g->n[x].ncfan != 0 ||
+      tfs_og__port_uses(g, x, 0) != a->x_uses || g->n[x].nfan != a->x_uses ||
+      !is_float_node(g, x) || strcmp(g->n[x].device, g->n[a->root].device))
+    return 0;
+  if (!match_mid(c, x, m)) return 0;
+  return a->kind == TFS_REMAP_ACT_SWISH || m->op == TFS_REMAP_MATMUL;
+}
+
 /* Ops a pattern can end at. */
 static int is_root_op(const tfs_ograph *g, int v) {
   return is_activation(g, v) || tfs_og__is(g, v, "BiasAdd") ||
@@ -141,29 +181,51 @@ static int after_convolution(const tfs_ograph *g, int bn) {
                     tfs_og__is(g, q, "DepthwiseConv2dNative"));
 }
 
-/* x * Sigmoid(x) -> _TfsSwish(x). */
-static int swish(tfs_opt_ctx *c, int v, tfs_remap_stats *stats) {
+/* A matched activation subgraph as one op: _TfsSwish(x) or
+ * _TfsGelu(x, approximate), when the op has a kernel on the root's
+ * device. */
+static int standalone_act(tfs_opt_ctx *c, const tfs_remap_act *a,
+                          tfs_remap_stats *stats) {
   tfs_ograph *g = c->g;
-  if (c->cfg->tf_compatible || !tfs_og__is(g, v, "Mul") ||
-      !is_float_node(g, v) || g->n[v].nin != 2)
-    return 0;
-  for (int k = 0; k < 2; k++) {
-    int s = fusable_input(g, v, k);
-    tfs_oref x = g->n[v].in[1 - k];
-    if (s < 0 || !tfs_og__is(g, s, "Sigmoid")) continue;
-    tfs_oref sx = g->n[s].in[0];
-    if (sx.node != x.node || sx.port != x.port) continue;
-    tfs_attrs a;
-    tfs_attrs_init(&a);
-    if (tfs_opt__set_type(&a, "T", TFS_FLOAT)) {
-      TFS_OOM(c->st);
-      return -1;
-    }
-    if (tfs_remap__replace(c, v, "_TfsSwish", &a, 1, &x, s, -1) < 0) return -1;
-    tfs_remap__count(stats, "Sigmoid*x -> _TfsSwish");
-    return 1;
+  int swish = a->kind == TFS_REMAP_ACT_SWISH;
+  const char *op = swish ? "_TfsSwish" : "_TfsGelu";
+  const tfs_op_def *def = tfs_op_lookup(op);
+  tfs_attrs at;
+  tfs_attrs_init(&at);
+  if (tfs_opt__set_type(&at, "T", TFS_FLOAT) ||
+      (!swish && tfs_opt__set_bool(&at, "approximate",
+                                   a->kind == TFS_REMAP_ACT_GELU_TANH))) {
+    tfs_attrs_clear(&at);
+    TFS_OOM(c->st);
+    return -1;
   }
-  return 0;
+  const tfs_onode *r = &g->n[a->root];
+  if (!def || !tfs_opt__has_kernel(r->device, def, &at, r->name)) {
+    tfs_attrs_clear(&at);
+    return 0;
+  }
+  if (tfs_remap__replace_act(c, a, op, &at, 1, &a->x, -1, -1) < 0) return -1;
+  tfs_remap__count(stats, swish ? "Sigmoid*x -> _TfsSwish"
+                          : a->kind == TFS_REMAP_ACT_GELU_TANH
+                              ? "GELU (tanh) -> _TfsGelu"
+                              : "GELU (erf) -> _TfsGelu");
+  return 1;
+}
+
+/* A swish or GELU subgraph ending at v: fused into the contraction and
+ * BiasAdd below when the fused kernel implements the activation, else
+ * one op.  Neither loads in stock TensorFlow (its fused kernels know
+ * these activations only in oneDNN builds). */
+static int composite_act(tfs_opt_ctx *c, int v, tfs_remap_stats *stats) {
+  tfs_ograph *g = c->g;
+  tfs_remap_act a;
+  if (c->cfg->tf_compatible || !tfs_remap__match_act(g, v, &a)) return 0;
+  tfs_remap_match m;
+  if (match_below_act(c, &a, &m)) {
+    int r = tfs_remap__fuse_contraction(c, &m, stats);
+    if (r) return r;
+  }
+  return standalone_act(c, &a, stats);
 }
 
 /* BatchMatMulV2(x, y) * scalar -> _FusedBatchMatMulV2(x, y, scalar). */
@@ -260,6 +322,16 @@ int tfs_pass__remap(tfs_opt_ctx *c) {
   tfs_remap_stats stats;
   memset(&stats, 0, sizeof stats);
   int n0 = g->nn, total = 0;
+  /* activation subgraphs first: their input's BiasAdd must not be fused
+   * alone before */
+  for (int v = 0; v < n0; v++) {
+    if (!tfs_og__live(g, v) || !on_cpu(g->n[v].device) ||
+        (!tfs_og__is(g, v, "Mul") && !tfs_og__is(g, v, "IdentityN")))
+      continue;
+    int r = composite_act(c, v, &stats);
+    if (r < 0) return -1;
+    total += r;
+  }
   for (int v = 0; v < n0; v++) {
     if (!tfs_og__live(g, v) || !tfs_og__replaceable(g, v)) continue;
     if (!is_float_node(g, v) || !is_root_op(g, v)) continue;
@@ -269,7 +341,6 @@ int tfs_pass__remap(tfs_opt_ctx *c) {
       r = tfs_remap__fuse_contraction(c, &m, &stats);
     else if (is_inference_bn(g, v) && !after_convolution(g, v))
       r = tfs_remap__decompose_bn(c, v, &stats);
-    if (!r && cpu) r = swish(c, v, &stats);
     if (!r && cpu) r = bmm_scale(c, v, &stats);
     if (r < 0) return -1;
     total += r;

@@ -1,8 +1,10 @@
 /*
  * optimizer/remap_util.c - the remapper's rewrites: a matched contraction
  * chain into _FusedMatMul / _FusedConv2D / _FusedDepthwiseConv2dNative
- * (constant batch norms folded into the filter and a bias), and an
- * inference batch norm with constant statistics into Mul + Add.
+ * (constant batch norms folded into the filter and a bias), an inference
+ * batch norm with constant statistics into Mul + Add, and the matching of
+ * activations written as subgraphs (swish; GELU, exact and tanh, as Keras
+ * 3 and tf.nn write them).
  */
 #include <math.h>
 #include <stdio.h>
@@ -133,7 +135,7 @@ static int fused_attrs(const tfs_ograph *g, const tfs_remap_match *m,
   }
   const char *ops[2] = {bn_args ? "FusedBatchNorm" : "BiasAdd", NULL};
   int nops = 1;
-  if (m->act >= 0) ops[nops++] = g->n[m->act].def->name;
+  if (m->act_op) ops[nops++] = m->act_op;
   float alpha = 0.2f, eps = 1e-4f;
   if (m->act >= 0) tfs_attrs_get_float(g->n[m->act].attrs, "alpha", &alpha);
   if (bn_args) tfs_attrs_get_float(g->n[m->mid].attrs, "epsilon", &eps);
@@ -224,12 +226,41 @@ static int fold_bn_plain(tfs_opt_ctx *c, const tfs_remap_match *m,
   return 1;
 }
 
+static const char *fused_op_name(int op) {
+  return op == TFS_REMAP_MATMUL ? "_FusedMatMul"
+         : op == TFS_REMAP_CONV ? "_FusedConv2D"
+                                : "_FusedDepthwiseConv2dNative";
+}
+
+/* Whether the fused kernel implements an activation matched as a
+ * subgraph: its prepare is asked with the bias form of the node (a
+ * constant batch norm becomes a bias). */
+static int composite_supported(tfs_opt_ctx *c, const tfs_remap_match *m) {
+  const tfs_ograph *g = c->g;
+  int q = m->contraction;
+  tfs_attrs a;
+  if (fused_attrs(g, m, 0, &a)) {
+    tfs_attrs_clear(&a);
+    return 0;
+  }
+  tfs_oref in[3] = {g->n[q].in[0], g->n[q].in[1], g->n[m->mid].in[1]};
+  const tfs_onode *r = &g->n[m->root];
+  int ok = tfs_opt__kernel_accepts(g, r->device, fused_op_name(m->op), &a, 3,
+                                   in, TFS_FLOAT, &r->out_shapes[0], r->name);
+  tfs_attrs_clear(&a);
+  return ok;
+}
+
 int tfs_remap__fuse_contraction(tfs_opt_ctx *c, const tfs_remap_match *m,
                                 tfs_remap_stats *stats) {
   tfs_ograph *g = c->g;
   int q = m->contraction, mid = m->mid;
   if (m->op == TFS_REMAP_DEPTHWISE && c->cfg->tf_compatible)
     return fold_bn_plain(c, m, stats);
+  if (m->composite &&
+      ((m->kind == TFS_REMAP_BN && !tfs_remap__bn_constant(g, m)) ||
+       !composite_supported(c, m)))
+    return 0;
   tfs_oref in[6] = {g->n[q].in[0], g->n[q].in[1]};
   int nin = 3, bn_args = 0, folded = 0;
   if (m->kind == TFS_REMAP_BIAS) {
@@ -238,7 +269,7 @@ int tfs_remap__fuse_contraction(tfs_opt_ctx *c, const tfs_remap_match *m,
     folded = tfs_remap__bn_constant(g, m) ? fold_bn(c, m, in) : 0;
     if (folded < 0) return -1;
     if (!folded) {
-      if (m->op != TFS_REMAP_CONV) return 0;
+      if (m->op != TFS_REMAP_CONV || m->composite) return 0;
       bn_args = 1;
       nin = 6;
       for (int k = 1; k <= 4; k++) in[1 + k] = g->n[mid].in[k];
@@ -250,17 +281,18 @@ int tfs_remap__fuse_contraction(tfs_opt_ctx *c, const tfs_remap_match *m,
     TFS_OOM(c->st);
     return -1;
   }
-  const char *fused = m->op == TFS_REMAP_MATMUL ? "_FusedMatMul"
-                      : m->op == TFS_REMAP_CONV ? "_FusedConv2D"
-                                                : "_FusedDepthwiseConv2dNative";
+  const char *fused = fused_op_name(m->op);
   char what[112];
   snprintf(what, sizeof what, "%s+%s%s%s -> %s%s", contraction_name(m->op),
-           g->n[mid].def->name, m->act >= 0 ? "+" : "",
-           m->act >= 0 ? g->n[m->act].def->name : "", fused,
+           g->n[mid].def->name, m->act_op ? "+" : "",
+           m->act_op ? m->act_op : "", fused,
            folded ? " (batch norm folded into the filter)" : "");
   int inner = m->root == mid ? -1 : mid;
-  if (tfs_remap__replace(c, m->root, fused, &a, nin, in, inner, q) < 0)
-    return -1;
+  int r = m->composite
+              ? tfs_remap__replace_act(c, m->composite, fused, &a, nin, in,
+                                       inner, q)
+              : tfs_remap__replace(c, m->root, fused, &a, nin, in, inner, q);
+  if (r < 0) return -1;
   tfs_remap__count(stats, what);
   return 1;
 }
@@ -331,4 +363,295 @@ int tfs_remap__decompose_bn(tfs_opt_ctx *c, int v, tfs_remap_stats *stats) {
     if (tfs_og__live(g, params[k])) tfs_og__kill_unused(g, params[k]);
   tfs_remap__count(stats, "inference FusedBatchNorm -> Mul + Add");
   return 1;
+}
+
+/* ---- activation subgraphs -------------------------------------------------
+ */
+
+#define ACT_MAX_LEAVES 4
+
+static const double kSqrtHalf = 0.70710678118654752440;      /* 1 / sqrt(2) */
+static const double kSqrtTwoOverPi = 0.79788456080286535588; /* sqrt(2/pi) */
+static const double kGeluCube = 0.044715;
+
+/* The state of one match: the subgraph's root, its input once known
+ * (node -1 before), the nodes collected so far. */
+typedef struct act_walk {
+  const tfs_ograph *g;
+  int root;
+  tfs_oref x;
+  tfs_remap_act *a;
+  int bad; /* too many nodes or leaves: no match */
+} act_walk;
+
+/* A product: the constant k times x to the power nx times the leaves
+ * (factors that are neither constants nor x). */
+typedef struct act_term {
+  double k;
+  int nx, nleaf;
+  tfs_oref leaf[ACT_MAX_LEAVES];
+} act_term;
+
+static int same_src(tfs_oref a, tfs_oref b) {
+  return a.node == b.node && a.port == b.port;
+}
+
+static int near(double v, double want) {
+  return fabs(v - want) <= 1e-6 * fabs(want);
+}
+
+/* A constant with every element equal (in *v) that does not broadcast
+ * the root's output to a bigger shape. */
+static int act_const(const act_walk *w, tfs_oref r, double *v) {
+  const tfs_ograph *g = w->g;
+  const tfs_tensor *t = tfs_og__const_value(g, r);
+  if (!t || t->nelems < 1 || t->dtype != g->n[w->root].out_types[0]) return 0;
+  *v = tfs_opt__get(t, 0);
+  return tfs_opt__tensor_all(t, *v) &&
+         tfs_opt__broadcasts_into(&t->shape, &g->n[w->root].out_shapes[0]);
+}
+
+/* Node p can be an inner node: used once, removable, no control inputs,
+ * the root's dtype and device. */
+static int inner_ok(const act_walk *w, int p) {
+  const tfs_ograph *g = w->g;
+  const tfs_onode *n = &g->n[p];
+  return tfs_opt__single_use(g, p) && n->nctrl == 0 && n->nout >= 1 &&
+         n->out_types[0] == g->n[w->root].out_types[0] &&
+         strcmp(n->device, g->n[w->root].device) == 0;
+}
+
+static void add_inner(act_walk *w, int p) {
+  tfs_remap_act *a = w->a;
+  if (a->ninner >= TFS_REMAP_MAX_INNER) {
+    w->bad = 1;
+    return;
+  }
+  a->inner[a->ninner++] = p;
+}
+
+/* Multiplies *t by source r raised to the power e, looking through Mul,
+ * Neg, Square, division by a constant and Pow by 2 or 3 on the way. */
+static void walk(act_walk *w, tfs_oref r, int e, act_term *t) {
+  const tfs_ograph *g = w->g;
+  double c;
+  if (w->bad) return;
+  if (w->x.node >= 0 && same_src(r, w->x)) {
+    t->nx += e;
+    return;
+  }
+  if (act_const(w, r, &c)) {
+    t->k *= pow(c, e);
+    return;
+  }
+  int p = r.node;
+  const tfs_onode *n = &g->n[p];
+  if (r.port == 0 && !(n->flags & TFS_ON_FED) && inner_ok(w, p)) {
+    const char *op = n->def->name;
+    int div = strcmp(op, "RealDiv") == 0 || strcmp(op, "Div") == 0;
+    if (strcmp(op, "Mul") == 0 && n->nin == 2) {
+      add_inner(w, p);
+      walk(w, n->in[0], e, t);
+      walk(w, n->in[1], e, t);
+      return;
+    }
+    if (strcmp(op, "Neg") == 0 || strcmp(op, "Square") == 0) {
+      add_inner(w, p);
+      if (op[0] == 'N' && e % 2) t->k = -t->k;
+      walk(w, n->in[0], op[0] == 'N' ? e : 2 * e, t);
+      return;
+    }
+    if (div && n->nin == 2 && act_const(w, n->in[1], &c) && c != 0) {
+      add_inner(w, p);
+      t->k /= pow(c, e);
+      walk(w, n->in[0], e, t);
+      return;
+    }
+    if (strcmp(op, "Pow") == 0 && act_const(w, n->in[1], &c) &&
+        (c == 2 || c == 3)) {
+      add_inner(w, p);
+      walk(w, n->in[0], e * (int)c, t);
+      return;
+    }
+  }
+  if (e != 1 || t->nleaf >= ACT_MAX_LEAVES) {
+    w->bad = 1;
+    return;
+  }
+  t->leaf[t->nleaf++] = r;
+}
+
+/* Source r is exactly k * x^nx. */
+static int is_power(act_walk *w, tfs_oref r, double k, int nx) {
+  act_term t = {.k = 1};
+  walk(w, r, 1, &t);
+  return !w->bad && t.nleaf == 0 && t.nx == nx && near(t.k, k);
+}
+
+/* Source r is an inner node of type op (one of two when op2 is set). */
+static int inner_op(act_walk *w, tfs_oref r, const char *op, const char *op2) {
+  if (r.port != 0 || (w->g->n[r.node].flags & TFS_ON_FED) ||
+      !inner_ok(w, r.node))
+    return 0;
+  return tfs_og__is(w->g, r.node, op) || (op2 && tfs_og__is(w->g, r.node, op2));
+}
+
+/* Source r is an inner Add/AddV2 of the constant `want` and another
+ * source, returned in *other. */
+static int add_of_const(act_walk *w, tfs_oref r, double want, tfs_oref *other) {
+  if (!inner_op(w, r, "AddV2", "Add")) return 0;
+  const tfs_onode *n = &w->g->n[r.node];
+  for (int k = 0; k < 2; k++) {
+    double c;
+    if (act_const(w, n->in[k], &c) && near(c, want)) {
+      *other = n->in[1 - k];
+      add_inner(w, r.node);
+      return 1;
+    }
+  }
+  return 0;
+}
+
+/* sqrt(2/pi) * (x + 0.044715 * x^3) */
+static int tanh_argument(act_walk *w, tfs_oref r) {
+  act_term t = {.k = 1};
+  walk(w, r, 1, &t);
+  if (w->bad || t.nx != 0 || t.nleaf != 1 || !near(t.k, kSqrtTwoOverPi) ||
+      !inner_op(w, t.leaf[0], "AddV2", "Add"))
+    return 0;
+  const tfs_onode *s = &w->g->n[t.leaf[0].node];
+  add_inner(w, t.leaf[0].node);
+  for (int k = 0; k < 2; k++)
+    if (same_src(s->in[k], w->x))
+      return is_power(w, s->in[1 - k], kGeluCube, 3);
+  return 0;
+}
+
+/* The factor f of 0.5 * x * f: Erfc(-x / sqrt(2)), 1 + Erf(x / sqrt(2))
+ * or 1 + Tanh(...). */
+static int gelu_factor(act_walk *w, tfs_oref f) {
+  const tfs_ograph *g = w->g;
+  tfs_oref u;
+  if (inner_op(w, f, "Erfc", NULL)) {
+    add_inner(w, f.node);
+    return is_power(w, g->n[f.node].in[0], -kSqrtHalf, 1)
+               ? TFS_REMAP_ACT_GELU_EXACT
+               : 0;
+  }
+  if (!add_of_const(w, f, 1.0, &u)) return 0;
+  if (inner_op(w, u, "Erf", NULL)) {
+    add_inner(w, u.node);
+    return is_power(w, g->n[u.node].in[0], kSqrtHalf, 1)
+               ? TFS_REMAP_ACT_GELU_EXACT
+               : 0;
+  }
+  if (inner_op(w, u, "Tanh", NULL)) {
+    add_inner(w, u.node);
+    return tanh_argument(w, g->n[u.node].in[0]) ? TFS_REMAP_ACT_GELU_TANH : 0;
+  }
+  return 0;
+}
+
+/* The root's product t is k * x * f: tries each leaf as f. */
+static int match_factor(act_walk *w, const act_term *t) {
+  int swish = near(t->k, 1.0), gelu = near(t->k, 0.5);
+  if (t->nx != 0 || t->nleaf != 2 || (!swish && !gelu)) return 0;
+  int mark = w->a->ninner;
+  for (int i = 0; i < 2; i++) {
+    tfs_oref f = t->leaf[i];
+    w->x = t->leaf[1 - i];
+    int kind = 0;
+    if (swish && inner_op(w, f, "Sigmoid", NULL)) {
+      add_inner(w, f.node);
+      if (is_power(w, w->g->n[f.node].in[0], 1.0, 1))
+        kind = TFS_REMAP_ACT_SWISH;
+    } else if (gelu) {
+      kind = gelu_factor(w, f);
+    }
+    if (kind && !w->bad) return kind;
+    w->a->ninner = mark;
+    w->bad = 0;
+    w->x = (tfs_oref){-1, 0};
+  }
+  return 0;
+}
+
+/* IdentityN node i can end a subgraph that ends at its input 0: not
+ * preserved, only output 0 read, input 0 an inner Mul on its device. */
+static int identity_n_absorbs(const tfs_ograph *g, int i) {
+  const tfs_onode *n = &g->n[i];
+  if (!tfs_og__is(g, i, "IdentityN") || n->nin < 1 ||
+      (n->flags & TFS_ON_PRESERVED) || !tfs_og__replaceable(g, i) ||
+      n->in[0].port != 0 || !tfs_og__port_uses(g, i, 0))
+    return 0;
+  for (int p = 1; p < n->nout; p++)
+    if (tfs_og__port_uses(g, i, p)) return 0;
+  int m = n->in[0].node;
+  return tfs_og__is(g, m, "Mul") && tfs_opt__single_use(g, m) &&
+         strcmp(g->n[m].device, n->device) == 0;
+}
+
+int tfs_remap__match_act(const tfs_ograph *g, int root, tfs_remap_act *a) {
+  memset(a, 0, sizeof(*a));
+  a->root = root;
+  const tfs_onode *n = &g->n[root];
+  if (!tfs_og__replaceable(g, root) || n->nout < 1 ||
+      n->out_types[0] != TFS_FLOAT)
+    return 0;
+  act_walk w = {.g = g, .root = root, .x = {-1, 0}, .a = a};
+  int start = root;
+  if (tfs_og__is(g, root, "IdentityN")) {
+    if (!identity_n_absorbs(g, root)) return 0;
+    start = n->in[0].node;
+    if (!inner_ok(&w, start)) return 0;
+    add_inner(&w, start);
+  } else if (tfs_opt__single_use(g, root) && n->fan[0].port == 0 &&
+             identity_n_absorbs(g, n->fan[0].node)) {
+    return 0; /* the IdentityN below ends the subgraph */
+  }
+  if (!tfs_og__is(g, start, "Mul") || g->n[start].nin != 2) return 0;
+  act_term t = {.k = 1};
+  walk(&w, g->n[start].in[0], 1, &t);
+  walk(&w, g->n[start].in[1], 1, &t);
+  a->kind = w.bad ? 0 : match_factor(&w, &t);
+  if (!a->kind) return 0;
+  a->x = w.x;
+  if (tfs_og__dtype(g, a->x) != TFS_FLOAT ||
+      !tfs_shape_equal(tfs_og__shape(g, a->x), &n->out_shapes[0]))
+    return 0;
+  for (int i = -1; i < a->ninner; i++) {
+    const tfs_onode *m = &g->n[i < 0 ? root : a->inner[i]];
+    for (int k = 0; k < m->nin; k++) a->x_uses += same_src(m->in[k], a->x);
+  }
+  return 1;
+}
+
+const char *tfs_remap__act_fused_name(int kind) {
+  return kind == TFS_REMAP_ACT_SWISH        ? "_MklSwish"
+         : kind == TFS_REMAP_ACT_GELU_EXACT ? "GeluExact"
+                                            : "GeluApproximate";
+}
+
+int tfs_remap__replace_act(tfs_opt_ctx *c, const tfs_remap_act *a,
+                           const char *op, tfs_attrs *attrs, int nin,
+                           const tfs_oref *in, int b1, int b2) {
+  tfs_ograph *g = c->g;
+  const tfs_onode *r = &g->n[a->root];
+  int nr = r->nin;
+  int *rin = tfs_malloc(sizeof(int) * (size_t)(nr + 1));
+  if (!rin) {
+    tfs_attrs_clear(attrs);
+    TFS_OOM(c->st);
+    return -1;
+  }
+  for (int k = 0; k < nr; k++) rin[k] = r->in[k].node;
+  int k = tfs_remap__replace(c, a->root, op, attrs, nin, in, b1, b2);
+  if (k >= 0) {
+    for (int i = 0; i < a->ninner; i++)
+      if (tfs_og__live(g, a->inner[i])) tfs_og__kill_unused(g, a->inner[i]);
+    for (int i = 0; i < nr; i++)
+      if (tfs_og__live(g, rin[i])) tfs_og__kill_unused(g, rin[i]);
+  }
+  tfs_free(rin);
+  return k;
 }

@@ -1,8 +1,9 @@
 /*
  * optimizer/remap_util.h - the remapper's building blocks: a matched
  * contraction chain, the rewrite into a fused node (with batch norms
- * folded into constant filters), batch-norm decomposition, and the
- * per-pattern counts the report prints.
+ * folded into constant filters), batch-norm decomposition, the
+ * activations Keras and tf.nn write as subgraphs (swish, the exact and the
+ * tanh GELU), and the per-pattern counts the report prints.
  */
 #ifndef TFS_OPTIMIZER_REMAP_UTIL_H
 #define TFS_OPTIMIZER_REMAP_UTIL_H
@@ -12,9 +13,51 @@
 enum { TFS_REMAP_BIAS, TFS_REMAP_BN };
 enum { TFS_REMAP_MATMUL, TFS_REMAP_CONV, TFS_REMAP_DEPTHWISE };
 
+/* Activations written as subgraphs. */
+enum {
+  TFS_REMAP_ACT_SWISH = 1,  /* x * Sigmoid(x) */
+  TFS_REMAP_ACT_GELU_EXACT, /* 0.5 * x * Erfc(-x / sqrt(2)) and the like */
+  TFS_REMAP_ACT_GELU_TANH   /* 0.5 * x * (1 + Tanh(sqrt(2/pi) * (x +
+                               0.044715 * x^3))) */
+};
+
+#define TFS_REMAP_MAX_INNER 24
+
+/* A matched activation subgraph ending at `root`. */
+typedef struct tfs_remap_act {
+  int kind;   /* TFS_REMAP_ACT_* */
+  int root;   /* its last node (a Mul, or the IdentityN Keras puts after
+                 its swish): the fused node takes its name */
+  tfs_oref x; /* the activation's input */
+  int x_uses; /* data edges from x into the subgraph */
+  int ninner; /* the subgraph's other nodes (each used once, inside it) */
+  int inner[TFS_REMAP_MAX_INNER];
+} tfs_remap_act;
+
+/* Matches an activation subgraph ending at `root` (float, every node on
+ * root's device, inner nodes used only inside the subgraph, not
+ * preserved or fed, without control inputs; constants scalars within a
+ * relative 1e-6 of the formula's).  A Mul whose only consumer is an
+ * IdentityN that the subgraph can end at instead does not match (the
+ * IdentityN does).  Returns 1 and fills *a on a match. */
+int tfs_remap__match_act(const tfs_ograph *g, int root, tfs_remap_act *a);
+
+/* The name of a matched activation in fused_ops ("_MklSwish",
+ * "GeluExact", "GeluApproximate"). */
+const char *tfs_remap__act_fused_name(int kind);
+
+/* tfs_remap__replace for a matched activation: replaces a->root, then
+ * removes the subgraph's nodes and the constants only they read, and the
+ * inner nodes b1 and b2 (-1: none) of a contraction chain below. */
+int tfs_remap__replace_act(tfs_opt_ctx *c, const tfs_remap_act *a,
+                           const char *op, tfs_attrs *attrs, int nin,
+                           const tfs_oref *in, int b1, int b2);
+
 typedef struct tfs_remap_match {
   int root;        /* the last node: its name survives */
   int act;         /* activation node, or -1 */
+  const char *act_op;             /* fused activation name, or NULL */
+  const tfs_remap_act *composite; /* activation subgraph, or NULL */
   int mid;         /* BiasAdd or FusedBatchNorm */
   int contraction; /* MatMul, Conv2D or DepthwiseConv2dNative */
   int kind;        /* TFS_REMAP_BIAS / _BN */

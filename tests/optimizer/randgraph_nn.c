@@ -3,8 +3,9 @@
  * network layers and for the patterns the optimizer rewrites: MatMul /
  * Conv2D / DepthwiseConv2dNative with BiasAdd or inference batch norm and
  * activations, scales next to contractions, pooling, x*Sigmoid(x),
- * BatchMatMulV2 * scalar, sums of identical inputs, common factors, and
- * neutral elements.
+ * BatchMatMulV2 * scalar, sums of identical inputs, common factors,
+ * neutral elements, and what Keras 3 writes: batch norms as a constant
+ * scale and shift after a contraction, Pow, swish and GELU subgraphs.
  */
 #include "randgraph.h"
 
@@ -220,8 +221,141 @@ static int t_twin_matmul(rg_graph *r, tfs_status *st) {
   return keep(r, tfs_op_sub(r->g, NULL, ra, rb, st), st);
 }
 
+/* A batch norm as Keras 3 leaves it after a contraction: [BiasAdd] then
+ * y * C1 + C2 or y * C1 - C2, C1 and C2 per channel of rank 1 or the
+ * output's rank, or scalars. */
+static int t_keras_batch_norm(rg_graph *r, tfs_status *st) {
+  int conv = rg_unit(r) < 0.6;
+  int i = rg_pick(r, TFS_FLOAT, conv ? 4 : 2, conv ? 4 : 2);
+  if (i < 0) return 0;
+  rg_value x = r->values[i];
+  int64_t ch = rg_int(r, 1, 4), c = x.dims[x.rank - 1];
+  tfs_output y;
+  if (conv) {
+    int dw = rg_unit(r) < 0.4;
+    int64_t fd[4] = {rg_int(r, 1, 3), rg_int(r, 1, 3), c, dw ? 2 : ch};
+    int64_t strides[4] = {1, 1, 1, 1};
+    tfs_op_desc *d =
+        tfs_op_desc_new(r->g, dw ? "DepthwiseConv2dNative" : "Conv2D", NULL);
+    tfs_op_desc_add_input(d, x.o);
+    tfs_op_desc_add_input(d, rg_const(r, TFS_FLOAT, fd, 4, -1, 1, st));
+    tfs_op_desc_set_attr_int_list(d, "strides", strides, 4);
+    tfs_op_desc_set_attr_string(d, "padding", "SAME", 4);
+    tfs_operation *op = tfs_op_desc_finish(d, st);
+    if (!op) {
+      tfs_status_clear(st);
+      return 0;
+    }
+    y = (tfs_output){op, 0};
+    if (dw) ch = 2 * c;
+  } else {
+    int tb = rg_unit(r) < 0.3;
+    int64_t wd[2] = {tb ? ch : c, tb ? c : ch};
+    y = tfs_op_matmul(r->g, NULL, x.o, rg_const(r, TFS_FLOAT, wd, 2, -1, 1, st),
+                      0, tb, st);
+  }
+  if (y.oper && rg_unit(r) < 0.7) y = bias_or_bn(r, y, ch, 0, st);
+  int rank = rg_unit(r) < 0.2 ? 0 : rg_unit(r) < 0.5 ? 1 : conv ? 4 : 2;
+  int64_t d[4] = {1, 1, 1, 1};
+  if (rank) d[rank - 1] = ch;
+  tfs_output c1 = rg_const(r, TFS_FLOAT, d, rank, -1.5, 1.5, st);
+  tfs_output c2 = rg_const(r, TFS_FLOAT, d, rank, -1, 1, st);
+  if (y.oper) y = tfs_op_mul(r->g, NULL, c1, y, st);
+  if (y.oper) {
+    switch (rg_int(r, 0, 2)) {
+      case 0:
+        y = tfs_op_add(r->g, NULL, y, c2, st);
+        break;
+      case 1:
+        y = tfs_op_add(r->g, NULL, c2, y, st);
+        break;
+      default:
+        y = tfs_op_sub(r->g, NULL, y, c2, st);
+    }
+  }
+  if (y.oper && rg_unit(r) < 0.6) y = rg_act(r, y, st);
+  return keep(r, y, st);
+}
+
+/* Pow(x, c) with the exponents ConvertPow rewrites (and one it does
+ * not), fractional ones on a positive base, c a scalar or all-equal. */
+static int t_pow(rg_graph *r, tfs_status *st) {
+  static const float kExp[] = {2, 3, 0.5f, -0.5f, -1, 1, 0, 2.5f};
+  int i = rg_pick(r, TFS_FLOAT, 0, 4);
+  if (i < 0) return 0;
+  rg_value x = r->values[i];
+  float e = kExp[rg_int(r, 0, 7)];
+  tfs_output base = x.o;
+  if (e != 2 && e != 3 && e != 1 && e != 0) {
+    tfs_output a = tfs_op_unary(r->g, "Abs", NULL, base, st);
+    base =
+        tfs_op_add(r->g, NULL, a, tfs_op_const_float(r->g, NULL, 0.5f, st), st);
+  }
+  tfs_output c;
+  if (x.rank > 0 && rg_unit(r) < 0.3) {
+    int64_t d[1] = {x.dims[x.rank - 1]};
+    c = rg_const(r, TFS_FLOAT, d, 1, e, e, st);
+  } else {
+    c = tfs_op_const_float(r->g, NULL, e, st);
+  }
+  return keep(r, tfs_op_pow(r->g, NULL, base, c, st), st);
+}
+
+/* The activations Keras 3 writes as subgraphs, on a value or after
+ * MatMul + BiasAdd: swish with its IdentityN, the exact GELU (Erfc) and
+ * the tanh GELU (Pow(x, 3)). */
+static int t_keras_activation(rg_graph *r, tfs_status *st) {
+  int i = rg_pick(r, TFS_FLOAT, 1, 4);
+  if (i < 0) return 0;
+  rg_value v = r->values[i];
+  tfs_output x = v.o;
+  tfs_graph *g = r->g;
+  if (v.rank == 2 && rg_unit(r) < 0.5) {
+    int64_t n = rg_int(r, 1, 5), wd[2] = {v.dims[1], n};
+    x = tfs_op_matmul(g, NULL, x, rg_const(r, TFS_FLOAT, wd, 2, -1, 1, st), 0,
+                      0, st);
+    if (x.oper) x = bias_or_bn(r, x, n, 0, st);
+    if (!x.oper) return keep(r, x, st);
+  }
+  int form = rg_int(r, 0, 2);
+  if (form == 0) {
+    tfs_output beta = tfs_op_const_float(g, NULL, 1.0f, st);
+    tfs_output s =
+        tfs_op_unary(g, "Sigmoid", NULL, tfs_op_mul(g, NULL, beta, x, st), st);
+    tfs_output in[3] = {tfs_op_mul(g, NULL, x, s, st), x, beta};
+    tfs_op_desc *d = tfs_op_desc_new(g, "IdentityN", NULL);
+    tfs_op_desc_add_input_list(d, in, 3);
+    tfs_operation *op = tfs_op_desc_finish(d, st);
+    return keep(r, (tfs_output){op, op ? 0 : -1}, st);
+  }
+  tfs_output h = tfs_op_mul(g, NULL, tfs_op_const_float(g, NULL, 0.5f, st), x,
+                            st),
+             f;
+  if (form == 1) {
+    tfs_output n = tfs_op_unary(g, "Neg", NULL, x, st);
+    f = tfs_op_unary(
+        g, "Erfc", NULL,
+        tfs_op_mul(g, NULL, n, tfs_op_const_float(g, NULL, 0.70710677f, st),
+                   st),
+        st);
+  } else {
+    tfs_output p =
+        tfs_op_pow(g, NULL, x, tfs_op_const_float(g, NULL, 3.0f, st), st);
+    tfs_output a = tfs_op_add(
+        g, NULL, x,
+        tfs_op_mul(g, NULL, tfs_op_const_float(g, NULL, 0.044715f, st), p, st),
+        st);
+    tfs_output t = tfs_op_unary(
+        g, "Tanh", NULL,
+        tfs_op_mul(g, NULL, tfs_op_const_float(g, NULL, 0.7978846f, st), a, st),
+        st);
+    f = tfs_op_add(g, NULL, tfs_op_const_float(g, NULL, 1.0f, st), t, st);
+  }
+  return keep(r, tfs_op_mul(g, NULL, h, f, st), st);
+}
+
 int rg_nn_num_templates(void) {
-  return 12;
+  return 15;
 }
 
 int rg_nn_template(rg_graph *r, int which, tfs_status *st) {
@@ -248,6 +382,12 @@ int rg_nn_template(rg_graph *r, int which, tfs_status *st) {
       return t_neutral(r, st);
     case 10:
       return t_twin_matmul(r, st);
+    case 12:
+      return t_keras_batch_norm(r, st);
+    case 13:
+      return t_pow(r, st);
+    case 14:
+      return t_keras_activation(r, st);
     default:
       return t_matmul(r, st);
   }

@@ -5,7 +5,10 @@
  * rewritten graph (node types, names, attrs) and run it; the
  * differential test runs every TensorFlow-made case under
  * tests/conformance/{functional,functions,control} with the passes on and
- * off against TensorFlow's outputs.
+ * off against TensorFlow's outputs.  The keras suite runs the cases of
+ * tests/conformance/keras (what Keras 3 and tf.nn write: decomposed batch
+ * norms, swish, GELU, Pow) with the optimizer on and off, and checks what
+ * the optimizer made of them.
  */
 #include <CUnit/CUnit.h>
 #include <dirent.h>
@@ -17,6 +20,7 @@
 #include "conformance.h"
 #include "graph_builder/graph_internal.h"
 #include "iotest.h"
+#include "optimizer/opt_util.h"
 #include "optimizer/optimizer.h"
 #include "testutil.h"
 
@@ -64,9 +68,10 @@ static const char *type_of(tfs_graph *g, const char *name) {
 }
 
 /* Options of one optimization. */
+#define OPT_MAX_IO 12
 typedef struct opt_req {
-  const char *fetches[4];
-  const char *feeds[4];
+  const char *fetches[OPT_MAX_IO];
+  const char *feeds[OPT_MAX_IO];
   int function_opt; /* a TFS_TOGGLE_* */
   int no_lowering;  /* experimental.disable_functional_ops_lowering */
   int only_function; /* RewriterConfig.optimizers = ["function"] */
@@ -76,13 +81,13 @@ typedef struct opt_req {
  * the optimizer changed nothing). */
 static tfs_graph *optimize(tfs_graph *g, const opt_req *r) {
   tfs_status *st = tfs_status_new();
-  tfs_output feeds[4], fetches[4];
+  tfs_output feeds[OPT_MAX_IO], fetches[OPT_MAX_IO];
   int nfeeds = 0, nfetches = 0;
-  for (; nfeeds < 4 && r->feeds[nfeeds]; nfeeds++) {
+  for (; nfeeds < OPT_MAX_IO && r->feeds[nfeeds]; nfeeds++) {
     feeds[nfeeds] = tfs_graph_output_by_name(g, r->feeds[nfeeds], st);
     TFS_ASSERT_OK(st);
   }
-  for (; nfetches < 4 && r->fetches[nfetches]; nfetches++) {
+  for (; nfetches < OPT_MAX_IO && r->fetches[nfetches]; nfetches++) {
     fetches[nfetches] = tfs_graph_output_by_name(g, r->fetches[nfetches], st);
     TFS_ASSERT_OK(st);
   }
@@ -114,22 +119,25 @@ static tfs_graph *optimize(tfs_graph *g, const opt_req *r) {
   return out;
 }
 
-/* Runs case `rel` (TensorFlow's outputs) with the function optimizer on
- * or off through the process-wide options; returns 0 when it matches. */
-static int run_case(const char *rel, int on) {
+/* Runs case `rel` (TensorFlow's outputs) with the process-wide option
+ * `option` set to `value`; returns 0 when it matches. */
+static int run_case_with(const char *rel, const char *option, int value) {
   tfs_status *st = tfs_status_new();
-  tfs_optimizer_set_experimental_option("function_optimization", on, st);
+  tfs_optimizer_set_experimental_option(option, value, st);
   tfs_optimizer_set_experimental_option("min_graph_nodes", -1, st);
   TFS_ASSERT_OK(st);
   char dir[4200], err[2048] = "";
   snprintf(dir, sizeof dir, "%s/%s", it_src("tests/conformance"), rel);
   int rc = tc_run_case(dir, rel, 0, NULL, err, sizeof err);
-  if (rc)
-    fprintf(stderr, "\n  case %s (function optimizer %s): %s\n", rel,
-            on ? "on" : "off", err);
+  if (rc) fprintf(stderr, "\n  case %s (%s %d): %s\n", rel, option, value, err);
   tfs_optimizer_reset_experimental_options();
   tfs_status_free(st);
   return rc;
+}
+
+/* The same with the function optimizer on or off. */
+static int run_case(const char *rel, int on) {
+  return run_case_with(rel, "function_optimization", on);
 }
 
 /* ---- inlining ------------------------------------------------------------ */
@@ -453,33 +461,39 @@ static int list_cases(const char *group, char names[][160], int max) {
   return n;
 }
 
-/* Whether the optimizer inlined and lowered everything in case `rel`
- * (every fetch of its manifest). */
-static int fully_rewritten(const char *rel) {
+/* The feeds and fetches of case `rel`'s manifest (up to OPT_MAX_IO each)
+ * into *r (names in static storage, valid until the next call). */
+static void manifest_req(const char *rel, opt_req *r) {
   char path[4200];
   snprintf(path, sizeof path, "%s/%s/manifest.txt",
            it_src("tests/conformance"), rel);
   FILE *f = fopen(path, "r");
   CU_ASSERT_PTR_NOT_NULL_FATAL(f);
-  static char fetch[4][128], feed[4][128];
-  opt_req r;
-  memset(&r, 0, sizeof r);
+  static char fetch[OPT_MAX_IO][128], feed[OPT_MAX_IO][128];
+  memset(r, 0, sizeof(*r));
   int nf = 0, nd = 0;
   char line[512];
   while (fgets(line, sizeof line, f)) {
     char kind[16], name[128];
     if (sscanf(line, "%15s %127s", kind, name) != 2) continue;
-    if (!strcmp(kind, "fetch") && nf < 4) {
+    if (!strcmp(kind, "fetch") && nf < OPT_MAX_IO) {
       snprintf(fetch[nf], sizeof fetch[nf], "%s", name);
-      r.fetches[nf] = fetch[nf];
+      r->fetches[nf] = fetch[nf];
       nf++;
-    } else if (!strcmp(kind, "feed") && nd < 4) {
+    } else if (!strcmp(kind, "feed") && nd < OPT_MAX_IO) {
       snprintf(feed[nd], sizeof feed[nd], "%s", name);
-      r.feeds[nd] = feed[nd];
+      r->feeds[nd] = feed[nd];
       nd++;
     }
   }
   fclose(f);
+}
+
+/* Whether the optimizer inlined and lowered everything in case `rel`
+ * (every fetch of its manifest). */
+static int fully_rewritten(const char *rel) {
+  opt_req r;
+  manifest_req(rel, &r);
   tfs_graph *g = load(rel);
   tfs_graph *og = optimize(g, &r);
   int left = og ? count_functional(og) : count_functional(g);
@@ -512,6 +526,103 @@ static void test_lower_functional__differential(void) {
   CU_ASSERT_TRUE(total >= 30);
 }
 
+/* ---- Keras 3 export patterns: tests/conformance/keras ------------------- */
+
+/* Whether _TfsGelu, which the remapper makes of GELU subgraphs, has a
+ * CPU kernel in this build (else those subgraphs stay). */
+static int have_gelu(void) {
+  const tfs_op_def *def = tfs_op_lookup("_TfsGelu");
+  tfs_attrs a;
+  tfs_attrs_init(&a);
+  tfs_attr_value v;
+  tfs_attr_type_val(&v, TFS_FLOAT);
+  int ok = def && tfs_attrs_set(&a, "T", &v) == 0 &&
+           tfs_opt__has_kernel("", def, &a, "gelu");
+  tfs_attrs_clear(&a);
+  return ok;
+}
+
+/* Every case with the optimizer on and off against TensorFlow's outputs,
+ * and what the optimizer must have made of the Keras layers: batch norms
+ * folded into the convolutions and Dense layers, the fused contractions,
+ * no Sigmoid / IdentityN of swish, no Pow, and no GELU subgraph where
+ * _TfsGelu has a kernel. */
+static void test_lower_functional__keras_patterns(void) {
+  static const struct {
+    const char *name;
+    const char *gone[6];
+    const char *fused;
+    int nfused;
+    int gelu; /* the GELU subgraph goes where _TfsGelu has a kernel */
+  } kCases[] = {
+      {"conv_bn_relu",
+       {"Mul", "AddV2", "Rsqrt", "BiasAdd", "Relu"},
+       "_FusedConv2D",
+       1,
+       0},
+      {"depthwise_bn_relu6",
+       {"Mul", "AddV2", "BiasAdd", "Relu6"},
+       "_FusedDepthwiseConv2dNative",
+       1,
+       0},
+      {"conv_nobias_bn_swish",
+       {"Mul", "AddV2", "Sigmoid", "IdentityN", "BiasAdd"},
+       "_FusedConv2D",
+       1,
+       0},
+      {"conv_silu",
+       {"Mul", "Sigmoid", "IdentityN", "BiasAdd"},
+       "_FusedConv2D",
+       1,
+       0},
+      {"dense_swish",
+       {"Mul", "Sigmoid", "IdentityN", "BiasAdd"},
+       "_FusedMatMul",
+       1,
+       0},
+      {"dense_bn", {"Mul", "AddV2", "BiasAdd"}, "_FusedMatMul", 1, 0},
+      {"residual_block",
+       {"Mul", "Sub", "BiasAdd", "Rsqrt"},
+       "_FusedConv2D",
+       2,
+       0},
+      {"dense_gelu_tanh", {"Pow", "BiasAdd"}, "_FusedMatMul", 1, 1},
+      {"dense_gelu_exact", {"BiasAdd"}, "_FusedMatMul", 1, 1},
+      {"tf_nn_activations", {"Pow", "Sigmoid", "IdentityN"}, NULL, 0, 1},
+      {"pow_exponents", {NULL}, NULL, 0, 0},
+  };
+  static const char *const kGelu[] = {"Mul", "Erfc", "Tanh", "Square"};
+  int gelu = have_gelu();
+  for (size_t i = 0; i < sizeof kCases / sizeof kCases[0]; i++) {
+    char rel[160];
+    snprintf(rel, sizeof rel, "keras/%s", kCases[i].name);
+    CU_ASSERT_EQUAL(run_case_with(rel, "disable_meta_optimizer", 0), 0);
+    CU_ASSERT_EQUAL(run_case_with(rel, "disable_meta_optimizer", 1), 0);
+    opt_req r;
+    manifest_req(rel, &r);
+    tfs_graph *g = load(rel);
+    tfs_graph *og = optimize(g, &r);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(og);
+    /* of the Pows, 2.5 and the two exponents that broadcast v stay */
+    if (strcmp(kCases[i].name, "pow_exponents") == 0) {
+      CU_ASSERT_EQUAL(count(og, "Pow"), 3);
+    }
+    for (int k = 0; k < 6 && kCases[i].gone[k]; k++) {
+      int n = count(og, kCases[i].gone[k]);
+      if (n) fprintf(stderr, "\n  %s: %d %s left\n", rel, n, kCases[i].gone[k]);
+      CU_ASSERT_EQUAL(n, 0);
+    }
+    if (kCases[i].fused) {
+      CU_ASSERT_EQUAL(count(og, kCases[i].fused), kCases[i].nfused);
+    }
+    for (int k = 0; kCases[i].gelu && gelu && k < 4; k++) {
+      CU_ASSERT_EQUAL(count(og, kGelu[k]), 0);
+    }
+    tfs_graph_free(og);
+    tfs_graph_free(g);
+  }
+}
+
 static const tfs_test_case inline_cases[] = {
     {"function_named_op", test_lower_functional__function_named_op},
     {"inline_stateless", test_lower_functional__inline_stateless},
@@ -531,8 +642,11 @@ static const tfs_test_case lower_cases[] = {
 static const tfs_test_case diff_cases[] = {
     {"all_cases_on_and_off", test_lower_functional__differential},
     {NULL, NULL}};
+static const tfs_test_case keras_cases[] = {
+    {"keras_patterns", test_lower_functional__keras_patterns}, {NULL, NULL}};
 
 const tfs_test_suite tfs_test_suites[] = {{"inline", inline_cases},
                                           {"lower", lower_cases},
                                           {"differential", diff_cases},
+                                          {"keras", keras_cases},
                                           {NULL, NULL}};

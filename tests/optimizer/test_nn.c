@@ -1,7 +1,8 @@
 /*
  * tests/optimizer/test_nn.c - targeted tests of the remapper (each fused
  * pattern, batch norm folding, preserved inner nodes, TensorFlow-loadable
- * mode), the layout pass (NHWC -> NCHW and back, transposes cancelled)
+ * mode, the batch norms, swish and GELU subgraphs Keras 3 writes), the
+ * layout pass (NHWC -> NCHW and back, transposes cancelled)
  * and auto mixed precision (bfloat16 on a CPU that has it).
  */
 #include <stdio.h>
@@ -11,6 +12,7 @@
 #include "opttest.h"
 #include "core/cpu.h"
 #include "optimizer/optimizer.h"
+#include "optimizer/remap_util.h"
 
 static tfs_output mm_bias(tfs_output x, const char *bias_name) {
   tfs_output w = ot_matrix("w", 3, 4);
@@ -226,6 +228,460 @@ static void test_optimizer_remap__batch_norm_decomposed(void) {
   ot_teardown();
 }
 
+/* ---- Keras 3 export patterns ------------------------------------------------
+ */
+
+static tfs_output cf(float v) { return tfs_op_const_float(g, NULL, v, st); }
+
+static tfs_output const_of(const char *name, const int64_t *dims, int rank,
+                           const float *v) {
+  tfs_tensor *t = tu_floats(dims, rank, v);
+  tfs_output o = tfs_op_const(g, name, t, st);
+  tfs_tensor_free(t);
+  return o;
+}
+
+/* fused_ops of node `name` in og, comma-separated ("" when none). */
+static const char *fused_ops(tfs_graph *og, const char *name) {
+  static char buf[128];
+  buf[0] = 0;
+  tfs_operation *op = tfs_graph_operation_by_name(og, name);
+  const tfs_attr_value *v = op ? tfs_attrs_find(&op->attrs, "fused_ops") : NULL;
+  size_t used = 0;
+  for (int i = 0; v && v->is_list && i < v->u.list.n; i++) {
+    const tfs_bytes *s = &((const tfs_bytes *)v->u.list.v)[i];
+    used += (size_t)snprintf(buf + used, sizeof buf - used, "%s%.*s",
+                             i ? "," : "", (int)s->len, s->ptr);
+    if (used >= sizeof buf) break;
+  }
+  return buf;
+}
+
+/* Whether a one-node graph of `op` runs on the CPU: `act` NULL builds
+ * the activation op itself (features [2, 3]); else _FusedMatMul or
+ * _FusedConv2D with fused_ops ["BiasAdd", act].  Tells the tests whether
+ * the kernels a rewrite needs are there. */
+static int kernel_runs(const char *op, const char *act) {
+  tfs_graph *gk = tfs_graph_new();
+  tfs_status *s = tfs_status_new();
+  int conv = strcmp(op, "_FusedConv2D") == 0;
+  int64_t xd[4] = {1, 2, 2, 2}, wd[4] = {1, 1, 2, 2}, bd[1] = {2};
+  float v[8] = {0.5f, -1, 2, 0.25f, -0.75f, 1, 1.5f, -2};
+  tfs_tensor *xt = tu_floats(conv ? xd : xd + 2, conv ? 4 : 2, v);
+  tfs_tensor *wt = tu_floats(conv ? wd : xd + 2, conv ? 4 : 2, v);
+  tfs_tensor *bt = tu_floats(bd, 1, v);
+  tfs_op_desc *d = tfs_op_desc_new(gk, op, "k");
+  tfs_op_desc_add_input(d, tfs_op_const(gk, "x", xt, s));
+  if (act) {
+    tfs_output b = tfs_op_const(gk, "b", bt, s);
+    tfs_op_desc_add_input(d, tfs_op_const(gk, "w", wt, s));
+    tfs_op_desc_add_input_list(d, &b, 1);
+    const void *ops[2] = {"BiasAdd", act};
+    size_t lens[2] = {7, strlen(act)};
+    tfs_op_desc_set_attr_string_list(d, "fused_ops", ops, lens, 2);
+    tfs_op_desc_set_attr_int(d, "num_args", 1);
+  }
+  if (conv) {
+    int64_t strides[4] = {1, 1, 1, 1};
+    tfs_op_desc_add_input_list(d, NULL, 0); /* host_args */
+    tfs_op_desc_set_attr_int_list(d, "strides", strides, 4);
+    tfs_op_desc_set_attr_string(d, "padding", "VALID", 5);
+  }
+  tfs_operation *k = tfs_op_desc_finish(d, s);
+  int ok = 0;
+  if (k) {
+    tfs_session *sess = tfs_session_new(gk, NULL, s);
+    tfs_output out = {k, 0};
+    tfs_tensor *res = NULL;
+    if (sess) tfs_session_run(sess, NULL, NULL, 0, &out, &res, 1, NULL, 0, s);
+    ok = tfs_status_ok(s) && res;
+    tfs_tensor_free(res);
+    tfs_session_free(sess);
+  }
+  tfs_tensor_free(xt);
+  tfs_tensor_free(wt);
+  tfs_tensor_free(bt);
+  tfs_status_free(s);
+  tfs_graph_free(gk);
+  return ok;
+}
+
+/* A batch norm as Keras 3 leaves it after constant folding: y * C1 + C2
+ * (or - C2), C1 and C2 of shape [ch] or [1, ..., 1, ch]. */
+static tfs_output affine(tfs_output y, const char *name, int64_t ch, int rank,
+                         int sub, int const_first) {
+  int64_t d[4] = {1, 1, 1, 1};
+  d[rank - 1] = ch;
+  float c1[16], c2[16];
+  for (int j = 0; j < ch; j++) {
+    c1[j] = (j % 2 ? -0.5f : 1.25f) + 0.1f * (float)j;
+    c2[j] = 0.3f - 0.2f * (float)j;
+  }
+  char n[64];
+  snprintf(n, sizeof n, "%s_mul", name);
+  tfs_output m = tfs_op_mul(g, n, y, const_of(NULL, d, rank, c1), st);
+  tfs_output k = const_of(NULL, d, rank, c2);
+  if (sub) return tfs_op_sub(g, name, m, k, st);
+  return const_first ? tfs_op_add(g, name, k, m, st)
+                     : tfs_op_add(g, name, m, k, st);
+}
+
+static tfs_output depthwise(tfs_output x, const char *name, int64_t cin,
+                            int64_t mult) {
+  int64_t fd[4] = {3, 3, cin, mult}, s[4] = {1, 1, 1, 1};
+  char fname[64];
+  snprintf(fname, sizeof fname, "%s_filter", name);
+  tfs_op_desc *d = tfs_op_desc_new(g, "DepthwiseConv2dNative", name);
+  tfs_op_desc_add_input(d, x);
+  tfs_op_desc_add_input(d, ot_const_shape(fname, fd, 4));
+  tfs_op_desc_set_attr_int_list(d, "strides", s, 4);
+  tfs_op_desc_set_attr_string(d, "padding", "SAME", 4);
+  tfs_operation *op = tfs_op_desc_finish(d, st);
+  return (tfs_output){op, op ? 0 : -1};
+}
+
+/* Keras 3 BatchNormalization after Conv2D (with and without bias),
+ * DepthwiseConv2D and Dense (transpose_b, constant first): folded into
+ * the weights and a BiasAdd, then fused with the activation. */
+static void test_optimizer_remap__keras_batch_norm_folded(void) {
+  static const struct {
+    int op; /* 0 Conv2D, 1 conv without bias, 2 depthwise, 3 MatMul */
+    int rank, sub, const_first;
+    const char *act, *fused, *ops, *arith;
+  } kCases[] = {
+      {0, 1, 0, 0, "Relu", "_FusedConv2D", "BiasAdd,Relu",
+       "constant scale/shift folded into weights and BiasAdd: 2"},
+      {1, 4, 0, 1, "Relu", "_FusedConv2D", "BiasAdd,Relu",
+       "Mul/Div folded into weights: 1; constant scale/shift folded into "
+       "weights and BiasAdd: 1"},
+      {2, 4, 1, 0, "Relu6", "_FusedDepthwiseConv2dNative", "BiasAdd,Relu6",
+       "constant scale/shift folded into weights and BiasAdd: 2"},
+      {3, 2, 0, 1, NULL, "_FusedMatMul", "BiasAdd",
+       "constant scale/shift folded into weights and BiasAdd: 2"},
+  };
+  for (size_t i = 0; i < sizeof kCases / sizeof kCases[0]; i++) {
+    ot_setup();
+    int op = kCases[i].op;
+    tfs_output x = ot_placeholder("x", op == 3 ? 2 : 4);
+    int64_t ch = op == 2 ? 6 : 4, bd[1] = {ch};
+    tfs_output c;
+    if (op == 3) {
+      c = tfs_op_matmul(g, "c", x, ot_matrix("w", 4, 3), 0, 1, st);
+    } else if (op == 2) {
+      c = depthwise(x, "c", 3, 2);
+    } else {
+      c = conv(x, "c", 3, 4, NULL);
+    }
+    tfs_output b =
+        op == 1 ? c
+                : tfs_op_bias_add(g, "b", c, ot_const_shape("bias", bd, 1), st);
+    tfs_output y = affine(b, "bn", ch, kCases[i].rank, kCases[i].sub,
+                          kCases[i].const_first);
+    if (kCases[i].act) y = tfs_op_unary(g, kCases[i].act, "y", y, st);
+    TFS_ASSERT_OK(st);
+    tfs_graph *og = ot_optimize(&x, 1, &y, 1, "arithmetic,remap");
+    const char *root = kCases[i].act ? "y" : "bn";
+    CU_ASSERT_STRING_EQUAL(ot_type(og, root), kCases[i].fused);
+    CU_ASSERT_STRING_EQUAL(fused_ops(og, root), kCases[i].ops);
+    CU_ASSERT_EQUAL(ot_count(og, "Mul") + ot_count(og, "AddV2") +
+                        ot_count(og, "Sub") + ot_count(og, "BiasAdd"),
+                    0);
+    int e = ot_entry("arithmetic_optimizer");
+    CU_ASSERT_PTR_NOT_NULL(strstr(ot_summary(e), kCases[i].arith));
+    ot_check_same(og, &x, 1, &y, 1, 1);
+    tfs_graph_free(og);
+    ot_teardown();
+  }
+}
+
+/* What must stop the folding: the BiasAdd fetched, the filter read by
+ * another convolution, a scale that broadcasts the output to a bigger
+ * shape. */
+static void test_optimizer_remap__keras_batch_norm_kept(void) {
+  for (int k = 0; k < 3; k++) {
+    ot_setup();
+    tfs_output x = ot_placeholder("x", 4); /* [1, 5, 5, 3] */
+    int64_t bd[1] = {4};
+    tfs_output c = conv(x, "c", 3, 4, NULL);
+    tfs_output b =
+        tfs_op_bias_add(g, "b", c, ot_const_shape("bias", bd, 1), st);
+    tfs_output y, fetches[2];
+    int nf = 1;
+    if (k == 2) {
+      int64_t d[4] = {2, 1, 1, 4};
+      float s[8] = {1, 2, 3, 4, 5, 6, 7, 8};
+      y = tfs_op_mul(g, "y", b, const_of("s", d, 4, s), st);
+    } else {
+      y = affine(b, "y", 4, 1, 0, 0);
+    }
+    if (k == 0) fetches[nf++] = b;
+    if (k == 1) {
+      int64_t s[4] = {1, 1, 1, 1};
+      tfs_op_desc *d = tfs_op_desc_new(g, "Conv2D", "c2");
+      tfs_op_desc_add_input(d, x);
+      tfs_op_desc_add_input(
+          d, (tfs_output){tfs_graph_operation_by_name(g, "c_filter"), 0});
+      tfs_op_desc_set_attr_int_list(d, "strides", s, 4);
+      tfs_op_desc_set_attr_string(d, "padding", "VALID", 5);
+      fetches[nf++] = (tfs_output){tfs_op_desc_finish(d, st), 0};
+    }
+    fetches[0] = y;
+    TFS_ASSERT_OK(st);
+    tfs_graph *og = ot_optimize(&x, 1, fetches, nf, "arithmetic");
+    CU_ASSERT_EQUAL(ot_count(og, "Mul"), 1);
+    CU_ASSERT_STRING_EQUAL(ot_type(og, "b"), "BiasAdd");
+    ot_check_same(og, &x, 1, fetches, nf, 1);
+    tfs_graph_free(og);
+    ot_teardown();
+  }
+}
+
+/* The activations as Keras 3 and tf.nn write them: swish (Mul by beta,
+ * Sigmoid, Mul, and the IdentityN of its gradient), the exact GELU
+ * (0.5 * x * Erfc(-x * (1/sqrt2))), the exact GELU of older TensorFlow
+ * (0.5 * x * (1 + Erf(x / sqrt2))) and the tanh GELU (Pow(x, 3)).  The
+ * root is named `name`; scale perturbs the leading 0.5 (the tests' wrong
+ * constant). */
+static tfs_output keras_swish(const char *name, tfs_output x) {
+  tfs_output beta = cf(1.0f);
+  tfs_output s =
+      tfs_op_unary(g, "Sigmoid", NULL, tfs_op_mul(g, NULL, beta, x, st), st);
+  tfs_output m = tfs_op_mul(g, NULL, x, s, st);
+  tfs_output in[3] = {m, x, beta};
+  tfs_op_desc *d = tfs_op_desc_new(g, "IdentityN", name);
+  tfs_op_desc_add_input_list(d, in, 3);
+  tfs_operation *op = tfs_op_desc_finish(d, st);
+  return (tfs_output){op, 0};
+}
+
+enum { GELU_ERFC, GELU_ERF, GELU_TANH };
+
+static tfs_output gelu(const char *name, tfs_output x, int form, float half) {
+  tfs_output h = tfs_op_mul(g, NULL, cf(half), x, st), f;
+  if (form == GELU_ERFC) {
+    tfs_output n = tfs_op_unary(g, "Neg", NULL, x, st);
+    f = tfs_op_unary(g, "Erfc", "erfc",
+                     tfs_op_mul(g, NULL, n, cf(0.70710677f), st), st);
+  } else if (form == GELU_ERF) {
+    tfs_output e = tfs_op_unary(
+        g, "Erf", NULL, tfs_op_realdiv(g, NULL, x, cf(1.4142135f), st), st);
+    f = tfs_op_add(g, NULL, cf(1.0f), e, st);
+  } else {
+    tfs_output c = tfs_op_mul(g, NULL, cf(0.044715f),
+                              tfs_op_pow(g, NULL, x, cf(3.0f), st), st);
+    tfs_output a = tfs_op_add(g, NULL, x, c, st);
+    tfs_output t = tfs_op_unary(g, "Tanh", NULL,
+                                tfs_op_mul(g, NULL, cf(0.7978846f), a, st), st);
+    f = tfs_op_add(g, NULL, cf(1.0f), t, st);
+  }
+  return tfs_op_mul(g, name, h, f, st);
+}
+
+/* Swish after Conv2D + BiasAdd and after MatMul + BiasAdd: fused with
+ * "_MklSwish" when the fused kernel has it, else _TfsSwish after the
+ * fused contraction; the IdentityN goes either way. */
+static void test_optimizer_remap__keras_swish(void) {
+  for (int k = 0; k < 3; k++) {
+    ot_setup();
+    int mm = k == 1;
+    tfs_output x = ot_placeholder("x", mm ? 2 : 4);
+    int64_t bd[1] = {4};
+    tfs_output c = mm ? tfs_op_matmul(g, "c", x, ot_matrix("w", 3, 4), 0, 0, st)
+                      : conv(x, "c", 3, 4, NULL);
+    tfs_output b =
+        tfs_op_bias_add(g, "b", c, ot_const_shape("bias", bd, 1), st);
+    tfs_output a;
+    if (k == 2) { /* x * Sigmoid(x), no IdentityN */
+      a = tfs_op_mul(g, "act", tfs_op_unary(g, "Sigmoid", NULL, b, st), b, st);
+    } else {
+      a = keras_swish("act", b);
+    }
+    tfs_output y = tfs_op_identity(g, "y", a, st);
+    TFS_ASSERT_OK(st);
+    tfs_graph *og = ot_optimize(&x, 1, &y, 1, "arithmetic,remap");
+    const char *fused = mm ? "_FusedMatMul" : "_FusedConv2D";
+    if (kernel_runs(fused, "_MklSwish")) {
+      CU_ASSERT_STRING_EQUAL(ot_type(og, "act"), fused);
+      CU_ASSERT_STRING_EQUAL(fused_ops(og, "act"), "BiasAdd,_MklSwish");
+      CU_ASSERT_PTR_NULL(tfs_graph_operation_by_name(og, "b"));
+    } else {
+      CU_ASSERT_STRING_EQUAL(ot_type(og, "act"), "_TfsSwish");
+      CU_ASSERT_STRING_EQUAL(ot_type(og, "b"), fused);
+      CU_ASSERT_PTR_NOT_NULL(strstr(ot_summary(ot_entry("remapper")),
+                                    "Sigmoid*x -> _TfsSwish: 1"));
+    }
+    CU_ASSERT_EQUAL(ot_count(og, "Sigmoid") + ot_count(og, "IdentityN") +
+                        ot_count(og, "Mul"),
+                    0);
+    ot_check_same(og, &x, 1, &y, 1, 1);
+    tfs_graph_free(og);
+    ot_teardown();
+  }
+}
+
+/* The GELU forms after MatMul + BiasAdd and on their own: _FusedMatMul
+ * ["BiasAdd", "GeluExact" / "GeluApproximate"] when the fused kernel has
+ * them, else _TfsGelu when it is registered with a kernel, else nothing
+ * (an op without a kernel is never made). */
+static void test_optimizer_remap__gelu(void) {
+  int have_gelu = kernel_runs("_TfsGelu", NULL);
+  for (int k = 0; k < 6; k++) {
+    int form = k % 3, alone = k >= 3, approx = form == GELU_TANH;
+    const char *act = approx ? "GeluApproximate" : "GeluExact";
+    ot_setup();
+    tfs_output x = ot_placeholder("x", 2), b = x;
+    if (!alone) {
+      int64_t bd[1] = {4};
+      tfs_output c = tfs_op_matmul(g, "c", x, ot_matrix("w", 3, 4), 0, 0, st);
+      b = tfs_op_bias_add(g, "b", c, ot_const_shape("bias", bd, 1), st);
+    }
+    tfs_output y = gelu("gelu", b, form, 0.5f);
+    TFS_ASSERT_OK(st);
+    tfs_graph *og = ot_optimize(&x, 1, &y, 1, "arithmetic,remap");
+    if (!alone && kernel_runs("_FusedMatMul", act)) {
+      CU_ASSERT_STRING_EQUAL(ot_type(og, "gelu"), "_FusedMatMul");
+      char want[64];
+      snprintf(want, sizeof want, "BiasAdd,%s", act);
+      CU_ASSERT_STRING_EQUAL(fused_ops(og, "gelu"), want);
+      CU_ASSERT_EQUAL(ot_count(og, "MatMul") + ot_count(og, "BiasAdd"), 0);
+    } else if (have_gelu) {
+      CU_ASSERT_STRING_EQUAL(ot_type(og, "gelu"), "_TfsGelu");
+      tfs_operation *op = tfs_graph_operation_by_name(og, "gelu");
+      CU_ASSERT_EQUAL(tfs_operation_attr_bool(op, "approximate", st), approx);
+      if (!alone) CU_ASSERT_STRING_EQUAL(ot_type(og, "b"), "_FusedMatMul");
+    } else {
+      CU_ASSERT_STRING_EQUAL(ot_type(og, "gelu"), "Mul");
+    }
+    if (have_gelu) {
+      CU_ASSERT_EQUAL(ot_count(og, "Mul") + ot_count(og, "Erfc") +
+                          ot_count(og, "Erf") + ot_count(og, "Tanh") +
+                          ot_count(og, "Square") + ot_count(og, "Pow"),
+                      0);
+    }
+    ot_check_same(og, &x, 1, &y, 1, 1);
+    tfs_graph_free(og);
+    ot_teardown();
+  }
+}
+
+/* GELU lookalikes and blocked fusions: a wrong constant, a fetched inner
+ * node, a BiasAdd read elsewhere too (the GELU may become one op, but not
+ * part of the MatMul), and a TensorFlow-loadable graph. */
+static void test_optimizer_remap__gelu_kept(void) {
+  for (int k = 0; k < 4; k++) {
+    ot_setup();
+    tfs_output x = ot_placeholder("x", 2);
+    int64_t bd[1] = {4};
+    tfs_output c = tfs_op_matmul(g, "c", x, ot_matrix("w", 3, 4), 0, 0, st);
+    tfs_output b =
+        tfs_op_bias_add(g, "b", c, ot_const_shape("bias", bd, 1), st);
+    tfs_output y = gelu("gelu", b, GELU_ERFC, k == 0 ? 0.6f : 0.5f);
+    tfs_output fetches[2] = {y, b};
+    int nf = 1;
+    if (k == 1) {
+      fetches[nf++] = (tfs_output){tfs_graph_operation_by_name(g, "erfc"), 0};
+    }
+    if (k == 2) fetches[nf++] = tfs_op_unary(g, "Relu", "r", b, st);
+    ot_config.tf_compatible = k == 3;
+    TFS_ASSERT_OK(st);
+    tfs_graph *og = ot_optimize(&x, 1, fetches, nf, "remap");
+    const char *want = k < 2 || k == 3                 ? "Mul"
+                       : kernel_runs("_TfsGelu", NULL) ? "_TfsGelu"
+                                                       : "Mul";
+    CU_ASSERT_STRING_EQUAL(ot_type(og, "gelu"), want);
+    CU_ASSERT_EQUAL(ot_count(og, "Erfc"), strcmp(want, "Mul") == 0);
+    /* b stays for the Relu: MatMul + BiasAdd fuse alone */
+    if (k == 2) CU_ASSERT_STRING_EQUAL(ot_type(og, "b"), "_FusedMatMul");
+    ot_check_same(og, &x, 1, fetches, nf, 1);
+    tfs_graph_free(og);
+    ot_teardown();
+  }
+}
+
+/* The subgraph matcher itself, on the optimizer's graph (no kernel
+ * needed): which activation, its input, how often the subgraph reads
+ * it. */
+static int match(const char *root, int *x_uses, const char **x_name) {
+  tfs_oarena *ar = tfs_oarena__new();
+  tfs_ograph og;
+  tfs_og__init(&og, ar);
+  int *map = malloc(sizeof(int) * (g->nops + 1));
+  for (size_t i = 0; i < g->nops; i++) map[i] = -1;
+  int kind = -1;
+  if (tfs_og__import(&og, g, NULL, map, st) == 0) {
+    tfs_remap_act a;
+    int r = tfs_og__find(&og, root);
+    kind = r >= 0 && tfs_remap__match_act(&og, r, &a) ? a.kind : 0;
+    *x_uses = kind ? a.x_uses : 0;
+    *x_name = kind ? og.n[a.x.node].name : "";
+  }
+  TFS_ASSERT_OK(st);
+  free(map);
+  tfs_og__clear(&og);
+  tfs_oarena__free(ar);
+  return kind;
+}
+
+static void test_optimizer_remap__match_activation_subgraphs(void) {
+  ot_setup();
+  tfs_output x = ot_placeholder("x", 2);
+  tfs_op_identity(g, "y1",
+                  keras_swish("swish_n", tfs_op_identity(g, "x1", x, st)), st);
+  tfs_output x2 = tfs_op_identity(g, "x2", x, st);
+  tfs_op_mul(g, "swish", x2, tfs_op_unary(g, "Sigmoid", NULL, x2, st), st);
+  gelu("g_erfc", tfs_op_identity(g, "x3", x, st), GELU_ERFC, 0.5f);
+  gelu("g_erf", tfs_op_identity(g, "x4", x, st), GELU_ERF, 0.5f);
+  gelu("g_tanh", tfs_op_identity(g, "x5", x, st), GELU_TANH, 0.5f);
+  gelu("g_bad", tfs_op_identity(g, "x6", x, st), GELU_TANH, 0.55f);
+  /* the tanh GELU after ConvertPow: x * Square(x) */
+  tfs_output x7 = tfs_op_identity(g, "x7", x, st);
+  tfs_output cube =
+      tfs_op_mul(g, NULL, x7, tfs_op_unary(g, "Square", NULL, x7, st), st);
+  tfs_output inner = tfs_op_mul(
+      g, NULL, cf(0.7978846f),
+      tfs_op_add(g, NULL, x7, tfs_op_mul(g, NULL, cube, cf(0.044715f), st), st),
+      st);
+  tfs_op_mul(g, "g_square", tfs_op_mul(g, NULL, x7, cf(0.5f), st),
+             tfs_op_add(g, NULL, tfs_op_unary(g, "Tanh", NULL, inner, st),
+                        cf(1.0f), st),
+             st);
+  TFS_ASSERT_OK(st);
+  static const struct {
+    const char *root, *x;
+    int kind, uses;
+  } kWant[] = {
+      {"swish_n", "x1", TFS_REMAP_ACT_SWISH, 3},
+      {"swish", "x2", TFS_REMAP_ACT_SWISH, 2},
+      {"g_erfc", "x3", TFS_REMAP_ACT_GELU_EXACT, 2},
+      {"g_erf", "x4", TFS_REMAP_ACT_GELU_EXACT, 2},
+      {"g_tanh", "x5", TFS_REMAP_ACT_GELU_TANH, 3},
+      {"g_square", "x7", TFS_REMAP_ACT_GELU_TANH, 4},
+      {"g_bad", "", 0, 0},
+  };
+  for (size_t i = 0; i < sizeof kWant / sizeof kWant[0]; i++) {
+    int uses;
+    const char *xn;
+    int kind = match(kWant[i].root, &uses, &xn);
+    if (kind != kWant[i].kind)
+      fprintf(stderr, "\n  %s: kind %d, expected %d\n", kWant[i].root, kind,
+              kWant[i].kind);
+    CU_ASSERT_EQUAL(kind, kWant[i].kind);
+    if (uses != kWant[i].uses)
+      fprintf(stderr, "\n  %s: x read %d times, expected %d\n", kWant[i].root,
+              uses, kWant[i].uses);
+    CU_ASSERT_EQUAL(uses, kWant[i].uses);
+    CU_ASSERT_STRING_EQUAL(xn, kWant[i].x);
+  }
+  /* the Mul under an IdentityN that can end the subgraph does not match
+   * on its own */
+  tfs_operation *idn = tfs_graph_operation_by_name(g, "swish_n");
+  tfs_output m = tfs_operation_input((tfs_input){idn, 0});
+  int uses;
+  const char *xn;
+  CU_ASSERT_EQUAL(match(tfs_operation_name(m.oper), &uses, &xn), 0);
+  ot_teardown();
+}
+
 /* ---- layout ---------------------------------------------------------------
  */
 
@@ -376,6 +832,15 @@ const tfs_test_case tfs_optimizer_nn_cases[] = {
      test_optimizer_remap__swish_and_batch_matmul},
     {"remap_batch_norm_decomposed",
      test_optimizer_remap__batch_norm_decomposed},
+    {"remap_keras_batch_norm_folded",
+     test_optimizer_remap__keras_batch_norm_folded},
+    {"remap_keras_batch_norm_kept",
+     test_optimizer_remap__keras_batch_norm_kept},
+    {"remap_keras_swish", test_optimizer_remap__keras_swish},
+    {"remap_gelu", test_optimizer_remap__gelu},
+    {"remap_gelu_kept", test_optimizer_remap__gelu_kept},
+    {"remap_match_activation_subgraphs",
+     test_optimizer_remap__match_activation_subgraphs},
     {"layout_to_nchw_and_back", test_optimizer_layout__to_nchw_and_back},
     {"layout_nchw_to_nhwc", test_optimizer_layout__nchw_to_nhwc},
     {"amp_bfloat16_matmuls", test_optimizer_amp__bfloat16_matmuls},

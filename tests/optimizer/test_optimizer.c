@@ -7,6 +7,7 @@
  * arithmetic) and the process-wide options.  Pipeline, config and failure
  * handling are in test_meta.c.
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -314,6 +315,97 @@ static void test_optimizer_arithmetic__scale_into_weights(void) {
   ot_teardown();
 }
 
+/* Pow(a, c) for a > 0 and a scalar c; returns the Pow. */
+static tfs_output pow_of_positive(tfs_output x, const char *name, float c) {
+  char an[64], cn[64];
+  snprintf(an, sizeof an, "%s_base", name);
+  snprintf(cn, sizeof cn, "%s_exp", name);
+  tfs_output ab = tfs_op_unary(g, "Abs", NULL, x, st);
+  tfs_output a =
+      tfs_op_add(g, an, ab, tfs_op_const_float(g, NULL, 0.5f, st), st);
+  return tfs_op_pow(g, name, a, tfs_op_const_float(g, cn, c, st), st);
+}
+
+/* TensorFlow's ConvertPow: each exponent and what the Pow becomes. */
+static void test_optimizer_arithmetic__convert_pow(void) {
+  static const struct {
+    float e;
+    const char *op;
+  } kCases[] = {{2.0f, "Square"}, {3.0f, "Mul"},         {0.5f, "Sqrt"},
+                {-0.5f, "Rsqrt"}, {-1.0f, "Reciprocal"}, {1.0f, "Identity"},
+                {0.0f, "Const"}};
+  for (size_t i = 0; i < sizeof kCases / sizeof kCases[0]; i++) {
+    ot_setup();
+    tfs_output x = ot_placeholder("x", 2);
+    tfs_output p = pow_of_positive(x, "p", kCases[i].e);
+    tfs_output y = tfs_op_unary(g, "Neg", "y", p, st);
+    TFS_ASSERT_OK(st);
+    tfs_graph *og = ot_optimize(&x, 1, &y, 1, "arithmetic");
+    CU_ASSERT_STRING_EQUAL(ot_type(og, "p"), kCases[i].op);
+    CU_ASSERT_EQUAL(ot_count(og, "Pow"), 0);
+    CU_ASSERT_PTR_NULL(tfs_graph_operation_by_name(og, "p_exp"));
+    CU_ASSERT_PTR_NOT_NULL(
+        strstr(ot_summary(0), "Pow with a constant exponent simplified: 1"));
+    if (kCases[i].e == 3.0f) {
+      CU_ASSERT_EQUAL(ot_count(og, "Square"), 1);
+    }
+    if (kCases[i].e == 0.0f) {
+      /* ones, still after the base (TensorFlow keeps x as a control
+       * input) */
+      tfs_operation *k = tfs_graph_operation_by_name(og, "p");
+      CU_ASSERT_EQUAL(tfs_operation_num_control_inputs(k), 1);
+    }
+    ot_check_same(og, &x, 1, &y, 1, 1);
+    tfs_graph_free(og);
+    ot_teardown();
+  }
+}
+
+/* Pows that stay: other exponents, unequal exponents, an exponent that
+ * broadcasts x to a bigger shape, 0 on a partly unknown shape, integers,
+ * and a GPU request for the cube (TensorFlow's CPU-only rule). */
+static void test_optimizer_arithmetic__convert_pow_kept(void) {
+  ot_setup();
+  tfs_output x = ot_placeholder("x", 2); /* [2, 3] */
+  int64_t d3[1] = {3}, d23[2] = {2, 3}, d13[2] = {1, 3}, du[2] = {-1, 3};
+  tfs_output v = tfs_op_placeholder(g, "v", TFS_FLOAT, d3, 1, st);
+  tfs_output u = tfs_op_placeholder(g, "u", TFS_FLOAT, du, 2, st);
+  float twos[6] = {2, 2, 2, 2, 2, 2}, mixed[3] = {2, 3, 2};
+  tfs_tensor *t23 = tu_floats(d23, 2, twos), *t13 = tu_floats(d13, 2, twos);
+  tfs_tensor *tm = tu_floats(d3, 1, mixed);
+  tfs_output p1 =
+      tfs_op_pow(g, "p1", x, tfs_op_const_float(g, NULL, 2.5f, st), st);
+  tfs_output p2 = tfs_op_pow(g, "p2", x, tfs_op_const(g, NULL, tm, st), st);
+  tfs_output p3 = tfs_op_pow(g, "p3", v, tfs_op_const(g, NULL, t23, st), st);
+  tfs_output p4 =
+      tfs_op_pow(g, "p4", u, tfs_op_const_float(g, NULL, 0, st), st);
+  tfs_output p5 = tfs_op_pow(g, "p5", x, tfs_op_const(g, NULL, t13, st), st);
+  tfs_output xi = tfs_op_cast(g, "xi", x, TFS_INT32, st);
+  tfs_output p6 =
+      tfs_op_pow(g, "p6", xi, tfs_op_const_int32(g, NULL, 2, st), st);
+  tfs_op_desc *d = tfs_op_desc_new(g, "Pow", "p7");
+  tfs_op_desc_add_input(d, x);
+  tfs_op_desc_add_input(d, tfs_op_const_float(g, NULL, 3, st));
+  tfs_op_desc_set_device(d, "/device:GPU:0");
+  tfs_output p7 = {tfs_op_desc_finish(d, st), 0};
+  tfs_tensor_free(t23);
+  tfs_tensor_free(t13);
+  tfs_tensor_free(tm);
+  TFS_ASSERT_OK(st);
+  tfs_output feeds[3] = {x, v, u};
+  tfs_output fetches[7] = {p1, p2, p3, p4, p5, p6, p7};
+  tfs_graph *og = ot_optimize(feeds, 3, fetches, 7, "arithmetic");
+  const char *pows[] = {"p1", "p2", "p3", "p4", "p6", "p7"};
+  for (int i = 0; i < 6; i++)
+    CU_ASSERT_STRING_EQUAL(ot_type(og, pows[i]), "Pow");
+  /* an all-2 exponent of shape [1, 3] broadcasts into x's [2, 3] */
+  CU_ASSERT_STRING_EQUAL(ot_type(og, "p5"), "Square");
+  CU_ASSERT_PTR_NOT_NULL(
+      strstr(ot_summary(0), "Pow with a constant exponent simplified: 1"));
+  tfs_graph_free(og);
+  ot_teardown();
+}
+
 /* ---- dependency -------------------------------------------------------------
  */
 
@@ -360,6 +452,9 @@ static const tfs_test_case kPasses[] = {
      test_optimizer_arithmetic__aggregation_and_hoisting},
     {"arithmetic_transposes_and_reshapes",
      test_optimizer_arithmetic__transposes_and_reshapes},
+    {"arithmetic_convert_pow", test_optimizer_arithmetic__convert_pow},
+    {"arithmetic_convert_pow_kept",
+     test_optimizer_arithmetic__convert_pow_kept},
     {"arithmetic_scale_into_weights",
      test_optimizer_arithmetic__scale_into_weights},
     {"dependency_control_edges", test_optimizer_dependency__control_edges},
