@@ -103,6 +103,47 @@ static void test_gemm_matches_reference(void) {
   tfs_threadpool_free(pool);
 }
 
+/* Thin products (a few rows: B multiplied where it lies, not packed) on
+ * each vector path: every row count up to two row groups, column counts
+ * around the kernels' vector and block widths, depths around the vector
+ * width, both layouts of B, beside the packed path (thin rows 0). */
+static void test_gemm_thin(void) {
+  static const int64_t ns[] = {1, 7, 9, 15, 16, 17, 33, 63, 64,
+                               65, 127, 128, 129, 200, 300};
+  static const int64_t ks[] = {1, 3, 8, 15, 16, 17, 40, 100};
+  static const char *paths[] = {"avx512", "avx2"};
+  static const int isas[] = {TFS_CPU_ISA_AVX512, TFS_CPU_ISA_AVX2};
+  tfs_threadpool *pool = tfs_threadpool_new("gemm", 3, NULL);
+  for (size_t pi = 0; pi < 2; pi++) {
+    const char *why = tu_isa_unavailable(isas[pi]);
+    tu_cpu_path("gemm-thin", paths[pi], why);
+    if (why) continue;
+    CU_ASSERT_EQUAL_FATAL(tfs_gemm__force_path(paths[pi]), 0);
+    for (int rows = 0; rows <= 8; rows += 8) {
+      tfs_gemm__set_thin_rows(rows);
+      for (int64_t m = 1; m <= 8; m++)
+        for (size_t ni = 0; ni < TFS_ARRAY_LEN(ns); ni++)
+          for (size_t ki = 0; ki < TFS_ARRAY_LEN(ks); ki++)
+            for (int t = 0; t < 4; t++) {
+              int64_t n = ns[ni], k = ks[ki];
+              double e = check(t & 1, (t >> 1) & 1, m, n, k, 0,
+                               (m + ni) % 2 ? pool : NULL);
+              double tol = 1e-6 + 1e-7 * (double)k;
+              if (e > tol)
+                fprintf(stderr, "\n  %s thin %d: %lldx%lldx%lld t=%d: %g\n",
+                        paths[pi], rows, (long long)m, (long long)n,
+                        (long long)k, t, e);
+              CU_ASSERT_TRUE(e <= tol);
+            }
+    }
+  }
+  CU_ASSERT_EQUAL(tfs_gemm__set_thin_rows(4), 8);
+  CU_ASSERT_EQUAL(tfs_gemm__set_thin_rows(-1), -1);
+  CU_ASSERT_EQUAL(tfs_gemm__set_thin_rows(17), -1);
+  CU_ASSERT_EQUAL(tfs_gemm__force_path(NULL), 0);
+  tfs_threadpool_free(pool);
+}
+
 static void test_gemm_f64(void) {
   double a[6] = {1, 2, 3, 4, 5, 6}, b[6] = {1, 0, 0, 1, 1, 1}, c[4];
   tfs_gemm_f64(0, 0, 2, 2, 3, 1.0, a, 3, b, 2, 0.0, c, 2, NULL);
@@ -215,6 +256,7 @@ static void test_fused_matmul_rows(void) {
 
 static const tfs_test_case gemm_cases[] = {
     {"matches_reference", test_gemm_matches_reference},
+    {"thin", test_gemm_thin},
     {"f64", test_gemm_f64},
     {"matmul_packed_and_fed", test_matmul_packed_and_fed},
     {"fused_matmul_rows", test_fused_matmul_rows},

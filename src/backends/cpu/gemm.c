@@ -478,6 +478,59 @@ void tfs_gemm_f64(int trans_a, int trans_b, int64_t m, int64_t n, int64_t k,
   tfs_threadpool_parallel_for(pool, m, 2 * n * k / 16 + 1, dblas_rows, &j);
 }
 
+/* ---- thin products --------------------------------------------------------------- */
+
+/* Up to this many rows, tfs_gemm_f32 multiplies by B where it lies:
+ * packing B costs about as much as a four-row product with it. */
+static int g_thin_rows = 4;
+
+typedef struct {
+  tfs_gemm_skr f;
+  int tb;
+  int64_t m, k, n, chunk;
+  float alpha, beta;
+  const float *a, *b;
+  int64_t lda, ldb, ldc;
+  float *c;
+} thin_job;
+
+/* Column chunks [q0, q1), every row group of up to four rows. */
+static void thin_range(void *arg, int64_t q0, int64_t q1) {
+  const thin_job *j = arg;
+  int64_t j0 = q0 * j->chunk, j1 = MIN(j->n, q1 * j->chunk);
+  for (int64_t i = 0; i < j->m; i += 4) {
+    int rows = (int)MIN(4, j->m - i);
+    const float *b = j->tb ? j->b + j0 * j->ldb : j->b + j0;
+    j->f(rows, j->k, j1 - j0, j->a + i * j->lda, j->lda, b, j->ldb,
+         j->c + i * j->ldc + j0, j->ldc, j->alpha, j->beta);
+  }
+}
+
+/* op(A) of m <= g_thin_rows rows (not transposed) times an unpacked
+ * op(B), split over the pool in column chunks.  Returns 0, or -1 when
+ * this family has no thin kernels. */
+static int gemm_thin(const tfs_gemm_isa *isa, int tb, int64_t m, int64_t n,
+                     int64_t k, float alpha, const float *a, int64_t lda,
+                     const float *b, int64_t ldb, float beta, float *c,
+                     int64_t ldc, tfs_threadpool *pool) {
+  tfs_gemm_skr f = tb ? isa->small_nt : isa->small_nn;
+  if (!f) return -1;
+  /* chunks of 128 columns (whole kernel blocks), enough for every
+   * thread when the product is large */
+  const int64_t chunk = 128;
+  thin_job j = {f, tb, m, k, n, chunk, alpha, beta, a, b, lda, ldb, ldc, c};
+  tfs_threadpool_parallel_for(pool, (n + chunk - 1) / chunk,
+                              tfs_gemm_cost_ns(m, chunk, k), thin_range, &j);
+  return 0;
+}
+
+int tfs_gemm__set_thin_rows(int rows) {
+  if (rows < 0 || rows > TFS_GEMM_MAX_MR) return -1;
+  int old = g_thin_rows;
+  g_thin_rows = rows;
+  return old;
+}
+
 /* ---- entry points ------------------------------------------------------------- */
 
 /* Largest B block packed at once (floats): K x columns. */
@@ -494,6 +547,10 @@ void tfs_gemm_f32(int trans_a, int trans_b, int64_t m, int64_t n, int64_t k,
     return;
   }
   const tfs_gemm_isa *isa = atomic_load_explicit(&g_isa, memory_order_relaxed);
+  if (isa && m <= g_thin_rows && !trans_a &&
+      gemm_thin(isa, trans_b, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc,
+                pool) == 0)
+    return;
   /* N blocks whose whole-depth B panels fit MAX_BBLOCK (at least one
    * panel, at most NC columns) */
   int64_t nc = isa ? MIN((int64_t)isa->nc, MAX_BBLOCK / k) : 0;

@@ -146,6 +146,12 @@ static inline int64_t tfs_gemm_cost_ns(int64_t m, int64_t n, int64_t k) {
  * cannot run it (or TFS_CPU_MAX_ISA caps below it).  Not thread-safe against running GEMMs. */
 int tfs_gemm__force_path(const char *name);
 
+/* Tests and benchmarks: products of at most `rows` rows (0: none) skip
+ * packing B and run the thin kernels (default 4).
+ * Returns the previous value, or -1 for a value out of range.  Not
+ * thread-safe against running GEMMs. */
+int tfs_gemm__set_thin_rows(int rows);
+
 /* Tests: whether convolutions may use the indirect kernels (on by
  * default where the CPU's family has them); off, they gather packed
  * patches as on CPUs without them.  Also used by benchmarks. */

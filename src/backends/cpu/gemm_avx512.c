@@ -92,4 +92,5 @@ const tfs_gemm_isa tfs_gemm_isa_avx512 = {
     {NULL, ukr_1, ukr_2, ukr_3, ukr_4, ukr_5, ukr_6, ukr_7, ukr_8, ukr_9,
      ukr_10, ukr_11, ukr_12},
     {NULL}, /* no indirect kernels: convolutions pack their patches */
+    tfs_gemm__thin_nn_avx512, tfs_gemm__thin_nt_avx512,
 };
