@@ -13,9 +13,11 @@
 #include <float.h>
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "core/cpu.h"
 #include "core/half.h"
+#include "backends/cpu/fused_epilogue.h"
 #include "backends/cpu/vmath.h"
 #include "mathtest.h"
 
@@ -537,12 +539,91 @@ static void gelu_ops(void) {
 
 static void test_gelu_swish_ops(void) { on_each_path(gelu_ops); }
 
+/* The piecewise-linear epilogues (tfs_fused_rows_f32) on every path:
+ * each activation with and without scale and shift, every width up to
+ * 40 (tails), rows with padding that must stay untouched, and NaN, +-0,
+ * +-inf and values around 0 and 6 against the scalar formulas. */
+static float epi_ref(int act, float x, float alpha) {
+  switch (act) {
+    case TFS_FA_RELU:
+      return x > 0 ? x : (x != x ? x : 0.0f);
+    case TFS_FA_RELU6:
+      return x > 0 ? (x > 6.0f ? 6.0f : x) : (x != x ? x : 0.0f);
+    case TFS_FA_LEAKY_RELU:
+      return x > 0 ? x : alpha * x;
+    default:
+      return x;
+  }
+}
+
+static int same_float(float a, float b) {
+  if (a != a || b != b) return a != a && b != b;
+  return memcmp(&a, &b, sizeof a) == 0;
+}
+
+static void test_epilogue_rows(void) {
+  static const int acts[] = {TFS_FA_NONE, TFS_FA_RELU, TFS_FA_RELU6,
+                             TFS_FA_LEAKY_RELU};
+  static const float specials[] = {NAN, 0.0f, -0.0f, INFINITY, -INFINITY,
+                                   6.0f, 5.999f, 6.001f, -1e-30f, 1e-30f};
+  enum { ROWS = 3, LD = 48 };
+  float buf[ROWS * LD], in[ROWS * LD], scale[LD], shift[LD];
+  int bad = 0;
+  for (int p = 0; p < 3; p++) {
+    const char *why = tu_isa_unavailable(kIsa[p]);
+    tu_cpu_path("epilogue", kPath[p], why);
+    if (why) continue;
+    tfs_cpu__set_max_isa(kIsa[p]);
+    for (int a = 0; a < 4; a++)
+      for (int v = 0; v < 4; v++)
+        for (int64_t ch = 1; ch <= 40; ch++) {
+          for (int i = 0; i < ROWS * LD; i++)
+            in[i] = i % 7 == 0 ? specials[(i / 7) % 10]
+                               : (float)((i * 37) % 29 - 14) * 0.53f;
+          for (int j = 0; j < LD; j++) {
+            scale[j] = 0.5f + 0.01f * (float)j;
+            shift[j] = (float)(j % 5) - 2.0f;
+          }
+          memcpy(buf, in, sizeof buf);
+          const float *sc = v & 2 ? scale : NULL, *sh = v & 1 ? shift : NULL;
+          tfs_fused_rows_f32(acts[a], 0.2f, buf, ROWS, ch, LD, sc, sh);
+          for (int r = 0; r < ROWS; r++)
+            for (int j = 0; j < LD; j++) {
+              float x = in[r * LD + j], got = buf[r * LD + j];
+              if (j >= ch) {
+                bad += !same_float(got, x); /* padding untouched */
+                continue;
+              }
+              /* one rounding (fused) or two: both are accepted when a
+               * scale and a shift meet, exactly otherwise */
+              float two = x, one = x;
+              if (sc) two = two * sc[j];
+              if (sh) two = two + sh[j];
+              if (sc && sh) one = fmaf(x, sc[j], sh[j]);
+              else one = two;
+              float w1 = epi_ref(acts[a], two, 0.2f);
+              float w2 = epi_ref(acts[a], one, 0.2f);
+              if (!same_float(got, w1) && !same_float(got, w2)) {
+                if (bad < 5)
+                  fprintf(stderr, "\n  %s act %d v %d ch %lld [%d,%d]: "
+                          "%g -> %g, want %g\n", kPath[p], acts[a], v,
+                          (long long)ch, r, j, x, got, w1);
+                bad++;
+              }
+            }
+        }
+    tfs_cpu__set_max_isa(-1);
+  }
+  CU_ASSERT_EQUAL(bad, 0);
+}
+
 static const tfs_test_case kFunctionCases[] = {
     {"sweep", test_sweep},
     {"specials", test_specials},
     {"tails", test_tails},
     {"paths_agree", test_paths_agree},
     {"map16", test_map16},
+    {"epilogue_rows", test_epilogue_rows},
     {NULL, NULL},
 };
 

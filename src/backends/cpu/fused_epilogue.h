@@ -113,51 +113,32 @@ static inline tfs_fused_act_fn tfs_fused_act_array(int act) {
   }
 }
 
-/* One row pass per (scale?, shift?) case, so the compiler vectorizes the
- * cheap activations (the including file enables tree-vectorize). */
-#define TFS_FUSED_ROWS(EXPR)                                        \
-  for (int64_t r = 0; r < nrows; r++) {                             \
-    float *p = rows + r * ld;                                       \
-    if (scale && shift) {                                           \
-      for (int64_t j = 0; j < ch; j++) {                            \
-        float x = p[j] * scale[j] + shift[j];                       \
-        p[j] = (EXPR);                                              \
-      }                                                             \
-    } else if (shift) {                                             \
-      for (int64_t j = 0; j < ch; j++) {                            \
-        float x = p[j] + shift[j];                                  \
-        p[j] = (EXPR);                                              \
-      }                                                             \
-    } else {                                                        \
-      for (int64_t j = 0; j < ch; j++) {                            \
-        float x = p[j];                                             \
-        p[j] = (EXPR);                                              \
-      }                                                             \
-    }                                                               \
-  }
-
 /* rows[r * ld + j] = act(rows[r * ld + j] * scale[j] + shift[j]) for
- * j < ch; scale and shift may be NULL (1 and 0). */
+ * j < ch and act none, Relu, Relu6 or LeakyRelu (alpha); scale and shift
+ * may be NULL (1 and 0).  AVX-512, AVX2 or portable C by tfs_cpu_has
+ * (epilogue_rows.c). */
+void tfs_fused_rows_f32(int act, float alpha, float *rows, int64_t nrows,
+                        int64_t ch, int64_t ld, const float *scale,
+                        const float *shift);
+
+/* The epilogue e over rows (as tfs_fused_rows_f32) for any activation. */
 static inline void tfs_fused_apply(const tfs_fused_epilogue *e, float *rows,
                                    int64_t nrows, int64_t ch, int64_t ld,
                                    const float *scale, const float *shift) {
-  const float alpha = e->alpha;
   switch (e->act) {
     case TFS_FA_NONE:
-      if (scale || shift) TFS_FUSED_ROWS(x);
+      if (scale || shift)
+        tfs_fused_rows_f32(TFS_FA_NONE, 0, rows, nrows, ch, ld, scale, shift);
       break;
     case TFS_FA_RELU:
-      TFS_FUSED_ROWS(x > 0 ? x : (x != x ? x : 0.0f));
-      break;
     case TFS_FA_RELU6:
-      TFS_FUSED_ROWS(x > 0 ? (x > 6.0f ? 6.0f : x) : (x != x ? x : 0.0f));
-      break;
     case TFS_FA_LEAKY_RELU:
-      TFS_FUSED_ROWS(x > 0 ? x : alpha * x);
+      tfs_fused_rows_f32(e->act, e->alpha, rows, nrows, ch, ld, scale, shift);
       break;
     default: {
       /* scale and shift, then the activation over each row */
-      if (scale || shift) TFS_FUSED_ROWS(x);
+      if (scale || shift)
+        tfs_fused_rows_f32(TFS_FA_NONE, 0, rows, nrows, ch, ld, scale, shift);
       tfs_fused_act_fn f = tfs_fused_act_array(e->act);
       for (int64_t r = 0; r < nrows; r++) f(rows + r * ld, rows + r * ld, ch);
     }
