@@ -176,7 +176,7 @@ static const struct conv_path {
   const char *gemm;
   int isa, indirect;
 } kConvPaths[] = {
-    {"avx512", TFS_CPU_ISA_AVX512, 0},
+    {"avx512", TFS_CPU_ISA_AVX512, 1},
     {"avx2", TFS_CPU_ISA_AVX2, 1},
     {"openblas", TFS_CPU_ISA_BASELINE, 0},
 };

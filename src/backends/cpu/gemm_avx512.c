@@ -2,6 +2,8 @@
  * backends/cpu/gemm_avx512.c - AVX-512 micro-kernels: a 12x32 tile in 24
  * zmm accumulators (two FMA ports kept busy by 24 independent chains),
  * specialised for 1..12 rows; partial columns use masked loads/stores.
+ * An indirect variant reads A from row segments (convolution patches)
+ * instead of a packed panel.
  * Compiled with function attributes; gemm.c calls them only on CPUs (and
  * kernels) that enable AVX-512 state.
  */
@@ -66,11 +68,80 @@ static inline TGT __attribute__((always_inline)) void ukr_body(
 #undef STORE
 }
 
+/* The indirect kernel (convolutions): the same 12x32 tile, A broadcast
+ * straight from the rows' segments instead of a packed panel; partial
+ * sums carried in C when acc; bias and Relu (NaN kept) as it stores. */
+static inline TGT __attribute__((always_inline)) void iukr_body(
+    const int m, int64_t nseg, int64_t seglen, const int64_t *segoff,
+    const float *const *rows, const float *b, float *c, int64_t ldc, int n,
+    int acc, const float *bias, int relu) {
+  const __mmask16 k0 =
+      n >= 16 ? (__mmask16)0xffff : (__mmask16)((1u << n) - 1);
+  const __mmask16 k1 = n >= 32   ? (__mmask16)0xffff
+                       : n > 16 ? (__mmask16)((1u << (n - 16)) - 1)
+                                : (__mmask16)0;
+#define ZERO(i) __m512 c##i##0 = _mm512_setzero_ps(), c##i##1 = c##i##0;
+  ROWS(ZERO)
+#undef ZERO
+  if (acc) {
+#define LOADC(i)                                                  \
+  if (m > i) {                                                    \
+    c##i##0 = _mm512_maskz_loadu_ps(k0, c + i * ldc);             \
+    c##i##1 = _mm512_maskz_loadu_ps(k1, c + i * ldc + 16);        \
+  }
+    ROWS(LOADC)
+#undef LOADC
+  }
+  for (int64_t s = 0; s < nseg; s++) {
+    const int64_t off = segoff[s];
+#define SEG(i) const float *a##i = m > i ? rows[i] + off : NULL;
+    ROWS(SEG)
+#undef SEG
+#pragma GCC unroll 4
+    for (int64_t p = 0; p < seglen; p++) {
+      __m512 b0 = _mm512_load_ps(b), b1 = _mm512_load_ps(b + 16);
+#define STEP(i)                                   \
+  if (m > i) {                                    \
+    __m512 x = _mm512_set1_ps(a##i[p]);           \
+    c##i##0 = _mm512_fmadd_ps(x, b0, c##i##0);    \
+    c##i##1 = _mm512_fmadd_ps(x, b1, c##i##1);    \
+  }
+      ROWS(STEP)
+#undef STEP
+      b += NR;
+    }
+  }
+  /* max(0, x) as _mm512_max_ps(zero, x): its second operand (x) when x
+   * is NaN, as Relu keeps NaN */
+  const __m512 z = _mm512_setzero_ps();
+  __m512 bb0 = z, bb1 = z;
+  if (bias) {
+    bb0 = _mm512_maskz_loadu_ps(k0, bias);
+    bb1 = _mm512_maskz_loadu_ps(k1, bias + 16);
+  }
+#define STORE(i)                                                        \
+  if (m > i) {                                                          \
+    __m512 x0 = c##i##0, x1 = c##i##1;                                  \
+    if (bias) x0 = _mm512_add_ps(x0, bb0), x1 = _mm512_add_ps(x1, bb1); \
+    if (relu) x0 = _mm512_max_ps(z, x0), x1 = _mm512_max_ps(z, x1);     \
+    _mm512_mask_storeu_ps(c + i * ldc, k0, x0);                         \
+    _mm512_mask_storeu_ps(c + i * ldc + 16, k1, x1);                    \
+  }
+  ROWS(STORE)
+#undef STORE
+}
+
 #define UKR(M)                                                              \
   static TGT void ukr_##M(int64_t kc, const float *a, const float *b,        \
                           float *c, int64_t ldc, int n, float alpha,         \
                           float beta) {                                      \
     ukr_body(M, kc, a, b, c, ldc, n, alpha, beta);                           \
+  }                                                                         \
+  static TGT void iukr_##M(int64_t nseg, int64_t seglen,                     \
+                           const int64_t *segoff, const float *const *rows,  \
+                           const float *b, float *c, int64_t ldc, int n,     \
+                           int acc, const float *bias, int relu) {           \
+    iukr_body(M, nseg, seglen, segoff, rows, b, c, ldc, n, acc, bias, relu); \
   }
 UKR(1)
 UKR(2)
@@ -91,6 +162,7 @@ const tfs_gemm_isa tfs_gemm_isa_avx512 = {
     "avx512 12x32", MR, NR, 256, 192, 4096,
     {NULL, ukr_1, ukr_2, ukr_3, ukr_4, ukr_5, ukr_6, ukr_7, ukr_8, ukr_9,
      ukr_10, ukr_11, ukr_12},
-    {NULL}, /* no indirect kernels: convolutions pack their patches */
+    {NULL, iukr_1, iukr_2, iukr_3, iukr_4, iukr_5, iukr_6, iukr_7, iukr_8,
+     iukr_9, iukr_10, iukr_11, iukr_12},
     tfs_gemm__thin_nn_avx512, tfs_gemm__thin_nt_avx512,
 };
