@@ -7,6 +7,7 @@
  */
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "core/cpu.h"
 #include "core/threadpool.h"
@@ -137,7 +138,35 @@ static void test_gemm_thin(void) {
             }
     }
   }
-  CU_ASSERT_EQUAL(tfs_gemm__set_thin_rows(4), 8);
+  /* the same bits as the packed path, over several depth blocks too */
+  for (size_t pi = 0; pi < 2; pi++) {
+    if (tu_isa_unavailable(isas[pi])) continue;
+    CU_ASSERT_EQUAL_FATAL(tfs_gemm__force_path(paths[pi]), 0);
+    static const int64_t shapes[][3] = {{1, 70, 3},  {3, 129, 300},
+                                        {4, 33, 600}, {7, 200, 1100}};
+    for (size_t q = 0; q < TFS_ARRAY_LEN(shapes); q++) {
+      int64_t m = shapes[q][0], n = shapes[q][1], k = shapes[q][2];
+      float *a = malloc(sizeof(float) * (size_t)(m * k));
+      float *b = malloc(sizeof(float) * (size_t)(k * n));
+      float *c0 = malloc(sizeof(float) * (size_t)(m * n));
+      float *c1 = malloc(sizeof(float) * (size_t)(m * n));
+      unsigned seed = (unsigned)(q + 1);
+      for (int64_t i = 0; i < m * k; i++) a[i] = frand(&seed);
+      for (int64_t i = 0; i < k * n; i++) b[i] = frand(&seed);
+      for (int64_t i = 0; i < m * n; i++) c0[i] = c1[i] = frand(&seed);
+      tfs_gemm__set_thin_rows(8);
+      tfs_gemm_f32(0, 0, m, n, k, 0.75f, a, k, b, n, 0.5f, c0, n, pool);
+      tfs_gemm__set_thin_rows(0);
+      tfs_gemm_f32(0, 0, m, n, k, 0.75f, a, k, b, n, 0.5f, c1, n, pool);
+      CU_ASSERT_EQUAL(memcmp(c0, c1, sizeof(float) * (size_t)(m * n)), 0);
+      free(a);
+      free(b);
+      free(c0);
+      free(c1);
+    }
+  }
+  tfs_gemm__set_thin_rows(4);
+  CU_ASSERT_EQUAL(tfs_gemm__set_thin_rows(4), 4);
   CU_ASSERT_EQUAL(tfs_gemm__set_thin_rows(-1), -1);
   CU_ASSERT_EQUAL(tfs_gemm__set_thin_rows(17), -1);
   CU_ASSERT_EQUAL(tfs_gemm__force_path(NULL), 0);

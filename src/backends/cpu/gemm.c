@@ -485,8 +485,7 @@ void tfs_gemm_f64(int trans_a, int trans_b, int64_t m, int64_t n, int64_t k,
 static int g_thin_rows = 4;
 
 typedef struct {
-  tfs_gemm_skr f;
-  int tb;
+  const tfs_gemm_isa *isa;
   int64_t m, k, n, chunk;
   float alpha, beta;
   const float *a, *b;
@@ -494,31 +493,34 @@ typedef struct {
   float *c;
 } thin_job;
 
-/* Column chunks [q0, q1), every row group of up to four rows. */
+/* Column chunks [q0, q1), every row group of up to four rows, in depth
+ * blocks of KC with beta 1 after the first, as the packed path. */
 static void thin_range(void *arg, int64_t q0, int64_t q1) {
   const thin_job *j = arg;
   int64_t j0 = q0 * j->chunk, j1 = MIN(j->n, q1 * j->chunk);
   for (int64_t i = 0; i < j->m; i += 4) {
     int rows = (int)MIN(4, j->m - i);
-    const float *b = j->tb ? j->b + j0 * j->ldb : j->b + j0;
-    j->f(rows, j->k, j1 - j0, j->a + i * j->lda, j->lda, b, j->ldb,
-         j->c + i * j->ldc + j0, j->ldc, j->alpha, j->beta);
+    for (int64_t pc = 0; pc < j->k; pc += j->isa->kc) {
+      int64_t kb = MIN((int64_t)j->isa->kc, j->k - pc);
+      j->isa->thin(rows, kb, j1 - j0, j->a + i * j->lda + pc, j->lda,
+                   j->b + pc * j->ldb + j0, j->ldb, j->c + i * j->ldc + j0,
+                   j->ldc, j->alpha, pc == 0 ? j->beta : 1.0f);
+    }
   }
 }
 
-/* op(A) of m <= g_thin_rows rows (not transposed) times an unpacked
- * op(B), split over the pool in column chunks.  Returns 0, or -1 when
- * this family has no thin kernels. */
-static int gemm_thin(const tfs_gemm_isa *isa, int tb, int64_t m, int64_t n,
+/* op(A) of m <= g_thin_rows rows times B (neither transposed), split
+ * over the pool in column chunks.  Returns 0, or -1 when this family has
+ * no thin kernels. */
+static int gemm_thin(const tfs_gemm_isa *isa, int64_t m, int64_t n,
                      int64_t k, float alpha, const float *a, int64_t lda,
                      const float *b, int64_t ldb, float beta, float *c,
                      int64_t ldc, tfs_threadpool *pool) {
-  tfs_gemm_skr f = tb ? isa->small_nt : isa->small_nn;
-  if (!f) return -1;
+  if (!isa->thin) return -1;
   /* chunks of 128 columns (whole kernel blocks), enough for every
    * thread when the product is large */
   const int64_t chunk = 128;
-  thin_job j = {f, tb, m, k, n, chunk, alpha, beta, a, b, lda, ldb, ldc, c};
+  thin_job j = {isa, m, k, n, chunk, alpha, beta, a, b, lda, ldb, ldc, c};
   tfs_threadpool_parallel_for(pool, (n + chunk - 1) / chunk,
                               tfs_gemm_cost_ns(m, chunk, k), thin_range, &j);
   return 0;
@@ -547,9 +549,8 @@ void tfs_gemm_f32(int trans_a, int trans_b, int64_t m, int64_t n, int64_t k,
     return;
   }
   const tfs_gemm_isa *isa = atomic_load_explicit(&g_isa, memory_order_relaxed);
-  if (isa && m <= g_thin_rows && !trans_a &&
-      gemm_thin(isa, trans_b, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc,
-                pool) == 0)
+  if (isa && m <= g_thin_rows && !trans_a && !trans_b &&
+      gemm_thin(isa, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc, pool) == 0)
     return;
   /* N blocks whose whole-depth B panels fit MAX_BBLOCK (at least one
    * panel, at most NC columns) */

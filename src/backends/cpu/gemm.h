@@ -146,8 +146,9 @@ static inline int64_t tfs_gemm_cost_ns(int64_t m, int64_t n, int64_t k) {
  * cannot run it (or TFS_CPU_MAX_ISA caps below it).  Not thread-safe against running GEMMs. */
 int tfs_gemm__force_path(const char *name);
 
-/* Tests and benchmarks: products of at most `rows` rows (0: none) skip
- * packing B and run the thin kernels (default 4).
+/* Tests and benchmarks: products of at most `rows` rows (0: none) with
+ * neither operand transposed skip packing B and run the thin kernels
+ * (default 4), which give the packed path's bits.
  * Returns the previous value, or -1 for a value out of range.  Not
  * thread-safe against running GEMMs. */
 int tfs_gemm__set_thin_rows(int rows);

@@ -164,5 +164,5 @@ const tfs_gemm_isa tfs_gemm_isa_avx512 = {
      ukr_10, ukr_11, ukr_12},
     {NULL, iukr_1, iukr_2, iukr_3, iukr_4, iukr_5, iukr_6, iukr_7, iukr_8,
      iukr_9, iukr_10, iukr_11, iukr_12},
-    tfs_gemm__thin_nn_avx512, tfs_gemm__thin_nt_avx512,
+    tfs_gemm__thin_nn_avx512,
 };

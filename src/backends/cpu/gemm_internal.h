@@ -33,11 +33,13 @@ typedef void (*tfs_gemm_iukr)(int64_t nseg, int64_t seglen,
                               const float *bias, int relu);
 
 /* Thin products without packing: rows [0, m) (1 <= m <= 4) by columns
- * [0, n) of C = alpha * A * op(B) + beta * C (C not read when beta == 0),
- * A row-major (row i at a + i * lda).  op(B)(p, j) is b[p * ldb + j] for
- * the `nn` form, b[j * ldb + p] for `nt`.  Each B element is read once per
- * call, straight from memory: for a few rows, packing B would cost more
- * than the product (an RNN step, a batch-1 dense layer). */
+ * [0, n) of C = alpha * A * B + beta * C (C not read when beta == 0),
+ * A row-major (row i at a + i * lda), B row-major (row p at b + p * ldb).
+ * Each B element is read once per call, straight from memory: for a few
+ * rows, packing B would cost more than the product (an RNN step, a
+ * batch-1 dense layer).  The arithmetic is the packed micro-kernels'
+ * (one fused multiply-add per depth step, in order; then alpha, then
+ * beta), so for the same depth block the results are the same bits. */
 typedef void (*tfs_gemm_skr)(int m, int64_t k, int64_t n, const float *a,
                              int64_t lda, const float *b, int64_t ldb,
                              float *c, int64_t ldc, float alpha, float beta);
@@ -50,7 +52,7 @@ typedef struct tfs_gemm_isa {
   int kc, mc, nc;                       /* cache blocking */
   tfs_gemm_ukr ukr[TFS_GEMM_MAX_MR + 1]; /* indexed by rows, 1..mr */
   tfs_gemm_iukr iukr[TFS_GEMM_MAX_MR + 1]; /* the same, or all NULL */
-  tfs_gemm_skr small_nn, small_nt;        /* thin products, or NULL */
+  tfs_gemm_skr thin;                      /* thin products, or NULL */
 } tfs_gemm_isa;
 
 /* The thin kernels of each family (gemm_thin_avx2.c,
@@ -58,14 +60,7 @@ typedef struct tfs_gemm_isa {
 void tfs_gemm__thin_nn_avx2(int m, int64_t k, int64_t n, const float *a,
                             int64_t lda, const float *b, int64_t ldb,
                             float *c, int64_t ldc, float alpha, float beta);
-void tfs_gemm__thin_nt_avx2(int m, int64_t k, int64_t n, const float *a,
-                            int64_t lda, const float *b, int64_t ldb,
-                            float *c, int64_t ldc, float alpha, float beta);
 void tfs_gemm__thin_nn_avx512(int m, int64_t k, int64_t n, const float *a,
-                              int64_t lda, const float *b, int64_t ldb,
-                              float *c, int64_t ldc, float alpha,
-                              float beta);
-void tfs_gemm__thin_nt_avx512(int m, int64_t k, int64_t n, const float *a,
                               int64_t lda, const float *b, int64_t ldb,
                               float *c, int64_t ldc, float alpha,
                               float beta);

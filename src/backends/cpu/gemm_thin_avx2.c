@@ -1,10 +1,10 @@
 /*
  * backends/cpu/gemm_thin_avx2.c - AVX2/FMA kernels for thin products (1
- * to 4 rows of A) that read B where it lies instead of packing it; the
- * same two forms as gemm_thin_avx512.c with 8-float vectors, sized so
- * the accumulators fit the sixteen ymm registers.  Masked loads and
- * stores cover every edge.  Compiled with function attributes; gemm.c
- * calls them only where AVX2 is enabled.
+ * to 4 rows of A) that read B where it lies instead of packing it, as
+ * gemm_thin_avx512.c (the packed micro-kernel's order, so the same bits)
+ * with 8-float vectors, sized so the accumulators fit the sixteen ymm
+ * registers.  Masked loads and stores cover every edge.  Compiled with
+ * function attributes; gemm.c calls them only where AVX2 is enabled.
  */
 #include <immintrin.h>
 
@@ -107,71 +107,5 @@ TGT void tfs_gemm__thin_nn_avx2(int m, int64_t k, int64_t n, const float *a,
     default:
       NN_ROWS(3, NN_CASE(4, 1) NN_CASE(4, 2) NN_CASE(4, 3))
       break;
-  }
-}
-
-static inline TGT AI float hsum(__m256 v) {
-  __m128 s = _mm_add_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1));
-  s = _mm_add_ps(s, _mm_movehl_ps(s, s));
-  s = _mm_add_ss(s, _mm_movehdup_ps(s));
-  return _mm_cvtss_f32(s);
-}
-
-static inline TGT AI void nt_block(const int m, const int nc, int64_t k,
-                                   const float *a, int64_t lda,
-                                   const float *b, int64_t ldb, float *c,
-                                   int64_t ldc, float alpha, float beta) {
-  __m256 acc[4][8];
-#pragma GCC unroll 4
-  for (int i = 0; i < m; i++)
-#pragma GCC unroll 8
-    for (int j = 0; j < nc; j++) acc[i][j] = _mm256_setzero_ps();
-  for (int64_t p = 0; p < k; p += 8) {
-    const int full = k - p >= 8;
-    const __m256i mk = lanes(k - p);
-    __m256 av[4];
-#pragma GCC unroll 4
-    for (int i = 0; i < m; i++)
-      av[i] = full ? _mm256_loadu_ps(a + i * lda + p)
-                   : _mm256_maskload_ps(a + i * lda + p, mk);
-#pragma GCC unroll 8
-    for (int j = 0; j < nc; j++) {
-      const __m256 bv = full ? _mm256_loadu_ps(b + j * ldb + p)
-                             : _mm256_maskload_ps(b + j * ldb + p, mk);
-#pragma GCC unroll 4
-      for (int i = 0; i < m; i++)
-        acc[i][j] = _mm256_fmadd_ps(av[i], bv, acc[i][j]);
-    }
-  }
-#pragma GCC unroll 4
-  for (int i = 0; i < m; i++)
-#pragma GCC unroll 8
-    for (int j = 0; j < nc; j++) {
-      float *r = c + i * ldc + j;
-      float x = alpha * hsum(acc[i][j]);
-      *r = beta != 0.0f ? x + beta * *r : x;
-    }
-}
-
-#define NT_CASE(M, NC)                                                    \
-  case NC:                                                                \
-    nt_block(M, NC, k, a, lda, b + j * ldb, ldb, c + j, ldc, alpha, beta); \
-    break;
-#define NT_ROWS(M, STEP, WIDE)                                       \
-  for (int64_t j = 0; j < n; j += STEP) {                            \
-    switch (n - j < STEP ? (int)(n - j) : STEP) {                    \
-      NT_CASE(M, 1) NT_CASE(M, 2) WIDE                               \
-    }                                                                \
-  }
-
-TGT void tfs_gemm__thin_nt_avx2(int m, int64_t k, int64_t n, const float *a,
-                            int64_t lda, const float *b, int64_t ldb,
-                            float *c, int64_t ldc, float alpha, float beta) {
-  switch (m) {
-    case 1: NT_ROWS(1, 8, NT_CASE(1, 3) NT_CASE(1, 4) NT_CASE(1, 5)
-                          NT_CASE(1, 6) NT_CASE(1, 7) NT_CASE(1, 8)) break;
-    case 2: NT_ROWS(2, 4, NT_CASE(2, 3) NT_CASE(2, 4)) break;
-    case 3: NT_ROWS(3, 3, NT_CASE(3, 3)) break;
-    default: NT_ROWS(4, 2, ) break;
   }
 }

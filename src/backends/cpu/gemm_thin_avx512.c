@@ -1,11 +1,12 @@
 /*
  * backends/cpu/gemm_thin_avx512.c - AVX-512 kernels for thin products
  * (1 to 4 rows of A) that read B where it lies instead of packing it:
- * `nn` broadcasts A's elements against rows of B (up to 128 columns of
- * accumulators per call), `nt` takes dot products of A's rows with B's
- * rows (up to 8 columns at once, reduced at the end).  Masked loads
- * cover every edge, so nothing is read past the operands.  Compiled with
- * function attributes; gemm.c calls them only where AVX-512 is enabled.
+ * A's elements are broadcast against rows of B (up to 128 columns of
+ * accumulators per call), in the packed micro-kernel's order (one
+ * fused multiply-add per depth step, alpha and beta as it stores), so a
+ * product gives the same bits on either path.  Masked loads cover every
+ * edge, so nothing is read past the operands.  Compiled with function
+ * attributes; gemm.c calls them only where AVX-512 is enabled.
  */
 #include <immintrin.h>
 
@@ -78,71 +79,5 @@ TGT void tfs_gemm__thin_nn_avx512(int m, int64_t k, int64_t n, const float *a,
       case 3: nn_block(3, 4, k, a, lda, bj, ldb, cj, ldc, w, alpha, beta); break;
       default: nn_block(4, 4, k, a, lda, bj, ldb, cj, ldc, w, alpha, beta); break;
     }
-  }
-}
-
-/* C[m, NC]: dot products of A's m rows with NC rows of B, 16 depths per
- * step, the last step masked; each sum reduced once at the end. */
-static inline TGT AI void nt_block(const int m, const int nc, int64_t k,
-                                   const float *a, int64_t lda,
-                                   const float *b, int64_t ldb, float *c,
-                                   int64_t ldc, float alpha, float beta) {
-  __m512 acc[4][8];
-#pragma GCC unroll 4
-  for (int i = 0; i < m; i++)
-#pragma GCC unroll 8
-    for (int j = 0; j < nc; j++) acc[i][j] = _mm512_setzero_ps();
-  for (int64_t p = 0; p < k; p += 16) {
-    const __mmask16 mk = lanes(k - p);
-    __m512 av[4];
-#pragma GCC unroll 4
-    for (int i = 0; i < m; i++)
-      av[i] = _mm512_maskz_loadu_ps(mk, a + i * lda + p);
-#pragma GCC unroll 8
-    for (int j = 0; j < nc; j++) {
-      const __m512 bv = _mm512_maskz_loadu_ps(mk, b + j * ldb + p);
-#pragma GCC unroll 4
-      for (int i = 0; i < m; i++)
-        acc[i][j] = _mm512_fmadd_ps(av[i], bv, acc[i][j]);
-    }
-  }
-#pragma GCC unroll 4
-  for (int i = 0; i < m; i++)
-#pragma GCC unroll 8
-    for (int j = 0; j < nc; j++) {
-      float *r = c + i * ldc + j;
-      float x = alpha * _mm512_reduce_add_ps(acc[i][j]);
-      *r = beta != 0.0f ? x + beta * *r : x;
-    }
-}
-
-#define NT_CASE(M, NC)                                                    \
-  case NC:                                                                \
-    nt_block(M, NC, k, a, lda, b + j * ldb, ldb, c + j, ldc, alpha, beta); \
-    break;
-
-/* Every (rows, columns) pair is its own instance, so that the
- * accumulators stay in registers. */
-#define NT_ROWS(M, STEP)                                             \
-  for (int64_t j = 0; j < n; j += STEP) {                            \
-    switch (n - j < STEP ? (int)(n - j) : STEP) {                    \
-      NT_CASE(M, 1) NT_CASE(M, 2) NT_CASE(M, 3) NT_CASE(M, 4)        \
-      NT_CASE_WIDE_##M                                               \
-    }                                                                \
-  }
-#define NT_CASE_WIDE_1 NT_CASE(1, 5) NT_CASE(1, 6) NT_CASE(1, 7) NT_CASE(1, 8)
-#define NT_CASE_WIDE_2
-#define NT_CASE_WIDE_3
-#define NT_CASE_WIDE_4
-
-TGT void tfs_gemm__thin_nt_avx512(int m, int64_t k, int64_t n, const float *a,
-                              int64_t lda, const float *b, int64_t ldb,
-                              float *c, int64_t ldc, float alpha,
-                              float beta) {
-  switch (m) {
-    case 1: NT_ROWS(1, 8) break;
-    case 2: NT_ROWS(2, 4) break;
-    case 3: NT_ROWS(3, 4) break;
-    default: NT_ROWS(4, 4) break;
   }
 }
