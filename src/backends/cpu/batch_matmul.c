@@ -1,8 +1,11 @@
 /*
  * backends/cpu/batch_matmul.c - BatchMatMul (equal batch dims),
  * BatchMatMulV2 (broadcast batch dims) and BatchMatMulV3 (Ta, Tb, Tout);
- * float on the shared GEMM, double and complex on the BLAS, 16-bit and
- * 8-bit inputs through float, other integers with wrapping loops.
+ * float on the shared GEMM (gemm.h: one product over all batches, or y
+ * packed once, when y is the same matrix for every batch), double and
+ * complex on the BLAS, 16-bit and 8-bit inputs through float, other
+ * integers with wrapping loops.  Many matrices are shared out whole over
+ * the intra-op pool, a few big ones each split over it.
  */
 #include <cblas.h>
 #include <stdlib.h>
@@ -10,6 +13,7 @@
 
 #include "core/alloc.h"
 #include "core/half.h"
+#include "core/threadpool.h"
 #include "backends/cpu/cpu_tables.h"
 #include "backends/cpu/gemm.h"
 #include "ops/batch_matmul_check.h"
@@ -122,11 +126,9 @@ static void gemm_one(const bmm_job *j, int64_t b) {
   int lda = (int)(ax ? m : k), ldb = (int)(ay ? k : n);
   tfs_dtype t = j->s->tout;
   if (t == TFS_DOUBLE) {
-    cblas_dgemm(CblasRowMajor, ax ? CblasTrans : CblasNoTrans,
-                ay ? CblasTrans : CblasNoTrans, (int)m, (int)n, (int)k, 1.0,
-                (const double *)j->x + d->xoff[b] * xs, lda,
-                (const double *)j->y + d->yoff[b] * ys, ldb, 0.0,
-                (double *)j->o + b * os, (int)n);
+    tfs_gemm_f64(ax, ay, m, n, k, 1.0, (const double *)j->x + d->xoff[b] * xs,
+                 lda, (const double *)j->y + d->yoff[b] * ys, ldb, 0.0,
+                 (double *)j->o + b * os, n, j->pool);
   } else if (t == TFS_COMPLEX64 || t == TFS_COMPLEX128) {
     int wide = t == TFS_COMPLEX128;
     size_t es = wide ? 16 : 8;
@@ -217,11 +219,84 @@ static const float *to_float(tfs_kernel_ctx *c, const tfs_tensor *t) {
   return f;
 }
 
+/* Whether every output batch reads the same matrix of y (y has one, or
+ * all its batch dims are broadcast), and whether x's matrices are read in
+ * order, once each. */
+static int y_is_shared(const bmm_dims *d) {
+  for (int64_t b = 0; b < d->nbatch; b++)
+    if (d->yoff[b] != 0) return 0;
+  return 1;
+}
+
+static int x_in_order(const bmm_dims *d) {
+  for (int64_t b = 0; b < d->nbatch; b++)
+    if (d->xoff[b] != b) return 0;
+  return 1;
+}
+
+typedef struct {
+  const bmm_job *j;
+  const tfs_gemm_packed *yp;
+} packed_job;
+
+static void packed_range(void *arg, int64_t b0, int64_t b1) {
+  const packed_job *pj = arg;
+  const bmm_job *j = pj->j;
+  const bmm_dims *d = j->d;
+  int64_t xs = d->m * d->k, os = d->m * d->n;
+  for (int64_t b = b0; b < b1; b++)
+    tfs_gemm_f32_packed(j->s->adj_x, d->m, 1.0f,
+                        (const float *)j->x + d->xoff[b] * xs,
+                        j->s->adj_x ? d->m : d->k, pj->yp, 0.0f,
+                        (float *)j->o + b * os, d->n, j->pool);
+}
+
+/* float products whose y is one matrix for every batch: x's matrices in
+ * order and not transposed are one [nbatch * m, k] product; otherwise y
+ * is packed once for all of them.  Returns 0 when done, 1 when not
+ * applicable (or the packing ran out of memory). */
+static int shared_y_products(tfs_kernel_ctx *c, bmm_job *j) {
+  const bmm_dims *d = j->d;
+  if (d->nbatch < 2 || !y_is_shared(d)) return 1;
+  tfs_threadpool *pool = tfs_kctx_intra_pool(c);
+  int64_t ldb = j->s->adj_y ? d->k : d->n;
+  if (!j->s->adj_x && x_in_order(d)) {
+    tfs_gemm_f32(0, j->s->adj_y, d->nbatch * d->m, d->n, d->k, 1.0f, j->x,
+                 d->k, j->y, ldb, 0.0f, j->o, d->n, pool);
+    return 0;
+  }
+  tfs_gemm_packed *yp =
+      tfs_gemm_pack_b_f32(j->s->adj_y, d->k, d->n, j->y, ldb);
+  if (!yp) return 1;
+  packed_job pj = {j, yp};
+  int64_t cost = tfs_gemm_cost_ns(d->m, d->n, d->k);
+  int nt = tfs_threadpool_parallelism(pool);
+  if (d->nbatch % nt == 0 || d->nbatch >= 4 * nt) {
+    j->pool = NULL;
+    tfs_kctx_parallel_for(c, d->nbatch, cost, packed_range, &pj);
+  } else {
+    j->pool = pool;
+    packed_range(&pj, 0, d->nbatch);
+  }
+  tfs_gemm_packed_free(yp);
+  return 0;
+}
+
+/* Many matrices (attention: batch x heads) go whole to the pool's
+ * threads, each product on one thread; a few big ones are each split
+ * over the pool by the GEMM, so that no thread waits for another's last
+ * matrix (3 matrices on 2 threads). */
 static void run_products(tfs_kernel_ctx *c, bmm_job *j) {
   const bmm_dims *d = j->d;
+  tfs_dtype t = j->s->tout;
+  if (t == TFS_FLOAT && shared_y_products(c, j) == 0) return;
   tfs_threadpool *pool = tfs_kctx_intra_pool(c);
   int64_t cost = tfs_gemm_cost_ns(d->m, d->n, d->k);
-  if (d->nbatch >= tfs_threadpool_parallelism(pool) || d->nbatch > 8) {
+  int nt = tfs_threadpool_parallelism(pool);
+  int whole = d->nbatch % nt == 0 || d->nbatch >= 4 * nt ||
+              cost < 2 * nt * (int64_t)TFS_PARALLEL_MIN_NS ||
+              (t != TFS_FLOAT && t != TFS_DOUBLE);
+  if (whole) {
     j->pool = NULL;
     tfs_kctx_parallel_for(c, d->nbatch, cost, gemm_range, j);
   } else {

@@ -1,9 +1,11 @@
 /*
  * backends/cpu/conv_depthwise.c - DepthwiseConv2dNative: each input channel
- * convolved with its own `multiplier` filters.  NHWC rows are computed
- * with the inner loop over contiguous channels, output rows split over
- * the intra-op pool.  Also runs what TensorFlow's CPU kernel rejects:
- * NCHW (through an NHWC copy), dilations and unequal strides.
+ * convolved with its own `multiplier` filters.  Float runs the vector
+ * rows of conv_depthwise_avx512.c / conv_depthwise_avx2.c where the CPU
+ * has them (portable C rows otherwise, and for double), split over
+ * output rows and, when there are few, channel blocks on the intra-op
+ * pool.  Also runs what TensorFlow's CPU kernel rejects: NCHW (through an
+ * NHWC copy), dilations and unequal strides.
  */
 #if defined(__GNUC__) && !defined(__clang__)
 #pragma GCC optimize("tree-vectorize", "vect-cost-model=dynamic")
@@ -13,7 +15,10 @@
 #include <string.h>
 
 #include "core/alloc.h"
+#include "core/cpu.h"
+#include "core/threadpool.h"
 #include "backends/cpu/conv_common.h"
+#include "backends/cpu/conv_depthwise.h"
 #include "backends/cpu/cpu_tables.h"
 
 typedef struct dw_state {
@@ -43,61 +48,156 @@ static int dw_prepare(tfs_kernel_init *ki) {
   return 0;
 }
 
+/* ---- portable rows (double, and float without AVX2) -------------------- */
+
 typedef struct dw_job {
   const conv_geom *g;
   const void *in, *filt;
   void *out;
 } dw_job;
 
-/* Output rows [r0, r1) (one row: one (n, oy)); T is float or double. */
-#define DW_ROWS(NAME, T)                                                    \
-  static void NAME(void *arg, int64_t r0, int64_t r1) {                     \
-    const dw_job *j = arg;                                                  \
+/* Output row `row` (one (n, oy)), channels [c0, c1); T is float or
+ * double.  Direct loops: the path of CPUs without AVX2. */
+#define DW_ROW_C(NAME, T)                                                   \
+  static void NAME(const dw_job *j, int64_t row, int64_t c0, int64_t c1) {  \
     const conv_geom *g = j->g;                                              \
     const T *in = j->in, *f = j->filt;                                      \
-    T *out = j->out;                                                        \
     const int64_t C = g->c, M = g->kn, OC = C * M;                          \
-    for (int64_t r = r0; r < r1; r++) {                                     \
-      int64_t b = r / g->oh, oy = r % g->oh;                                \
-      for (int64_t ox = 0; ox < g->ow; ox++) {                              \
-        T *acc = out + ((b * g->oh + oy) * g->ow + ox) * OC;                \
-        for (int64_t k = 0; k < OC; k++) acc[k] = 0;                        \
-        for (int64_t ky = 0; ky < g->kh; ky++) {                            \
-          int64_t iy = oy * g->sh - g->pt + ky * g->dh;                     \
-          if (iy < 0 || iy >= g->h) continue;                               \
-          for (int64_t kx = 0; kx < g->kw; kx++) {                          \
-            int64_t ix = ox * g->sw - g->pl + kx * g->dw;                   \
-            if (ix < 0 || ix >= g->w) continue;                             \
-            const T *p = in + ((b * g->h + iy) * g->w + ix) * C;            \
-            const T *fp = f + (ky * g->kw + kx) * OC;                       \
-            if (M == 1) {                                                   \
-              for (int64_t c = 0; c < C; c++) acc[c] += p[c] * fp[c];       \
-            } else {                                                        \
-              for (int64_t c = 0; c < C; c++)                               \
-                for (int64_t m = 0; m < M; m++)                             \
-                  acc[c * M + m] += p[c] * fp[c * M + m];                   \
-            }                                                               \
+    const int64_t b = row / g->oh, oy = row % g->oh;                        \
+    for (int64_t ox = 0; ox < g->ow; ox++) {                                \
+      T *acc = (T *)j->out + (row * g->ow + ox) * OC;                       \
+      for (int64_t k = c0; k < c1; k++) acc[k] = 0;                         \
+      for (int64_t ky = 0; ky < g->kh; ky++) {                              \
+        int64_t iy = oy * g->sh - g->pt + ky * g->dh;                       \
+        if (iy < 0 || iy >= g->h) continue;                                 \
+        for (int64_t kx = 0; kx < g->kw; kx++) {                            \
+          int64_t ix = ox * g->sw - g->pl + kx * g->dw;                     \
+          if (ix < 0 || ix >= g->w) continue;                               \
+          const T *p = in + ((b * g->h + iy) * g->w + ix) * C;              \
+          const T *fp = f + (ky * g->kw + kx) * OC;                         \
+          if (M == 1) {                                                     \
+            for (int64_t c = c0; c < c1; c++) acc[c] += p[c] * fp[c];       \
+          } else {                                                          \
+            int64_t o = c0, c = c0 / M, m = c0 % M;                         \
+            for (; o < c1; c++, m = 0)                                      \
+              for (; m < M && o < c1; m++, o++) acc[o] += p[c] * fp[o];     \
           }                                                                 \
         }                                                                   \
       }                                                                     \
     }                                                                       \
   }
-DW_ROWS(dw_rows_f32, float)
-DW_ROWS(dw_rows_f64, double)
+DW_ROW_C(dw_row_f32, float)
+DW_ROW_C(dw_row_f64, double)
+
+static void dw_rows_f64(void *arg, int64_t r0, int64_t r1) {
+  const dw_job *j = arg;
+  const int64_t oc = j->g->c * j->g->kn;
+  for (int64_t r = r0; r < r1; r++) dw_row_f64(j, r, 0, oc);
+}
+
+/* ---- float: vector rows over (row, channel block) units --------------- */
+
+typedef struct dw_units_job {
+  tfs_dw_plan plan;
+  tfs_dw_row_fn row; /* NULL: the portable row */
+  int64_t nchunks, chunk;
+  tfs_dw_done_fn done;
+  void *done_arg;
+} dw_units_job;
+
+static void dw_units(void *arg, int64_t u0, int64_t u1) {
+  const dw_units_job *j = arg;
+  const conv_geom *g = j->plan.g;
+  const int64_t oc = g->c * g->kn;
+  dw_job pj = {g, j->plan.in, j->plan.filt, j->plan.out};
+  for (int64_t u = u0; u < u1; u++) {
+    int64_t row = u / j->nchunks, k = u % j->nchunks;
+    int64_t c0 = k * j->chunk, c1 = c0 + j->chunk < oc ? c0 + j->chunk : oc;
+    if (j->row)
+      j->row(&j->plan, row, c0, c1);
+    else
+      dw_row_f32(&pj, row, c0, c1);
+    if (j->done) j->done(j->done_arg, j->plan.out + row * g->ow * oc, c0,
+                         c1 - c0);
+  }
+}
+
+/* Lane tables of a channel multiplier above 1: vector v covers output
+ * channels [v * vl, v * vl + vl), output channel o reads input o / kn. */
+static void dw_fill_blocks(const conv_geom *g, int vl, tfs_dw_block *bl,
+                           int64_t nb) {
+  for (int64_t v = 0; v < nb; v++) {
+    int64_t o0 = v * vl, ic0 = o0 / g->kn;
+    bl[v].ic0 = (int32_t)ic0;
+    bl[v].cnt = (int32_t)(g->c - ic0 < vl ? g->c - ic0 : vl);
+    memset(bl[v].idx, 0, sizeof bl[v].idx);
+    for (int i = 0; i < vl && o0 + i < g->c * g->kn; i++)
+      bl[v].idx[i] = (uint8_t)((o0 + i) / g->kn - ic0);
+  }
+}
+
+int tfs_dw_f32(const conv_geom *g, const float *in, const float *filt,
+               float *out, tfs_dw_done_fn done, void *done_arg,
+               tfs_threadpool *pool) {
+  const int64_t oc = g->c * g->kn, nrows = g->n * g->oh;
+  if (nrows == 0 || g->ow == 0 || oc == 0) return 0;
+  dw_units_job j;
+  memset(&j, 0, sizeof j);
+  j.plan = (tfs_dw_plan){g, in, filt, out, NULL};
+  j.done = done;
+  j.done_arg = done_arg;
+  int vl = 0;
+  if (tfs_cpu_has(TFS_CPU_ISA_AVX512)) {
+    j.row = tfs_dw_row_avx512;
+    vl = 16;
+  } else if (tfs_cpu_has(TFS_CPU_ISA_AVX2)) {
+    j.row = tfs_dw_row_avx2;
+    vl = 8;
+  }
+  tfs_dw_block stack_blocks[64], *blocks = NULL;
+  if (vl && g->kn > 1) {
+    int64_t nb = (oc + vl - 1) / vl;
+    blocks = nb <= 64 ? stack_blocks : malloc(sizeof(*blocks) * (size_t)nb);
+    if (!blocks) return -1;
+    dw_fill_blocks(g, vl, blocks, nb);
+    j.plan.blocks = blocks;
+  }
+  /* ns of one core per row: about an FMA per vector lane, plus moving
+   * each output vector */
+  int64_t taps = g->kh * g->kw;
+  int64_t cost = vl ? g->ow * oc * (taps + 2) / (2 * vl) + 1
+                    : g->ow * oc * taps + 1;
+  /* Few rows (batch 1, 7x7 maps): cut the channels too, in multiples of
+   * 16, so that every thread gets several units. */
+  int nt = tfs_threadpool_plan_threads(pool, nrows, cost);
+  j.nchunks = 1;
+  j.chunk = oc;
+  if (vl && nt > 1 && nrows < 4 * nt) {
+    int64_t want = (4 * nt + nrows - 1) / nrows, nb16 = (oc + 15) / 16;
+    if (want > nb16) want = nb16;
+    j.chunk = (nb16 + want - 1) / want * 16;
+    j.nchunks = (oc + j.chunk - 1) / j.chunk;
+  }
+  tfs_threadpool_parallel_for(pool, nrows * j.nchunks, cost / j.nchunks + 1,
+                              dw_units, &j);
+  if (blocks != stack_blocks) free(blocks);
+  return 0;
+}
 
 static void dw_run(tfs_kernel_ctx *c, const dw_state *s, const conv_geom *g,
                    const tfs_tensor *x, const tfs_tensor *f, tfs_tensor *y) {
   conv_stage st;
   int ok = tfs_conv_stage_begin(&st, s->w.nchw, x, f, s->filter_f32,
                                 s->filter_n, y) == 0;
-  if (ok) {
+  if (ok && st.ct == TFS_DOUBLE) {
     dw_job j = {g, st.in, st.filt, st.out};
     int64_t cost = g->ow * g->c * g->kn * g->kh * g->kw + 1;
-    tfs_kctx_parallel_for(c, g->n * g->oh, cost,
-                          st.ct == TFS_DOUBLE ? dw_rows_f64 : dw_rows_f32,
-                          &j);
-    ok = tfs_conv_stage_end(&st, s->w.nchw, y) == 0;
+    tfs_kctx_parallel_for(c, g->n * g->oh, cost, dw_rows_f64, &j);
+  } else if (ok) {
+    ok = tfs_dw_f32(g, st.in, st.filt, st.out, NULL, NULL,
+                    tfs_kctx_intra_pool(c)) == 0;
   }
+  if (ok) ok = tfs_conv_stage_end(&st, s->w.nchw, y) == 0;
   tfs_conv_stage_free(&st);
   if (!ok) tfs_kctx_fail(c, TFS_RESOURCE_EXHAUSTED, "out of memory");
 }

@@ -19,6 +19,7 @@
 
 #include "core/alloc.h"
 #include "backends/cpu/conv_common.h"
+#include "backends/cpu/conv_depthwise.h"
 #include "backends/cpu/cpu_tables.h"
 #include "backends/cpu/fused_epilogue.h"
 #include "backends/cpu/gemm.h"
@@ -92,37 +93,12 @@ static void fconv_done(void *arg, int64_t r0, int64_t mb, int64_t c0,
                   j->shift ? j->shift + c0 : NULL);
 }
 
-/* Depthwise rows [r0, r1) (one row: one (n, oy)), then epilogue. */
-static void fdw_rows(void *arg, int64_t r0, int64_t r1) {
+/* The epilogue of one finished part of a depthwise output row. */
+static void fdw_done(void *arg, float *row, int64_t c0, int64_t nc) {
   const fconv_job *j = arg;
-  const conv_geom *g = j->g;
-  const int64_t C = g->c, M = g->kn, OC = C * M;
-  for (int64_t r = r0; r < r1; r++) {
-    int64_t b = r / g->oh, oy = r % g->oh;
-    float *row = j->out + (b * g->oh + oy) * g->ow * OC;
-    for (int64_t ox = 0; ox < g->ow; ox++) {
-      float *acc = row + ox * OC;
-      for (int64_t k = 0; k < OC; k++) acc[k] = 0;
-      for (int64_t ky = 0; ky < g->kh; ky++) {
-        int64_t iy = oy * g->sh - g->pt + ky * g->dh;
-        if (iy < 0 || iy >= g->h) continue;
-        for (int64_t kx = 0; kx < g->kw; kx++) {
-          int64_t ix = ox * g->sw - g->pl + kx * g->dw;
-          if (ix < 0 || ix >= g->w) continue;
-          const float *p = j->in + ((b * g->h + iy) * g->w + ix) * C;
-          const float *fp = j->filt + (ky * g->kw + kx) * OC;
-          if (M == 1) {
-            for (int64_t ch = 0; ch < C; ch++) acc[ch] += p[ch] * fp[ch];
-          } else {
-            for (int64_t ch = 0; ch < C; ch++)
-              for (int64_t mm = 0; mm < M; mm++)
-                acc[ch * M + mm] += p[ch] * fp[ch * M + mm];
-          }
-        }
-      }
-    }
-    tfs_fused_apply(&j->s->e, row, g->ow, OC, OC, j->scale, j->shift);
-  }
+  tfs_fused_apply(&j->s->e, row + c0, j->g->ow, nc, j->g->oc,
+                  j->scale ? j->scale + c0 : NULL,
+                  j->shift ? j->shift + c0 : NULL);
 }
 
 /* The inputs' geometry and the epilogue's per-channel scale and shift
@@ -170,8 +146,8 @@ static void fconv_compute(tfs_kernel_ctx *c) {
       tfs_fused_apply(&s->e, st.out, y->nelems / g.oc, g.oc, g.oc, j.scale,
                       j.shift);
     } else if (s->depthwise) {
-      int64_t cost = g.ow * g.oc * g.kh * g.kw + 1;
-      tfs_kctx_parallel_for(c, g.n * g.oh, cost, fdw_rows, &j);
+      ok = tfs_dw_f32(&g, j.in, j.filt, j.out, fdw_done, &j,
+                      tfs_kctx_intra_pool(c)) == 0;
     } else if (tfs_conv_f32_gemm(c, &g, j.in,
                                  tfs_conv_packed_for(&s->packed, &g), j.filt,
                                  j.out, in_store ? j.shift : NULL,
@@ -180,7 +156,7 @@ static void fconv_compute(tfs_kernel_ctx *c) {
       tfs_conv_stage_free(&st);
       return; /* failed c */
     }
-    ok = tfs_conv_stage_end(&st, s->w.nchw, y) == 0;
+    if (ok) ok = tfs_conv_stage_end(&st, s->w.nchw, y) == 0;
   }
   tfs_conv_stage_free(&st);
   if (!ok) tfs_kctx_fail(c, TFS_RESOURCE_EXHAUSTED, "out of memory");

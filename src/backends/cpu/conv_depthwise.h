@@ -1,0 +1,68 @@
+/*
+ * backends/cpu/conv_depthwise.h - the float depthwise convolution that
+ * DepthwiseConv2dNative and _FusedDepthwiseConv2dNative share: NHWC
+ * input, filter [kh, kw, c, multiplier], NHWC output, vectorized over
+ * output channels on AVX-512 and AVX2 (conv_depthwise_avx512.c,
+ * conv_depthwise_avx2.c), portable C elsewhere.
+ */
+#ifndef TFS_BACKENDS_CPU_CONV_DEPTHWISE_H
+#define TFS_BACKENDS_CPU_CONV_DEPTHWISE_H
+
+#include <stdint.h>
+
+#include "backends/cpu/conv_common.h"
+
+struct tfs_threadpool;
+
+/* Called once per finished part of the output: channels [c0, c0 + nc)
+ * of the ow pixels of one output row, whose first channel is at `row`
+ * (pixel i, channel c0 + j at row[i * oc + c0 + j]).  Runs on the pool
+ * thread that computed the part, concurrently for disjoint parts. */
+typedef void (*tfs_dw_done_fn)(void *arg, float *row, int64_t c0,
+                               int64_t nc);
+
+/* out[n, oh, ow, c * kn] = the depthwise convolution of in[n, h, w, c]
+ * with filt[kh, kw, c, kn] (g's geometry, from tfs_conv_check_inputs):
+ * every output element is written, zeros where a window lies wholly in
+ * padding.  Split over output rows (and channel blocks when there are
+ * few rows) on `pool` (NULL: this thread); done, when not NULL, sees
+ * each finished part.  The vector path is chosen per call from
+ * tfs_cpu_has.  Returns 0, or -1 when memory for the multiplier's lane
+ * table runs out (nothing written then).  Does not take ownership of any
+ * argument. */
+int tfs_dw_f32(const conv_geom *g, const float *in, const float *filt,
+               float *out, tfs_dw_done_fn done, void *done_arg,
+               struct tfs_threadpool *pool);
+
+/* ---- between conv_depthwise.c and its vector rows ---- */
+
+/* Output channels [o0, o0 + VL) with a channel multiplier kn > 1 read
+ * input channels ic0 + idx[i] (lane i); cnt input channels from ic0 are
+ * inside the pixel (the rest of the load is masked off). */
+typedef struct tfs_dw_block {
+  int32_t ic0, cnt;
+  uint8_t idx[16];
+} tfs_dw_block;
+
+/* One call's operands; blocks (one per VL output channels) only when
+ * kn > 1. */
+typedef struct tfs_dw_plan {
+  const conv_geom *g;
+  const float *in, *filt;
+  float *out;
+  const tfs_dw_block *blocks;
+} tfs_dw_plan;
+
+/* Computes output row `row` (n * oh + oy) for channels [c0, c1); c0 is a
+ * multiple of 16 and c1 is one too or the output depth. */
+typedef void (*tfs_dw_row_fn)(const tfs_dw_plan *p, int64_t row, int64_t c0,
+                              int64_t c1);
+
+/* The AVX-512 (16 channels a vector) and AVX2 + FMA (8) rows; callers
+ * check tfs_cpu_has first and build blocks for that vector length. */
+void tfs_dw_row_avx512(const tfs_dw_plan *p, int64_t row, int64_t c0,
+                       int64_t c1);
+void tfs_dw_row_avx2(const tfs_dw_plan *p, int64_t row, int64_t c0,
+                     int64_t c1);
+
+#endif
