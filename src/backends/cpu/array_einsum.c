@@ -15,6 +15,7 @@
 #include "core/alloc.h"
 #include "core/half.h"
 #include "backends/cpu/array_util.h"
+#include "backends/cpu/gemm.h"
 #include "ops/einsum_spec.h"
 
 #define NL TFS_EINSUM_MAX_LABELS
@@ -152,10 +153,10 @@ static void gemm_one(const gemm_job *j, const char *a, const char *b,
   }
   switch (j->w.dt) {
   case TFS_FLOAT:
-    cblas_sgemm(CblasRowMajor, j->ta ? CblasTrans : CblasNoTrans,
-                j->tb ? CblasTrans : CblasNoTrans, (int)j->m, (int)j->n,
-                (int)j->k, 1.0f, (const float *)a, lda, (const float *)b, ldb,
-                0.0f, (float *)c, (int)j->n);
+    /* the project's GEMM, on this pool thread (batches are split over
+     * the pool) */
+    tfs_gemm_f32(j->ta, j->tb, j->m, j->n, j->k, 1.0f, (const float *)a, lda,
+                 (const float *)b, ldb, 0.0f, (float *)c, j->n, NULL);
     break;
   case TFS_DOUBLE:
     cblas_dgemm(CblasRowMajor, j->ta ? CblasTrans : CblasNoTrans,
