@@ -7,6 +7,7 @@
 #include <math.h>
 #include <stdlib.h>
 
+#include "core/cpu.h"
 #include "mathtest.h"
 
 #define NODE "\n\t [[{{node op}}]]"
@@ -195,6 +196,42 @@ static void test_large_reductions(void) {
     CU_ASSERT_EQUAL(mt_get(rows, i), 499.0 * 500 / 2);
   tfs_status_free(st);
   mt_free_all((tfs_tensor *[]){x, ax, r, mx, m, cols, rows}, 7);
+}
+
+/* float Sum and Mean on each vector path (AVX-512, AVX2, portable): row
+ * sums (last axis) and column accumulations (first axis) of every width
+ * up to 40, with values whose sums are exact, so every path must give
+ * the same bits. */
+static void test_float_sum_paths(void) {
+  static const int isas[] = {TFS_CPU_ISA_AVX512, TFS_CPU_ISA_AVX2,
+                             TFS_CPU_ISA_BASELINE};
+  static const char *const names[] = {"avx512", "avx2", "portable"};
+  tfs_tensor *first = mt_scalar(TFS_INT32, 0), *last = mt_scalar(TFS_INT32, -1);
+  for (int p = 0; p < 3; p++) {
+    const char *why = tu_isa_unavailable(isas[p]);
+    tu_cpu_path("reduce-f32", names[p], why);
+    if (why) continue;
+    tfs_cpu__set_max_isa(isas[p]);
+    for (int64_t w = 1; w <= 40; w++) {
+      int64_t dims[2] = {3, w};
+      double v[3 * 40], rows[3], cols[40];
+      for (int64_t i = 0; i < 3 * w; i++) v[i] = (double)((i * 7) % 23) - 9;
+      for (int r = 0; r < 3; r++) {
+        rows[r] = 0;
+        for (int64_t j = 0; j < w; j++) rows[r] += v[r * w + j];
+      }
+      for (int64_t j = 0; j < w; j++)
+        cols[j] = (v[j] + v[w + j] + v[2 * w + j]) / 3;
+      tfs_tensor *x = mt_t(TFS_FLOAT, 2, dims, v);
+      tfs_tensor *rs = reduce("Sum", x, last, 0);
+      tfs_tensor *cm = reduce("Mean", x, first, 0);
+      mt_expect(rs, TFS_FLOAT, 1, dims, rows, 0);
+      mt_expect(cm, TFS_FLOAT, 1, dims + 1, cols, 1e-7);
+      mt_free_all((tfs_tensor *[]){x, rs, cm}, 3);
+    }
+    tfs_cpu__set_max_isa(-1);
+  }
+  mt_free_all((tfs_tensor *[]){first, last}, 2);
 }
 
 static void test_reduce_errors(void) {
@@ -521,6 +558,7 @@ static const tfs_test_case reduce_cases[] = {
     {"empty_reductions", test_empty_reductions},
     {"special_values", test_reduce_special_values},
     {"large_reductions", test_large_reductions},
+    {"float_sum_paths", test_float_sum_paths},
     {"errors", test_reduce_errors},
     {"argmax_argmin", test_argmax_argmin},
     {"argmax_errors", test_argmax_errors},
