@@ -168,6 +168,10 @@ static const conv_case kPathCases[] = {
     /* depth beyond one L1 block: partial sums carried across blocks */
     {1, 6, 7, 64, 3, 3, 64, 20, 1, 1, 1, 1, "SAME", {0}, 0},
     {2, 7, 6, 80, 3, 3, 40, 6, 1, 1, 2, 1, "SAME", {0}, 0},
+    /* pointwise on at most four pixels: the thin product */
+    {1, 1, 1, 40, 1, 1, 40, 70, 1, 1, 1, 1, "VALID", {0}, 0},
+    {2, 1, 2, 33, 1, 1, 33, 24, 1, 1, 1, 1, "SAME", {0}, 0},
+    {1, 1, 5, 16, 1, 1, 16, 8, 1, 1, 1, 1, "VALID", {0}, 0},
 };
 
 /* The GEMM families a convolution can run on, with the level each needs
@@ -677,6 +681,49 @@ static void test_fused_conv_inputs(void) {
   tfs_status_free(st);
 }
 
+/* A pointwise convolution of at most four output pixels (squeeze-and-
+ * excitation after global pooling) runs as a thin product with the
+ * epilogue after it: Conv2D + BiasAdd + Relu (fused) against the
+ * reference, a NaN kept through Relu, at 1 to 5 pixels. */
+static void test_fused_conv_pointwise(void) {
+  static const int64_t pix[][3] = {{1, 1, 1}, {2, 1, 2}, {1, 2, 2}, {1, 1, 5}};
+  for (size_t t = 0; t < sizeof pix / sizeof pix[0]; t++) {
+    conv_case k = {(int)pix[t][0], (int)pix[t][1], (int)pix[t][2], 40, 1, 1,
+                   40, 70, 1, 1, 1, 1, "VALID", {0}, 0};
+    tfs_status *st = tfs_status_new();
+    tfs_graph *g = tfs_graph_new();
+    tfs_output x = tfs_op_placeholder(g, "x", TFS_FLOAT, NULL, -1, st);
+    tfs_tensor *xv = nt_random((int64_t[]){k.n, k.h, k.w, k.c}, 4, 17);
+    tfs_tensor *fv = nt_random((int64_t[]){1, 1, k.kc, k.kn}, 4, 18);
+    tfs_tensor *bv = nt_random((int64_t[]){k.kn}, 1, 19);
+    tfs_output y = conv_bias_relu(g, x, fv, bv, 1, 1, "VALID", "out", st);
+    TFS_ASSERT_OK(st);
+    ((float *)tfs_tensor_data(xv))[3] = NAN;
+    int64_t np = (int64_t)k.n * k.h * k.w, ny = np * k.kn;
+    float *want = malloc(sizeof(float) * (size_t)ny);
+    ref_conv(&k, tfs_tensor_data(xv), tfs_tensor_data(fv), want, k.h, k.w,
+             0, 0, 0);
+    const float *bias = tfs_tensor_data(bv);
+    for (int64_t i = 0; i < ny; i++) {
+      float v = want[i] + bias[i % k.kn];
+      want[i] = v > 0 || v != v ? v : 0;
+    }
+    tfs_session *s = tfs_session_new(g, NULL, st);
+    TFS_ASSERT_OK(st);
+    tfs_tensor *out = NULL;
+    tfs_session_run(s, &x, &xv, 1, &y, &out, 1, NULL, 0, st);
+    TFS_ASSERT_OK(st);
+    nt_check_f32(out, (int64_t[]){k.n, k.h, k.w, k.kn}, 4, want, 1e-5, 1e-5);
+    tfs_tensor_free(out);
+    tfs_session_free(s);
+    free(want);
+    tfs_tensor *tensors[] = {xv, fv, bv};
+    for (int i = 0; i < 3; i++) tfs_tensor_free(tensors[i]);
+    tfs_graph_free(g);
+    tfs_status_free(st);
+  }
+}
+
 /* The fused epilogue runs per finished tile: with 4 intra-op threads a
  * small image with many output channels is split into column chunks,
  * each getting its own slice of the bias.  Conv2D + BiasAdd + Relu (fused
@@ -898,6 +945,7 @@ static const tfs_test_case kConv[] = {
     {"conv2d_reference", test_conv2d_reference},
     {"conv2d_gemm_paths", test_conv2d_gemm_paths},
     {"fused_conv_tiles", test_fused_conv_tiles},
+    {"fused_conv_pointwise", test_fused_conv_pointwise},
     {"fused_conv_pool", test_fused_conv_pool},
     {"depthwise_reference", test_depthwise_reference},
     {"backprop_reference", test_backprop_reference},

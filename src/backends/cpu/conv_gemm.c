@@ -12,6 +12,7 @@
 
 #include "core/alloc.h"
 #include "backends/cpu/conv_common.h"
+#include "backends/cpu/fused_epilogue.h"
 #include "backends/cpu/gemm.h"
 
 #define MAX_MR 16
@@ -296,10 +297,30 @@ int tfs_conv_plan_rows(const tfs_conv_plan *p, int64_t r0, int64_t mb,
   return 0;
 }
 
+/* A pointwise convolution of at most four output pixels (a squeeze-and-
+ * excitation block after global pooling) is a thin product of the input
+ * rows with the filter as it lies: packed panels would keep the
+ * micro-kernel's one-row form, latency-bound on two accumulators. */
+static int thin_pointwise(const conv_geom *g, const float *filt) {
+  return filt && g->groups == 1 && g->kh == 1 && g->kw == 1 &&
+         g->sh == 1 && g->sw == 1 && g->pt == 0 && g->pl == 0 &&
+         g->oh == g->h && g->ow == g->w && g->n * g->oh * g->ow <= 4;
+}
+
 int tfs_conv_f32_gemm(tfs_kernel_ctx *c, const conv_geom *g, const float *in,
                       tfs_gemm_packed *const *packed, const float *filt,
                       float *out, const float *bias, int relu,
                       tfs_conv_done_fn done, void *done_arg) {
+  if (thin_pointwise(g, filt)) {
+    int64_t m = g->n * g->oh * g->ow;
+    tfs_gemm_f32(0, 0, m, g->kn, g->kc, 1.0f, in, g->kc, filt, g->kn, 0.0f,
+                 out, g->kn, tfs_kctx_intra_pool(c));
+    if (bias || relu)
+      tfs_fused_rows_f32(relu ? TFS_FA_RELU : TFS_FA_NONE, 0.0f, out, m,
+                         g->kn, g->kn, NULL, bias);
+    if (done) done(done_arg, 0, m, 0, g->kn);
+    return 0;
+  }
   tfs_conv_plan *p = tfs_conv_plan_new(c, g, in, packed, filt, bias, relu);
   if (!p) return -1;
   int rc = tfs_conv_plan_rows(p, 0, g->n * g->oh * g->ow, out, g->kn, done,
