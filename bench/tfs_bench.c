@@ -5,7 +5,10 @@
  * `--config FILE` sets the session's options from ConfigProto bytes;
  * `--save-output FILE.npy` writes the first run's output (the harness
  * compares it with TensorFlow's);
- * `--gemm N` times N^3 SGEMM of tfsess against OpenBLAS instead.
+ * `--gemm N` times N^3 SGEMM of tfsess against OpenBLAS instead;
+ * `--bf16 N` times, on one thread, an N^3 product and a 784-512-512-10
+ * MLP at batch 64 in float32 and in bfloat16 (vdpbf16ps, then widened to
+ * float32) instead.
  */
 
 /*
@@ -19,6 +22,9 @@
 #include <string.h>
 #include <sys/resource.h>
 
+#include "config_proto/config.h"
+#include "core/cpu.h"
+#include "core/half.h"
 #include "core/threadpool.h"
 #include "core/util.h"
 #include "backends/cpu/gemm.h"
@@ -35,7 +41,7 @@ extern void cblas_sgemm(int, int, int, int, int, int, float, const float *,
 typedef struct {
   const char *pb, *fetch, *mode, *config, *save;
   const char *feed_names[MAX_FEEDS], *feed_files[MAX_FEEDS];
-  int nfeeds, threads, gemm;
+  int nfeeds, threads, gemm, bf16;
   double seconds;
 } args;
 
@@ -251,6 +257,148 @@ static int run_gemm(int n) {
   return 0;
 }
 
+/* ---- bfloat16 --------------------------------------------------------- */
+
+/* Best GFLOP/s of 7 runs (the first a warm-up) of an n^3 product in
+ * float32 (bf == 0) or bfloat16 (bf == 1) on the path in force. */
+static double best_bf16(int n, const float *af, const float *bf_,
+                        const uint16_t *a, const uint16_t *b, float *c,
+                        int bf) {
+  double best = 0;
+  for (int r = 0; r < 7; r++) {
+    int64_t t0 = tfs_now_ns();
+    if (bf)
+      tfs_gemm_bf16(0, 0, n, n, n, a, n, b, n, c, n, NULL);
+    else
+      tfs_gemm_f32(0, 0, n, n, n, 1.0f, af, n, bf_, n, 0.0f, c, n, NULL);
+    double s = (double)(tfs_now_ns() - t0) / 1e9;
+    double gf = 2.0 * n * n * (double)n / s / 1e9;
+    if (r > 0 && gf > best) best = gf;
+  }
+  return best;
+}
+
+/* A float32 MLP x[64,784] -> 512 -> 512 -> 10 (MatMul + BiasAdd + Relu). */
+static tfs_graph *mlp_graph(tfs_output *x, tfs_output *y) {
+  static const int64_t dims[4] = {784, 512, 512, 10};
+  tfs_status *st = tfs_status_new();
+  tfs_graph *g = tfs_graph_new();
+  *x = tfs_op_placeholder(g, "x", TFS_FLOAT, NULL, -1, st);
+  tfs_output h = *x;
+  for (int l = 0; l < 3; l++) {
+    int64_t wd[2] = {dims[l], dims[l + 1]};
+    tfs_tensor *w = tfs_tensor_new(TFS_FLOAT, wd, 2, st);
+    tfs_tensor *bias = tfs_tensor_new(TFS_FLOAT, wd + 1, 1, st);
+    float *p = tfs_tensor_data(w), *q = tfs_tensor_data(bias);
+    for (int64_t i = 0; i < wd[0] * wd[1]; i++)
+      p[i] = (float)((i * 7) % 13) / 130.0f - 0.05f;
+    for (int64_t i = 0; i < wd[1]; i++) q[i] = 0.01f * (float)(i % 5);
+    char name[16];
+    snprintf(name, sizeof name, "w%d", l);
+    tfs_output wo = tfs_op_const(g, name, w, st);
+    snprintf(name, sizeof name, "b%d", l);
+    tfs_output bo = tfs_op_const(g, name, bias, st);
+    snprintf(name, sizeof name, "m%d", l);
+    h = tfs_op_matmul(g, name, h, wo, 0, 0, st);
+    snprintf(name, sizeof name, "a%d", l);
+    h = tfs_op_bias_add(g, name, h, bo, st);
+    if (l < 2) {
+      snprintf(name, sizeof name, "r%d", l);
+      tfs_op_desc *d = tfs_op_desc_new(g, "Relu", name);
+      tfs_op_desc_add_input(d, h);
+      h = (tfs_output){tfs_op_desc_finish(d, st), 0};
+    }
+    tfs_tensor_free(w);
+    tfs_tensor_free(bias);
+  }
+  if (!tfs_status_ok(st)) die("MLP", st);
+  tfs_status_free(st);
+  *y = h;
+  return g;
+}
+
+/* Best microseconds per run of the MLP on one thread, auto mixed
+ * precision on (amp) or off. */
+static double mlp_us(tfs_graph *g, tfs_output x, tfs_output y, int amp) {
+  tfs_status *st = tfs_status_new();
+  tfs_session_options *o = tfs_session_options_new();
+  tfs_session_options_set_intra_op_threads(o, 1);
+  tfs_session_options_set_inter_op_threads(o, -1);
+  if (amp) {
+    tfs_config cfg;
+    tfs_config__init(&cfg);
+    cfg.has_graph_options = 1;
+    cfg.graph_options.has_rewrite_options = 1;
+    cfg.graph_options.rewrite_options.auto_mixed_precision_onednn_bfloat16 =
+        TFS_TOGGLE_ON;
+    tfs_buffer *buf = tfs_buffer_new();
+    tfs_config__serialize(&cfg, buf, st);
+    tfs_session_options_set_config(o, buf->data, buf->length, st);
+    tfs_buffer_free(buf);
+    tfs_config__clear(&cfg);
+  }
+  tfs_cpu__set_bf16(amp);
+  tfs_session *s = tfs_session_new(g, o, st);
+  if (!s) die("session", st);
+  int64_t xd[2] = {64, 784};
+  tfs_tensor *xt = tfs_tensor_new(TFS_FLOAT, xd, 2, st);
+  float *p = tfs_tensor_data(xt);
+  for (int64_t i = 0; i < 64 * 784; i++) p[i] = (float)(i % 17) / 17.0f;
+  double best = 1e30;
+  for (int r = 0; r < 40; r++) {
+    tfs_tensor *out = NULL;
+    int64_t t0 = tfs_now_ns();
+    tfs_session_run(s, &x, &xt, 1, &y, &out, 1, NULL, 0, st);
+    double us = (double)(tfs_now_ns() - t0) / 1e3;
+    if (!out) die("run", st);
+    tfs_tensor_free(out);
+    if (r > 2 && us < best) best = us;
+  }
+  tfs_cpu__set_bf16(-1);
+  tfs_tensor_free(xt);
+  tfs_session_free(s);
+  tfs_session_options_free(o);
+  tfs_status_free(st);
+  return best;
+}
+
+static int run_bf16(int n) {
+  size_t nn = (size_t)n * n;
+  float *af = malloc(sizeof(float) * nn), *bf = malloc(sizeof(float) * nn);
+  float *c = malloc(sizeof(float) * nn);
+  uint16_t *a = malloc(sizeof(uint16_t) * nn);
+  uint16_t *b = malloc(sizeof(uint16_t) * nn);
+  for (size_t i = 0; i < nn; i++) {
+    af[i] = (float)((i * 7) % 13) / 13.0f - 0.5f;
+    bf[i] = (float)((i * 5) % 11) / 11.0f - 0.5f;
+    a[i] = tfs_float_to_bf16(af[i]);
+    b[i] = tfs_float_to_bf16(bf[i]);
+  }
+  tfs_gemm_init();
+  tfs_output x, y;
+  tfs_graph *g = mlp_graph(&x, &y);
+  double f32 = best_bf16(n, af, bf, a, b, c, 0), mf = mlp_us(g, x, y, 0);
+  tfs_cpu__set_bf16_dot(1); /* where the CPU has it */
+  int dot = tfs_cpu_has_bf16_dot();
+  double d = dot ? best_bf16(n, af, bf, a, b, c, 1) : 0;
+  double md = dot ? mlp_us(g, x, y, 1) : 0;
+  tfs_cpu__set_bf16_dot(0);
+  double w = best_bf16(n, af, bf, a, b, c, 1), mw = mlp_us(g, x, y, 1);
+  tfs_cpu__set_bf16_dot(-1);
+  printf("{\"engine\": \"bf16\", \"n\": %d, \"gflops_f32\": %.1f, "
+         "\"gflops_bf16_dot\": %.1f, \"gflops_bf16_widen\": %.1f, "
+         "\"mlp_us_f32\": %.0f, \"mlp_us_amp_dot\": %.0f, "
+         "\"mlp_us_amp_widen\": %.0f, \"f32_path\": \"%s\"}\n",
+         n, f32, d, w, mf, md, mw, tfs_gemm_describe());
+  tfs_graph_free(g);
+  free(af);
+  free(bf);
+  free(c);
+  free(a);
+  free(b);
+  return 0;
+}
+
 int main(int argc, char **argv) {
   args a = {.mode = "callable", .threads = 1, .seconds = 1.0};
   for (int i = 1; i < argc; i++) {
@@ -271,6 +419,8 @@ int main(int argc, char **argv) {
       a.seconds = atof(v), i++;
     } else if (!strcmp(argv[i], "--gemm")) {
       a.gemm = atoi(v), i++;
+    } else if (!strcmp(argv[i], "--bf16")) {
+      a.bf16 = atoi(v), i++;
     } else if (!strcmp(argv[i], "--feed") && a.nfeeds < MAX_FEEDS) {
       char *eq = strchr(argv[i + 1], '=');
       if (!eq) die("--feed NAME=FILE.npy", NULL);
@@ -283,12 +433,13 @@ int main(int argc, char **argv) {
                       "--fetch NAME [--config CONFIG.pb] "
                       "[--save-output OUT.npy] "
                       "[--mode run|callable] [--threads N] [--seconds S] "
-                      "| --gemm N\n");
+                      "| --gemm N | --bf16 N\n");
       return 2;
     }
   }
   if (a.threads < 1 || a.threads > 64) a.threads = 1;
   if (a.gemm > 0) return run_gemm(a.gemm);
+  if (a.bf16 > 0) return run_bf16(a.bf16);
   if (!a.pb || !a.fetch) die("--pb and --fetch are required", NULL);
   return run_model(&a);
 }

@@ -2,11 +2,12 @@
 # tests/cpu_paths.sh - every path the CPU chooses, on any host that can
 # run it: the test programs run again with the CPU capped at each
 # instruction-set level below this CPU's (TFS_CPU_MAX_ISA=avx2, sse4.2,
-# baseline), so the GEMM family, the convolution and pooling paths and the
-# CRC32C that a smaller CPU would pick by itself run here too; and the
-# environment overrides (TFS_CPU_MAX_ISA, TFS_CPU_BF16) are checked
-# through tests/util/cpu_probe.  Levels above this CPU's are reported as
-# skipped, with the reason.
+# baseline), so the GEMM family, the convolution and pooling paths, the
+# bfloat16 GEMM's widening path and the CRC32C that a smaller CPU would
+# pick by itself run here too; and the environment overrides
+# (TFS_CPU_MAX_ISA, TFS_CPU_BF16, TFS_CPU_BF16_DOT) are checked through
+# tests/util/cpu_probe.  Levels above this CPU's are reported as skipped,
+# with the reason.
 #
 # The programs come from $TFS_CPU_PATH_PROGRAMS (set by make check); run
 # from the build directory.
@@ -50,6 +51,18 @@ for v in 0 1; do
   if [ "$got" = "$v" ]; then ok "TFS_CPU_BF16=$v gives bf16=$got"
   else bad "TFS_CPU_BF16=$v gives bf16=$got"; fi
 done
+dot=$(field bf16_dot_detected "$line")
+got=$(field bf16_dot "$(TFS_CPU_BF16_DOT=0 "$probe")")
+if [ "$got" = 0 ]; then ok "TFS_CPU_BF16_DOT=0 gives bf16_dot=0"
+else bad "TFS_CPU_BF16_DOT=0 gives bf16_dot=$got"; fi
+got=$(field bf16_dot "$(TFS_CPU_MAX_ISA=avx2 "$probe")")
+if [ "$got" = 0 ]; then ok "TFS_CPU_MAX_ISA=avx2 gives bf16_dot=0"
+else bad "TFS_CPU_MAX_ISA=avx2 gives bf16_dot=$got"; fi
+got=$(field bf16_dot "$(TFS_CPU_BF16_DOT=1 "$probe")")
+want=$dot
+[ "$detected" = avx512 ] || want=0
+if [ "$got" = "$want" ]; then ok "TFS_CPU_BF16_DOT=1 gives bf16_dot=$got"
+else bad "TFS_CPU_BF16_DOT=1 gives bf16_dot=$got, expected $want"; fi
 got=$(field bf16 "$(TFS_CPU_BF16=yes "$probe")")
 if [ "$got" = "$native" ]; then ok "TFS_CPU_BF16=yes is ignored"
 else bad "TFS_CPU_BF16=yes gives bf16=$got, detected $native"; fi

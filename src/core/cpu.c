@@ -1,7 +1,8 @@
 /*
  * core/cpu.c - CPU feature detection (CPUID and XGETBV) and the overrides
- * that cap it: TFS_CPU_MAX_ISA and TFS_CPU_BF16 from the environment,
- * tfs_cpu__set_max_isa and tfs_cpu__set_bf16 from tests.
+ * that cap it: TFS_CPU_MAX_ISA, TFS_CPU_BF16 and TFS_CPU_BF16_DOT from the
+ * environment, tfs_cpu__set_max_isa, tfs_cpu__set_bf16 and
+ * tfs_cpu__set_bf16_dot from tests.
  */
 #include "core/cpu.h"
 
@@ -27,11 +28,15 @@ static unsigned long long xgetbv0(void) {
 typedef struct cpu_bits {
   tfs_cpu_isa isa;
   int bf16;
+  int bf16_dot; /* AVX512_BF16 with ZMM state */
+  int intel;    /* GenuineIntel */
 } cpu_bits;
 
 static cpu_bits detect(void) {
-  cpu_bits r = {TFS_CPU_ISA_BASELINE, 0};
+  cpu_bits r = {TFS_CPU_ISA_BASELINE, 0, 0, 0};
   unsigned int a, b, c, d;
+  if (!__get_cpuid(0, &a, &b, &c, &d)) return r;
+  r.intel = b == 0x756e6547u && d == 0x49656e69u && c == 0x6c65746eu;
   if (!__get_cpuid(1, &a, &b, &c, &d)) return r;
   int sse42 = (c >> 20) & 1, fma = (c >> 12) & 1;
   if (sse42) r.isa = TFS_CPU_ISA_SSE42;
@@ -55,15 +60,18 @@ static cpu_bits detect(void) {
   if (r.isa == TFS_CPU_ISA_AVX2 && avx512f && zmm_os)
     r.isa = TFS_CPU_ISA_AVX512;
   r.bf16 = (avx512_bf16 && zmm_os) || (amx_bf16 && amx_os);
+  r.bf16_dot = avx512_bf16 && avx512f && zmm_os;
   return r;
 }
 #else
 typedef struct cpu_bits {
   tfs_cpu_isa isa;
   int bf16;
+  int bf16_dot; /* AVX512_BF16 with ZMM state */
+  int intel;    /* GenuineIntel */
 } cpu_bits;
 static cpu_bits detect(void) {
-  cpu_bits r = {TFS_CPU_ISA_BASELINE, 0};
+  cpu_bits r = {TFS_CPU_ISA_BASELINE, 0, 0, 0};
   return r;
 }
 #endif
@@ -74,6 +82,8 @@ static int g_env_isa;  /* cap from TFS_CPU_MAX_ISA, or the detected level */
 static int g_env_bf16; /* TFS_CPU_BF16, or the detected answer */
 static atomic_int g_max = -1;      /* in force; -1 before init */
 static atomic_int g_bf16 = -1;     /* tfs_cpu__set_bf16; -1 none */
+static int g_env_dot;              /* the default or TFS_CPU_BF16_DOT */
+static atomic_int g_dot = -1;      /* tfs_cpu__set_bf16_dot; -1 none */
 
 static int cap(int want) {
   return want < (int)g_detected.isa ? want : (int)g_detected.isa;
@@ -96,6 +106,13 @@ static void init(void) {
   env = getenv("TFS_CPU_BF16");
   if (env && (strcmp(env, "0") == 0 || strcmp(env, "1") == 0))
     g_env_bf16 = env[0] == '1';
+  /* On the Intel Xeons measured (docs/PERFORMANCE.md) vdpbf16ps did a
+   * quarter of the FMAs' instructions per second, half their float32
+   * multiply-adds: the widened float32 product is faster there. */
+  g_env_dot = g_detected.bf16_dot && !g_detected.intel;
+  env = getenv("TFS_CPU_BF16_DOT");
+  if (env && (strcmp(env, "0") == 0 || strcmp(env, "1") == 0))
+    g_env_dot = env[0] == '1' && g_detected.bf16_dot;
   atomic_store(&g_max, g_env_isa);
 }
 
@@ -141,4 +158,19 @@ int tfs_cpu_bf16(void) {
 
 void tfs_cpu__set_bf16(int on) {
   atomic_store(&g_bf16, on < 0 ? -1 : on != 0);
+}
+
+int tfs_cpu_bf16_dot_detected(void) {
+  pthread_once(&g_once, init);
+  return g_detected.bf16_dot;
+}
+
+int tfs_cpu_has_bf16_dot(void) {
+  if (!tfs_cpu_has(TFS_CPU_ISA_AVX512)) return 0; /* also runs init */
+  int f = atomic_load_explicit(&g_dot, memory_order_relaxed);
+  return f >= 0 ? f && g_detected.bf16_dot : g_env_dot;
+}
+
+void tfs_cpu__set_bf16_dot(int on) {
+  atomic_store(&g_dot, on < 0 ? -1 : on != 0);
 }

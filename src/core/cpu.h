@@ -2,8 +2,8 @@
  * core/cpu.h - what this x86-64 CPU can run, asked in one place by every
  * code path that the CPU chooses (GEMM and convolution micro-kernels, the
  * AVX2 pooling loops, the SSE4.2 CRC32C, auto mixed precision's bfloat16
- * decision), with the overrides that let tests force each path on any
- * host that can run it.
+ * decision, the bfloat16 dot-product GEMM), with the overrides that let
+ * tests force each path on any host that can run it.
  */
 #ifndef TFS_CORE_CPU_H
 #define TFS_CORE_CPU_H
@@ -59,5 +59,27 @@ int tfs_cpu_bf16(void);
 /* Tests: forces tfs_cpu_bf16 to 0 or 1; -1 returns to the environment's
  * answer or detection. */
 void tfs_cpu__set_bf16(int on);
+
+/* 1 when the CPU has the AVX-512 bfloat16 dot product (AVX512_BF16's
+ * vdpbf16ps) with the OS saving ZMM state, ignoring overrides. */
+int tfs_cpu_bf16_dot_detected(void);
+
+/* Whether bfloat16 products use vdpbf16ps.  By default where it is
+ * detected on CPUs other than Intel's: on the Intel Xeon measured,
+ * vdpbf16ps did half the multiply-adds per second of the float32 FMAs,
+ * and the widened float32 product was the faster (docs/PERFORMANCE.md);
+ * other vendors' CPUs have not been measured.  The environment
+ * variable TFS_CPU_BF16_DOT=0 or 1 (read once) and tfs_cpu__set_bf16_dot
+ * turn it off or on (on only where detected); it is 0 whenever the level
+ * in force (tfs_cpu_isa_max) is below avx512.  Where it is 0, bfloat16
+ * products widen their operands to float32.  Thread-safe and cheap
+ * (atomic loads); asked at each product, so the overrides take effect at
+ * the next one. */
+int tfs_cpu_has_bf16_dot(void);
+
+/* Tests and benchmarks: 0 turns the bfloat16 dot product off in this
+ * process, 1 on (where detected and the level allows); -1 returns to the
+ * environment's answer or the default. */
+void tfs_cpu__set_bf16_dot(int on);
 
 #endif

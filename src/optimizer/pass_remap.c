@@ -23,8 +23,9 @@
  *          _FusedMatMul ["BiasAdd", "GeluApproximate"]
  *   _FusedConv2D (NHWC) -> MaxPool (NHWC, VALID, strides equal to the
  *   window)                                 -> _TfsFusedConv2DMaxPool
- * act: Relu, Relu6, Elu, LeakyRelu, Tanh, Sigmoid.  float only; only
- * nodes requested on no device or a CPU are fused.  Inner
+ * act: Relu, Relu6, Elu, LeakyRelu, Tanh, Sigmoid.  float only, except
+ * MatMul + BiasAdd [+ act] in bfloat16 too (after auto mixed precision);
+ * only nodes requested on no device or a CPU are fused.  Inner
  * nodes must have one consumer and not be preserved; the fused node takes
  * the last node's name.  The activation subgraphs become fused or
  * standalone ops only where the op has a kernel and the fused kernel's
@@ -57,12 +58,22 @@ static int is_float_node(const tfs_ograph *g, int v) {
   return g->n[v].nout >= 1 && g->n[v].out_types[0] == TFS_FLOAT;
 }
 
+/* Float, or bfloat16: auto mixed precision's MatMul + BiasAdd [+ act]
+ * chains fuse too (match_mid allows no other bfloat16 contraction). */
+static int is_fusable_node(const tfs_ograph *g, int v) {
+  return g->n[v].nout >= 1 && (g->n[v].out_types[0] == TFS_FLOAT ||
+                               g->n[v].out_types[0] == TFS_BFLOAT16);
+}
+
 /* Producer of input k of v for fusion: live, not fed, output port 0,
- * used only by v, removable, float, on v's device. */
+ * used only by v, removable, of v's type (float or bfloat16), on v's
+ * device. */
 static int fusable_input(const tfs_ograph *g, int v, int k) {
   int p = tfs_og__producer(g, v, k);
   if (p < 0 || g->n[v].in[k].port != 0 || !tfs_opt__single_use(g, p) ||
-      !is_float_node(g, p) || strcmp(g->n[p].device, g->n[v].device) != 0)
+      !is_fusable_node(g, p) ||
+      g->n[p].out_types[0] != g->n[v].out_types[0] ||
+      strcmp(g->n[p].device, g->n[v].device) != 0)
     return -1;
   return p;
 }
@@ -115,7 +126,9 @@ static int match_mid(tfs_opt_ctx *c, int mid, tfs_remap_match *m) {
   } else {
     return 0;
   }
-  if (tfs_og__type_attr(g, q, "T") != TFS_FLOAT) return 0;
+  tfs_dtype t = tfs_og__type_attr(g, q, "T");
+  if (t != TFS_FLOAT && !(t == TFS_BFLOAT16 && m->op == TFS_REMAP_MATMUL))
+    return 0;
   if (m->kind == TFS_REMAP_BN && !tfs_remap__bn_constant(g, m) &&
       m->op != TFS_REMAP_CONV)
     return 0;
@@ -134,7 +147,7 @@ static int match_contraction(tfs_opt_ctx *c, int root, tfs_remap_match *m) {
     /* an activation below takes the whole chain */
     int below = g->n[root].fan[0].node;
     if (is_activation(g, below) && tfs_og__replaceable(g, below) &&
-        is_float_node(g, below))
+        is_fusable_node(g, below))
       return 0;
   }
   if (is_activation(g, root)) {
@@ -334,9 +347,16 @@ int tfs_pass__remap(tfs_opt_ctx *c) {
   }
   for (int v = 0; v < n0; v++) {
     if (!tfs_og__live(g, v) || !tfs_og__replaceable(g, v)) continue;
-    if (!is_float_node(g, v) || !is_root_op(g, v)) continue;
+    if (!is_fusable_node(g, v) || !is_root_op(g, v)) continue;
     int r = 0, cpu = on_cpu(g->n[v].device);
     tfs_remap_match m;
+    if (!is_float_node(g, v)) { /* bfloat16: MatMul chains only */
+      if (cpu && match_contraction(c, v, &m))
+        r = tfs_remap__fuse_contraction(c, &m, &stats);
+      if (r < 0) return -1;
+      total += r;
+      continue;
+    }
     if (cpu && match_contraction(c, v, &m))
       r = tfs_remap__fuse_contraction(c, &m, &stats);
     else if (is_inference_bn(g, v) && !after_convolution(g, v))

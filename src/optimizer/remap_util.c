@@ -120,7 +120,9 @@ static int fused_attrs(const tfs_ograph *g, const tfs_remap_match *m,
     int ta = 0, tb = 0;
     tfs_attrs_get_bool(g->n[q].attrs, "transpose_a", &ta);
     tfs_attrs_get_bool(g->n[q].attrs, "transpose_b", &tb);
-    if (tfs_opt__set_type(a, "T", TFS_FLOAT) ||
+    /* float, or bfloat16 after auto mixed precision */
+    tfs_dtype t = tfs_og__type_attr(g, q, "T");
+    if (tfs_opt__set_type(a, "T", t == TFS_BFLOAT16 ? t : TFS_FLOAT) ||
         tfs_opt__set_bool(a, "transpose_a", ta) ||
         tfs_opt__set_bool(a, "transpose_b", tb))
       return -1;

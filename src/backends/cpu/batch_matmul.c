@@ -2,12 +2,14 @@
  * backends/cpu/batch_matmul.c - BatchMatMul (equal batch dims),
  * BatchMatMulV2 (broadcast batch dims) and BatchMatMulV3 (Ta, Tb, Tout);
  * float on the shared GEMM (gemm.h: one product over all batches, or y
- * packed once, when y is the same matrix for every batch), double and
- * complex on the BLAS, 16-bit and 8-bit inputs through float, other
+ * packed once, when y is the same matrix for every batch), bfloat16 on
+ * the bfloat16 GEMM (accumulated in float32 and rounded once), double and
+ * complex on the BLAS, half and 8-bit inputs through float, other
  * integers with wrapping loops.  Many matrices are shared out whole over
  * the intra-op pool, a few big ones each split over it.
  */
 #include <cblas.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -116,9 +118,30 @@ typedef struct {
   const void *x, *y;
   void *o;
   tfs_threadpool *pool; /* for the GEMM's own split, or NULL */
+  float *of;            /* bfloat16 x bfloat16: float32 products, or NULL */
+  atomic_int failed;    /* a bfloat16 product ran out of memory */
 } bmm_job;
 
-static void gemm_one(const bmm_job *j, int64_t b) {
+/* Batch b of a bfloat16 product: float32 into j->of, rounded into o. */
+static void gemm_one_bf16(bmm_job *j, int64_t b) {
+  const bmm_dims *d = j->d;
+  int ax = j->s->adj_x, ay = j->s->adj_y;
+  int64_t m = d->m, n = d->n, k = d->k, os = m * n;
+  if (tfs_gemm_bf16(ax, ay, m, n, k,
+                    (const uint16_t *)j->x + d->xoff[b] * m * k,
+                    ax ? m : k, (const uint16_t *)j->y + d->yoff[b] * k * n,
+                    ay ? k : n, j->of + b * os, n, j->pool)) {
+    atomic_store(&j->failed, 1);
+    return;
+  }
+  tfs_gemm_round_bf16(j->of + b * os, (uint16_t *)j->o + b * os, os);
+}
+
+static void gemm_one(bmm_job *j, int64_t b) {
+  if (j->of) {
+    gemm_one_bf16(j, b);
+    return;
+  }
   const bmm_dims *d = j->d;
   int ax = j->s->adj_x, ay = j->s->adj_y;
   int64_t m = d->m, n = d->n, k = d->k;
@@ -329,13 +352,28 @@ static void bmm_compute(tfs_kernel_ctx *c) {
     int_products(c, s, &d, x, y, o);
     return;
   }
-  bmm_job j = {s, &d, x->data, y->data, o->data, NULL};
+  bmm_job j;
+  memset(&j, 0, sizeof j);
+  j.s = s;
+  j.d = &d;
+  j.x = x->data;
+  j.y = y->data;
+  j.o = o->data;
   if (t == TFS_FLOAT || t == TFS_DOUBLE || t == TFS_COMPLEX64 ||
       t == TFS_COMPLEX128) {
     run_products(c, &j);
     return;
   }
-  /* half / bfloat16 output: products in float, rounded once */
+  if (t == TFS_BFLOAT16 && s->ta == TFS_BFLOAT16 && s->tb == TFS_BFLOAT16) {
+    if (!(j.of = tfs_kctx_scratch(c, sizeof(float) * (size_t)o->nelems)))
+      return;
+    run_products(c, &j);
+    if (atomic_load(&j.failed))
+      tfs_kctx_fail(c, TFS_RESOURCE_EXHAUSTED, "out of memory");
+    return;
+  }
+  /* half output, or bfloat16 with an 8-bit input: products in float,
+   * rounded once */
   const float *xf = to_float(c, x), *yf = to_float(c, y);
   float *of = tfs_kctx_scratch(c, sizeof(float) * (size_t)o->nelems);
   if (!xf || !yf || !of) return;

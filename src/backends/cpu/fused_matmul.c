@@ -4,18 +4,22 @@
  * weights packed once, then the epilogue over each block of rows while it
  * is in cache), _FusedBatchMatMulV2 (BatchMatMulV2 scaled by a scalar:
  * the scale becomes the GEMM's alpha), _TfsSwish (x * sigmoid(x) in
- * one pass) and _TfsGelu (GELU, erf or tanh form, in one pass).  The
- * products are float only; the remapper fuses nothing else.
+ * one pass) and _TfsGelu (GELU, erf or tanh form, in one pass).
+ * _FusedMatMul also takes bfloat16 (auto mixed precision's MatMul +
+ * BiasAdd): float32 products on the bfloat16 GEMM, the epilogue in
+ * float32, one rounding.
  */
 #if defined(__GNUC__) && !defined(__clang__)
 #pragma GCC optimize("tree-vectorize", "vect-cost-model=dynamic")
 #endif
 
 #include <math.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "core/alloc.h"
+#include "core/half.h"
 #include "backends/cpu/cpu_tables.h"
 #include "backends/cpu/fused_epilogue.h"
 #include "backends/cpu/gemm.h"
@@ -29,12 +33,14 @@ typedef struct fmm_state {
   tfs_fused_epilogue e;
   const tfs_tensor *b_const;
   tfs_gemm_packed *b_packed;
+  tfs_gemm_packed_bf16 *b16; /* a constant bfloat16 B, or NULL */
 } fmm_state;
 
 static void fmm_release(void *p) {
   fmm_state *s = p;
   if (!s) return;
   tfs_gemm_packed_free(s->b_packed);
+  tfs_gemm_packed_bf16_free(s->b16);
   tfs_free(s);
 }
 
@@ -51,6 +57,12 @@ static int fmm_prepare(tfs_kernel_init *ki) {
     s->b_packed = tfs_gemm_pack_b_f32(s->tb, s->tb ? cols : r, s->tb ? r : cols,
                                       b->data, cols);
     if (s->b_packed) s->b_const = b;
+  } else if (b && b->dtype == TFS_BFLOAT16 && b->shape.rank == 2 &&
+             b->nelems > 0) {
+    int64_t r = b->shape.dims[0], cols = b->shape.dims[1];
+    s->b16 = tfs_gemm_pack_b_bf16(s->tb, s->tb ? cols : r, s->tb ? r : cols,
+                                  b->data, cols);
+    if (s->b16) s->b_const = b;
   }
   return 0;
 }
@@ -98,11 +110,121 @@ static void fmm_epilogue(void *arg, int64_t r0, int64_t r1) {
                   j->bias);
 }
 
+/* ---- _FusedMatMul in bfloat16 ---- */
+
+typedef struct fmm16_job {
+  const fmm_state *s;
+  const uint16_t *a, *b;
+  int64_t lda, ldb, n, k, m;
+  int64_t unit;
+  float *f;      /* m x n float32 products */
+  uint16_t *o;   /* the rounded output */
+  const float *bias;
+  atomic_int failed;
+} fmm16_job;
+
+/* Rows [r0, r0 + m) of the product into j->f; pool may be NULL. */
+static int fmm16_gemm(fmm16_job *j, int64_t r0, int64_t m,
+                      tfs_threadpool *pool) {
+  const fmm_state *s = j->s;
+  const uint16_t *a = s->ta ? j->a + r0 : j->a + r0 * j->lda;
+  float *f = j->f + r0 * j->n;
+  if (s->b16 && j->b == (const uint16_t *)s->b_const->data)
+    return tfs_gemm_bf16_packed(s->ta, m, a, j->lda, s->b16, f, j->n, pool);
+  return tfs_gemm_bf16(s->ta, s->tb, m, j->n, j->k, a, j->lda, j->b, j->ldb,
+                       f, j->n, pool);
+}
+
+/* The epilogue over rows [r0, r1), then their rounding. */
+static void fmm16_finish(const fmm16_job *j, int64_t r0, int64_t r1) {
+  float *f = j->f + r0 * j->n;
+  tfs_fused_apply(&j->s->e, f, r1 - r0, j->n, j->n, NULL, j->bias);
+  tfs_gemm_round_bf16(f, j->o + r0 * j->n, (r1 - r0) * j->n);
+}
+
+static void fmm16_rows(void *arg, int64_t u0, int64_t u1) {
+  fmm16_job *j = arg;
+  const int64_t block = FMM_BLOCK_PANELS * j->unit;
+  int64_t r0 = u0 * j->unit, r1 = u1 * j->unit < j->m ? u1 * j->unit : j->m;
+  for (int64_t r = r0; r < r1; r += block) {
+    int64_t m = r + block < r1 ? block : r1 - r;
+    if (fmm16_gemm(j, r, m, NULL)) {
+      atomic_store(&j->failed, 1);
+      return;
+    }
+    fmm16_finish(j, r, r + m);
+  }
+}
+
+static void fmm16_epilogue(void *arg, int64_t r0, int64_t r1) {
+  fmm16_finish(arg, r0, r1);
+}
+
+/* The bias (bfloat16, n values) as float32 scratch, or NULL after failing
+ * c; *bias stays NULL without one. */
+static int fmm16_bias(tfs_kernel_ctx *c, const fmm_state *s, int64_t n,
+                      const float **bias) {
+  *bias = NULL;
+  if (s->e.kind != TFS_FE_BIAS) return 0;
+  const tfs_tensor *t = c->inputs[2];
+  if (t->dtype != TFS_BFLOAT16 || t->nelems != n) {
+    tfs_kctx_fail(c, TFS_INVALID_ARGUMENT,
+                  "bias must be a 1-D bfloat16 vector of %lld values, got "
+                  "%lld", (long long)n, (long long)t->nelems);
+    return -1;
+  }
+  float *f = tfs_kctx_scratch(c, sizeof(float) * (size_t)(n + 1));
+  if (!f) return -1;
+  const uint16_t *h = t->data;
+  for (int64_t i = 0; i < n; i++) f[i] = tfs_bf16_to_float(h[i]);
+  *bias = f;
+  return 0;
+}
+
+static void fmm16_compute(tfs_kernel_ctx *c, const fmm_state *s, int64_t m,
+                          int64_t k, int64_t n) {
+  const tfs_tensor *a = c->inputs[0], *b = c->inputs[1];
+  fmm16_job j;
+  memset(&j, 0, sizeof j);
+  if (fmm16_bias(c, s, n, &j.bias)) return;
+  tfs_shape os;
+  tfs_shape_2d(&os, m, n);
+  tfs_tensor *o = tfs_kctx_alloc_output(c, 0, &os);
+  if (!o || m == 0 || n == 0) return;
+  j.s = s;
+  j.a = a->data;
+  j.b = b->data;
+  j.lda = a->shape.dims[1];
+  j.ldb = b->shape.dims[1];
+  j.n = n;
+  j.k = k;
+  j.m = m;
+  j.unit = tfs_gemm_panel_rows();
+  j.o = o->data;
+  if (!(j.f = tfs_kctx_scratch(c, sizeof(float) * (size_t)(m * n)))) return;
+  tfs_threadpool *pool = tfs_kctx_intra_pool(c);
+  if (m >= 64 * (int64_t)tfs_threadpool_parallelism(pool)) {
+    tfs_kctx_parallel_for(c, (m + j.unit - 1) / j.unit,
+                          j.unit * (tfs_gemm_cost_ns(1, n, k) / 2 + n),
+                          fmm16_rows, &j);
+  } else if (fmm16_gemm(&j, 0, m, pool)) {
+    atomic_store(&j.failed, 1);
+  } else {
+    tfs_kctx_parallel_for(c, m, n * 6, fmm16_epilogue, &j);
+  }
+  if (atomic_load(&j.failed))
+    tfs_kctx_fail(c, TFS_RESOURCE_EXHAUSTED, "out of memory");
+}
+
 static void fmm_compute(tfs_kernel_ctx *c) {
   const fmm_state *s = c->state;
   const tfs_tensor *a = c->inputs[0], *b = c->inputs[1];
   int64_t m, k, n;
   if (tfs_matmul_check_2d(c, a, b, s->ta, s->tb, &m, &k, &n)) return;
+  if (a->dtype == TFS_BFLOAT16) {
+    fmm16_compute(c, s, m, k, n);
+    return;
+  }
   const float *scale = NULL, *shift = NULL;
   if (tfs_fused_channel_params(c, &s->e, n, NULL, &scale, &shift)) return;
   tfs_shape os;
@@ -331,7 +453,8 @@ static void gelu_compute(tfs_kernel_ctx *c) {
 }
 
 const tfs_kernel_def tfs_cpu_kernels_fused_matmul[] = {
-    {"_FusedMatMul", "CPU", "T", TFS_DT_BIT(TFS_FLOAT), fmm_prepare,
+    {"_FusedMatMul", "CPU", "T",
+     TFS_DT_BIT(TFS_FLOAT) | TFS_DT_BIT(TFS_BFLOAT16), fmm_prepare,
      fmm_compute, fmm_release, TFS_KERNEL_EXPENSIVE, NULL},
     {"_FusedBatchMatMulV2", "CPU", "T", TFS_DT_BIT(TFS_FLOAT), fbmm_prepare,
      fbmm_compute, free, TFS_KERNEL_EXPENSIVE, NULL},

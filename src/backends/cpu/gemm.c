@@ -43,13 +43,7 @@ static atomic_ullong g_tag;
 
 #define MIN(a, b) ((a) < (b) ? (a) : (b))
 
-/* Per-thread packing buffers, freed when the thread exits. */
-typedef struct tls_bufs {
-  float *a, *b;
-  size_t acap, bcap;  /* floats */
-  uint64_t a_tag;     /* which A block `a` holds: call, row block, */
-  int64_t a_block, a_pc; /* depth offset */
-} tls_bufs;
+typedef tfs_gemm_tls tls_bufs;
 
 static void tls_destroy(void *p) {
   tls_bufs *t = p;
@@ -159,6 +153,23 @@ static float *tls_abuf(tls_bufs *t, size_t need) {
   if (a != old) t->a_tag = 0;
   return a;
 }
+
+tfs_gemm_tls *tfs_gemm__tls(void) {
+  pthread_once(&g_once, init_once);
+  return tls();
+}
+
+void *tfs_gemm__tls_abuf(tfs_gemm_tls *t, size_t bytes) {
+  return tls_abuf(t, (bytes + sizeof(float) - 1) / sizeof(float));
+}
+
+void *tfs_gemm__tls_bbuf(tfs_gemm_tls *t, size_t bytes) {
+  if (!t) return NULL;
+  return tls_grow(&t->b, &t->bcap,
+                  (bytes + sizeof(float) - 1) / sizeof(float));
+}
+
+uint64_t tfs_gemm__new_tag(void) { return atomic_fetch_add(&g_tag, 1) + 1; }
 
 /* ---- packing ---------------------------------------------------------------- */
 
@@ -654,20 +665,11 @@ void tfs_gemm_f32_packed(int trans_a, int64_t m, float alpha,
 
 /* ---- a caller-packed A ---------------------------------------------------------- */
 
-/* How a product of m rows and n columns is cut into tasks: row blocks of
- * mc rows, column chunks of chunk_cols; task t is (row block t / nchunks,
- * chunk t % nchunks), row-major, so that a thread's consecutive tasks
- * share their rows (the A block they packed or gathered). */
-typedef struct tiling {
-  int64_t m, n, mc, mblocks, chunk_cols, nchunks;
-} tiling;
+typedef tfs_gemm_tiling tiling;
 
-/* Row blocks first, four per thread when the rows allow (small tasks
- * balance a core that other work slows down) and down to two panels a
- * block; then column chunks of whole panels.  Returns the task count. */
-static int64_t split_tiles(const tfs_gemm_isa *isa, int64_t m, int64_t n,
-                           int nt, int64_t mc_max, tiling *t) {
-  const int mr = isa ? isa->mr : 1, nr = isa ? isa->nr : 1;
+int64_t tfs_gemm__split_tiles(int mr, int nr, int split_cols, int64_t m,
+                              int64_t n, int nt, int64_t mc_max,
+                              tfs_gemm_tiling *t) {
   int64_t want = nt > 1 ? 4 * (int64_t)nt : 1;
   int64_t mc = (m + want - 1) / want;
   mc = (mc + mr - 1) / mr * mr;
@@ -678,7 +680,7 @@ static int64_t split_tiles(const tfs_gemm_isa *isa, int64_t m, int64_t n,
   t->mc = mc;
   t->mblocks = (m + mc - 1) / mc;
   int64_t npanels = (n + nr - 1) / nr, nchunks = 1;
-  if (isa && t->mblocks < want) {
+  if (split_cols && t->mblocks < want) {
     nchunks = (want + t->mblocks - 1) / t->mblocks;
     if (nchunks > npanels) nchunks = npanels;
   }
@@ -687,10 +689,14 @@ static int64_t split_tiles(const tfs_gemm_isa *isa, int64_t m, int64_t n,
   return t->mblocks * t->nchunks;
 }
 
-/* Task `task`'s row block mi (rows [ic, ic + mb)) and columns [c0, c0 +
- * nb). */
-static void tile_of(const tiling *t, int64_t task, int64_t *mi, int64_t *ic,
-                    int64_t *mb, int64_t *c0, int64_t *nb) {
+static int64_t split_tiles(const tfs_gemm_isa *isa, int64_t m, int64_t n,
+                           int nt, int64_t mc_max, tiling *t) {
+  return tfs_gemm__split_tiles(isa ? isa->mr : 1, isa ? isa->nr : 1,
+                               isa != NULL, m, n, nt, mc_max, t);
+}
+
+void tfs_gemm__tile_of(const tfs_gemm_tiling *t, int64_t task, int64_t *mi,
+                       int64_t *ic, int64_t *mb, int64_t *c0, int64_t *nb) {
   *mi = task / t->nchunks;
   *ic = *mi * t->mc;
   *mb = MIN(t->mc, t->m - *ic);
@@ -765,7 +771,7 @@ static void src_range(void *arg, int64_t begin, int64_t end) {
   }
   for (int64_t task = begin; task < end; task++) {
     int64_t mi, ic, mb, c0, nb;
-    tile_of(&j->t, task, &mi, &ic, &mb, &c0, &nb);
+    tfs_gemm__tile_of(&j->t, task, &mi, &ic, &mb, &c0, &nb);
     if (isa)
       src_tile(j, t, abuf, mi, ic, mb, c0, nb);
     else
@@ -824,7 +830,7 @@ static void ind_range(void *arg, int64_t begin, int64_t end) {
   int64_t have = -1;
   for (int64_t task = begin; task < end; task++) {
     int64_t mi, ic, mb, c0, nb;
-    tile_of(&j->t, task, &mi, &ic, &mb, &c0, &nb);
+    tfs_gemm__tile_of(&j->t, task, &mi, &ic, &mb, &c0, &nb);
     if (have != mi) {
       src->rows(src->arg, ic, mb, rows);
       have = mi;

@@ -1,7 +1,8 @@
 /*
  * backends/cpu/gemm.h - the single-precision GEMM every CPU kernel uses
- * (MatMul, BatchMatMul, Conv2D as im2col + GEMM, ...).  Row-major,
- * BLAS semantics, parallel over the session's intra-op pool.
+ * (MatMul, BatchMatMul, Conv2D as im2col + GEMM, ...) and the bfloat16
+ * GEMM of bfloat16 MatMul and BatchMatMul.  Row-major, BLAS semantics,
+ * parallel over the session's intra-op pool.
  */
 
 /*
@@ -112,6 +113,62 @@ int tfs_gemm_f32_packed_src(int64_t m, const tfs_gemm_a_source *a,
                             const tfs_gemm_packed *b, float *c, int64_t ldc,
                             struct tfs_threadpool *pool);
 int64_t tfs_gemm_packed_n(const tfs_gemm_packed *p);
+
+/* ---- bfloat16 products ----------------------------------------------
+ *
+ * A and B hold bfloat16 bit patterns (uint16_t), C is float32; the
+ * products are accumulated in float32.  Where tfs_cpu_has_bf16_dot()
+ * (AVX512_BF16), both operands are packed in pairs of depth steps (a zero
+ * pads an odd depth) for vdpbf16ps micro-kernels, blocked for the caches
+ * and split over the pool as tfs_gemm_f32 is; elsewhere they are widened
+ * to float32 and multiplied by tfs_gemm_f32 (same values up to the order
+ * of the float32 additions; vdpbf16ps also flushes denormal inputs and
+ * results to zero).  Callers that want bfloat16 results round C with
+ * tfs_gemm_round_bf16 after their epilogue.
+ *
+ * Threads: all functions are thread-safe; a packed matrix is immutable
+ * and may be used by many products at once. */
+
+/* C[m,n] = op(A)[m,k] * op(B)[k,n], row-major with the transposes and
+ * leading dimensions of tfs_gemm_f32; C (leading dimension ldc) is
+ * overwritten, never read.  pool may be NULL (one thread).  m, n, k >= 0.
+ * Does not take ownership of any argument.  Returns 0, or -1 when a
+ * packing or widening buffer cannot be allocated (C is then partly
+ * written). */
+int tfs_gemm_bf16(int trans_a, int trans_b, int64_t m, int64_t n, int64_t k,
+                  const uint16_t *a, int64_t lda, const uint16_t *b,
+                  int64_t ldb, float *c, int64_t ldc,
+                  struct tfs_threadpool *pool);
+
+/* A bfloat16 B packed once for many products (constant weights). */
+typedef struct tfs_gemm_packed_bf16 tfs_gemm_packed_bf16;
+
+/* Packs op(B) (k x n) for the path in force now (pairs for vdpbf16ps, or
+ * widened to float32); the packed matrix keeps that path.  Returns a new
+ * packed matrix; caller frees with tfs_gemm_packed_bf16_free.  NULL when
+ * memory runs out.  The caller's b may be freed afterwards. */
+tfs_gemm_packed_bf16 *tfs_gemm_pack_b_bf16(int trans_b, int64_t k, int64_t n,
+                                           const uint16_t *b, int64_t ldb);
+
+/* Frees p; NULL is allowed. */
+void tfs_gemm_packed_bf16_free(tfs_gemm_packed_bf16 *p);
+
+/* 1 when p was packed for vdpbf16ps, 0 when widened. */
+int tfs_gemm_packed_bf16_dot(const tfs_gemm_packed_bf16 *p);
+
+/* tfs_gemm_bf16 with a packed B (its k and n); same contract. */
+int tfs_gemm_bf16_packed(int trans_a, int64_t m, const uint16_t *a,
+                         int64_t lda, const tfs_gemm_packed_bf16 *b,
+                         float *c, int64_t ldc, struct tfs_threadpool *pool);
+
+/* dst[i] = src[i] rounded to bfloat16 (core/half.h's tfs_float_to_bf16:
+ * nearest even, NaN kept quiet) for i in [0, n).  dst may not overlap
+ * src.  Thread-safe. */
+void tfs_gemm_round_bf16(const float *src, uint16_t *dst, int64_t n);
+
+/* The path a bfloat16 product takes now, for logs and benchmarks:
+ * "avx512_bf16 12x32" or "widened to float32".  Borrowed, static. */
+const char *tfs_gemm_bf16_describe(void);
 
 /* MatMul's checks of its operands a and b (2-D, op(A) columns equal to
  * op(B) rows, with the transposes ta and tb): ops/batch_matmul_check.h's

@@ -68,4 +68,73 @@ void tfs_gemm__thin_nn_avx512(int m, int64_t k, int64_t n, const float *a,
 extern const tfs_gemm_isa tfs_gemm_isa_avx2;
 extern const tfs_gemm_isa tfs_gemm_isa_avx512;
 
+/* ---- bfloat16 (gemm_bf16.c, gemm_bf16_avx512.c) ----
+ *
+ * Packed in pairs of depth steps: a 32-bit pair holds depth 2q in its low
+ * half and 2q + 1 in its high half (zero past an odd depth).  An A panel
+ * holds MR rows for kp pairs, [kp][MR]; a B panel NR columns, [kp][NR];
+ * both start 64-byte aligned and are zero past the matrix edge. */
+
+/* C tile (m rows of the panel by n <= NR columns) = A_panel * B_panel
+ * over kp pairs, or C += that when acc; float32 accumulation. */
+typedef void (*tfs_gemm_bf16_ukr)(int64_t kp, const uint32_t *a,
+                                  const uint32_t *b, float *c, int64_t ldc,
+                                  int n, int acc);
+
+typedef struct tfs_gemm_bf16_isa {
+  const char *name;
+  int mr, nr;
+  int kc, mc, nc; /* cache blocking; kc in depth steps, even */
+  tfs_gemm_bf16_ukr ukr[TFS_GEMM_MAX_MR + 1]; /* indexed by rows, 1..mr */
+} tfs_gemm_bf16_isa;
+
+extern const tfs_gemm_bf16_isa tfs_gemm_bf16_isa_avx512;
+
+/* ---- driver pieces shared with the bfloat16 GEMM (gemm_bf16.c) ---- */
+
+/* A thread's packing buffers (64-byte aligned), freed when the thread
+ * exits.  a_tag, a_block and a_pc say which A block `a` holds (a call's
+ * tag from tfs_gemm__new_tag, its row block, its depth offset), so that
+ * consecutive tasks of one row block pack it once. */
+typedef struct tfs_gemm_tls {
+  float *a, *b;
+  size_t acap, bcap; /* floats */
+  uint64_t a_tag;
+  int64_t a_block, a_pc;
+} tfs_gemm_tls;
+
+/* The calling thread's buffers, or NULL when memory runs out. */
+tfs_gemm_tls *tfs_gemm__tls(void);
+
+/* t's A (or B) buffer grown to at least `bytes`, or NULL (t NULL or out of
+ * memory); a new A buffer holds no block (a_tag 0).  Valid until the next
+ * call for the same buffer on this thread. */
+void *tfs_gemm__tls_abuf(tfs_gemm_tls *t, size_t bytes);
+void *tfs_gemm__tls_bbuf(tfs_gemm_tls *t, size_t bytes);
+
+/* A tag no call has used (thread-safe). */
+uint64_t tfs_gemm__new_tag(void);
+
+/* How a product of m rows and n columns is cut into tasks: row blocks of
+ * mc rows, column chunks of chunk_cols; task t is (row block t / nchunks,
+ * chunk t % nchunks), row-major, so that a thread's consecutive tasks
+ * share their rows (the A block they packed). */
+typedef struct tfs_gemm_tiling {
+  int64_t m, n, mc, mblocks, chunk_cols, nchunks;
+} tfs_gemm_tiling;
+
+/* Cuts for `nt` threads: row blocks first, four per thread when the rows
+ * allow (small tasks balance a core that other work slows down) and down
+ * to two mr-row panels a block, at most mc_max rows; then, when
+ * split_cols, column chunks of whole nr-column panels.  Returns the task
+ * count. */
+int64_t tfs_gemm__split_tiles(int mr, int nr, int split_cols, int64_t m,
+                              int64_t n, int nt, int64_t mc_max,
+                              tfs_gemm_tiling *t);
+
+/* Task `task`'s row block mi (rows [ic, ic + mb)) and columns [c0, c0 +
+ * nb). */
+void tfs_gemm__tile_of(const tfs_gemm_tiling *t, int64_t task, int64_t *mi,
+                       int64_t *ic, int64_t *mb, int64_t *c0, int64_t *nb);
+
 #endif

@@ -1,7 +1,8 @@
 /*
- * backends/cpu/matmul.c - MatMul: float on tfsess's GEMM (constant weights
- * packed once at prepare time), double on the BLAS split over the pool,
- * half/bfloat16 through float, integers and complex with plain loops.
+ * backends/cpu/matmul.c - MatMul: float and bfloat16 on tfsess's GEMMs
+ * (constant weights packed once at prepare time; bfloat16 accumulated in
+ * float32 and rounded once), double on the BLAS split over the pool, half
+ * through float, integers and complex with plain loops.
  */
 #include <complex.h>
 #include <stdlib.h>
@@ -17,6 +18,7 @@ typedef struct {
   int ta, tb;
   const tfs_tensor *b_const;  /* the Const tensor packed below */
   tfs_gemm_packed *b_packed;  /* op(B) of a constant float B, or NULL */
+  tfs_gemm_packed_bf16 *b16;  /* op(B) of a constant bfloat16 B, or NULL */
 } mm_state;
 
 static int matmul_prepare(tfs_kernel_init *ki) {
@@ -30,6 +32,12 @@ static int matmul_prepare(tfs_kernel_init *ki) {
     s->b_packed = tfs_gemm_pack_b_f32(s->tb, s->tb ? cols : r,
                                       s->tb ? r : cols, b->data, cols);
     if (s->b_packed) s->b_const = b; /* else: pack per run */
+  } else if (b && b->dtype == TFS_BFLOAT16 && b->shape.rank == 2 &&
+             b->nelems > 0) {
+    int64_t r = b->shape.dims[0], cols = b->shape.dims[1];
+    s->b16 = tfs_gemm_pack_b_bf16(s->tb, s->tb ? cols : r, s->tb ? r : cols,
+                                  b->data, cols);
+    if (s->b16) s->b_const = b;
   }
   ki->state = s;
   return 0;
@@ -39,6 +47,7 @@ static void matmul_release(void *state) {
   mm_state *s = state;
   if (!s) return;
   tfs_gemm_packed_free(s->b_packed);
+  tfs_gemm_packed_bf16_free(s->b16);
   tfs_free(s);
 }
 
@@ -69,7 +78,6 @@ MM_LOOP(mm_u16, uint16_t, uint64_t, ID, (uint16_t))
 MM_LOOP(mm_u32, uint32_t, uint64_t, ID, (uint32_t))
 MM_LOOP(mm_u64, uint64_t, uint64_t, ID, ID)
 MM_LOOP(mm_f16, uint16_t, float, tfs_half_to_float, tfs_float_to_half)
-MM_LOOP(mm_bf16, uint16_t, float, tfs_bf16_to_float, tfs_float_to_bf16)
 MM_LOOP(mm_c64, float _Complex, float _Complex, ID, ID)
 MM_LOOP(mm_c128, double _Complex, double _Complex, ID, ID)
 
@@ -81,6 +89,26 @@ int tfs_matmul_check_2d(tfs_kernel_ctx *c, const tfs_tensor *a,
     return -1;
   }
   return 0;
+}
+
+/* bfloat16: float32 products in scratch, rounded once. */
+static void matmul_bf16(tfs_kernel_ctx *c, const mm_state *s,
+                        const tfs_tensor *a, const tfs_tensor *b,
+                        tfs_tensor *o, int64_t m, int64_t n, int64_t k) {
+  float *f = tfs_kctx_scratch(c, sizeof(float) * (size_t)(m * n));
+  if (!f) return;
+  tfs_threadpool *pool = tfs_kctx_intra_pool(c);
+  int64_t lda = a->shape.dims[1], ldb = b->shape.dims[1];
+  int rc = s->b16 && b == s->b_const
+               ? tfs_gemm_bf16_packed(s->ta, m, a->data, lda, s->b16, f, n,
+                                      pool)
+               : tfs_gemm_bf16(s->ta, s->tb, m, n, k, a->data, lda, b->data,
+                               ldb, f, n, pool);
+  if (rc) {
+    tfs_kctx_fail(c, TFS_RESOURCE_EXHAUSTED, "out of memory");
+    return;
+  }
+  tfs_gemm_round_bf16(f, o->data, m * n);
 }
 
 static void matmul_compute(tfs_kernel_ctx *c) {
@@ -122,7 +150,7 @@ static void matmul_compute(tfs_kernel_ctx *c) {
     case TFS_UINT32: mm_u32(a->data, b->data, o->data, m, n, k, s->ta, s->tb); break;
     case TFS_UINT64: mm_u64(a->data, b->data, o->data, m, n, k, s->ta, s->tb); break;
     case TFS_HALF: mm_f16(a->data, b->data, o->data, m, n, k, s->ta, s->tb); break;
-    case TFS_BFLOAT16: mm_bf16(a->data, b->data, o->data, m, n, k, s->ta, s->tb); break;
+    case TFS_BFLOAT16: matmul_bf16(c, s, a, b, o, m, n, k); break;
     case TFS_COMPLEX64:
       mm_c64(a->data, b->data, o->data, m, n, k, s->ta, s->tb);
       break;
