@@ -165,8 +165,8 @@ static void test_gemm_thin(void) {
       free(c1);
     }
   }
-  tfs_gemm__set_thin_rows(4);
-  CU_ASSERT_EQUAL(tfs_gemm__set_thin_rows(4), 4);
+  tfs_gemm__set_thin_rows(8);
+  CU_ASSERT_EQUAL(tfs_gemm__set_thin_rows(8), 8);
   CU_ASSERT_EQUAL(tfs_gemm__set_thin_rows(-1), -1);
   CU_ASSERT_EQUAL(tfs_gemm__set_thin_rows(17), -1);
   CU_ASSERT_EQUAL(tfs_gemm__force_path(NULL), 0);

@@ -205,7 +205,7 @@ int tfs_gemm__force_path(const char *name);
 
 /* Tests and benchmarks: products of at most `rows` rows (0: none) with
  * neither operand transposed skip packing B and run the thin kernels
- * (default 4), which give the packed path's bits.
+ * (default 8), which give the packed path's bits.
  * Returns the previous value, or -1 for a value out of range.  Not
  * thread-safe against running GEMMs. */
 int tfs_gemm__set_thin_rows(int rows);
