@@ -36,6 +36,14 @@ int tfs_elem_fill(tfs_elem e, void *dst, const void *value, int64_t n) {
     return 0;
   }
   char *d = dst;
+  /* zero (Pad's default, Fill of 0): memset, which is vectorized */
+  const unsigned char *vb = value;
+  size_t nz = 0;
+  while (nz < e.size && vb[nz] == 0) nz++;
+  if (nz == e.size) {
+    memset(d, 0, (size_t)n * e.size);
+    return 0;
+  }
   switch (e.size) {
   case 1:
     memset(d, *(const uint8_t *)value, (size_t)n);
