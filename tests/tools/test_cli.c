@@ -590,6 +590,46 @@ static void test_cli_ops(void) {
   result_free(&r);
 }
 
+/* ops --missing-from: the listed ops without a CPU kernel, the coverage
+ * line, exit 1 while any is missing; comments and blank lines skipped;
+ * malformed lists refused with the file and line. */
+static void test_cli_ops_missing_from(void) {
+  static const char kList[] = "# ops of some list\nMatMul\n\n"
+                              "  NoSuchOpAnywhere   # not an op\nSoftmax\n";
+  it_write_file(it_tmp("ops.txt"), kList, sizeof kList - 1);
+  result r = tfsess("ops --missing-from '%s'", it_tmp("ops.txt"));
+  CU_ASSERT_EQUAL(r.status, 1);
+  CU_ASSERT_PTR_NOT_NULL(strstr(r.out, "NoSuchOpAnywhere"));
+  CU_ASSERT_PTR_NOT_NULL(strstr(r.out, " not registered\n"));
+  CU_ASSERT_PTR_NULL(strstr(r.out, "MatMul"));
+  CU_ASSERT_PTR_NOT_NULL(strstr(
+      r.out, "coverage: 2 of 3 listed ops have a CPU kernel (66.7%), "
+             "1 missing\n"));
+  result_free(&r);
+  static const char kAll[] = "MatMul\nSoftmax\n";
+  it_write_file(it_tmp("ops_all.txt"), kAll, sizeof kAll - 1);
+  r = tfsess("ops --missing-from '%s'", it_tmp("ops_all.txt"));
+  CU_ASSERT_EQUAL(r.status, 0);
+  CU_ASSERT_STRING_EQUAL(
+      r.out, "coverage: 2 of 2 listed ops have a CPU kernel (100.0%), "
+             "0 missing\n");
+  result_free(&r);
+  static const char kBad[] = "MatMul\nSoftmax Relu\n";
+  it_write_file(it_tmp("ops_bad.txt"), kBad, sizeof kBad - 1);
+  r = tfsess("ops --missing-from '%s'", it_tmp("ops_bad.txt"));
+  assert_fails(&r, 1, "ops_bad.txt:2: expected one op name per line");
+  r = tfsess("ops --missing-from '%s'", it_tmp("no_such_list.txt"));
+  assert_fails(&r, 1, "cannot open");
+  r = tfsess("ops MatMul --missing-from '%s'", it_tmp("ops_all.txt"));
+  assert_fails(&r, 2, "--missing-from takes no op names");
+  /* the list the README's coverage figure comes from */
+  r = tfsess("ops --missing-from tests/data/coverage/tf2onnx_ops.txt");
+  CU_ASSERT(r.status == 0 || r.status == 1);
+  CU_ASSERT_PTR_NOT_NULL(
+      strstr(r.out, " of 252 listed ops have a CPU kernel"));
+  result_free(&r);
+}
+
 static void test_cli_tensorboard(void) {
   result r = tfsess(
       "tensorboard models/digits/graph.pb --logdir '%s' "
@@ -910,6 +950,7 @@ static const tfs_test_case cli_cases[] = {
     {"safe_mode", test_cli_safe_mode},
     {"inspect_functions", test_cli_inspect_functions},
     {"ops", test_cli_ops},
+    {"ops_missing_from", test_cli_ops_missing_from},
     {"tensorboard", test_cli_tensorboard},
     {"tensorboard_functions", test_cli_tensorboard_functions},
     {"runs_control_flow_cases", test_cli_runs_control_flow_cases},
