@@ -4,7 +4,8 @@
  * TensorFlow's names, arguments and attrs (so graphs using them load in
  * TensorFlow); _FusedBatchMatMulV2 (TensorFlow's oneDNN-only
  * _MklFusedBatchMatMulV2 under a plain name), _TfsSwish (TensorFlow's
- * Intel-only _MklSwish), _TfsGelu (GELU in one op: x Phi(x) with
+ * Intel-only _MklSwish), _TfsHardSwish (Keras's hard_swish, x * relu6(x
+ * + 3) / 6, in one op), _TfsGelu (GELU in one op: x Phi(x) with
  * approximate = false, the tanh form 0.5 x (1 + tanh(sqrt(2/pi) (x +
  * 0.044715 x^3))) with true) and _TfsFusedConv2DMaxPool (a _FusedConv2D
  * whose output only feeds a non-overlapping VALID MaxPool) are tfsess's
@@ -13,8 +14,8 @@
  * fused_ops of _FusedMatMul, _FusedConv2D and _FusedDepthwiseConv2dNative:
  * a first op (BiasAdd; for _FusedConv2D also FusedBatchNorm or
  * FusedBatchNormV3), then at most one activation: Relu, Relu6, Elu,
- * LeakyRelu, Tanh, Sigmoid, and TensorFlow's fused-only _MklSwish,
- * GeluApproximate and GeluExact.  _FusedBatchMatMulV2 takes ["Mul"].
+ * LeakyRelu, Tanh, Sigmoid, TensorFlow's fused-only _MklSwish,
+ * GeluApproximate and GeluExact, and tfsess's _TfsHardSwish.  _FusedBatchMatMulV2 takes ["Mul"].
  */
 #include "ops/op_tables.h"
 #include "ops/nn_window.h"
@@ -96,6 +97,9 @@ const tfs_op_spec tfs_ops_fused[] = {
      fused_batch_matmul_shape, 0},
     {"_TfsSwish", "features: T", "activations: T", "T: {float, double} = float",
      tfs_shape_fn_unchanged, TFS_OP_ELEMENTWISE},
+    {"_TfsHardSwish", "features: T", "activations: T",
+     "T: {float, double} = float", tfs_shape_fn_unchanged,
+     TFS_OP_ELEMENTWISE},
     {"_TfsGelu", "features: T", "activations: T",
      "T: {half, bfloat16, float, double} = float; approximate: bool = false",
      tfs_shape_fn_unchanged, TFS_OP_ELEMENTWISE},

@@ -4,20 +4,26 @@
  * (Neg(Neg x), Reciprocal(Reciprocal x), LogicalNot(LogicalNot x)),
  * identity and composed Transposes, no-op and chained Reshapes, Add/AddN
  * of identical inputs -> Mul(x, n), common factors hoisted out of sums
- * (a*b + a*c -> a*(b+c), b/a + c/a -> (b+c)/a), Pow with a constant
- * exponent -> Square / Mul(x, Square) / Sqrt / Rsqrt / Reciprocal /
- * Identity / ones (TensorFlow's ConvertPow), Mul/Div by constants folded
- * into MatMul / Conv2D weights and constant affine maps after a
- * contraction folded into its weights and a BiasAdd (arith_weights.c).
- * Rewritten nodes keep their names; helpers go under
- * "ArithmeticOptimizer/".
+ * (a*b + a*c -> a*(b+c), b/a + c/a -> (b+c)/a), Div / RealDiv of a
+ * floating type by a constant -> Mul by a Const of the reciprocal (as
+ * TensorFlow's constant folding does it: a product by the rounded
+ * reciprocal can differ from the quotient by one ulp, and TensorFlow's
+ * results are the product's), Pow with a constant exponent -> Square /
+ * Mul(x, Square) / Sqrt / Rsqrt / Reciprocal / Identity / ones
+ * (TensorFlow's ConvertPow), Mul/Div by constants folded into MatMul /
+ * Conv2D weights and constant affine maps after a contraction folded
+ * into its weights and a BiasAdd (arith_weights.c).  Rewritten nodes
+ * keep their names; helpers go under "ArithmeticOptimizer/", but for the
+ * reciprocals, "ConstantFolding/<name>_recip" as in TensorFlow.
  */
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "core/alloc.h"
+#include "core/half.h"
 #include "core/status.h"
+#include "core/util.h"
 #include "optimizer/arith_weights.h"
 #include "optimizer/opt_util.h"
 
@@ -28,6 +34,7 @@ enum {
   S_RESHAPE,
   S_AGGREGATE,
   S_HOIST,
+  S_DIV,
   S_POW,
   S_WEIGHTS,
   S_AFFINE,
@@ -41,6 +48,7 @@ static const char *const kStageNames[S_COUNT] = {
     "Reshapes",
     "sums of identical inputs -> Mul",
     "common factors hoisted",
+    "Div by a constant -> Mul by its reciprocal",
     "Pow with a constant exponent simplified",
     "Mul/Div folded into weights",
     "constant scale/shift folded into weights and BiasAdd"};
@@ -380,6 +388,86 @@ static int pow_to_cube(tfs_opt_ctx *c, int v, tfs_oref x) {
   return tfs_opt__rebuild(c, v, "Mul", &ma, 2, in) < 0 ? -1 : 1;
 }
 
+/* ---- Div / RealDiv by a constant -> Mul by its reciprocal
+ * ------------------------------------------------------------------ */
+
+/* 1 / d elementwise (d floating), or NULL with st set. */
+static tfs_tensor *reciprocal_of(const tfs_tensor *d, tfs_status *st) {
+  tfs_tensor *r = tfs_tensor__alloc(d->dtype, &d->shape, st);
+  if (!r) return NULL;
+  int64_t n = d->nelems;
+  if (d->dtype == TFS_FLOAT) {
+    const float *s = d->data;
+    float *o = r->data;
+    for (int64_t i = 0; i < n; i++) o[i] = 1.0f / s[i];
+  } else if (d->dtype == TFS_DOUBLE) {
+    const double *s = d->data;
+    double *o = r->data;
+    for (int64_t i = 0; i < n; i++) o[i] = 1.0 / s[i];
+  } else {
+    int bf = d->dtype == TFS_BFLOAT16;
+    const uint16_t *s = d->data;
+    uint16_t *o = r->data;
+    for (int64_t i = 0; i < n; i++) {
+      float v = bf ? tfs_bf16_to_float(s[i]) : tfs_half_to_float(s[i]);
+      o[i] = bf ? tfs_float_to_bf16(1.0f / v) : tfs_float_to_half(1.0f / v);
+    }
+  }
+  return r;
+}
+
+/* Div or RealDiv node v of a floating type whose divisor is a Const
+ * without control inputs, when Mul has a kernel on v's device. */
+static int div_by_const(const tfs_ograph *g, int v) {
+  const tfs_onode *n = &g->n[v];
+  if ((!tfs_og__is(g, v, "RealDiv") && !tfs_og__is(g, v, "Div")) ||
+      n->nin != 2 || n->nout != 1 || !tfs_og__replaceable(g, v) ||
+      !tfs_opt__is_float(n->out_types[0]))
+    return 0;
+  const tfs_tensor *d = tfs_og__const_value(g, n->in[1]);
+  if (!d || d->dtype != n->out_types[0] || g->n[n->in[1].node].nctrl != 0)
+    return 0;
+  const tfs_op_def *def = tfs_op_lookup("Mul");
+  tfs_attrs a;
+  tfs_attrs_init(&a);
+  int ok = def && !tfs_opt__set_type(&a, "T", n->out_types[0]) &&
+           tfs_opt__has_kernel(n->device, def, &a, n->name);
+  tfs_attrs_clear(&a);
+  return ok;
+}
+
+/* Div or RealDiv by a constant (div_by_const) -> Mul(x, reciprocal), the
+ * Const named as TensorFlow's constant folding names it. */
+static int div_to_mul(tfs_opt_ctx *c, int v) {
+  tfs_ograph *g = c->g;
+  if (!div_by_const(g, v)) return 0;
+  tfs_onode *n = &g->n[v];
+  tfs_dtype dt = n->out_types[0];
+  int den = n->in[1].node;
+  tfs_tensor *r = reciprocal_of(tfs_og__const_value(g, n->in[1]), c->st);
+  if (!r) return -1;
+  char *base = tfs_asprintf("ConstantFolding/%s_recip", n->name);
+  int k = -1;
+  if (base)
+    k = tfs_og__add_const(g, NULL, base, n->device, r, 0, NULL, c->st);
+  else
+    TFS_OOM(c->st);
+  tfs_free(base);
+  tfs_tensor_free(r);
+  if (k < 0) return -1;
+  tfs_attrs a;
+  tfs_attrs_init(&a);
+  if (tfs_opt__set_type(&a, "T", dt)) {
+    tfs_attrs_clear(&a);
+    TFS_OOM(c->st);
+    return -1;
+  }
+  tfs_oref in[2] = {g->n[v].in[0], {k, 0}};
+  if (tfs_opt__rebuild(c, v, "Mul", &a, 2, in) < 0) return -1;
+  if (tfs_og__live(g, den)) tfs_og__kill_unused(g, den);
+  return 1;
+}
+
 /* The op Pow(x, p) becomes for the exponent p, or NULL. */
 static const char *pow_replacement(double p) {
   if (p == 2) return "Square";
@@ -469,6 +557,7 @@ int tfs_pass__arithmetic(tfs_opt_ctx *c) {
                                             reshape,
                                             aggregate,
                                             hoist,
+                                            div_to_mul,
                                             convert_pow,
                                             tfs_arith__fold_weights,
                                             tfs_arith__fold_affine};

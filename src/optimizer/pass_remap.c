@@ -21,6 +21,9 @@
  *   0.5 * x * (1 + Tanh(sqrt(2/pi) * (x + 0.044715 * x^3)))
  *       -> _TfsGelu(approximate=true), after MatMul + BiasAdd
  *          _FusedMatMul ["BiasAdd", "GeluApproximate"]
+ *   x * Relu6(x + 3) / 6 (Keras's hard_swish)
+ *       -> _TfsHardSwish, or after a contraction + BiasAdd fused_ops
+ *          ["BiasAdd", "_TfsHardSwish"]
  *   _FusedConv2D (NHWC) -> MaxPool (NHWC, VALID, strides equal to the
  *   window)                                 -> _TfsFusedConv2DMaxPool
  * act: Relu, Relu6, Elu, LeakyRelu, Tanh, Sigmoid.  float only, except
@@ -161,7 +164,8 @@ static int match_contraction(tfs_opt_ctx *c, int root, tfs_remap_match *m) {
 
 /* The chain below a matched activation subgraph: its input x must be a
  * BiasAdd (or batch norm) that only the subgraph reads, on a
- * contraction; GELU fuses after a MatMul only, as in TensorFlow. */
+ * contraction; GELU fuses after a MatMul only, as in TensorFlow (swish
+ * and hard-swish after any contraction). */
 static int match_below_act(tfs_opt_ctx *c, const tfs_remap_act *a,
                            tfs_remap_match *m) {
   tfs_ograph *g = c->g;
@@ -177,7 +181,8 @@ static int match_below_act(tfs_opt_ctx *c, const tfs_remap_act *a,
       !is_float_node(g, x) || strcmp(g->n[x].device, g->n[a->root].device))
     return 0;
   if (!match_mid(c, x, m)) return 0;
-  return a->kind == TFS_REMAP_ACT_SWISH || m->op == TFS_REMAP_MATMUL;
+  return a->kind == TFS_REMAP_ACT_SWISH ||
+         a->kind == TFS_REMAP_ACT_HARD_SWISH || m->op == TFS_REMAP_MATMUL;
 }
 
 /* Ops a pattern can end at. */
@@ -194,14 +199,15 @@ static int after_convolution(const tfs_ograph *g, int bn) {
                     tfs_og__is(g, q, "DepthwiseConv2dNative"));
 }
 
-/* A matched activation subgraph as one op: _TfsSwish(x) or
- * _TfsGelu(x, approximate), when the op has a kernel on the root's
- * device. */
+/* A matched activation subgraph as one op: _TfsSwish(x),
+ * _TfsHardSwish(x) or _TfsGelu(x, approximate), when the op has a kernel
+ * on the root's device. */
 static int standalone_act(tfs_opt_ctx *c, const tfs_remap_act *a,
                           tfs_remap_stats *stats) {
   tfs_ograph *g = c->g;
-  int swish = a->kind == TFS_REMAP_ACT_SWISH;
-  const char *op = swish ? "_TfsSwish" : "_TfsGelu";
+  int hard = a->kind == TFS_REMAP_ACT_HARD_SWISH;
+  int swish = a->kind == TFS_REMAP_ACT_SWISH || hard;
+  const char *op = hard ? "_TfsHardSwish" : swish ? "_TfsSwish" : "_TfsGelu";
   const tfs_op_def *def = tfs_op_lookup(op);
   tfs_attrs at;
   tfs_attrs_init(&at);
@@ -218,17 +224,19 @@ static int standalone_act(tfs_opt_ctx *c, const tfs_remap_act *a,
     return 0;
   }
   if (tfs_remap__replace_act(c, a, op, &at, 1, &a->x, -1, -1) < 0) return -1;
-  tfs_remap__count(stats, swish ? "Sigmoid*x -> _TfsSwish"
+  tfs_remap__count(stats, hard    ? "x*Relu6(x+3)/6 -> _TfsHardSwish"
+                          : swish ? "Sigmoid*x -> _TfsSwish"
                           : a->kind == TFS_REMAP_ACT_GELU_TANH
                               ? "GELU (tanh) -> _TfsGelu"
                               : "GELU (erf) -> _TfsGelu");
   return 1;
 }
 
-/* A swish or GELU subgraph ending at v: fused into the contraction and
- * BiasAdd below when the fused kernel implements the activation, else
- * one op.  Neither loads in stock TensorFlow (its fused kernels know
- * these activations only in oneDNN builds). */
+/* A swish, hard-swish or GELU subgraph ending at v: fused into the
+ * contraction and BiasAdd below when the fused kernel implements the
+ * activation, else one op.  Neither loads in stock TensorFlow (its fused
+ * kernels know swish and GELU only in oneDNN builds, hard-swish not at
+ * all). */
 static int composite_act(tfs_opt_ctx *c, int v, tfs_remap_stats *stats) {
   tfs_ograph *g = c->g;
   tfs_remap_act a;

@@ -4,7 +4,7 @@
  * (constant batch norms folded into the filter and a bias), an inference
  * batch norm with constant statistics into Mul + Add, and the matching of
  * activations written as subgraphs (swish; GELU, exact and tanh, as Keras
- * 3 and tf.nn write them).
+ * 3 and tf.nn write them; hard-swish, as Keras's MobileNetV3 writes it).
  */
 #include <math.h>
 #include <stdio.h>
@@ -554,10 +554,22 @@ static int gelu_factor(act_walk *w, tfs_oref f) {
   return 0;
 }
 
+/* The factor f of x * f / 6: Relu6(x + 3). */
+static int hard_swish_factor(act_walk *w, tfs_oref f) {
+  tfs_oref u;
+  if (!inner_op(w, f, "Relu6", NULL)) return 0;
+  add_inner(w, f.node);
+  return add_of_const(w, w->g->n[f.node].in[0], 3.0, &u) &&
+                 same_src(u, w->x)
+             ? TFS_REMAP_ACT_HARD_SWISH
+             : 0;
+}
+
 /* The root's product t is k * x * f: tries each leaf as f. */
 static int match_factor(act_walk *w, const act_term *t) {
   int swish = near(t->k, 1.0), gelu = near(t->k, 0.5);
-  if (t->nx != 0 || t->nleaf != 2 || (!swish && !gelu)) return 0;
+  int hard = near(t->k, 1.0 / 6.0);
+  if (t->nx != 0 || t->nleaf != 2 || (!swish && !gelu && !hard)) return 0;
   int mark = w->a->ninner;
   for (int i = 0; i < 2; i++) {
     tfs_oref f = t->leaf[i];
@@ -569,6 +581,8 @@ static int match_factor(act_walk *w, const act_term *t) {
         kind = TFS_REMAP_ACT_SWISH;
     } else if (gelu) {
       kind = gelu_factor(w, f);
+    } else if (hard) {
+      kind = hard_swish_factor(w, f);
     }
     if (kind && !w->bad) return kind;
     w->a->ninner = mark;
@@ -631,6 +645,7 @@ int tfs_remap__match_act(const tfs_ograph *g, int root, tfs_remap_act *a) {
 const char *tfs_remap__act_fused_name(int kind) {
   return kind == TFS_REMAP_ACT_SWISH        ? "_MklSwish"
          : kind == TFS_REMAP_ACT_GELU_EXACT ? "GeluExact"
+         : kind == TFS_REMAP_ACT_HARD_SWISH ? "_TfsHardSwish"
                                             : "GeluApproximate";
 }
 

@@ -3,7 +3,7 @@
  * contraction chain, the rewrite into a fused node (with batch norms
  * folded into constant filters), batch-norm decomposition, the
  * activations Keras and tf.nn write as subgraphs (swish, the exact and the
- * tanh GELU), and the per-pattern counts the report prints.
+ * tanh GELU, hard-swish), and the per-pattern counts the report prints.
  */
 #ifndef TFS_OPTIMIZER_REMAP_UTIL_H
 #define TFS_OPTIMIZER_REMAP_UTIL_H
@@ -17,8 +17,9 @@ enum { TFS_REMAP_MATMUL, TFS_REMAP_CONV, TFS_REMAP_DEPTHWISE };
 enum {
   TFS_REMAP_ACT_SWISH = 1,  /* x * Sigmoid(x) */
   TFS_REMAP_ACT_GELU_EXACT, /* 0.5 * x * Erfc(-x / sqrt(2)) and the like */
-  TFS_REMAP_ACT_GELU_TANH   /* 0.5 * x * (1 + Tanh(sqrt(2/pi) * (x +
+  TFS_REMAP_ACT_GELU_TANH,  /* 0.5 * x * (1 + Tanh(sqrt(2/pi) * (x +
                                0.044715 * x^3))) */
+  TFS_REMAP_ACT_HARD_SWISH  /* x * Relu6(x + 3) / 6 */
 };
 
 #define TFS_REMAP_MAX_INNER 24
@@ -43,7 +44,7 @@ typedef struct tfs_remap_act {
 int tfs_remap__match_act(const tfs_ograph *g, int root, tfs_remap_act *a);
 
 /* The name of a matched activation in fused_ops ("_MklSwish",
- * "GeluExact", "GeluApproximate"). */
+ * "GeluExact", "GeluApproximate", "_TfsHardSwish"). */
 const char *tfs_remap__act_fused_name(int kind);
 
 /* tfs_remap__replace for a matched activation: replaces a->root, then

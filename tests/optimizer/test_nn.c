@@ -598,6 +598,64 @@ static void test_optimizer_remap__gelu_kept(void) {
   }
 }
 
+/* Keras 3's hard_swish: x * (Relu6(x + 3) / 6); with div 0 the older
+ * form x * (Relu6(x + 3) * (1/6)). */
+static tfs_output hard_swish(const char *name, tfs_output x, int div) {
+  tfs_output r = tfs_op_unary(g, "Relu6", NULL,
+                              tfs_op_add(g, NULL, x, cf(3.0f), st), st);
+  tfs_output q = div ? tfs_op_realdiv(g, NULL, r, cf(6.0f), st)
+                     : tfs_op_mul(g, NULL, r, cf(1.0f / 6.0f), st);
+  return tfs_op_mul(g, name, x, q, st);
+}
+
+/* Hard-swish alone (inputs reaching both ends of Relu6: bit-identical to
+ * the unfused graph), after Conv2D, DepthwiseConv2dNative and MatMul +
+ * BiasAdd (fused with "_TfsHardSwish"), and left alone for TensorFlow. */
+static void test_optimizer_remap__hard_swish(void) {
+  for (int k = 0; k < 5; k++) {
+    ot_setup();
+    int mm = k == 3, compat = k == 4;
+    tfs_output x = ot_placeholder("x", mm ? 2 : 4), in;
+    int64_t ch = k == 2 ? 6 : 4, bd[1] = {ch};
+    if (k == 0 || compat) {
+      in = tfs_op_mul(g, "in", x, cf(4.0f), st);
+    } else {
+      tfs_output c = mm       ? tfs_op_matmul(g, "c", x, ot_matrix("w", 3, 4),
+                                              0, 0, st)
+                     : k == 2 ? depthwise(x, "c", 3, 2)
+                              : conv(x, "c", 3, 4, NULL);
+      in = tfs_op_bias_add(g, "b", c, ot_const_shape("bias", bd, 1), st);
+    }
+    tfs_output a = hard_swish("act", in, k % 2);
+    tfs_output y = tfs_op_identity(g, "y", a, st);
+    TFS_ASSERT_OK(st);
+    ot_config.tf_compatible = compat;
+    tfs_graph *og = ot_optimize(&x, 1, &y, 1, "remap");
+    if (compat) {
+      CU_ASSERT_STRING_EQUAL(ot_type(og, "act"), "Mul");
+      CU_ASSERT_EQUAL(ot_count(og, "Relu6"), 1);
+    } else if (k == 0) {
+      CU_ASSERT_STRING_EQUAL(ot_type(og, "act"), "_TfsHardSwish");
+      CU_ASSERT_PTR_NOT_NULL(strstr(ot_summary(ot_entry("remapper")),
+                                    "x*Relu6(x+3)/6 -> _TfsHardSwish: 1"));
+    } else {
+      CU_ASSERT_STRING_EQUAL(ot_type(og, "act"),
+                             mm       ? "_FusedMatMul"
+                             : k == 2 ? "_FusedDepthwiseConv2dNative"
+                                      : "_FusedConv2D");
+      CU_ASSERT_STRING_EQUAL(fused_ops(og, "act"), "BiasAdd,_TfsHardSwish");
+      CU_ASSERT_PTR_NULL(tfs_graph_operation_by_name(og, "b"));
+    }
+    if (!compat)
+      CU_ASSERT_EQUAL(ot_count(og, "Relu6") + ot_count(og, "RealDiv") +
+                          ot_count(og, "AddV2") + ot_count(og, "Mul"),
+                      k == 0); /* the input's Mul stays */
+    ot_check_same(og, &x, 1, &y, 1, k == 0 || compat ? 0 : 1);
+    tfs_graph_free(og);
+    ot_teardown();
+  }
+}
+
 /* The subgraph matcher itself, on the optimizer's graph (no kernel
  * needed): which activation, its input, how often the subgraph reads
  * it. */
@@ -633,6 +691,17 @@ static void test_optimizer_remap__match_activation_subgraphs(void) {
   gelu("g_erf", tfs_op_identity(g, "x4", x, st), GELU_ERF, 0.5f);
   gelu("g_tanh", tfs_op_identity(g, "x5", x, st), GELU_TANH, 0.5f);
   gelu("g_bad", tfs_op_identity(g, "x6", x, st), GELU_TANH, 0.55f);
+  hard_swish("hs", tfs_op_identity(g, "x8", x, st), 1);
+  hard_swish("hs_mul", tfs_op_identity(g, "x9", x, st), 0);
+  /* Relu6(x + 3) / 6 times another tensor is no hard-swish */
+  tfs_output x10 = tfs_op_identity(g, "x10", x, st);
+  tfs_op_mul(g, "hs_bad", tfs_op_identity(g, "x11", x, st),
+             tfs_op_realdiv(g, NULL,
+                            tfs_op_unary(g, "Relu6", NULL,
+                                         tfs_op_add(g, NULL, x10, cf(3.0f), st),
+                                         st),
+                            cf(6.0f), st),
+             st);
   /* the tanh GELU after ConvertPow: x * Square(x) */
   tfs_output x7 = tfs_op_identity(g, "x7", x, st);
   tfs_output cube =
@@ -657,6 +726,9 @@ static void test_optimizer_remap__match_activation_subgraphs(void) {
       {"g_tanh", "x5", TFS_REMAP_ACT_GELU_TANH, 3},
       {"g_square", "x7", TFS_REMAP_ACT_GELU_TANH, 4},
       {"g_bad", "", 0, 0},
+      {"hs", "x8", TFS_REMAP_ACT_HARD_SWISH, 2},
+      {"hs_mul", "x9", TFS_REMAP_ACT_HARD_SWISH, 2},
+      {"hs_bad", "", 0, 0},
   };
   for (size_t i = 0; i < sizeof kWant / sizeof kWant[0]; i++) {
     int uses;
@@ -828,6 +900,7 @@ const tfs_test_case tfs_optimizer_nn_cases[] = {
      test_optimizer_remap__conv_batch_norm_runtime_params},
     {"remap_conv_bias_and_depthwise",
      test_optimizer_remap__conv_bias_and_depthwise},
+    {"remap_hard_swish", test_optimizer_remap__hard_swish},
     {"remap_swish_and_batch_matmul",
      test_optimizer_remap__swish_and_batch_matmul},
     {"remap_batch_norm_decomposed",

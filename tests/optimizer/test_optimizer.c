@@ -274,6 +274,41 @@ static void test_optimizer_arithmetic__aggregation_and_hoisting(void) {
   ot_teardown();
 }
 
+/* Div / RealDiv of floats by a constant become Mul by a Const of the
+ * reciprocal, named as TensorFlow names it; a division by a tensor and an
+ * integer division stay. */
+static void test_optimizer_arithmetic__div_by_constant(void) {
+  ot_setup();
+  tfs_output x = ot_placeholder("x", 2);
+  tfs_output d1 =
+      tfs_op_realdiv(g, "d1", x, tfs_op_const_float(g, "six", 6.0f, st), st);
+  tfs_output d2 = tfs_op_div(g, "d2", d1, ot_const_like("c", 3.0f), st);
+  tfs_output d3 = tfs_op_realdiv(g, "d3", d2, x, st);
+  tfs_output xi = tfs_op_cast(g, "xi", x, TFS_INT32, st);
+  tfs_output d4 =
+      tfs_op_div(g, "d4", xi, tfs_op_const_int32(g, "two", 2, st), st);
+  tfs_output y[2] = {d3, d4};
+  TFS_ASSERT_OK(st);
+  tfs_graph *og = ot_optimize(&x, 1, y, 2, "arithmetic");
+  CU_ASSERT_STRING_EQUAL(ot_type(og, "d1"), "Mul");
+  CU_ASSERT_STRING_EQUAL(ot_type(og, "d2"), "Mul");
+  CU_ASSERT_STRING_EQUAL(ot_type(og, "d3"), "RealDiv");
+  CU_ASSERT_STRING_EQUAL(ot_type(og, "d4"), "Div");
+  CU_ASSERT_PTR_NULL(tfs_graph_operation_by_name(og, "six"));
+  tfs_operation *r =
+      tfs_graph_operation_by_name(og, "ConstantFolding/d1_recip");
+  CU_ASSERT_PTR_NOT_NULL_FATAL(r);
+  tfs_tensor *v = tfs_operation_attr_tensor(r, "value", st);
+  TFS_ASSERT_OK(st);
+  CU_ASSERT_EQUAL(*(const float *)tfs_tensor_data(v), 1.0f / 6.0f);
+  tfs_tensor_free(v);
+  CU_ASSERT_PTR_NOT_NULL(strstr(
+      ot_summary(0), "Div by a constant -> Mul by its reciprocal: 2"));
+  ot_check_same(og, &x, 1, y, 2, 1);
+  tfs_graph_free(og);
+  ot_teardown();
+}
+
 static void test_optimizer_arithmetic__transposes_and_reshapes(void) {
   ot_setup();
   tfs_output x = ot_placeholder("x", 2);
@@ -452,6 +487,8 @@ static const tfs_test_case kPasses[] = {
      test_optimizer_arithmetic__aggregation_and_hoisting},
     {"arithmetic_transposes_and_reshapes",
      test_optimizer_arithmetic__transposes_and_reshapes},
+    {"arithmetic_div_by_constant",
+     test_optimizer_arithmetic__div_by_constant},
     {"arithmetic_convert_pow", test_optimizer_arithmetic__convert_pow},
     {"arithmetic_convert_pow_kept",
      test_optimizer_arithmetic__convert_pow_kept},

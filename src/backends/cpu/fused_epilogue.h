@@ -6,8 +6,9 @@
  * same formulas as the unfused kernels (BiasAdd, FusedBatchNormV3, Relu,
  * Relu6, Elu, LeakyRelu, Tanh, Sigmoid), and TensorFlow's fused-only
  * activations _MklSwish (x * sigmoid(x)), GeluApproximate (tanh form) and
- * GeluExact (erf form).  The transcendental ones run over each row
- * through vmath.h's array functions.
+ * GeluExact (erf form), and tfsess's _TfsHardSwish (x * relu6(x + 3) /
+ * 6).  The transcendental ones run over each row through vmath.h's array
+ * functions.
  */
 #ifndef TFS_BACKENDS_CPU_FUSED_EPILOGUE_H
 #define TFS_BACKENDS_CPU_FUSED_EPILOGUE_H
@@ -31,6 +32,7 @@ enum {
   TFS_FA_SWISH,     /* "_MklSwish" */
   TFS_FA_GELU_TANH, /* "GeluApproximate" */
   TFS_FA_GELU_ERF,  /* "GeluExact" */
+  TFS_FA_HARD_SWISH, /* "_TfsHardSwish" */
   TFS_FA_COUNT
 };
 
@@ -68,7 +70,7 @@ static inline int tfs_fused_parse(tfs_kernel_init *ki, unsigned allowed,
     static const char *const kActs[TFS_FA_COUNT] = {
         "",        "Relu",      "Relu6",           "Elu",       "LeakyRelu",
         "Tanh",    "Sigmoid",   "_MklSwish",       "GeluApproximate",
-        "GeluExact"};
+        "GeluExact", "_TfsHardSwish"};
     for (int a = 1; a < TFS_FA_COUNT; a++)
       if (strcmp(ops[i].ptr, kActs[a]) == 0) {
         e->act = a;
@@ -91,8 +93,24 @@ static inline int tfs_fused_parse(tfs_kernel_init *ki, unsigned allowed,
   return 0;
 }
 
-/* The array function of a transcendental activation (Elu, Tanh, Sigmoid,
- * _MklSwish, GeluApproximate, GeluExact); NULL for the others. */
+/* y[i] = x[i] * (relu6(x[i] + 3) * (1/6)), rounded as TensorFlow runs
+ * Keras 3's hard_swish graph (AddV2, Relu6, RealDiv by 6 that constant
+ * folding turns into Mul by the rounded 1/6, Mul), so the result has its
+ * bits; NaN stays NaN.  x may equal y. */
+static inline void tfs_fused_hard_swish_f32(const float *x, float *y,
+                                            int64_t n) {
+  const float sixth = 1.0f / 6.0f;
+  for (int64_t i = 0; i < n; i++) {
+    float v = x[i], t = v + 3.0f;
+    t = t < 0.0f ? 0.0f : t;
+    t = t > 6.0f ? 6.0f : t;
+    y[i] = v * (t * sixth);
+  }
+}
+
+/* The array function of an activation computed over whole rows (Elu,
+ * Tanh, Sigmoid, _MklSwish, GeluApproximate, GeluExact, _TfsHardSwish);
+ * NULL for the others. */
 typedef void (*tfs_fused_act_fn)(const float *x, float *y, int64_t n);
 static inline tfs_fused_act_fn tfs_fused_act_array(int act) {
   switch (act) {
@@ -108,6 +126,8 @@ static inline tfs_fused_act_fn tfs_fused_act_array(int act) {
       return tfs_vm_gelu_tanh_f32;
     case TFS_FA_GELU_ERF:
       return tfs_vm_gelu_erf_f32;
+    case TFS_FA_HARD_SWISH:
+      return tfs_fused_hard_swish_f32;
     default:
       return NULL;
   }

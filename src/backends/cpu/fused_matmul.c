@@ -4,7 +4,8 @@
  * weights packed once, then the epilogue over each block of rows while it
  * is in cache), _FusedBatchMatMulV2 (BatchMatMulV2 scaled by a scalar:
  * the scale becomes the GEMM's alpha), _TfsSwish (x * sigmoid(x) in
- * one pass) and _TfsGelu (GELU, erf or tanh form, in one pass).
+ * one pass), _TfsHardSwish (x * relu6(x + 3) / 6 in one pass) and
+ * _TfsGelu (GELU, erf or tanh form, in one pass).
  * _FusedMatMul also takes bfloat16 (auto mixed precision's MatMul +
  * BiasAdd): float32 products on the bfloat16 GEMM, the epilogue in
  * float32, one rounding.
@@ -400,6 +401,34 @@ static void swish_compute(tfs_kernel_ctx *c) {
   tfs_kctx_parallel_for(c, x->nelems, 12, swish_range, &j);
 }
 
+/* ---- _TfsHardSwish --------------------------------------------------------
+ * float as the fused epilogue computes it; double with the same steps. */
+
+static void hard_swish_range(void *arg, int64_t b, int64_t e) {
+  const swish_job *j = arg;
+  if (!j->dbl) {
+    tfs_fused_hard_swish_f32((const float *)j->x + b, (float *)j->o + b,
+                             e - b);
+    return;
+  }
+  const double *x = j->x;
+  double *o = j->o;
+  for (int64_t i = b; i < e; i++) {
+    double v = x[i], t = v + 3.0;
+    t = t < 0.0 ? 0.0 : t;
+    t = t > 6.0 ? 6.0 : t;
+    o[i] = v * (t * (1.0 / 6.0));
+  }
+}
+
+static void hard_swish_compute(tfs_kernel_ctx *c) {
+  const tfs_tensor *x = c->inputs[0];
+  tfs_tensor *o = tfs_kctx_forward_or_alloc(c, 0, 0, &x->shape);
+  if (!o || o->nelems == 0) return;
+  swish_job j = {x->data, o->data, x->dtype == TFS_DOUBLE};
+  tfs_kctx_parallel_for(c, x->nelems, 2, hard_swish_range, &j);
+}
+
 /* ---- _TfsGelu: x Phi(x), exact (erf) or with the tanh approximation -------
  * float through vmath, half and bfloat16 through it in float blocks,
  * double with libm. */
@@ -460,6 +489,9 @@ const tfs_kernel_def tfs_cpu_kernels_fused_matmul[] = {
      fbmm_compute, free, TFS_KERNEL_EXPENSIVE, NULL},
     {"_TfsSwish", "CPU", "T", TFS_DT_BIT(TFS_FLOAT) | TFS_DT_BIT(TFS_DOUBLE),
      NULL, swish_compute, NULL, 0, NULL},
+    {"_TfsHardSwish", "CPU", "T",
+     TFS_DT_BIT(TFS_FLOAT) | TFS_DT_BIT(TFS_DOUBLE), NULL, hard_swish_compute,
+     NULL, 0, NULL},
     {"_TfsGelu", "CPU", "T", TFS_DT_FLOATS, gelu_prepare, gelu_compute, free,
      0, NULL},
     {NULL, NULL, NULL, 0, NULL, NULL, NULL, 0, NULL},
