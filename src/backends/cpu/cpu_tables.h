@@ -45,5 +45,8 @@ extern const tfs_kernel_def tfs_cpu_kernels_fused_conv[];
 extern const tfs_kernel_def tfs_cpu_kernels_random[];
 extern const tfs_kernel_def tfs_cpu_kernels_string_format[];
 extern const tfs_kernel_def tfs_cpu_kernels_control_flow[];
+extern const tfs_kernel_def tfs_cpu_kernels_segment[];
+extern const tfs_kernel_def tfs_cpu_kernels_unique[];
+extern const tfs_kernel_def tfs_cpu_kernels_partition[];
 
 #endif
