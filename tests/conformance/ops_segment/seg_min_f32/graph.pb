@@ -1,0 +1,15 @@
+
+4
+in0Placeholder*
+dtype0*
+shape
+:
+0
+in1Placeholder*
+dtype0*
+shape:
+4
+out
+SegmentMinin0in1*
+Tindices0*
+T0"ª

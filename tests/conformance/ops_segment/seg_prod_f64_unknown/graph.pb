@@ -1,0 +1,13 @@
+
+.
+in0Placeholder*
+dtype0*
+shape:
+.
+in1Placeholder*
+dtype0*
+shape:
+5
+outSegmentProdin0in1*
+Tindices0*
+T0"ª

@@ -1,0 +1,14 @@
+
+0
+in0Placeholder*
+dtype0*
+shape:
+0
+in1Placeholder*
+dtype0	*
+shape:
+4
+out
+SegmentSumin0in1*
+Tindices0	*
+T0"ª

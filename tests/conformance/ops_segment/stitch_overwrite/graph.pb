@@ -1,0 +1,21 @@
+
+0
+in0Placeholder*
+dtype0*
+shape:
+0
+in1Placeholder*
+dtype0*
+shape:
+0
+in2Placeholder*
+dtype0*
+shape:
+0
+in3Placeholder*
+dtype0*
+shape:
+:
+outDynamicStitchin0in1in2in3*
+N*
+T0"ª

@@ -1,0 +1,16 @@
+
+4
+in0Placeholder*
+dtype0	*
+shape
+:
+4
+in1Placeholder*
+dtype0	*
+shape
+:
+4
+out
+UpperBoundin0in1*
+T0	*
+out_type0	"ª
