@@ -178,9 +178,15 @@ static void stitch_compute(tfs_kernel_ctx *c) {
   }
 }
 
+/* TensorFlow's DynamicPartition has no quantized kernels; the stitches
+ * do. */
+#define PARTITION_TYPES                                                    \
+  (TFS_DT_REAL | TFS_DT_BIT(TFS_BOOL) | TFS_DT_BIT(TFS_STRING) |           \
+   TFS_DT_BIT(TFS_COMPLEX64) | TFS_DT_BIT(TFS_COMPLEX128))
+
 const tfs_kernel_def tfs_cpu_kernels_partition[] = {
-    {"DynamicPartition", "CPU", "T", TFS_DT_ARRAY, NULL, partition_compute,
-     NULL, 0, NULL},
+    {"DynamicPartition", "CPU", "T", PARTITION_TYPES, NULL,
+     partition_compute, NULL, 0, NULL},
     {"DynamicStitch", "CPU", "T", TFS_DT_ARRAY, NULL, stitch_compute, NULL, 0,
      NULL},
     {"ParallelDynamicStitch", "CPU", "T", TFS_DT_ARRAY, NULL, stitch_compute,
