@@ -31,6 +31,11 @@ int tfs_shape_fn_broadcast_to(tfs_shape_ctx *c);
 int tfs_shape_fn_gather_v2(tfs_shape_ctx *c);
 int tfs_shape_fn_gather_nd(tfs_shape_ctx *c);
 int tfs_shape_fn_scatter_nd(tfs_shape_ctx *c);
+/* TensorFlow's ScatterNdShapeHelper: indices ix [..., k] and updates up
+ * must fit output shape out (ScatterNd, TensorScatter*); 0 or -1 with
+ * its message. */
+int tfs_sc_scatter_nd_check(tfs_shape_ctx *c, const tfs_shape *ix,
+                            const tfs_shape *up, const tfs_shape *out);
 int tfs_shape_fn_one_hot(tfs_shape_ctx *c);
 int tfs_shape_fn_transpose(tfs_shape_ctx *c);
 int tfs_shape_fn_space_to_batch(tfs_shape_ctx *c);

@@ -149,12 +149,19 @@ static int merge_sub(tfs_shape_ctx *c, const char *what, const tfs_shape *a,
 }
 
 int tfs_shape_fn_scatter_nd(tfs_shape_ctx *c) {
-  const tfs_shape *ix = &c->in_shapes[0], *up = &c->in_shapes[1];
   tfs_shape out;
   if (tfs_sc_with_rank_at_least(c, 0, 1) ||
       tfs_sc_with_rank_at_least(c, 1, 1) || tfs_sc_with_rank(c, 2, 1) ||
-      tfs_sc_input_as_shape(c, 2, &out))
+      tfs_sc_input_as_shape(c, 2, &out) ||
+      tfs_sc_scatter_nd_check(c, &c->in_shapes[0], &c->in_shapes[1], &out))
     return -1;
+  c->out_shapes[0] = out;
+  return 0;
+}
+
+int tfs_sc_scatter_nd_check(tfs_shape_ctx *c, const tfs_shape *ix,
+                            const tfs_shape *up, const tfs_shape *outp) {
+  tfs_shape out = *outp;
   int64_t on = tfs_shape_num_elements(&out);
   int64_t in = tfs_shape_num_elements(ix), un = tfs_shape_num_elements(up);
   if (on == 0 && out.rank >= 0 && (in > 0 || un > 0))
@@ -167,7 +174,6 @@ int tfs_shape_fn_scatter_nd(tfs_shape_ctx *c) {
         merge_sub(c, "input", &out, k, out.rank, up, outer, up->rank))
       return -1;
   }
-  c->out_shapes[0] = out;
   return 0;
 }
 

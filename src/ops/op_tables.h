@@ -16,6 +16,7 @@ extern const tfs_op_spec tfs_ops_state[];
 extern const tfs_op_spec tfs_ops_logging[];
 extern const tfs_op_spec tfs_ops_functional[];
 extern const tfs_op_spec tfs_ops_list[];
+extern const tfs_op_spec tfs_ops_bits[];
 extern const tfs_op_spec tfs_ops_control[];
 extern const tfs_op_spec tfs_ops_control_flow[];
 extern const tfs_op_spec tfs_ops_fused[];
