@@ -1,8 +1,9 @@
 /*
  * backends/cpu/array_misc.c - TopKV2 (a k-entry heap per row over
  * order-preserving integer keys: largest first, ties by lowest index,
- * always sorted) and Cumsum (exclusive, reverse; 16-bit floats round at
- * every step as TensorFlow's do).  Rows are split over the intra-op pool.
+ * always sorted), Cumsum and Cumprod (exclusive, reverse; 16-bit floats
+ * round at every step as TensorFlow's do).  Rows are split over the
+ * intra-op pool.
  */
 #include <stdatomic.h>
 #include <stdlib.h>
@@ -209,7 +210,10 @@ static void top_k_compute(tfs_kernel_ctx *c) {
 typedef void (*scan_fn)(const char *in, char *out, int64_t n, int64_t inner,
                         int64_t i0, int64_t i1, int excl, int rev);
 
-#define SCAN(NAME, T, ADD)                                                  \
+#define SCAN(NAME, T, ADD) SCAN_ID(NAME, T, ADD, 0)
+
+/* ONE: the identity an exclusive scan starts from. */
+#define SCAN_ID(NAME, T, ADD, ONE)                                          \
   static void NAME(const char *in, char *out, int64_t n, int64_t inner,     \
                    int64_t i0, int64_t i1, int excl, int rev) {             \
     const T *x = (const T *)in;                                             \
@@ -219,7 +223,7 @@ typedef void (*scan_fn)(const char *in, char *out, int64_t n, int64_t inner,
       T *yc = y + cur * inner;                                              \
       if (s == 0) {                                                         \
         if (excl)                                                           \
-          memset(yc + i0, 0, sizeof(T) * (size_t)(i1 - i0));                \
+          for (int64_t i = i0; i < i1; i++) yc[i] = (T)(ONE);               \
         else                                                                \
           memcpy(yc + i0, x + cur * inner + i0,                             \
                  sizeof(T) * (size_t)(i1 - i0));                            \
@@ -246,6 +250,39 @@ SCAN(scan_f16, uint16_t,
      tfs_float_to_half(tfs_half_to_float(a) + tfs_half_to_float(b)))
 SCAN(scan_bf16, uint16_t,
      tfs_float_to_bf16(tfs_bf16_to_float(a) + tfs_bf16_to_float(b)))
+
+/* products: integers wrap (unsigned multiplication in at least unsigned
+ * int); 16-bit floats round after every step */
+SCAN_ID(prod_f32, float, a * b, 1)
+SCAN_ID(prod_f64, double, a * b, 1)
+SCAN_ID(prod_c64, float _Complex, a * b, 1)
+SCAN_ID(prod_c128, double _Complex, a * b, 1)
+SCAN_ID(prod_i8, uint8_t, (uint8_t)(1u * a * b), 1)
+SCAN_ID(prod_i16, uint16_t, (uint16_t)(1u * a * b), 1)
+SCAN_ID(prod_i32, uint32_t, a * b, 1)
+SCAN_ID(prod_i64, uint64_t, a * b, 1)
+SCAN_ID(prod_f16, uint16_t,
+        tfs_float_to_half(tfs_half_to_float(a) * tfs_half_to_float(b)),
+        0x3C00)
+SCAN_ID(prod_bf16, uint16_t,
+        tfs_float_to_bf16(tfs_bf16_to_float(a) * tfs_bf16_to_float(b)),
+        0x3F80)
+
+static scan_fn prod_for(tfs_dtype dt) {
+  switch (dt) {
+  case TFS_FLOAT: return prod_f32;
+  case TFS_DOUBLE: return prod_f64;
+  case TFS_COMPLEX64: return prod_c64;
+  case TFS_COMPLEX128: return prod_c128;
+  case TFS_HALF: return prod_f16;
+  case TFS_BFLOAT16: return prod_bf16;
+  case TFS_INT8: case TFS_UINT8: return prod_i8;
+  case TFS_INT16: case TFS_UINT16: return prod_i16;
+  case TFS_INT32: case TFS_UINT32: return prod_i32;
+  case TFS_INT64: case TFS_UINT64: return prod_i64;
+  default: return NULL;
+  }
+}
 
 static scan_fn scan_for(tfs_dtype dt) {
   switch (dt) {
@@ -292,20 +329,22 @@ static void scan_range(void *arg, int64_t begin, int64_t end) {
 
 typedef struct {
   int excl, rev;
+  scan_fn fn;
 } scan_state;
 
+/* Cumsum (kdata NULL) and Cumprod (kdata non-NULL). */
 static int cumsum_prepare(tfs_kernel_init *ki) {
+  scan_fn fn = ki->kdata ? prod_for(ki->in_types[0])
+                         : scan_for(ki->in_types[0]);
+  if (!fn)
+    return tfs_ki_error(ki, TFS_UNIMPLEMENTED, "%s is not implemented for %s",
+                        ki->op->name, tfs_dtype_name(ki->in_types[0]));
   scan_state *s = tfs_calloc(1, sizeof(*s));
   if (!s) return tfs_ki_error(ki, TFS_RESOURCE_EXHAUSTED, "out of memory");
   tfs_attrs_get_bool(ki->attrs, "exclusive", &s->excl);
   tfs_attrs_get_bool(ki->attrs, "reverse", &s->rev);
+  s->fn = fn;
   ki->state = s;
-  if (!scan_for(ki->in_types[0])) {
-    tfs_free(s);
-    ki->state = NULL;
-    return tfs_ki_error(ki, TFS_UNIMPLEMENTED, "Cumsum is not implemented "
-                        "for %s", tfs_dtype_name(ki->in_types[0]));
-  }
   return 0;
 }
 
@@ -333,7 +372,7 @@ static void cumsum_compute(tfs_kernel_ctx *c) {
   int64_t n = x->shape.dims[a],
           inner = tfs_arr_prod(x->shape.dims, (int)a + 1, r);
   int64_t outer = x->nelems / (n * inner);
-  scan_job j = {scan_for(x->dtype), tfs_dtype__storage_size(x->dtype), x->data,
+  scan_job j = {s->fn, tfs_dtype__storage_size(x->dtype), x->data,
                 o->data, n, inner, (inner + SCAN_BLOCK - 1) / SCAN_BLOCK,
                 s->excl, s->rev};
   int64_t per = n * (inner < SCAN_BLOCK ? inner : SCAN_BLOCK);
@@ -341,6 +380,8 @@ static void cumsum_compute(tfs_kernel_ctx *c) {
 }
 
 #define TOPK_TYPES (TFS_DT_REAL)
+#define PROD_TYPES \
+  (TFS_DT_REAL | TFS_DT_BIT(TFS_COMPLEX64) | TFS_DT_BIT(TFS_COMPLEX128))
 #define SCAN_TYPES                                                         \
   (TFS_DT_REAL | TFS_DT_BIT(TFS_COMPLEX64) | TFS_DT_BIT(TFS_COMPLEX128) |  \
    TFS_DT_BIT(TFS_QINT8) | TFS_DT_BIT(TFS_QUINT8) | TFS_DT_BIT(TFS_QINT16) | \
@@ -350,5 +391,7 @@ const tfs_kernel_def tfs_cpu_kernels_array_misc[] = {
     {"TopKV2", "CPU", "T", TOPK_TYPES, NULL, top_k_compute, NULL, 0, NULL},
     {"Cumsum", "CPU", "T", SCAN_TYPES, cumsum_prepare, cumsum_compute,
      tfs_free, 0, NULL},
+    {"Cumprod", "CPU", "T", PROD_TYPES, cumsum_prepare, cumsum_compute,
+     tfs_free, 0, "prod"},
     {NULL, NULL, NULL, 0, NULL, NULL, NULL, 0, NULL},
 };

@@ -48,5 +48,8 @@ extern const tfs_kernel_def tfs_cpu_kernels_control_flow[];
 extern const tfs_kernel_def tfs_cpu_kernels_segment[];
 extern const tfs_kernel_def tfs_cpu_kernels_unique[];
 extern const tfs_kernel_def tfs_cpu_kernels_partition[];
+extern const tfs_kernel_def tfs_cpu_kernels_bits[];
+extern const tfs_kernel_def tfs_cpu_kernels_array_roll[];
+extern const tfs_kernel_def tfs_cpu_kernels_scatter_nd[];
 
 #endif
