@@ -1,0 +1,10 @@
+
+0
+in0Placeholder*
+dtype0*
+shape:
+(
+outBitcastin0*
+T0*
+
+type0"ª

@@ -1,0 +1,14 @@
+
+4
+in0Placeholder*
+dtype0*
+shape
+:
+4
+in1Placeholder*
+dtype0*
+shape
+:
+#
+out	BitwiseOrin0in1*
+T0"ª

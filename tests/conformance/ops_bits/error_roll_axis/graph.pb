@@ -1,0 +1,18 @@
+
+.
+in0Placeholder*
+dtype0*
+shape:
+.
+in1Placeholder*
+dtype0*
+shape:
+.
+in2Placeholder*
+dtype0*
+shape:
+>
+outRollin0in1in2*
+Taxis0*
+Tshift0*
+T0"ª

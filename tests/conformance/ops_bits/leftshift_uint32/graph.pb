@@ -1,0 +1,12 @@
+
+0
+in0Placeholder*
+dtype0*
+shape:#
+0
+in1Placeholder*
+dtype0*
+shape:#
+#
+out	LeftShiftin0in1*
+T0"ª

@@ -1,0 +1,8 @@
+
+.
+in0Placeholder*
+dtype0*
+shape:
+$
+outPopulationCountin0*
+T0"ª
