@@ -51,5 +51,7 @@ extern const tfs_kernel_def tfs_cpu_kernels_partition[];
 extern const tfs_kernel_def tfs_cpu_kernels_bits[];
 extern const tfs_kernel_def tfs_cpu_kernels_array_roll[];
 extern const tfs_kernel_def tfs_cpu_kernels_scatter_nd[];
+extern const tfs_kernel_def tfs_cpu_kernels_special_math[];
+extern const tfs_kernel_def tfs_cpu_kernels_fake_quant[];
 
 #endif

@@ -1,6 +1,6 @@
 /*
- * backends/cpu/reduce.c - Sum, Mean, Prod, Max, Min, All and Any over any
- * set of axes: merged axes, vectorizable row/column loops, work split
+ * backends/cpu/reduce.c - Sum, Mean, Prod, Max, Min, All, Any and
+ * EuclideanNorm over any set of axes: merged axes, vectorizable row/column loops, work split
  * along the first kept axis (a full reduction in fixed blocks, so results
  * do not depend on the thread count).  Details in the notes below.
  */
@@ -23,7 +23,7 @@
  * divides the 64-bit sum); Max/Min propagate NaN.  Empty reductions give
  * the identity (Mean: NaN for floats, 0 for integers), as TensorFlow's. */
 
-enum { R_SUM, R_MEAN, R_PROD, R_MAX, R_MIN, R_ALL, R_ANY };
+enum { R_SUM, R_MEAN, R_PROD, R_MAX, R_MIN, R_ALL, R_ANY, R_EUCLID };
 
 typedef struct {
   int n;                         /* collapsed rank, >= 1 */
@@ -236,6 +236,39 @@ RED_IMPL(prod_c64, tfs_c64, c128acc, EW_ID, V_MUL, 1)
 RED_IMPL(sum_c128, tfs_c128, c128acc, EW_ID, V_ADD, 0)
 RED_IMPL(prod_c128, tfs_c128, c128acc, EW_ID, V_MUL, 1)
 RED_IMPL(all_b, uint8_t, uint8_t, EW_ID, V_AND, 1)
+
+/* EuclideanNorm: sums of squares (floats in double, integers wrapping in
+ * 64 bits, complex |x|^2), square-rooted by finalize */
+#define SQ_D(x) ((double)(x) * (double)(x))
+#define SQ_H(x) (LD_H(x) * LD_H(x))
+#define SQ_B(x) (LD_B(x) * LD_B(x))
+#define SQ_S(x) (LD_S(x) * LD_S(x))
+#define SQ_U(x) ((uint64_t)(x) * (uint64_t)(x))
+#define SQ_C(x) ((c128acc)(SQ_D(creal(x)) + SQ_D(cimag(x))))
+RED_IMPL(sq_f32, float, double, SQ_D, V_ADD, 0.0)
+RED_IMPL(sq_f64, double, double, SQ_D, V_ADD, 0.0)
+RED_IMPL(sq_f16, uint16_t, double, SQ_H, V_ADD, 0.0)
+RED_IMPL(sq_bf16, uint16_t, double, SQ_B, V_ADD, 0.0)
+RED_IMPL(sq_i8, int8_t, uint64_t, SQ_S, V_ADD, 0)
+RED_IMPL(sq_i16, int16_t, uint64_t, SQ_S, V_ADD, 0)
+RED_IMPL(sq_i32, int32_t, uint64_t, SQ_S, V_ADD, 0)
+RED_IMPL(sq_i64, int64_t, uint64_t, SQ_S, V_ADD, 0)
+RED_IMPL(sq_u8, uint8_t, uint64_t, SQ_U, V_ADD, 0)
+RED_IMPL(sq_u16, uint16_t, uint64_t, SQ_U, V_ADD, 0)
+RED_IMPL(sq_u32, uint32_t, uint64_t, SQ_U, V_ADD, 0)
+RED_IMPL(sq_u64, uint64_t, uint64_t, SQ_U, V_ADD, 0)
+RED_IMPL(sq_c64, tfs_c64, c128acc, SQ_C, V_ADD, 0)
+RED_IMPL(sq_c128, tfs_c128, c128acc, SQ_C, V_ADD, 0)
+
+static const red_impl *const kSquares[24] = {
+    [TFS_FLOAT] = &sq_f32,      [TFS_DOUBLE] = &sq_f64,
+    [TFS_HALF] = &sq_f16,       [TFS_BFLOAT16] = &sq_bf16,
+    [TFS_INT8] = &sq_i8,        [TFS_INT16] = &sq_i16,
+    [TFS_INT32] = &sq_i32,      [TFS_INT64] = &sq_i64,
+    [TFS_UINT8] = &sq_u8,       [TFS_UINT16] = &sq_u16,
+    [TFS_UINT32] = &sq_u32,     [TFS_UINT64] = &sq_u64,
+    [TFS_COMPLEX64] = &sq_c64,  [TFS_COMPLEX128] = &sq_c128,
+};
 RED_IMPL(any_b, uint8_t, uint8_t, EW_ID, V_OR, 0)
 
 #define ROW4(SUF) {&sum_##SUF, &prod_##SUF, &max_##SUF, &min_##SUF}
@@ -255,6 +288,7 @@ static const red_impl *impl_for(int op, tfs_dtype dt) {
   if (op == R_ALL) return &all_b;
   if (op == R_ANY) return &any_b;
   if ((unsigned)dt >= 24) return NULL;
+  if (op == R_EUCLID) return kSquares[dt];
   int k = op == R_SUM || op == R_MEAN ? 0 : op == R_PROD ? 1
           : op == R_MAX ? 2 : 3;
   return kImpls[dt][k];
@@ -321,6 +355,31 @@ static uint64_t int_mean(uint64_t sum, tfs_dtype dt, int64_t count) {
 static double fmean(double v, int op, int64_t count) {
   if (op != R_MEAN) return v;
   return count ? v / (double)count : NAN;
+}
+
+/* EuclideanNorm: the square roots of the n sums of squares, in place.
+ * An integer sum wraps to the type first and its root truncates, as
+ * TensorFlow's integer EuclideanNorm does (a sum that wrapped negative
+ * gives 0). */
+static void euclid_roots(tfs_dtype dt, void *acc, int64_t n) {
+  double *d = acc;
+  uint64_t *u = acc;
+  c128acc *z = acc;
+  int bits = (int)tfs_dtype_size(dt) * 8;
+  for (int64_t i = 0; i < n; i++) {
+    if (dt == TFS_FLOAT || dt == TFS_DOUBLE || dt == TFS_HALF ||
+        dt == TFS_BFLOAT16) {
+      d[i] = sqrt(d[i]);
+    } else if (dt == TFS_COMPLEX64 || dt == TFS_COMPLEX128) {
+      z[i] = sqrt(creal(z[i]));
+    } else if (is_signed_int(dt)) {
+      int64_t v = (int64_t)(u[i] << (64 - bits)) >> (64 - bits);
+      u[i] = v < 0 ? 0 : (uint64_t)sqrt((double)v);
+    } else {
+      uint64_t v = bits == 64 ? u[i] : u[i] & ((1ull << bits) - 1);
+      u[i] = (uint64_t)sqrt((double)v);
+    }
+  }
 }
 
 /* Writes the n results of type dt from the accumulators (the dtype
@@ -489,7 +548,9 @@ static void reduce_compute(tfs_kernel_ctx *c) {
     for (int64_t k = 0; k < nb; k++)
       im->combine(acc, parts + (size_t)k * im->acc_size);
   }
-  finalize(s->op, in->dtype, acc, o->data, on, count);
+  if (s->op == R_EUCLID) euclid_roots(in->dtype, acc, on);
+  finalize(s->op == R_EUCLID ? R_SUM : s->op, in->dtype, acc, o->data, on,
+           count);
 }
 
 static int reduce_prepare(tfs_kernel_init *ki) {
@@ -498,7 +559,7 @@ static int reduce_prepare(tfs_kernel_init *ki) {
     int op;
   } kOps[] = {{"Sum", R_SUM}, {"Mean", R_MEAN}, {"Prod", R_PROD},
               {"Max", R_MAX}, {"Min", R_MIN},   {"All", R_ALL},
-              {"Any", R_ANY}};
+              {"Any", R_ANY},   {"EuclideanNorm", R_EUCLID}};
   red_state *s = tfs_calloc(1, sizeof(*s));
   if (!s) return tfs_ki_error(ki, TFS_RESOURCE_EXHAUSTED, "out of memory");
   for (size_t i = 0; i < TFS_ARRAY_LEN(kOps); i++)
@@ -519,6 +580,7 @@ const tfs_kernel_def tfs_cpu_kernels_reduce[] = {
     RED("Prod", SUM_T),
     RED("Max", MAX_T),
     RED("Min", MAX_T),
+    RED("EuclideanNorm", SUM_T),
     {"All", "CPU", NULL, 0, reduce_prepare, reduce_compute, free, 0, NULL},
     {"Any", "CPU", NULL, 0, reduce_prepare, reduce_compute, free, 0, NULL},
     {NULL, NULL, NULL, 0, NULL, NULL, NULL, 0, NULL},
