@@ -238,14 +238,17 @@ RED_IMPL(prod_c128, tfs_c128, c128acc, EW_ID, V_MUL, 1)
 RED_IMPL(all_b, uint8_t, uint8_t, EW_ID, V_AND, 1)
 
 /* EuclideanNorm: sums of squares (floats in double, integers wrapping in
- * 64 bits, complex |x|^2), square-rooted by finalize */
+ * 64 bits, complex |x|^2), square-rooted by finalize.  Each square is
+ * rounded to the input's type first, as TensorFlow squares in that type:
+ * a float square above FLT_MAX is inf there, and here. */
 #define SQ_D(x) ((double)(x) * (double)(x))
-#define SQ_H(x) (LD_H(x) * LD_H(x))
-#define SQ_B(x) (LD_B(x) * LD_B(x))
+#define SQ_F(x) ((double)((float)(x) * (float)(x)))
+#define SQ_H(x) ((double)tfs_half_to_float(F2H((float)(LD_H(x) * LD_H(x)))))
+#define SQ_B(x) ((double)tfs_bf16_to_float(F2B((float)(LD_B(x) * LD_B(x)))))
 #define SQ_S(x) (LD_S(x) * LD_S(x))
 #define SQ_U(x) ((uint64_t)(x) * (uint64_t)(x))
 #define SQ_C(x) ((c128acc)(SQ_D(creal(x)) + SQ_D(cimag(x))))
-RED_IMPL(sq_f32, float, double, SQ_D, V_ADD, 0.0)
+RED_IMPL(sq_f32, float, double, SQ_F, V_ADD, 0.0)
 RED_IMPL(sq_f64, double, double, SQ_D, V_ADD, 0.0)
 RED_IMPL(sq_f16, uint16_t, double, SQ_H, V_ADD, 0.0)
 RED_IMPL(sq_bf16, uint16_t, double, SQ_B, V_ADD, 0.0)

@@ -279,6 +279,7 @@ double tfs_zeta(double x, double q) {
     if (q < -ZETA_MAX_TERMS) return NAN;
   }
   if (isinf(x)) return q == 1.0 ? 1.0 : (q < 1.0 ? INFINITY : 0.0);
+  if (isinf(q)) return 0.0; /* q = +inf: every term is 0 */
   /* direct terms until the running term is negligible and w >= 10 */
   double s = pow(q, -x), w = q, b = 0.0;
   int i = 0;

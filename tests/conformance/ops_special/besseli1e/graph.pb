@@ -1,0 +1,25 @@
+
+6
+f32/xPlaceholder*
+dtype0*
+shape
+:
+$
+f32/out	BesselI1ef32/x*
+T0
+6
+f64/xPlaceholder*
+dtype0*
+shape
+:
+$
+f64/out	BesselI1ef64/x*
+T0
+6
+f16/xPlaceholder*
+dtype0*
+shape
+:
+$
+f16/out	BesselI1ef16/x*
+T0"ª

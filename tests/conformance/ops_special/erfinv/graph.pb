@@ -1,0 +1,17 @@
+
+6
+f32/xPlaceholder*
+dtype0*
+shape
+:
+!
+f32/outErfinvf32/x*
+T0
+6
+f64/xPlaceholder*
+dtype0*
+shape
+:
+!
+f64/outErfinvf64/x*
+T0"ª

@@ -1,0 +1,15 @@
+
+2
+f32/xPlaceholder*
+dtype0*
+shape:
+!
+f32/outLgammaf32/x*
+T0
+2
+f64/xPlaceholder*
+dtype0*
+shape:
+!
+f64/outLgammaf64/x*
+T0"ª

@@ -1,0 +1,8 @@
+
+2
+f64/xPlaceholder*
+dtype0*
+shape:
+ 
+f64/outNdtrif64/x*
+T0"ª
