@@ -19,7 +19,7 @@
 #include "backends/cpu/cpu_tables.h"
 #include "core/alloc.h"
 
-/* ---- FakeQuant ------------------------------------------------------------ */
+/* ---- FakeQuant ----------------------------------------------------------- */
 
 typedef struct {
   int quant_min, quant_max;
@@ -150,7 +150,7 @@ static void fq_per_channel_compute(tfs_kernel_ctx *c) {
              nudge(mins[d], maxs[d], s->quant_min, s->quant_max), 1);
 }
 
-/* ---- QuantizeAndDequantize --------------------------------------------------- */
+/* ---- QuantizeAndDequantize ----------------------------------------------- */
 
 typedef struct {
   int version; /* 2, 3 or 4 */

@@ -1,8 +1,9 @@
 /*
  * backends/cpu/reduce.c - Sum, Mean, Prod, Max, Min, All, Any and
- * EuclideanNorm over any set of axes: merged axes, vectorizable row/column loops, work split
- * along the first kept axis (a full reduction in fixed blocks, so results
- * do not depend on the thread count).  Details in the notes below.
+ * EuclideanNorm over any set of axes: merged axes, vectorizable
+ * row/column loops, work split along the first kept axis (a full
+ * reduction in fixed blocks, so results do not depend on the thread
+ * count).  Details in the notes below.
  */
 #include <immintrin.h>
 #include <stdlib.h>

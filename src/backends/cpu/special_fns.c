@@ -62,7 +62,7 @@ double tfs_digamma(double x) {
   return digamma_asym(x) - acc - refl;
 }
 
-/* ---- inverse normal CDF --------------------------------------------------- */
+/* ---- inverse normal CDF -------------------------------------------------- */
 
 /* Phi(x) - q for the lower tail (x <= 0), computed without cancellation:
  * through erf near the centre (q - 1/2 is exact there), erfc in the
@@ -98,7 +98,7 @@ double tfs_ndtri(double p) {
 
 double tfs_erfinv_from_p(double p) { return tfs_ndtri(p) * M_SQRT1_2; }
 
-/* ---- Bessel I0, I1 ----------------------------------------------------------- */
+/* ---- Bessel I0, I1 ------------------------------------------------------- */
 
 #define BESSEL_SERIES_MAX 30.0
 
@@ -148,7 +148,7 @@ double tfs_bessel_i1e(double x) { return bessel_scaled(1, x); }
 double tfs_bessel_i0(double x) { return exp(fabs(x)) * bessel_scaled(0, x); }
 double tfs_bessel_i1(double x) { return exp(fabs(x)) * bessel_scaled(1, x); }
 
-/* ---- incomplete gamma ------------------------------------------------------- */
+/* ---- incomplete gamma ---------------------------------------------------- */
 
 /* x^a e^-x / Gamma(a) */
 static double igamma_prefactor(double a, double x) {
@@ -206,7 +206,7 @@ double tfs_igammac(double a, double x) {
   return igammac_cf(a, x);
 }
 
-/* ---- incomplete beta ------------------------------------------------------ */
+/* ---- incomplete beta ----------------------------------------------------- */
 
 /* the continued fraction of I_x(a, b), good for x < (a + 1) / (a + b + 2) */
 static double betainc_cf(double a, double b, double x) {

@@ -60,7 +60,7 @@ BTABLE(kIgammac, igammac, 200)
 BTABLE(kZeta, zeta, 200)
 BTABLE(kPolygamma, polygamma, 200)
 
-/* ---- Betainc --------------------------------------------------------------- */
+/* ---- Betainc ------------------------------------------------------------- */
 
 typedef struct {
   const tfs_tensor *in[3];
