@@ -22,5 +22,6 @@ extern const tfs_op_spec tfs_ops_control_flow[];
 extern const tfs_op_spec tfs_ops_fused[];
 extern const tfs_op_spec tfs_ops_segment[];
 extern const tfs_op_spec tfs_ops_special[];
+extern const tfs_op_spec tfs_ops_image[];
 
 #endif

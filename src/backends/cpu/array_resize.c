@@ -1,10 +1,11 @@
 /*
- * backends/cpu/array_resize.c - ResizeBilinear (float output, any numeric
- * input) and ResizeNearestNeighbor, with align_corners and
+ * backends/cpu/array_resize.c - ResizeBilinear and ResizeBicubic (float
+ * output, any numeric input) and ResizeNearestNeighbor, with align_corners and
  * half_pixel_centers, computing sample positions and weights in float
  * exactly as TensorFlow's CPU kernels do.  Output rows are split over the
  * intra-op pool.
  */
+#include <float.h>
 #include <math.h>
 #include <string.h>
 
@@ -173,6 +174,117 @@ static void resize_bilinear_compute(tfs_kernel_ctx *c) {
                         bilinear_range, &j);
 }
 
+/* ---- ResizeBicubic ------------------------------------------------------- */
+
+/* TensorFlow samples the cubic kernel from a 1025-entry table: entry i
+ * holds the weights of the near and the far tap at offset i / 1024,
+ * computed in double from a float position and stored as float. */
+#define CUBIC_TABLE 1024
+
+static void cubic_table(double a, float *t) {
+  for (int i = 0; i <= CUBIC_TABLE; i++) {
+    float x = (float)(i * 1.0 / CUBIC_TABLE);
+    t[i * 2] = (float)(((a + 2) * x - (a + 3)) * x * x + 1);
+    x = (float)(x + 1.0);
+    t[i * 2 + 1] = (float)(((a * x - 5 * a) * x + 8 * a) * x - 4 * a);
+  }
+}
+
+typedef struct {
+  float w[4];
+  int64_t ix[4];
+} cubic_tap;
+
+static int64_t bound(int64_t v, int64_t limit) {
+  return v < 0 ? 0 : v > limit - 1 ? limit - 1 : v;
+}
+
+/* Taps of output position i: Keys' a = -0.5 with half-pixel centers
+ * (taps outside the image get weight 0 and the rest are renormalized),
+ * else a = -0.75 with edge taps repeated. */
+static void cubic_taps(int64_t i, float scale, int64_t limit, int half_pixel,
+                       const float *table, cubic_tap *t) {
+  float f = half_pixel ? ((float)i + 0.5f) * scale - 0.5f : (float)i * scale;
+  int64_t loc = (int64_t)floorf(f);
+  float delta = f - (float)loc;
+  long off = lrintf(delta * (float)CUBIC_TABLE);
+  float w[4] = {table[off * 2 + 1], table[off * 2],
+                table[(CUBIC_TABLE - off) * 2],
+                table[(CUBIC_TABLE - off) * 2 + 1]};
+  for (int k = 0; k < 4; k++) {
+    t->ix[k] = bound(loc - 1 + k, limit);
+    t->w[k] = w[k];
+    if (half_pixel && t->ix[k] != loc - 1 + k) t->w[k] = 0.0f;
+  }
+  if (!half_pixel) return;
+  float sum = t->w[0] + t->w[1] + t->w[2] + t->w[3];
+  if (fabsf(sum) >= 1000.0f * FLT_MIN) {
+    float inv = 1.0f / sum;
+    for (int k = 0; k < 4; k++) t->w[k] *= inv;
+  }
+}
+
+typedef struct {
+  const resize_geom *g;
+  const float *in;
+  float *out;
+  const cubic_tap *ys, *xs;
+} bicubic_job;
+
+static void bicubic_range(void *arg, int64_t begin, int64_t end) {
+  const bicubic_job *j = arg;
+  const resize_geom *g = j->g;
+  int64_t ch = g->ch, row = g->iw * ch;
+  for (int64_t r = begin; r < end; r++) { /* r: (b, y) */
+    int64_t b = r / g->oh, y = r % g->oh;
+    const cubic_tap *yt = &j->ys[y];
+    const float *rows[4];
+    for (int k = 0; k < 4; k++)
+      rows[k] = j->in + (b * g->ih + yt->ix[k]) * row;
+    float *o = j->out + r * g->ow * ch;
+    for (int64_t x = 0; x < g->ow; x++) {
+      const cubic_tap *xt = &j->xs[x];
+      for (int64_t c = 0; c < ch; c++) {
+        float v[4];
+        for (int k = 0; k < 4; k++) {
+          int64_t p = xt->ix[k] * ch + c;
+          v[k] = rows[0][p] * yt->w[0] + rows[1][p] * yt->w[1] +
+                 rows[2][p] * yt->w[2] + rows[3][p] * yt->w[3];
+        }
+        o[x * ch + c] = v[0] * xt->w[0] + v[1] * xt->w[1] +
+                        v[2] * xt->w[2] + v[3] * xt->w[3];
+      }
+    }
+  }
+}
+
+static void resize_bicubic_compute(tfs_kernel_ctx *c) {
+  const resize_state *s = c->state;
+  resize_geom g;
+  if (resize_validate(c, &g)) return;
+  tfs_shape out;
+  out.rank = 4;
+  out.dims[0] = g.batch, out.dims[1] = g.oh, out.dims[2] = g.ow;
+  out.dims[3] = g.ch;
+  tfs_tensor *o = tfs_kctx_alloc_output(c, 0, &out);
+  if (!o || o->nelems == 0) return;
+  float *table = tfs_kctx_scratch(c, sizeof(float) * (CUBIC_TABLE + 1) * 2);
+  cubic_tap *ys = table ? tfs_kctx_scratch(
+                              c, sizeof(cubic_tap) * (size_t)(g.oh + g.ow))
+                        : NULL;
+  const float *in = ys ? as_float(c, c->inputs[0]) : NULL;
+  if (!in) return;
+  cubic_table(s->half_pixel ? -0.5 : -0.75, table);
+  cubic_tap *xs = ys + g.oh;
+  for (int64_t i = 0; i < g.oh; i++)
+    cubic_taps(i, g.hs, g.ih, s->half_pixel, table, &ys[i]);
+  for (int64_t i = 0; i < g.ow; i++)
+    cubic_taps(i, g.ws, g.iw, s->half_pixel, table, &xs[i]);
+  bicubic_job j = {&g, in, o->data, ys, xs};
+  tfs_kctx_parallel_for(c, g.batch * g.oh, g.ow * g.ch * 40 + 10,
+                        bicubic_range, &j);
+}
+
 /* ---- ResizeNearestNeighbor ----------------------------------------------- */
 
 static int64_t nearest(int64_t i, float scale, int64_t in, int align,
@@ -233,6 +345,8 @@ static void resize_nn_compute(tfs_kernel_ctx *c) {
 const tfs_kernel_def tfs_cpu_kernels_array_resize[] = {
     {"ResizeBilinear", "CPU", "T", RESIZE_TYPES, resize_prepare,
      resize_bilinear_compute, tfs_free, 0, NULL},
+    {"ResizeBicubic", "CPU", "T", RESIZE_TYPES, resize_prepare,
+     resize_bicubic_compute, tfs_free, 0, NULL},
     {"ResizeNearestNeighbor", "CPU", "T", RESIZE_TYPES, resize_prepare,
      resize_nn_compute, tfs_free, 0, NULL},
     {NULL, NULL, NULL, 0, NULL, NULL, NULL, 0, NULL},

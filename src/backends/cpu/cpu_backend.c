@@ -32,7 +32,9 @@ const tfs_kernel_def *const tfs_cpu_kernel_tables[] = {
     tfs_cpu_kernels_list, tfs_cpu_kernels_segment, tfs_cpu_kernels_unique,
     tfs_cpu_kernels_partition, tfs_cpu_kernels_bits, tfs_cpu_kernels_array_roll,
     tfs_cpu_kernels_scatter_nd, tfs_cpu_kernels_special_math,
-    tfs_cpu_kernels_fake_quant,
+    tfs_cpu_kernels_fake_quant, tfs_cpu_kernels_image_nms,
+    tfs_cpu_kernels_image_combined_nms, tfs_cpu_kernels_image_crop,
+    tfs_cpu_kernels_image_color,
     NULL,
 };
 

@@ -53,5 +53,9 @@ extern const tfs_kernel_def tfs_cpu_kernels_array_roll[];
 extern const tfs_kernel_def tfs_cpu_kernels_scatter_nd[];
 extern const tfs_kernel_def tfs_cpu_kernels_special_math[];
 extern const tfs_kernel_def tfs_cpu_kernels_fake_quant[];
+extern const tfs_kernel_def tfs_cpu_kernels_image_nms[];
+extern const tfs_kernel_def tfs_cpu_kernels_image_combined_nms[];
+extern const tfs_kernel_def tfs_cpu_kernels_image_crop[];
+extern const tfs_kernel_def tfs_cpu_kernels_image_color[];
 
 #endif
