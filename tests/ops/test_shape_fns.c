@@ -428,6 +428,79 @@ static void test_convolutions(void) {
   expect_shape(d, 4, D(1, INT64_MAX / 3 + 1, 4, 1));
 }
 
+/* Image ops: sizes from constant scalars and vectors are checked while
+ * the graph is built; negative crop sizes leave the dims unknown. */
+static void test_image_sizes(void) {
+  int64_t v;
+  begin();
+  ph(TFS_FLOAT, 2, D(6, 4));
+  ph(TFS_FLOAT, 1, D(6));
+  v = -1;
+  cst(TFS_INT32, 0, NULL, &v);
+  ph(TFS_FLOAT, 0, NULL);
+  ph(TFS_FLOAT, 0, NULL);
+  tfs_op_desc *d = node("NonMaxSuppressionV4", 0, 0);
+  tfs_op_desc_set_attr_bool(d, "pad_to_max_output_size", 1);
+  expect_error(d, "Dimension size, given by scalar input 2, must be "
+                  "non-negative but is -1");
+  begin();
+  ph(TFS_FLOAT, 2, D(6, 4));
+  ph(TFS_FLOAT, 1, D(6));
+  v = INT32_MAX;
+  cst(TFS_INT32, 0, NULL, &v);
+  ph(TFS_FLOAT, 0, NULL);
+  ph(TFS_FLOAT, 0, NULL);
+  d = node("NonMaxSuppressionV4", 0, 0);
+  tfs_op_desc_set_attr_bool(d, "pad_to_max_output_size", 1);
+  expect_shape(d, 1, D(INT32_MAX));
+  begin();
+  ph(TFS_FLOAT, 2, D(6, 5));
+  ph(TFS_FLOAT, 1, D(6));
+  cst(TFS_INT32, 0, NULL, &v);
+  ph(TFS_FLOAT, 0, NULL);
+  ph(TFS_FLOAT, 0, NULL);
+  expect_error(node("NonMaxSuppressionV3", 0, 0),
+               "Dimension must be 4 but is 5");
+  /* CombinedNonMaxSuppression: pad_per_class caps the size at
+   * per_class * classes, computed without overflow */
+  begin();
+  ph(TFS_FLOAT, 4, D(2, 5, 1, 4));
+  ph(TFS_FLOAT, 3, D(2, 5, BIG));
+  v = INT32_MAX;
+  cst(TFS_INT32, 0, NULL, &v);
+  cst(TFS_INT32, 0, NULL, &v);
+  ph(TFS_FLOAT, 0, NULL);
+  ph(TFS_FLOAT, 0, NULL);
+  d = node("CombinedNonMaxSuppression", 0, 0);
+  tfs_op_desc_set_attr_bool(d, "pad_per_class", 1);
+  expect_shape(d, 3, D(2, INT32_MAX, 4));
+  begin();
+  ph(TFS_FLOAT, 4, D(2, 5, 1, 4));
+  ph(TFS_FLOAT, 3, D(2, 5, 3));
+  v = 2;
+  cst(TFS_INT32, 0, NULL, &v);
+  v = 0;
+  cst(TFS_INT32, 0, NULL, &v);
+  ph(TFS_FLOAT, 0, NULL);
+  ph(TFS_FLOAT, 0, NULL);
+  expect_error(node("CombinedNonMaxSuppression", 0, 0),
+               "max_total_size should be > 0");
+  /* CropAndResize: a negative crop size is an unknown dim */
+  begin();
+  ph(TFS_FLOAT, 4, D(1, 8, 8, 3));
+  ph(TFS_FLOAT, 2, D(BIG, 4));
+  ph(TFS_INT32, 1, D(-1));
+  cst(TFS_INT32, 1, D(2), D(-5, INT32_MAX));
+  expect_shape(node("CropAndResize", 0, 0), 4, D(BIG, -1, INT32_MAX, 3));
+  begin();
+  ph(TFS_FLOAT, 4, D(1, 8, 8, 3));
+  ph(TFS_FLOAT, 2, D(4, 4));
+  ph(TFS_INT32, 1, D(3));
+  cst(TFS_INT32, 1, D(2), D(2, 2));
+  expect_error(node("CropAndResize", 0, 0),
+               "Dimensions must be equal, but are 4 and 3");
+}
+
 static const tfs_test_case cases[] = {
     {"concat_axis", test_concat_axis},
     {"gather_batch_dims", test_gather_batch_dims},
@@ -436,6 +509,7 @@ static const tfs_test_case cases[] = {
     {"split_slice_pad_tile", test_split_slice_pad_tile},
     {"rearranging_ops", test_rearranging_ops},
     {"convolutions", test_convolutions},
+    {"image_sizes", test_image_sizes},
     {NULL, NULL}};
 
 const tfs_test_suite tfs_test_suites[] = {{"shape_fns", cases},
