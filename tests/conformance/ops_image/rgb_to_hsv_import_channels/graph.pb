@@ -1,0 +1,9 @@
+
+2
+xPlaceholder*
+dtype0*
+shape
+:
+
+outRGBToHSVx*
+T0"ª
