@@ -177,16 +177,17 @@ static void hv_to_rgb(float h, float lo, float hi, float *q) {
   q[0] = v[k[0]], q[1] = v[k[1]], q[2] = v[k[2]];
 }
 
-/* h + 6 * delta wrapped into [0, 6) by TensorFlow's repeated steps of 6
- * in float; where those would never end (huge or infinite values) the
- * result is fmod's. */
+/* h + 6 * delta wrapped into [0, 6).  TensorFlow adds or subtracts 6
+ * until it gets there; below 2^24 every such step is exact, so one exact
+ * fmodf and the same last rounded step give its result in constant time.
+ * Beyond (and for infinities, where TensorFlow never stops) fmodf still
+ * gives a value in range; NaN stays NaN. */
 static float wrap6(float h) {
-  if (!(fabsf(h) < 1e6f)) {
-    if (!isfinite(h)) return isnan(h) ? h : 0.0f;
-    h = fmodf(h, 6.0f);
-  }
-  while (h < 0) h += 6;
-  while (h >= 6) h -= 6;
+  if (isnan(h)) return h;
+  if (isinf(h)) return NAN;
+  h = fmodf(h, 6.0f);
+  if (h < 0) h += 6;
+  if (h >= 6) h -= 6;
   return h;
 }
 
