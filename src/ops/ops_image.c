@@ -1,7 +1,7 @@
 /*
  * ops/ops_image.c - image ops: the non-max suppression family
  * (NonMaxSuppression to V5, WithOverlaps, CombinedNonMaxSuppression),
- * CropAndResize, ResizeBicubic, the colour space conversions and the
+ * CropAndResize, ResizeBicubic, ResizeArea, the colour space conversions and the
  * hue, saturation and contrast adjustments.  Signatures are TensorFlow 2.21's;
  * shape functions follow TensorFlow's shape inference and its messages.
  */
@@ -226,6 +226,10 @@ const tfs_op_spec tfs_ops_image[] = {
      "T: {int8, uint8, int16, uint16, int32, int64, half, float, double, "
      "bfloat16}; align_corners: bool = false; "
      "half_pixel_centers: bool = false",
+     tfs_shape_fn_resize, 0},
+    {"ResizeArea", "images: T; size: int32", "resized_images: float",
+     "T: {int8, uint8, int16, uint16, int32, int64, half, float, double, "
+     "bfloat16}; align_corners: bool = false",
      tfs_shape_fn_resize, 0},
     {"RGBToHSV", "images: T", "output: T",
      "T: {half, bfloat16, float, double} = float", colorspace_shape, 0},

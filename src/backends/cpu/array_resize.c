@@ -1,8 +1,8 @@
 /*
- * backends/cpu/array_resize.c - ResizeBilinear and ResizeBicubic (float
- * output, any numeric input) and ResizeNearestNeighbor, with align_corners and
- * half_pixel_centers, computing sample positions and weights in float
- * exactly as TensorFlow's CPU kernels do.  Output rows are split over the
+ * backends/cpu/array_resize.c - ResizeBilinear, ResizeBicubic and
+ * ResizeArea (float output, any numeric input) and ResizeNearestNeighbor,
+ * with align_corners and half_pixel_centers, computing sample positions
+ * and weights in float exactly as TensorFlow's CPU kernels do.  Output rows are split over the
  * intra-op pool.
  */
 #include <float.h>
@@ -285,6 +285,99 @@ static void resize_bicubic_compute(tfs_kernel_ctx *c) {
                         bicubic_range, &j);
 }
 
+/* ---- ResizeArea ---------------------------------------------------------- */
+
+/* The input cells [start, end) that output cell i covers, with the
+ * weights of the first and the last, in TensorFlow's float arithmetic
+ * (integers converted to float where they meet floats). */
+typedef struct {
+  int64_t start, end;
+  float first, last;
+} area_span;
+
+static float area_weight(int64_t v, float lo, float hi, float scale) {
+  double w = (float)v < lo ? ((float)(v + 1) > hi ? scale
+                                                  : (float)(v + 1) - lo)
+                           : ((float)(v + 1) > hi ? hi - (float)v : 1.0);
+  return (float)w;
+}
+
+static void area_spans(int64_t out, float scale, area_span *sp) {
+  for (int64_t i = 0; i < out; i++) {
+    float lo = (float)i * scale, hi = (float)(i + 1) * scale;
+    sp[i].start = (int64_t)floorf(lo);
+    sp[i].end = (int64_t)ceilf(hi);
+    sp[i].first = area_weight(sp[i].start, lo, hi, scale);
+    sp[i].last = area_weight(sp[i].end - 1, lo, hi, scale);
+  }
+}
+
+typedef struct {
+  const resize_geom *g;
+  const float *in;
+  float *out;
+  const area_span *ys, *xs;
+  float scale;
+} area_job;
+
+/* Sum over one row of the x span of channel c. */
+static float area_row(const float *row, const area_span *xs, int64_t iw,
+                      int64_t ch, int64_t c) {
+  float s = row[bound(xs->start, iw) * ch + c] * xs->first;
+  if (xs->start + 1 != xs->end) {
+    for (int64_t x = xs->start + 1; x < xs->end - 1; x++)
+      s += row[bound(x, iw) * ch + c];
+    s += row[bound(xs->end - 1, iw) * ch + c] * xs->last;
+  }
+  return s;
+}
+
+static void area_range(void *arg, int64_t begin, int64_t end) {
+  const area_job *j = arg;
+  const resize_geom *g = j->g;
+  int64_t ch = g->ch, row = g->iw * ch;
+  for (int64_t r = begin; r < end; r++) { /* r: (b, y) */
+    int64_t b = r / g->oh, y = r % g->oh;
+    const area_span *ys = &j->ys[y];
+    float lo = (float)y * g->hs, hi = (float)(y + 1) * g->hs;
+    float *o = j->out + r * g->ow * ch;
+    for (int64_t x = 0; x < g->ow; x++) {
+      for (int64_t c = 0; c < ch; c++) {
+        float sum = 0;
+        for (int64_t i = ys->start; i < ys->end; i++) {
+          const float *in = j->in + (b * g->ih + bound(i, g->ih)) * row;
+          sum += area_row(in, &j->xs[x], g->iw, ch, c) *
+                 area_weight(i, lo, hi, g->hs);
+        }
+        o[x * ch + c] = sum * j->scale;
+      }
+    }
+  }
+}
+
+static void resize_area_compute(tfs_kernel_ctx *c) {
+  resize_geom g;
+  if (resize_validate(c, &g)) return;
+  tfs_shape out;
+  out.rank = 4;
+  out.dims[0] = g.batch, out.dims[1] = g.oh, out.dims[2] = g.ow;
+  out.dims[3] = g.ch;
+  tfs_tensor *o = tfs_kctx_alloc_output(c, 0, &out);
+  if (!o || o->nelems == 0) return;
+  area_span *ys = tfs_kctx_scratch(c, sizeof(area_span) *
+                                          (size_t)(g.oh + g.ow));
+  const float *in = ys ? as_float(c, c->inputs[0]) : NULL;
+  if (!in) return;
+  area_span *xs = ys + g.oh;
+  area_spans(g.oh, g.hs, ys);
+  area_spans(g.ow, g.ws, xs);
+  float scale = (float)(1.0 / (double)(g.hs * g.ws));
+  area_job j = {&g, in, o->data, ys, xs, scale};
+  int64_t taps = (int64_t)ceilf(g.hs + 1) * (int64_t)ceilf(g.ws + 1);
+  tfs_kctx_parallel_for(c, g.batch * g.oh, g.ow * g.ch * (taps + 4) + 10,
+                        area_range, &j);
+}
+
 /* ---- ResizeNearestNeighbor ----------------------------------------------- */
 
 static int64_t nearest(int64_t i, float scale, int64_t in, int align,
@@ -347,6 +440,8 @@ const tfs_kernel_def tfs_cpu_kernels_array_resize[] = {
      resize_bilinear_compute, tfs_free, 0, NULL},
     {"ResizeBicubic", "CPU", "T", RESIZE_TYPES, resize_prepare,
      resize_bicubic_compute, tfs_free, 0, NULL},
+    {"ResizeArea", "CPU", "T", RESIZE_TYPES, resize_prepare,
+     resize_area_compute, tfs_free, 0, NULL},
     {"ResizeNearestNeighbor", "CPU", "T", RESIZE_TYPES, resize_prepare,
      resize_nn_compute, tfs_free, 0, NULL},
     {NULL, NULL, NULL, 0, NULL, NULL, NULL, 0, NULL},
