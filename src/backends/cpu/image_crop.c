@@ -68,13 +68,12 @@ static int outside(float v, int64_t in) {
   return !(v >= 0.0f && v <= (float)(in - 1));
 }
 
-static void crop_row(const crop_job *j, int64_t b, int64_t bi, float in_y,
-                     float x1, float x2, float ws, float *o) {
+static void crop_row(const crop_job *j, int64_t bi, float in_y, float x1,
+                     float x2, float ws, float *o) {
   int64_t d = j->depth;
   int64_t rows = j->ih * j->iw;
   int64_t top = (int64_t)floorf(in_y), bot = (int64_t)ceilf(in_y);
   float y_lerp = in_y - (float)top;
-  (void)b;
   for (int64_t x = 0; x < j->cw; x++, o += d) {
     float in_x = position(x1, x2, j->iw, j->cw, x, ws);
     if (outside(in_x, j->iw)) {
@@ -124,7 +123,7 @@ static void crop_range(void *arg, int64_t begin, int64_t end) {
         for (int64_t k = 0; k < row; k++) o[k] = j->s->extrapolation;
         continue;
       }
-      crop_row(j, b, bi, in_y, x1, x2, ws, o);
+      crop_row(j, bi, in_y, x1, x2, ws, o);
     }
   }
 }
