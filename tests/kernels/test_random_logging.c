@@ -1,6 +1,7 @@
 /*
  * tests/kernels/test_random_logging.c - the random ops (moments, ranges,
- * determinism for fixed seeds, errors) and the debug/logging ops:
+ * determinism for fixed seeds, Philox's known answers, the stateless ops
+ * agreeing with each other, errors) and the debug/logging ops:
  * CheckNumerics, Print, PrintV2 and StringFormat (TensorFlow's exact
  * output text).
  */
@@ -9,6 +10,7 @@
 #include <unistd.h>
 
 #include "mathtest.h"
+#include "backends/cpu/philox.h"
 
 #define NODE "\n\t [[{{node op}}]]"
 #define D MT_DIMS
@@ -120,7 +122,9 @@ static void test_uniform_int(void) {
   tfs_tensor *t64 = mt_eval(&o, (tfs_tensor *[]){shape, l64, h64}, 3);
   moments(t64, &m, &v, &mn, &mx);
   CU_ASSERT(mn >= -4e18 && mx < 4e18);
-  CU_ASSERT_DOUBLE_EQUAL(m / 4e18, 0, 0.02);
+  /* bits % range over 2^64 = 2 * range + 2.45e18 favours the low values
+   * (TensorFlow's modulo bias): the mean is near -0.092 * 4e18 */
+  CU_ASSERT_DOUBLE_EQUAL(m / 4e18, -0.092, 0.02);
   mt_free_all((tfs_tensor *[]){shape, lo, hi, t, l64, h64, t64}, 7);
 }
 
@@ -166,6 +170,76 @@ static void test_determinism(void) {
   tfs_graph_free(g);
   tfs_status_free(st);
   mt_free_all((tfs_tensor *[]){x, y, z, p, q, r1, r2}, 7);
+}
+
+
+/* Random123's known-answer vectors for Philox4x32-10 */
+static void test_philox_known_answers(void) {
+  static const uint32_t cases[3][10] = {
+      {0, 0, 0, 0, 0, 0, 0x6627e8d5, 0xe169c58d, 0xbc57ac4c, 0x9b00dbd8},
+      {0xffffffff, 0xffffffff, 0xffffffff, 0xffffffff, 0xffffffff,
+       0xffffffff, 0x408f276d, 0x41c83b0e, 0xa20bc7c6, 0x6d5451fd},
+      {0x243f6a88, 0x85a308d3, 0x13198a2e, 0x03707344, 0xa4093822,
+       0x299f31d0, 0xd16cfe09, 0x94fdcceb, 0x5001e420, 0x24126ea1},
+  };
+  for (int k = 0; k < 3; k++) {
+    uint32_t out[4];
+    tfs_philox_block(&cases[k][4], cases[k], out);
+    for (int i = 0; i < 4; i++) CU_ASSERT_EQUAL(out[i], cases[k][6 + i]);
+  }
+  /* skipping carries from the low 64 counter bits into the high ones */
+  tfs_philox g;
+  tfs_philox_seeded(&g, 1, 0xffffffffull);
+  g.ctr[0] = g.ctr[1] = 0xffffffffu;
+  tfs_philox_skip(&g, 2);
+  CU_ASSERT(g.ctr[0] == 1 && g.ctr[1] == 0 && g.ctr[2] == 0 &&
+            g.ctr[3] == 1);
+}
+
+static void set_dtype(tfs_op_desc *d, const void *arg) {
+  tfs_op_desc_set_attr_type(d, "dtype", *(const tfs_dtype *)arg);
+}
+
+/* V1 on a seed equals V2 on the key and counter GetKeyCounter makes of
+ * it, on any thread count */
+static void test_stateless_v1_v2(void) {
+  static const char *ops[3][2] = {
+      {"StatelessRandomUniform", "StatelessRandomUniformV2"},
+      {"StatelessRandomNormal", "StatelessRandomNormalV2"},
+      {"StatelessTruncatedNormal", "StatelessTruncatedNormalV2"}};
+  tfs_dtype dt = TFS_DOUBLE;
+  tfs_tensor *shape = mt_t(TFS_INT32, 1, D(1), V(1001));
+  tfs_tensor *seed = mt_t(TFS_INT64, 1, D(2), V(17, -4));
+  mt_op kc = {"StatelessRandomGetKeyCounter", -1, NULL, NULL};
+  tfs_tensor *key, *ctr;
+  {
+    /* both outputs of GetKeyCounter: key from a direct computation */
+    tfs_philox g;
+    tfs_philox_from_seed(&g, 17, (uint64_t)-4);
+    uint64_t k, c[2];
+    tfs_philox_to_key_counter(&g, &k, c);
+    tfs_tensor *kt = mt_eval(&kc, &seed, 1);
+    CU_ASSERT_EQUAL(*(uint64_t *)tfs_tensor_data(kt), k);
+    tfs_tensor_free(kt);
+    tfs_status *st = tfs_status_new();
+    key = tfs_tensor_new_copy(TFS_UINT64, D(1), 1, &k, 8, st);
+    ctr = tfs_tensor_new_copy(TFS_UINT64, D(2), 1, c, 16, st);
+    TFS_ASSERT_OK(st);
+    tfs_status_free(st);
+  }
+  tfs_tensor *alg = mt_scalar(TFS_INT32, 3);
+  for (int k = 0; k < 3; k++) {
+    mt_op v1 = {ops[k][0], -1, set_dtype, &dt};
+    mt_op v2 = {ops[k][1], -1, set_dtype, &dt};
+    tfs_tensor *a = mt_eval(&v1, (tfs_tensor *[]){shape, seed}, 2);
+    mt_set_threads(4);
+    tfs_tensor *b = mt_eval(&v2, (tfs_tensor *[]){shape, key, ctr, alg}, 4);
+    mt_set_threads(0);
+    CU_ASSERT_EQUAL(memcmp(tfs_tensor_data(a), tfs_tensor_data(b),
+                           1001 * 8), 0);
+    mt_free_all((tfs_tensor *[]){a, b}, 2);
+  }
+  mt_free_all((tfs_tensor *[]){shape, seed, key, ctr, alg}, 5);
 }
 
 static void test_random_errors(void) {
@@ -505,6 +579,8 @@ static const tfs_test_case random_cases[] = {
     {"uniform_int", test_uniform_int},
     {"determinism", test_determinism},
     {"errors", test_random_errors},
+    {"philox_known_answers", test_philox_known_answers},
+    {"stateless_v1_v2", test_stateless_v1_v2},
     {NULL, NULL},
 };
 

@@ -43,6 +43,7 @@ extern const tfs_kernel_def tfs_cpu_kernels_batch_matmul[];
 extern const tfs_kernel_def tfs_cpu_kernels_fused_matmul[];
 extern const tfs_kernel_def tfs_cpu_kernels_fused_conv[];
 extern const tfs_kernel_def tfs_cpu_kernels_random[];
+extern const tfs_kernel_def tfs_cpu_kernels_random_stateless[];
 extern const tfs_kernel_def tfs_cpu_kernels_string_format[];
 extern const tfs_kernel_def tfs_cpu_kernels_control_flow[];
 extern const tfs_kernel_def tfs_cpu_kernels_segment[];
