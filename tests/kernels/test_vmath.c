@@ -617,6 +617,52 @@ static void test_epilogue_rows(void) {
   CU_ASSERT_EQUAL(bad, 0);
 }
 
+/* Hard-swish (tfs_fused_hard_swish_f32) on every path: bit for bit the
+ * scalar formula TensorFlow's graph computes, x * (relu6(x + 3) * (1/6)),
+ * at every length up to 40 (tails), in place too, with NaN, +-inf, +-0
+ * and the corners -3 and 3. */
+static float hard_swish_ref(float v) {
+  volatile float t = v + 3.0f; /* no contraction, no reassociation */
+  float r = t < 0.0f ? 0.0f : t;
+  r = r > 6.0f ? 6.0f : r;
+  volatile float q = r * (1.0f / 6.0f);
+  return v * q;
+}
+
+static void test_hard_swish(void) {
+  static const float specials[] = {NAN,   0.0f,  -0.0f, INFINITY, -INFINITY,
+                                   -3.0f, 3.0f,  -2.999f, 2.999f, -1e-30f};
+  enum { N = 40 };
+  float in[N], out[N];
+  int bad = 0;
+  for (int p = 0; p < 3; p++) {
+    const char *why = tu_isa_unavailable(kIsa[p]);
+    tu_cpu_path("hard-swish", kPath[p], why);
+    if (why) continue;
+    tfs_cpu__set_max_isa(kIsa[p]);
+    for (int n = 0; n <= N; n++) {
+      for (int inplace = 0; inplace < 2; inplace++) {
+        for (int i = 0; i < N; i++)
+          in[i] = i % 4 == 0 ? specials[(i / 4 + n) % 10]
+                             : (float)((i * 37 + n) % 29 - 14) * 0.53f;
+        memcpy(out, in, sizeof out);
+        tfs_fused_hard_swish_f32(inplace ? out : in, out, n);
+        for (int i = 0; i < N; i++) {
+          float want = i < n ? hard_swish_ref(in[i]) : in[i];
+          if (!same_float(out[i], want)) {
+            if (bad < 5)
+              fprintf(stderr, "\n  %s n %d [%d]: %g -> %g, want %g\n",
+                      kPath[p], n, i, in[i], out[i], want);
+            bad++;
+          }
+        }
+      }
+    }
+    tfs_cpu__set_max_isa(-1);
+  }
+  CU_ASSERT_EQUAL(bad, 0);
+}
+
 static const tfs_test_case kFunctionCases[] = {
     {"sweep", test_sweep},
     {"specials", test_specials},
@@ -624,6 +670,7 @@ static const tfs_test_case kFunctionCases[] = {
     {"paths_agree", test_paths_agree},
     {"map16", test_map16},
     {"epilogue_rows", test_epilogue_rows},
+    {"hard_swish", test_hard_swish},
     {NULL, NULL},
 };
 

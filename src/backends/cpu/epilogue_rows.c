@@ -5,7 +5,9 @@
  * per call by tfs_cpu_has.  A scale and a shift together are one fused
  * multiply-add on the vector paths (one rounding; the portable path
  * rounds twice), and the activations only compare and select, so the
- * paths agree to the last bit except for that rounding.
+ * paths agree to the last bit except for that rounding.  Also Keras's
+ * hard-swish over an array (tfs_fused_hard_swish_f32), the same bits on
+ * every path (no fused multiply-add).
  */
 #include <immintrin.h>
 #include <stdint.h>
@@ -189,4 +191,48 @@ void tfs_fused_rows_f32(int act, float alpha, float *rows, int64_t nrows,
     k256[act][v](alpha, rows, nrows, ch, ld, scale, shift);
   else
     rows_ref(act, alpha, rows, nrows, ch, ld, scale, shift);
+}
+
+/* ---- hard-swish: x * (min(max(x + 3, 0), 6) * (1/6)) -------------------- */
+
+static inline float hard_swish1(float v) {
+  float t = v + 3.0f;
+  t = t < 0.0f ? 0.0f : t;
+  t = t > 6.0f ? 6.0f : t;
+  return v * (t * (1.0f / 6.0f));
+}
+
+/* max(0, t) and min(6, t) return t when it is NaN, as the scalar form */
+static T512 void hard_swish512(const float *x, float *y, int64_t n) {
+  const __m512 three = _mm512_set1_ps(3.0f), zero = _mm512_setzero_ps();
+  const __m512 six = _mm512_set1_ps(6.0f), sixth = _mm512_set1_ps(1.0f / 6.0f);
+  int64_t i = 0;
+  for (; i + 16 <= n; i += 16) {
+    __m512 v = _mm512_loadu_ps(x + i);
+    __m512 t = _mm512_min_ps(six, _mm512_max_ps(zero, _mm512_add_ps(v, three)));
+    _mm512_storeu_ps(y + i, _mm512_mul_ps(v, _mm512_mul_ps(t, sixth)));
+  }
+  for (; i < n; i++) y[i] = hard_swish1(x[i]);
+}
+
+static T256 void hard_swish256(const float *x, float *y, int64_t n) {
+  const __m256 three = _mm256_set1_ps(3.0f), zero = _mm256_setzero_ps();
+  const __m256 six = _mm256_set1_ps(6.0f), sixth = _mm256_set1_ps(1.0f / 6.0f);
+  int64_t i = 0;
+  for (; i + 8 <= n; i += 8) {
+    __m256 v = _mm256_loadu_ps(x + i);
+    __m256 t = _mm256_min_ps(six, _mm256_max_ps(zero, _mm256_add_ps(v, three)));
+    _mm256_storeu_ps(y + i, _mm256_mul_ps(v, _mm256_mul_ps(t, sixth)));
+  }
+  for (; i < n; i++) y[i] = hard_swish1(x[i]);
+}
+
+void tfs_fused_hard_swish_f32(const float *x, float *y, int64_t n) {
+  if (tfs_cpu_has(TFS_CPU_ISA_AVX512)) {
+    hard_swish512(x, y, n);
+  } else if (tfs_cpu_has(TFS_CPU_ISA_AVX2)) {
+    hard_swish256(x, y, n);
+  } else {
+    for (int64_t i = 0; i < n; i++) y[i] = hard_swish1(x[i]);
+  }
 }

@@ -96,17 +96,9 @@ static inline int tfs_fused_parse(tfs_kernel_init *ki, unsigned allowed,
 /* y[i] = x[i] * (relu6(x[i] + 3) * (1/6)), rounded as TensorFlow runs
  * Keras 3's hard_swish graph (AddV2, Relu6, RealDiv by 6 that constant
  * folding turns into Mul by the rounded 1/6, Mul), so the result has its
- * bits; NaN stays NaN.  x may equal y. */
-static inline void tfs_fused_hard_swish_f32(const float *x, float *y,
-                                            int64_t n) {
-  const float sixth = 1.0f / 6.0f;
-  for (int64_t i = 0; i < n; i++) {
-    float v = x[i], t = v + 3.0f;
-    t = t < 0.0f ? 0.0f : t;
-    t = t > 6.0f ? 6.0f : t;
-    y[i] = v * (t * sixth);
-  }
-}
+ * bits on every path; NaN stays NaN.  x may equal y.  AVX-512, AVX2 or
+ * portable C by tfs_cpu_has (epilogue_rows.c). */
+void tfs_fused_hard_swish_f32(const float *x, float *y, int64_t n);
 
 /* The array function of an activation computed over whole rows (Elu,
  * Tanh, Sigmoid, _MklSwish, GeluApproximate, GeluExact, _TfsHardSwish);
