@@ -99,7 +99,7 @@ static void print_inputs_outputs(const Tensorflow__GraphDef *gd) {
                        ? sh->shape
                        : NULL,
                    buf, sizeof buf),
-        strcmp(n->op, "Placeholder") ? " (with default)" : "");
+        strcmp(n->op, "PlaceholderWithDefault") ? "" : " (with default)");
   }
   for (size_t i = 0; consumed && i < gd->n_node; i++) nout += !consumed[i];
   printf("Likely outputs (%d):\n", nout);

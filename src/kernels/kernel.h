@@ -74,6 +74,11 @@ struct tfs_kernel_init {
   const tfs_dtype *in_types;         /* base dtypes seen by the kernel */
   const tfs_shape *in_shapes;        /* inferred partial shapes */
   const tfs_tensor *const *in_consts;/* constant inputs, else NULL */
+  /* The producer of each input, for messages: its node's name and output
+   * index.  NULL where no graph stands behind the kernel (the optimizer
+   * folding constants); tfs_ki_input_str falls back to the node. */
+  const char *const *in_src_nodes;
+  const int *in_src_ports;
   int noutputs;
   const tfs_dtype *out_types;
   const tfs_shape *out_shapes;
@@ -85,6 +90,12 @@ struct tfs_kernel_init {
 /* Fails prepare with `code` and a message; adds the node context. */
 int tfs_ki_error(tfs_kernel_init *ki, tfs_code code, const char *fmt, ...)
     TFS_PRINTF(3, 4);
+
+/* Input i as a NodeDef names it ("node" for output 0, else "node:k")
+ * into buf (cap >= 1), for TensorFlow's messages that quote def().input(i);
+ * the node's own name when the producer is not known.  Returns buf. */
+const char *tfs_ki_input_str(const tfs_kernel_init *ki, int i, char *buf,
+                             size_t cap);
 
 /* ---- compute ---------------------------------------------------------- */
 

@@ -13,6 +13,19 @@
 #include "core/util.h"
 #include "kernels/kernel.h"
 
+const char *tfs_ki_input_str(const tfs_kernel_init *ki, int i, char *buf,
+                             size_t cap) {
+  if (!ki->in_src_nodes || i < 0 || i >= ki->ninputs ||
+      !ki->in_src_nodes[i]) {
+    snprintf(buf, cap, "%s", ki->node_name ? ki->node_name : "");
+  } else if (ki->in_src_ports[i] == 0) {
+    snprintf(buf, cap, "%s", ki->in_src_nodes[i]);
+  } else {
+    snprintf(buf, cap, "%s:%d", ki->in_src_nodes[i], ki->in_src_ports[i]);
+  }
+  return buf;
+}
+
 int tfs_ki_error(tfs_kernel_init *ki, tfs_code code, const char *fmt, ...) {
   va_list ap;
   va_start(ap, fmt);

@@ -29,6 +29,7 @@ int tfs_shape_fn_pad(tfs_shape_ctx *c);           /* Pad, PadV2, MirrorPad */
 int tfs_shape_fn_tile(tfs_shape_ctx *c);
 int tfs_shape_fn_broadcast_to(tfs_shape_ctx *c);
 int tfs_shape_fn_gather_v2(tfs_shape_ctx *c);
+int tfs_shape_fn_gather(tfs_shape_ctx *c);        /* Gather (V1) */
 int tfs_shape_fn_gather_nd(tfs_shape_ctx *c);
 int tfs_shape_fn_scatter_nd(tfs_shape_ctx *c);
 /* TensorFlow's ScatterNdShapeHelper: indices ix [..., k] and updates up

@@ -91,6 +91,18 @@ int tfs_shape_fn_gather_v2(tfs_shape_ctx *c) {
   return 0;
 }
 
+/* Gather (V1): indices' shape, then params' without its first dim */
+int tfs_shape_fn_gather(tfs_shape_ctx *c) {
+  const tfs_shape *p = &c->in_shapes[0], *ix = &c->in_shapes[1];
+  if (tfs_sc_with_rank_at_least(c, 0, 1)) return -1;
+  if (p->rank < 0 || ix->rank < 0) return tfs_shape_fn_unknown(c);
+  tfs_shape out = {.rank = 0};
+  if (append(c, &out, ix, 0, ix->rank) || append(c, &out, p, 1, p->rank))
+    return -1;
+  c->out_shapes[0] = out;
+  return 0;
+}
+
 int tfs_shape_fn_gather_nd(tfs_shape_ctx *c) {
   const tfs_shape *p = &c->in_shapes[0], *ix = &c->in_shapes[1];
   if (tfs_sc_with_rank_at_least(c, 0, 1) ||

@@ -35,6 +35,14 @@ static int placeholder_with_default_shape(tfs_shape_ctx *c) {
   return 0;
 }
 
+/* EnsureShape: the input's shape merged with the attr's (TensorFlow's
+ * Merge and its messages) */
+static int ensure_shape_shape(tfs_shape_ctx *c) {
+  const tfs_shape *s = tfs_attrs_get_shape(c->attrs, "shape");
+  if (!s) return tfs_sc_error(c, "EnsureShape needs a shape attr");
+  return tfs_sc_merge_shapes(c, s, &c->in_shapes[0], &c->out_shapes[0]);
+}
+
 static int shape_shape(tfs_shape_ctx *c) {
   const tfs_shape *s = &c->in_shapes[0];
   tfs_shape_1d(&c->out_shapes[0], s->rank);
@@ -226,8 +234,12 @@ const tfs_op_spec tfs_ops_array[] = {
     {"PlaceholderWithDefault", "input: dtype", "output: dtype",
      "dtype: type; shape: shape", placeholder_with_default_shape,
      TFS_OP_CHEAP | TFS_OP_PLACEHOLDER},
+    {"PlaceholderV2", "", "output: dtype", "dtype: type; shape: shape",
+     tfs_shape_fn_dtype_shape_attr, TFS_OP_CHEAP | TFS_OP_PLACEHOLDER},
     {"Identity", "input: T", "output: T", "T: type", tfs_shape_fn_unchanged,
      TFS_OP_CHEAP},
+    {"EnsureShape", "input: T", "output: T", "shape: shape; T: type",
+     ensure_shape_shape, CHEAP},
     {"IdentityN", "input: T", "output: T", "T: list(type) >= 1",
      identity_n_shape, CHEAP},
     {"Snapshot", "input: T", "output: T", "T: type", tfs_shape_fn_unchanged,
@@ -285,6 +297,9 @@ const tfs_op_spec tfs_ops_array[] = {
      "batch_dims: int = 0; Tparams: type; Tindices: {int16, int32, int64}; "
      "Taxis: {int32, int64}",
      tfs_shape_fn_gather_v2, 0},
+    {"Gather", "params: Tparams; indices: Tindices", "output: Tparams",
+     "validate_indices: bool = true; Tparams: type; Tindices: {int32, int64}",
+     tfs_shape_fn_gather, 0},
     {"GatherNd", "params: Tparams; indices: Tindices", "output: Tparams",
      "Tparams: type; Tindices: {int16, int32, int64}; "
      "bad_indices_policy: string = ''",

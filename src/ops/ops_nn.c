@@ -326,6 +326,11 @@ const tfs_op_spec tfs_ops_nn[] = {
      "quint8, qint32, bfloat16, qint16, quint16, uint16, complex128, half, "
      "uint32, uint64}; data_format: {'NHWC', 'NCHW'} = 'NHWC'",
      bias_add_shape, 0},
+    {"BiasAddV1", "value: T; bias: T", "output: T",
+     "T: {float, double, int32, uint8, int16, int8, complex64, int64, qint8, "
+     "quint8, qint32, bfloat16, qint16, quint16, uint16, complex128, half, "
+     "uint32, uint64}",
+     bias_add_shape, 0},
     {"Softmax", "logits: T", "softmax: T", "T: " FLOATS, softmax_shape, 0},
     {"LogSoftmax", "logits: T", "logsoftmax: T", "T: " FLOATS, softmax_shape,
      0},
@@ -359,6 +364,11 @@ const tfs_op_spec tfs_ops_nn[] = {
      "reserve_space_2: T",
      "T: {float}; " BN_ATTRS "; data_format: {'NHWC', 'NCHW'} = 'NHWC'; "
      "is_training: bool = true",
+     batch_norm_shape, 0},
+    {"FusedBatchNormV2", "x: T; scale: U; offset: U; mean: U; variance: U",
+     BN_OUTS,
+     "T: {half, bfloat16, float}; U: {float}; " BN_ATTRS
+     "; data_format: {'NHWC', 'NCHW'} = 'NHWC'; is_training: bool = true",
      batch_norm_shape, 0},
     {"FusedBatchNormV3", "x: T; scale: U; offset: U; mean: U; variance: U",
      BN_OUTS "; reserve_space_3: U",

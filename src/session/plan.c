@@ -316,8 +316,10 @@ static int prepare_kernel(tfs_plan_node *pn, const tfs_output *feeds,
   tfs_dtype *in_types = tfs_malloc(sizeof(tfs_dtype) * (size_t)(n + 1));
   tfs_shape *in_shapes = tfs_malloc(sizeof(tfs_shape) * (size_t)(n + 1));
   const tfs_tensor **consts = tfs_calloc((size_t)(n + 1), sizeof(void *));
+  const char **src_nodes = tfs_malloc(sizeof(char *) * (size_t)(n + 1));
+  int *src_ports = tfs_malloc(sizeof(int) * (size_t)(n + 1));
   int rc = -1;
-  if (!in_types || !in_shapes || !consts) {
+  if (!in_types || !in_shapes || !consts || !src_nodes || !src_ports) {
     TFS_OOM(st);
     goto done;
   }
@@ -325,6 +327,8 @@ static int prepare_kernel(tfs_plan_node *pn, const tfs_output *feeds,
     tfs_output src = op->inputs[i];
     in_types[i] = tfs_dtype_base(op->in_types[i]);
     in_shapes[i] = src.oper->out_shapes[src.index];
+    src_nodes[i] = src.oper->name;
+    src_ports[i] = src.index;
     /* a fed Const is not constant in this plan */
     consts[i] = fed_index(feeds, nfeeds, src) >= 0
                     ? NULL
@@ -339,6 +343,8 @@ static int prepare_kernel(tfs_plan_node *pn, const tfs_output *feeds,
       .in_types = in_types,
       .in_shapes = in_shapes,
       .in_consts = consts,
+      .in_src_nodes = src_nodes,
+      .in_src_ports = src_ports,
       .noutputs = op->noutputs,
       .out_types = op->out_types,
       .out_shapes = op->out_shapes,
@@ -352,6 +358,8 @@ done:
   tfs_free(in_types);
   tfs_free(in_shapes);
   tfs_free(consts);
+  tfs_free(src_nodes);
+  tfs_free(src_ports);
   return rc;
 }
 

@@ -52,6 +52,40 @@ static void pass_through(tfs_kernel_ctx *c) {
   tfs_kctx_set_output(c, 0, tfs_tensor_ref(c->inputs[0]));
 }
 
+/* ---- EnsureShape --------------------------------------------------------- */
+
+typedef struct {
+  tfs_shape want;
+  char input[256]; /* the input as the NodeDef names it */
+} ensure_state;
+
+static int ensure_shape_prepare(tfs_kernel_init *ki) {
+  const tfs_shape *s = tfs_attrs_get_shape(ki->attrs, "shape");
+  if (!s)
+    return tfs_ki_error(ki, TFS_INVALID_ARGUMENT,
+                        "EnsureShape needs a shape attr");
+  ensure_state *e = tfs_malloc(sizeof *e);
+  if (!e) return tfs_ki_error(ki, TFS_RESOURCE_EXHAUSTED, "out of memory");
+  e->want = *s;
+  tfs_ki_input_str(ki, 0, e->input, sizeof e->input);
+  ki->state = e;
+  return 0;
+}
+
+static void ensure_shape_compute(tfs_kernel_ctx *c) {
+  const ensure_state *e = c->state;
+  tfs_tensor *x = c->inputs[0];
+  if (!tfs_shape_is_compatible(&e->want, &x->shape)) {
+    char a[TFS_SHAPE_STRLEN], b[TFS_SHAPE_STRLEN];
+    tfs_kctx_fail(c, TFS_INVALID_ARGUMENT,
+                  "Shape of tensor %s %s is not compatible with expected "
+                  "shape %s.", e->input, tfs_shape_str(&x->shape, a, sizeof a),
+                  tfs_shape_str(&e->want, b, sizeof b));
+    return;
+  }
+  tfs_kctx_set_output(c, 0, tfs_tensor_ref(x));
+}
+
 /* ---- Reshape ------------------------------------------------------------- */
 
 /* The -1 size at `unknown` as TensorFlow infers it: zero sizes are left
@@ -242,7 +276,11 @@ const tfs_kernel_def tfs_cpu_kernels_array[] = {
      NULL},
     {"Placeholder", "CPU", ANY, placeholder_prepare, placeholder_compute,
      free, 0, NULL},
+    {"PlaceholderV2", "CPU", ANY, placeholder_prepare, placeholder_compute,
+     free, 0, NULL},
     {"PlaceholderWithDefault", "CPU", ANY, NULL, pass_through, NULL, 0, NULL},
+    {"EnsureShape", "CPU", ANY, ensure_shape_prepare, ensure_shape_compute,
+     tfs_free, 0, NULL},
     {"Identity", "CPU", ANY, NULL, pass_through, NULL, 0, NULL},
     {"Reshape", "CPU", ANY, NULL, reshape_compute, NULL, 0, NULL},
     {"Shape", "CPU", ANY, NULL, shape_compute, NULL, 0, NULL},

@@ -59,17 +59,18 @@ static void gather_range(void *arg, int64_t begin, int64_t end) {
 static int gather_dims(tfs_kernel_ctx *c, const tfs_tensor *p,
                        const tfs_tensor *ix, int64_t *axis,
                        int64_t *batch_dims) {
-  const tfs_tensor *at = c->inputs[2];
+  /* Gather (V1) has no axis input: axis 0 */
+  const tfs_tensor *at = c->ninputs > 2 ? c->inputs[2] : NULL;
   if (p->shape.rank < 1) {
     tfs_kctx_fail(c, TFS_INVALID_ARGUMENT,
                   "params must be at least 1 dimensional");
     return -1;
   }
-  if (at->shape.rank != 0) {
+  if (at && at->shape.rank != 0) {
     tfs_kctx_fail(c, TFS_INVALID_ARGUMENT, "axis must be scalar");
     return -1;
   }
-  int64_t a = tfs_arr_scalar(at), pr = p->shape.rank, ir = ix->shape.rank;
+  int64_t a = at ? tfs_arr_scalar(at) : 0, pr = p->shape.rank, ir = ix->shape.rank;
   int64_t min = a < 0 ? -a : a + 1;
   if (pr < min) {
     tfs_kctx_fail(c, TFS_INVALID_ARGUMENT,
@@ -520,6 +521,8 @@ static int axis_prepare(tfs_kernel_init *ki) {
 
 const tfs_kernel_def tfs_cpu_kernels_array_gather[] = {
     {"GatherV2", "CPU", "Tparams", TFS_DT_ARRAY, batch_dims_prepare,
+     gather_v2_compute, tfs_free, 0, NULL},
+    {"Gather", "CPU", "Tparams", TFS_DT_ARRAY, batch_dims_prepare,
      gather_v2_compute, tfs_free, 0, NULL},
     {"GatherNd", "CPU", "Tparams", TFS_DT_ARRAY, policy_prepare,
      gather_nd_compute, tfs_free, 0, NULL},

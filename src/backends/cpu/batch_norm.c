@@ -317,6 +317,9 @@ static void lrn_compute(tfs_kernel_ctx *c) {
 const tfs_kernel_def tfs_cpu_kernels_batch_norm[] = {
     {"FusedBatchNorm", "CPU", "T", TFS_DT_BIT(TFS_FLOAT), bn_prepare,
      bn_compute, free, 0, NULL},
+    {"FusedBatchNormV2", "CPU", "T",
+     TFS_DT_BIT(TFS_FLOAT) | TFS_DT_BIT(TFS_HALF) | TFS_DT_BIT(TFS_BFLOAT16),
+     bn_prepare, bn_compute, free, 0, NULL},
     {"FusedBatchNormV3", "CPU", "T",
      TFS_DT_BIT(TFS_FLOAT) | TFS_DT_BIT(TFS_HALF) | TFS_DT_BIT(TFS_BFLOAT16),
      bn_prepare, bn_compute, free, 0, NULL},

@@ -1,7 +1,8 @@
 /*
  * backends/cpu/binary.c - elementwise binary arithmetic with broadcasting:
  * Add, AddV2, Sub, Mul, RealDiv, Div, Pow, Maximum, Minimum and
- * SquaredDifference.  Integers wrap; integer division by zero is an
+ * SquaredDifference, and the zero-guarded DivNoNan, MulNoNan, Xdivy,
+ * Xlogy and Xlog1py.  Integers wrap; integer division by zero is an
  * error; float max/min propagate NaN.
  */
 #include <stdlib.h>
@@ -32,7 +33,23 @@ EW_INTS(mul, MK_MUL)
 /* division: floats divide; integers truncate, and y == 0 is an error;
  * MIN / -1 wraps to MIN as two's complement does. */
 EW_BIN_FLOATS(div, x / y, x / y)
-EW_BIN_COMPLEX(div, x / y, x / y)
+/* Complex quotients as TensorFlow's CPU kernels compute them: Smith's
+ * scaled formula without C's Annex G recovery, so that x / 0 is NaN
+ * (C's division gives Inf) */
+#define CDIV_SMITH(NAME, T, R, RE, IM, ABS)                               \
+  static inline T NAME(T x, T y) {                                        \
+    R a = RE(x), b = IM(x), c = RE(y), d = IM(y);                         \
+    int by_imag = ABS(c) <= ABS(d);                                       \
+    R rs = by_imag ? c / d : (R)1, is = by_imag ? (R)1 : d / c;           \
+    R den = c * rs + d * is;                                              \
+    T q;                                                                  \
+    __real__ q = (a * rs + b * is) / den;                                 \
+    __imag__ q = (b * rs - a * is) / den;                                 \
+    return q;                                                             \
+  }
+CDIV_SMITH(cdivf_tf, tfs_c64, float, crealf, cimagf, fabsf)
+CDIV_SMITH(cdiv_tf, tfs_c128, double, creal, cimag, fabs)
+EW_BIN_COMPLEX(div, cdivf_tf(x, y), cdiv_tf(x, y))
 #define MK_SDIV(N, T, U)                                                  \
   EW_BIN_CHECKED(N, T, y == 0, y == (T)-1 ? (T)(0 - (U)x) : (T)(x / y))
 #define MK_UDIV(N, T, U) EW_BIN_CHECKED(N, T, y == 0, (T)(x / y))
@@ -71,6 +88,27 @@ EW_BIN_COMPLEX(sqd, sqd_c64_one(x - y), sqd_c128_one(x - y))
   EW_BIN(N, T, (T)((U)((U)x - (U)y) * (U)((U)x - (U)y)))
 MK_SQD(sqd_i32, int32_t, uint32_t)
 MK_SQD(sqd_i64, int64_t, uint64_t)
+
+/* zero-guarded forms: DivNoNan and MulNoNan give 0 where y == 0 (even
+ * for x NaN or Inf), Xdivy, Xlogy and Xlog1py give 0 where x == 0 */
+EW_BIN_FLOATS(divnn, y == 0 ? 0.0f : x / y, y == 0 ? 0.0 : x / y)
+EW_BIN_FLOATS(mulnn, y == 0 ? 0.0f : x * y, y == 0 ? 0.0 : x * y)
+EW_BIN_FLOATS(xdivy, x == 0 ? 0.0f : x / y, x == 0 ? 0.0 : x / y)
+/* half and bfloat16 round the logarithm before the product, as
+ * TensorFlow's kernels (an op per step in the 16-bit type) do */
+#define XLOG_FLOATS(OP, LOGF, LOG)                                        \
+  EW_BIN(OP##_f32, float, x == 0 ? 0.0f : x * LOGF(y))                    \
+  EW_BIN(OP##_f64, double, x == 0 ? 0.0 : x * LOG(y))                     \
+  EW_BIN_F16(OP##_f16, x == 0 ? 0.0f : x * H2F(F2H(LOGF(y))))             \
+  EW_BIN_BF16(OP##_bf16, x == 0 ? 0.0f : x * B2F(F2B(LOGF(y))))
+XLOG_FLOATS(xlogy, logf, log)
+XLOG_FLOATS(xlog1py, log1pf, log1p)
+EW_BIN_COMPLEX(divnn, y == 0 ? 0 : cdivf_tf(x, y), y == 0 ? 0 : cdiv_tf(x, y))
+EW_BIN_COMPLEX(mulnn, y == 0 ? 0 : x * y, y == 0 ? 0 : x * y)
+EW_BIN_COMPLEX(xdivy, x == 0 ? 0 : cdivf_tf(x, y), x == 0 ? 0 : cdiv_tf(x, y))
+EW_BIN_COMPLEX(xlogy, x == 0 ? 0 : x * clogf(y), x == 0 ? 0 : x * clog(y))
+EW_BIN_COMPLEX(xlog1py, x == 0 ? 0 : x * clogf(1.0f + y),
+               x == 0 ? 0 : x * clog(1.0 + y))
 
 /* string concatenation (Add on strings) */
 static int add_str(const void *A, const void *B, void *O, int64_t n,
@@ -118,6 +156,15 @@ static const tfs_bin_table kSqd = {
      [TFS_INT64] = sqd_i64},
     "", 1, 0};
 
+#define ZERO_GUARDED(NAME, OP)                                          \
+  static const tfs_bin_table NAME = {                                   \
+      {EW_FLOAT_ENTRIES(OP), EW_COMPLEX_ENTRIES(OP)}, "", 4, 0};
+ZERO_GUARDED(kDivNoNan, divnn)
+ZERO_GUARDED(kMulNoNan, mulnn)
+ZERO_GUARDED(kXdivy, xdivy)
+ZERO_GUARDED(kXlogy, xlogy)
+ZERO_GUARDED(kXlog1py, xlog1py)
+
 /* dtype sets of TensorFlow's CPU kernels */
 #define FL TFS_DT_FLOATS
 #define CX EW_DT_COMPLEX
@@ -139,5 +186,10 @@ const tfs_kernel_def tfs_cpu_kernels_binary[] = {
     BIN("Maximum", FL | EW_DT_SIGNED | EW_DT_UNSIGNED, kMax),
     BIN("Minimum", FL | EW_DT_SIGNED | EW_DT_UNSIGNED, kMin),
     BIN("SquaredDifference", FL | CX | EW_DT(INT32) | EW_DT(INT64), kSqd),
+    BIN("DivNoNan", FL | CX, kDivNoNan),
+    BIN("MulNoNan", FL | CX, kMulNoNan),
+    BIN("Xdivy", FL | CX, kXdivy),
+    BIN("Xlogy", FL | CX, kXlogy),
+    BIN("Xlog1py", FL | CX, kXlog1py),
     {NULL, NULL, NULL, 0, NULL, NULL, NULL, 0, NULL},
 };

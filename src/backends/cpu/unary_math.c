@@ -1,7 +1,7 @@
 /*
  * backends/cpu/unary_math.c - elementwise transcendental functions: Sqrt,
  * Rsqrt, Exp, Expm1, Log, Log1p, Sin, Cos, Tan, Asin, Acos, Atan, Sinh,
- * Cosh, Tanh, Sigmoid, Erf, Erfc, for float types (half and bfloat16
+ * Cosh, Asinh, Acosh, Atanh, Tanh, Sigmoid, Erf, Erfc, for float types (half and bfloat16
  * computed in float) and complex where TensorFlow has them.  float32 Exp,
  * Expm1, Log, Log1p, Tanh, Sigmoid, Erf and Erfc use vmath.h's array
  * functions (16-bit floats through them in float blocks); double uses
@@ -99,6 +99,9 @@ MATH(acos, acosf, acos, cacosf, cacos)
 MATH(atan, atanf, atan, catanf, catan)
 MATH(sinh, sinhf, sinh, csinhf, csinh)
 MATH(cosh, coshf, cosh, ccoshf, ccosh)
+MATH(asinh, asinhf, asinh, casinhf, casinh)
+MATH(acosh, acoshf, acosh, cacoshf, cacosh)
+MATH(atanh, atanhf, atanh, catanhf, catanh)
 VM_MATH(tanh, tanh, ctanhf, ctanh)
 VM_MATH(sigmoid, sigmoidd, csigmoidf, csigmoid)
 /* Erf on float64 as TensorFlow 2.21's CPU kernel computes it: NaN once
@@ -128,6 +131,9 @@ TABLE(kAcos, acos, 30)
 TABLE(kAtan, atan, 30)
 TABLE(kSinh, sinh, 30)
 TABLE(kCosh, cosh, 30)
+TABLE(kAsinh, asinh, 30)
+TABLE(kAcosh, acosh, 30)
+TABLE(kAtanh, atanh, 30)
 TABLE(kTanh, tanh, 20)
 TABLE(kSigmoid, sigmoid, 20)
 static const tfs_un_table kErf = {{EW_FLOAT_ENTRIES(erf)}, "", 20, 0};
@@ -147,6 +153,8 @@ const tfs_kernel_def tfs_cpu_kernels_unary_math[] = {
     UN("Acos", FC, kAcos),
     UN("Atan", FC, kAtan),       UN("Sinh", FC, kSinh),
     UN("Cosh", FC, kCosh),       UN("Tanh", FC, kTanh),
+    UN("Asinh", FC, kAsinh),     UN("Acosh", FC, kAcosh),
+    UN("Atanh", FC, kAtanh),
     UN("Sigmoid", FC, kSigmoid), UN("Erf", TFS_DT_FLOATS, kErf),
     UN("Erfc", TFS_DT_FLOATS, kErfc),
     {NULL, NULL, NULL, 0, NULL, NULL, NULL, 0, NULL},

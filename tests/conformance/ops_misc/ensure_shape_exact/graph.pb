@@ -1,0 +1,13 @@
+
+,
+xPlaceholder*
+dtype0*
+shape:
+;
+EnsureShapeEnsureShapex*
+T0*
+shape
+:
+%
+outIdentityEnsureShape*
+T0"ª
