@@ -12,7 +12,10 @@
  * Mul(x, Square) / Sqrt / Rsqrt / Reciprocal / Identity / ones
  * (TensorFlow's ConvertPow), Mul/Div by constants folded into MatMul /
  * Conv2D weights and constant affine maps after a contraction folded
- * into its weights and a BiasAdd (arith_weights.c).  Rewritten nodes
+ * into its weights and a BiasAdd (arith_weights.c), and a BiasAdd or
+ * activation of a Reshape moved before it (Keras's Dense on 3-D inputs
+ * is Reshape, MatMul, Reshape, BiasAdd: the BiasAdd then meets its
+ * MatMul, which the remapper fuses).  Rewritten nodes
  * keep their names; helpers go under "ArithmeticOptimizer/", but for the
  * reciprocals, "ConstantFolding/<name>_recip" as in TensorFlow.
  */
@@ -38,6 +41,7 @@ enum {
   S_POW,
   S_WEIGHTS,
   S_AFFINE,
+  S_SINK,
   S_COUNT
 };
 
@@ -51,7 +55,8 @@ static const char *const kStageNames[S_COUNT] = {
     "Div by a constant -> Mul by its reciprocal",
     "Pow with a constant exponent simplified",
     "Mul/Div folded into weights",
-    "constant scale/shift folded into weights and BiasAdd"};
+    "constant scale/shift folded into weights and BiasAdd",
+    "BiasAdd or activation moved before a Reshape"};
 
 static int is_op(const tfs_ograph *g, int i, const char *op) {
   return i >= 0 && strcmp(g->n[i].def->name, op) == 0;
@@ -527,6 +532,74 @@ static int convert_pow(tfs_opt_ctx *c, int v) {
 /* ---- driver
  * ------------------------------------------------------------------ */
 
+/* ---- BiasAdd / activation of a Reshape -> Reshape of them ---------------
+ */
+
+static const char *const kSinkOps[] = {"BiasAdd",  "Relu",      "Relu6",
+                                       "Elu",      "Selu",      "LeakyRelu",
+                                       "Tanh",     "Sigmoid",   "_TfsGelu",
+                                       "_TfsSwish", "_TfsHardSwish"};
+
+static int sinkable(const tfs_ograph *g, int v) {
+  for (size_t i = 0; i < sizeof(kSinkOps) / sizeof(kSinkOps[0]); i++)
+    if (is_op(g, v, kSinkOps[i])) return 1;
+  return 0;
+}
+
+/* op(Reshape(y, s)[, b]) -> Reshape(op(y[, b]), s) when the Reshape has
+ * no other consumer: element-wise ops commute with it, and a BiasAdd
+ * (NHWC) does when y's last dimension is the Reshape's, both known.  The
+ * Reshape that results takes the node's name. */
+static int sink_reshape(tfs_opt_ctx *c, int v) {
+  tfs_ograph *g = c->g;
+  tfs_onode *n = &g->n[v];
+  if (!sinkable(g, v) || n->nout != 1 || n->in[0].port != 0) return 0;
+  int bias = is_op(g, v, "BiasAdd");
+  if (n->nin != (bias ? 2 : 1)) return 0;
+  int p = tfs_og__producer(g, v, 0);
+  if (!is_op(g, p, "Reshape") || !tfs_opt__single_use(g, p) ||
+      !tfs_og__removable(g, p) || g->n[p].nctrl ||
+      strcmp(g->n[p].device, n->device) != 0)
+    return 0;
+  tfs_oref y = g->n[p].in[0];
+  const tfs_shape *ys = tfs_og__shape(g, y);
+  const tfs_shape *rs = &g->n[p].out_shapes[0];
+  if (bias) {
+    if (tfs_opt__attr_is(g, v, "data_format", "NCHW") || ys->rank < 2 ||
+        rs->rank < 2 || ys->dims[ys->rank - 1] < 0 ||
+        ys->dims[ys->rank - 1] != rs->dims[rs->rank - 1])
+      return 0;
+  }
+  tfs_attrs a, ra;
+  tfs_attrs_init(&ra);
+  if (tfs_opt__copy_attrs(g, v, &a) || tfs_opt__copy_attrs(g, p, &ra)) {
+    tfs_attrs_clear(&a);
+    tfs_attrs_clear(&ra);
+    TFS_OOM(c->st);
+    return -1;
+  }
+  char *base = tfs_asprintf("ArithmeticOptimizer/SinkReshape_%s", n->name);
+  tfs_oref in[2] = {y, bias ? n->in[1] : y};
+  tfs_onode_spec spec = {.base = base,
+                         .op = n->def->name,
+                         .device = n->device,
+                         .attrs = &a,
+                         .nin = n->nin,
+                         .in = in};
+  int k = base ? tfs_og__add(g, &spec, c->st) : -1;
+  tfs_free(base);
+  tfs_attrs_clear(&a);
+  if (k < 0) {
+    tfs_attrs_clear(&ra);
+    if (tfs_status_ok(c->st)) TFS_OOM(c->st);
+    return -1;
+  }
+  tfs_oref rin[2] = {{k, 0}, g->n[p].in[1]};
+  if (tfs_opt__rebuild(c, v, "Reshape", &ra, 2, rin) < 0) return -1;
+  if (tfs_og__live(g, p)) tfs_og__kill_unused(g, p);
+  return 1;
+}
+
 typedef int (*stage_fn)(tfs_opt_ctx *c, int v);
 
 /* The ops some stage rewrites: everything else is skipped at once. */
@@ -535,7 +608,9 @@ static const char *const kOps[] = {
     "AddV2",      "Sub",        "AddN",    "Neg",
     "Reciprocal", "LogicalNot", "Conj",    "Transpose",
     "Reshape",    "MatMul",     "Conv2D",  "DepthwiseConv2dNative",
-    "Pow"};
+    "Pow",        "BiasAdd",    "Relu",    "Relu6",
+    "Elu",        "Selu",       "LeakyRelu", "Tanh",
+    "Sigmoid",    "_TfsGelu",   "_TfsSwish", "_TfsHardSwish"};
 static const tfs_op_def *g_defs[sizeof(kOps) / sizeof(kOps[0])];
 static pthread_once_t g_once = PTHREAD_ONCE_INIT;
 
@@ -560,7 +635,8 @@ int tfs_pass__arithmetic(tfs_opt_ctx *c) {
                                             div_to_mul,
                                             convert_pow,
                                             tfs_arith__fold_weights,
-                                            tfs_arith__fold_affine};
+                                            tfs_arith__fold_affine,
+                                            sink_reshape};
   tfs_ograph *g = c->g;
   int counts[S_COUNT] = {0};
   pthread_once(&g_once, find_defs);

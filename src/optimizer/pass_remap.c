@@ -39,6 +39,7 @@
  * (stock TensorFlow runs _FusedDepthwiseConv2dNative in oneDNN builds
  * only).
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -331,6 +332,82 @@ static int conv_pool(tfs_opt_ctx *c, int v, tfs_remap_stats *stats) {
   return 1;
 }
 
+/* fused_ops' name for activation node v after a fused contraction of
+ * kind `q_op`, or NULL: the single-op activations, and the activation
+ * ops the remapper makes (_TfsGelu after a MatMul only, as in
+ * TensorFlow; _TfsSwish and _TfsHardSwish after any). */
+static const char *fused_act_name(const tfs_ograph *g, int v,
+                                  int after_matmul) {
+  if (is_activation(g, v)) return g->n[v].def->name;
+  if (tfs_og__is(g, v, "_TfsSwish")) return "_MklSwish";
+  if (tfs_og__is(g, v, "_TfsHardSwish")) return "_TfsHardSwish";
+  if (tfs_og__is(g, v, "_TfsGelu") && after_matmul) {
+    int approximate = 0;
+    tfs_attrs_get_bool(g->n[v].attrs, "approximate", &approximate);
+    return approximate ? "GeluApproximate" : "GeluExact";
+  }
+  return NULL;
+}
+
+/* fused_ops of node q is exactly ["BiasAdd"]. */
+static int fused_bias_only(const tfs_ograph *g, int q) {
+  const tfs_attr_value *f = tfs_attrs_find(g->n[q].attrs, "fused_ops");
+  if (!f || !f->is_list || f->type != TFS_ATTR_STRING || f->u.list.n != 1)
+    return 0;
+  const tfs_bytes *ops = (const tfs_bytes *)f->u.list.v;
+  return ops[0].len == 7 && memcmp(ops[0].ptr, "BiasAdd", 7) == 0;
+}
+
+/* An activation after a fused contraction whose fused_ops is
+ * ["BiasAdd"]: the activation joins the list.  The pair meets when a
+ * rewrite has moved a Reshape from between them after the contraction
+ * fused (Keras's Dense on 3-D inputs). */
+static int extend_fused(tfs_opt_ctx *c, int v, tfs_remap_stats *stats) {
+  tfs_ograph *g = c->g;
+  if (!tfs_og__replaceable(g, v) || !is_float_node(g, v) ||
+      g->n[v].nin != 1)
+    return 0;
+  int q = fusable_input(g, v, 0);
+  if (q < 0 || !fused_bias_only(g, q) || g->n[q].nctrl ||
+      !is_float_node(g, q))
+    return 0;
+  const char *qop = g->n[q].def->name;
+  int mm = strcmp(qop, "_FusedMatMul") == 0;
+  if (!mm && strcmp(qop, "_FusedConv2D") != 0 &&
+      strcmp(qop, "_FusedDepthwiseConv2dNative") != 0)
+    return 0;
+  const char *act = fused_act_name(g, v, mm);
+  if (!act || (c->cfg->tf_compatible && act[0] == '_') ||
+      (c->cfg->tf_compatible && strncmp(act, "Gelu", 4) == 0))
+    return 0;
+  tfs_attrs a;
+  const char *ops[2] = {"BiasAdd", act};
+  float alpha = 0.2f;
+  tfs_attrs_get_float(g->n[v].attrs, "alpha", &alpha);
+  if (tfs_opt__copy_attrs(g, q, &a) ||
+      tfs_opt__set_strings(&a, "fused_ops", ops, 2) ||
+      tfs_opt__set_float(&a, "leakyrelu_alpha", alpha)) {
+    tfs_attrs_clear(&a);
+    TFS_OOM(c->st);
+    return -1;
+  }
+  const tfs_onode *r = &g->n[v];
+  if (!tfs_opt__kernel_accepts(g, r->device, qop, &a, g->n[q].nin,
+                               g->n[q].in, TFS_FLOAT, &r->out_shapes[0],
+                               r->name)) {
+    tfs_attrs_clear(&a);
+    return 0;
+  }
+  char what[96];
+  snprintf(what, sizeof what, "%s+%s -> %s", qop, act, qop);
+  tfs_oref in[6];
+  int nin = g->n[q].nin < 6 ? g->n[q].nin : 6;
+  memcpy(in, g->n[q].in, sizeof(tfs_oref) * (size_t)nin);
+  if (tfs_remap__replace(c, v, qop, &a, nin, in, q, -1) < 0) return -1;
+  tfs_remap__count(stats, what);
+  return 1;
+}
+
 /* The fused ops have CPU kernels only: a node placed (or, outside a
  * plan, requested) on another device keeps its ops (fusing it would move
  * it to the CPU). */
@@ -373,11 +450,13 @@ int tfs_pass__remap(tfs_opt_ctx *c) {
     if (r < 0) return -1;
     total += r;
   }
-  /* pools over the convolutions fused above */
+  /* activations that meet a fused contraction, then pools over the
+   * convolutions fused above */
   for (int v = 0; v < g->nn; v++) {
     if (!tfs_og__live(g, v) || !on_cpu(g->n[v].device))
       continue;
-    int r = conv_pool(c, v, &stats);
+    int r = extend_fused(c, v, &stats);
+    if (!r) r = conv_pool(c, v, &stats);
     if (r < 0) return -1;
     total += r;
   }

@@ -656,6 +656,61 @@ static void test_optimizer_remap__hard_swish(void) {
   }
 }
 
+/* An int32 vector constant. */
+static tfs_output ivec(const char *name, const int32_t *v, int64_t n) {
+  tfs_tensor *t = tfs_tensor_new(TFS_INT32, &n, 1, st);
+  memcpy(tfs_tensor_data(t), v, sizeof(int32_t) * (size_t)n);
+  tfs_output o = tfs_op_const(g, name, t, st);
+  tfs_tensor_free(t);
+  return o;
+}
+
+/* Keras's Dense on a 3-D input: MatMul, Reshape to [1,2,4], BiasAdd,
+ * activation.  The arithmetic optimizer moves the BiasAdd and the
+ * activation before the Reshape, so the remapper fuses the three (the
+ * GELU in the second iteration, after it became _TfsGelu); the Reshape
+ * takes the activation's name.  A Reshape that changes the last
+ * dimension keeps the BiasAdd behind it. */
+static void test_optimizer_remap__dense_3d(void) {
+  static const int32_t s3[3] = {1, 2, 4}, s3b[3] = {1, 4, 2};
+  for (int k = 0; k < 3; k++) {
+    ot_setup();
+    tfs_output x = ot_placeholder("x", 2);
+    int64_t bd[1] = {k == 2 ? 2 : 4};
+    tfs_output mm = tfs_op_matmul(g, "mm", x, ot_matrix("w", 3, 4), 0, 0, st);
+    tfs_output r = tfs_op_reshape(g, "r", mm, ivec("s", k == 2 ? s3b : s3, 3),
+                                  st);
+    tfs_output b = tfs_op_bias_add(g, "b", r, ot_const_shape("bias", bd, 1),
+                                   st);
+    tfs_output a = k == 1 ? gelu("act", b, GELU_TANH, 0.5f)
+                          : tfs_op_unary(g, "Relu", "act", b, st);
+    tfs_output y = tfs_op_identity(g, "y", a, st);
+    TFS_ASSERT_OK(st);
+    tfs_graph *og = ot_optimize(&x, 1, &y, 1, NULL);
+    if (k == 2) {
+      CU_ASSERT_EQUAL(ot_count(og, "BiasAdd"), 1);
+      CU_ASSERT_EQUAL(ot_count(og, "_FusedMatMul"), 0);
+    } else {
+      CU_ASSERT_STRING_EQUAL(ot_type(og, "act"), "Reshape");
+      CU_ASSERT_EQUAL(ot_count(og, "_FusedMatMul"), 1);
+      CU_ASSERT_EQUAL(ot_count(og, "BiasAdd"), 0);
+      CU_ASSERT_EQUAL(ot_count(og, "Reshape"), 1);
+      CU_ASSERT_STRING_EQUAL(
+          fused_ops(og, "ArithmeticOptimizer/SinkReshape_act"),
+          k == 1 ? "BiasAdd,GeluApproximate" : "BiasAdd,Relu");
+      /* the first iteration moves the BiasAdd (and the Relu); the GELU
+       * moves in the second, once it is one op */
+      CU_ASSERT_PTR_NOT_NULL(strstr(
+          ot_summary(ot_entry("arithmetic_optimizer")),
+          k == 1 ? "BiasAdd or activation moved before a Reshape: 1"
+                 : "BiasAdd or activation moved before a Reshape: 2"));
+    }
+    ot_check_same(og, &x, 1, &y, 1, 1);
+    tfs_graph_free(og);
+    ot_teardown();
+  }
+}
+
 /* The subgraph matcher itself, on the optimizer's graph (no kernel
  * needed): which activation, its input, how often the subgraph reads
  * it. */
@@ -901,6 +956,7 @@ const tfs_test_case tfs_optimizer_nn_cases[] = {
     {"remap_conv_bias_and_depthwise",
      test_optimizer_remap__conv_bias_and_depthwise},
     {"remap_hard_swish", test_optimizer_remap__hard_swish},
+    {"remap_dense_3d", test_optimizer_remap__dense_3d},
     {"remap_swish_and_batch_matmul",
      test_optimizer_remap__swish_and_batch_matmul},
     {"remap_batch_norm_decomposed",
