@@ -265,6 +265,50 @@ typedef struct infer_user {
   const tfs_oref *in;
 } infer_user;
 
+/* Appends the partial value of the int vector s to out (TensorFlow's
+ * ConstantPartialShape): a constant, Shape(x), GatherV2(Shape(x),
+ * constant indices, 0), else as many unknown dims as s has elements;
+ * -1 when not even that is known. */
+static int og_partial_vec(tfs_ograph *g, tfs_oref s, tfs_shape *out) {
+  const tfs_tensor *t = tfs_og__const_value(g, s);
+  const tfs_shape *ss = tfs_og__shape(g, s);
+  if (ss->rank != 1 || ss->dims[0] < 0 ||
+      out->rank + ss->dims[0] > TFS_MAX_RANK)
+    return -1;
+  int n = (int)ss->dims[0], at = out->rank;
+  for (int k = 0; k < n; k++) out->dims[at + k] = -1;
+  out->rank += n;
+  tfs_onode *p = &g->n[s.node];
+  if (t && (t->dtype == TFS_INT32 || t->dtype == TFS_INT64)) {
+    for (int k = 0; k < n; k++) {
+      int64_t d = tfs_tensor__get_as_int64(t, k);
+      out->dims[at + k] = d >= 0 ? d : -1;
+    }
+  } else if (!(p->flags & TFS_ON_FED) && strcmp(p->def->name, "Shape") == 0 &&
+             p->nin == 1 && tfs_og__shape(g, p->in[0])->rank == n) {
+    const tfs_shape *x = tfs_og__shape(g, p->in[0]);
+    for (int k = 0; k < n; k++) out->dims[at + k] = x->dims[k];
+  } else if (!(p->flags & TFS_ON_FED) &&
+             strcmp(p->def->name, "GatherV2") == 0 && p->nin == 3) {
+    int sp = tfs_og__producer(g, s.node, 0);
+    const tfs_tensor *ix = tfs_og__const_value(g, p->in[1]);
+    const tfs_tensor *ax = tfs_og__const_value(g, p->in[2]);
+    const tfs_shape *x =
+        sp >= 0 && strcmp(g->n[sp].def->name, "Shape") == 0 &&
+                !(g->n[sp].flags & TFS_ON_FED) && g->n[sp].nin == 1
+            ? tfs_og__shape(g, g->n[sp].in[0])
+            : NULL;
+    if (x && x->rank >= 0 && ix && ix->nelems == n && ax &&
+        ax->nelems == 1 && tfs_tensor__get_as_int64(ax, 0) == 0 &&
+        (ix->dtype == TFS_INT32 || ix->dtype == TFS_INT64))
+      for (int k = 0; k < n; k++) {
+        int64_t j = tfs_tensor__get_as_int64(ix, k);
+        if (j >= 0 && j < x->rank) out->dims[at + k] = x->dims[j];
+      }
+  }
+  return 0;
+}
+
 static int og_input_as_shape(tfs_shape_ctx *c, int i, tfs_shape *out) {
   infer_user *u = c->user;
   tfs_ograph *g = u->g;
@@ -287,6 +331,15 @@ static int og_input_as_shape(tfs_shape_ctx *c, int i, tfs_shape *out) {
         out->dims[k] = d >= 0 ? d : -1;
       }
     }
+    return 0;
+  }
+  if (strcmp(p->def->name, "ConcatV2") == 0 && p->nin >= 2) {
+    const tfs_tensor *ax = tfs_og__const_value(g, p->in[p->nin - 1]);
+    if (!ax || ax->nelems != 1 || tfs_tensor__get_as_int64(ax, 0) != 0)
+      return -1;
+    out->rank = 0;
+    for (int k = 0; k + 1 < p->nin; k++)
+      if (og_partial_vec(g, p->in[k], out)) return -1;
     return 0;
   }
   return -1;

@@ -504,7 +504,8 @@ static int convert_pow(tfs_opt_ctx *c, int v) {
   const tfs_shape *xs = tfs_og__shape(g, x);
   if (!op || !tfs_opt__tensor_all(e, p) || tfs_og__dtype(g, x) != dt ||
       !tfs_opt__broadcasts_into(&e->shape, xs) ||
-      !tfs_shape_equal(xs, &n->out_shapes[0]))
+      !tfs_shape_is_compatible(&n->out_shapes[0], xs) ||
+      xs->rank != n->out_shapes[0].rank)
     return 0;
   if (p == 0 && !tfs_shape_is_fully_defined(xs)) return 0;
   if (p == 3 && (!tfs_opt__device_is(n->device, "CPU") ||
@@ -546,9 +547,30 @@ static int sinkable(const tfs_ograph *g, int v) {
   return 0;
 }
 
+/* The last dimension Reshape p produces, or -1: from its inferred shape,
+ * or, when that is unknown (a batch of unknown size), from a target
+ * shape built as ConcatV2(..., Const) whose constant part ends the
+ * shape (Keras's Tensordot: [the free dims of the input, N]). */
+static int64_t reshape_last_dim(const tfs_ograph *g, int p) {
+  const tfs_shape *rs = &g->n[p].out_shapes[0];
+  if (rs->rank >= 1 && rs->dims[rs->rank - 1] >= 0)
+    return rs->dims[rs->rank - 1];
+  int q = tfs_og__producer(g, p, 1);
+  if (!is_op(g, q, "ConcatV2") || g->n[q].nin < 3 || g->n[p].in[1].port)
+    return -1;
+  const tfs_tensor *ax = tfs_og__const_value(g, g->n[q].in[g->n[q].nin - 1]);
+  const tfs_tensor *t = tfs_og__const_value(g, g->n[q].in[g->n[q].nin - 2]);
+  if (!ax || ax->nelems != 1 || tfs_tensor__get_as_int64(ax, 0) != 0 || !t ||
+      t->shape.rank != 1 || t->nelems < 1 ||
+      (t->dtype != TFS_INT32 && t->dtype != TFS_INT64))
+    return -1;
+  return tfs_tensor__get_as_int64(t, t->nelems - 1);
+}
+
 /* op(Reshape(y, s)[, b]) -> Reshape(op(y[, b]), s) when the Reshape has
  * no other consumer: element-wise ops commute with it, and a BiasAdd
- * (NHWC) does when y's last dimension is the Reshape's, both known.  The
+ * (NHWC) does when y's last dimension is the Reshape's, both known
+ * (reshape_last_dim).  The
  * Reshape that results takes the node's name. */
 static int sink_reshape(tfs_opt_ctx *c, int v) {
   tfs_ograph *g = c->g;
@@ -563,11 +585,10 @@ static int sink_reshape(tfs_opt_ctx *c, int v) {
     return 0;
   tfs_oref y = g->n[p].in[0];
   const tfs_shape *ys = tfs_og__shape(g, y);
-  const tfs_shape *rs = &g->n[p].out_shapes[0];
   if (bias) {
     if (tfs_opt__attr_is(g, v, "data_format", "NCHW") || ys->rank < 2 ||
-        rs->rank < 2 || ys->dims[ys->rank - 1] < 0 ||
-        ys->dims[ys->rank - 1] != rs->dims[rs->rank - 1])
+        ys->dims[ys->rank - 1] < 0 ||
+        ys->dims[ys->rank - 1] != reshape_last_dim(g, p))
       return 0;
   }
   tfs_attrs a, ra;

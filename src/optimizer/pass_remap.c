@@ -431,6 +431,14 @@ int tfs_pass__remap(tfs_opt_ctx *c) {
     total += r;
   }
   for (int v = 0; v < n0; v++) {
+    if (!tfs_og__live(g, v) || !on_cpu(g->n[v].device) ||
+        (!tfs_og__is(g, v, "AddV2") && !tfs_og__is(g, v, "Add")))
+      continue;
+    int r = tfs_remap__layer_norm(c, v, &stats);
+    if (r < 0) return -1;
+    total += r;
+  }
+  for (int v = 0; v < n0; v++) {
     if (!tfs_og__live(g, v) || !tfs_og__replaceable(g, v)) continue;
     if (!is_fusable_node(g, v) || !is_root_op(g, v)) continue;
     int r = 0, cpu = on_cpu(g->n[v].device);

@@ -632,8 +632,12 @@ int tfs_remap__match_act(const tfs_ograph *g, int root, tfs_remap_act *a) {
   a->kind = w.bad ? 0 : match_factor(&w, &t);
   if (!a->kind) return 0;
   a->x = w.x;
+  /* x's shape may be known better than the root's, which was inferred
+   * before a rewrite above it */
+  const tfs_shape *xs = tfs_og__shape(g, a->x);
   if (tfs_og__dtype(g, a->x) != TFS_FLOAT ||
-      !tfs_shape_equal(tfs_og__shape(g, a->x), &n->out_shapes[0]))
+      xs->rank != n->out_shapes[0].rank ||
+      !tfs_shape_is_compatible(&n->out_shapes[0], xs))
     return 0;
   for (int i = -1; i < a->ninner; i++) {
     const tfs_onode *m = &g->n[i < 0 ? root : a->inner[i]];

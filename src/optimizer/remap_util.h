@@ -75,6 +75,12 @@ typedef struct tfs_remap_stats {
 
 void tfs_remap__count(tfs_remap_stats *s, const char *what);
 
+/* Keras 3's layer normalization subgraph ending at the Add / AddV2 v ->
+ * _TfsLayerNorm(x, gamma, beta) (remap_layer_norm.c); 1 when rewritten,
+ * 0 when v does not end one (or the op has no kernel on its device, or
+ * the output must load in TensorFlow), -1 on an error. */
+int tfs_remap__layer_norm(tfs_opt_ctx *c, int v, tfs_remap_stats *stats);
+
 /* Replaces `root` by a new node (root's name, device, and the control
  * inputs of root and of the inner nodes a and b, which may be -1), then
  * removes the inner nodes left unused.  attrs are consumed. */

@@ -185,8 +185,8 @@ static void test_declared_equals_registered(void) {
             tfs_kernel_registry_declared());
 }
 
-/* Placeholder semantics hang on one flag: the two placeholder ops have
- * it, with their kinds; nothing else does. */
+/* Placeholder semantics hang on one flag: the three placeholder ops
+ * have it, with their kinds; nothing else does. */
 static void test_placeholder_flag(void) {
   CU_ASSERT_EQUAL(tfs_placeholder__kind(tfs_op_lookup("Placeholder")),
                   TFS_PH_REQUIRED);
@@ -197,7 +197,9 @@ static void test_placeholder_flag(void) {
   const tfs_op_def *const *all = tfs_op_all(&n);
   for (int i = 0; i < n; i++)
     flagged += (all[i]->flags & TFS_OP_PLACEHOLDER) != 0;
-  CU_ASSERT_EQUAL(flagged, 2);
+  CU_ASSERT_EQUAL(flagged, 3);
+  CU_ASSERT_EQUAL(tfs_placeholder__kind(tfs_op_lookup("PlaceholderV2")),
+                  TFS_PH_REQUIRED);
   CU_ASSERT_EQUAL(tfs_placeholder__kind(tfs_op_lookup("Identity")),
                   TFS_PH_NONE);
 }

@@ -711,6 +711,55 @@ static void test_optimizer_remap__dense_3d(void) {
   }
 }
 
+/* Keras 3's LayerNormalization after constant folding (gamma and beta as
+ * constants of shape [3]); `extra` gives the mean a consumer outside. */
+static tfs_output layer_norm(const char *name, tfs_output x, int extra) {
+  int64_t d[1] = {3};
+  tfs_output ax = tfs_op_const_int32(g, NULL, -1, st);
+  tfs_output mean = tfs_op_mean(g, "mean", x, ax, 1, st);
+  tfs_output sqd =
+      tfs_op_binary(g, "SquaredDifference", NULL, x, mean, st);
+  tfs_output var = tfs_op_mean(g, NULL, sqd, ax, 1, st);
+  tfs_output r = tfs_op_unary(
+      g, "Rsqrt", NULL, tfs_op_add(g, NULL, var, cf(1e-3f), st), st);
+  tfs_output m = tfs_op_mul(g, NULL, r, ot_const_shape("gamma", d, 1), st);
+  tfs_output mul2 = tfs_op_mul(g, NULL, x, m, st);
+  tfs_output mul1 =
+      tfs_op_mul(g, NULL, tfs_op_unary(g, "Neg", NULL, mean, st), m, st);
+  tfs_output add1 = tfs_op_add(g, NULL, mul1, ot_const_shape("beta", d, 1),
+                               st);
+  if (extra) tfs_op_identity(g, "mean_out", mean, st);
+  return tfs_op_add(g, name, mul2, add1, st);
+}
+
+/* The layer norm subgraph becomes one _TfsLayerNorm with the same
+ * values; a mean read elsewhere keeps it, as does TensorFlow-loadable
+ * output. */
+static void test_optimizer_remap__layer_norm(void) {
+  for (int k = 0; k < 3; k++) {
+    ot_setup();
+    tfs_output x = ot_placeholder("x", 2);
+    tfs_output y = tfs_op_identity(g, "y", layer_norm("ln", x, k == 1), st);
+    TFS_ASSERT_OK(st);
+    ot_config.tf_compatible = k == 2;
+    tfs_graph *og = ot_optimize(&x, 1, &y, 1, "remap");
+    if (k == 0) {
+      CU_ASSERT_STRING_EQUAL(ot_type(og, "ln"), "_TfsLayerNorm");
+      CU_ASSERT_EQUAL(ot_count(og, "Mean") + ot_count(og, "Rsqrt") +
+                          ot_count(og, "Mul") + ot_count(og, "Neg"),
+                      0);
+      CU_ASSERT_PTR_NOT_NULL(strstr(ot_summary(ot_entry("remapper")),
+                                    "layer normalization -> _TfsLayerNorm: 1"));
+    } else {
+      CU_ASSERT_STRING_EQUAL(ot_type(og, "ln"), "AddV2");
+      CU_ASSERT_EQUAL(ot_count(og, "Mean"), 2);
+    }
+    ot_check_same(og, &x, 1, &y, 1, 1);
+    tfs_graph_free(og);
+    ot_teardown();
+  }
+}
+
 /* The subgraph matcher itself, on the optimizer's graph (no kernel
  * needed): which activation, its input, how often the subgraph reads
  * it. */
@@ -957,6 +1006,7 @@ const tfs_test_case tfs_optimizer_nn_cases[] = {
      test_optimizer_remap__conv_bias_and_depthwise},
     {"remap_hard_swish", test_optimizer_remap__hard_swish},
     {"remap_dense_3d", test_optimizer_remap__dense_3d},
+    {"remap_layer_norm", test_optimizer_remap__layer_norm},
     {"remap_swish_and_batch_matmul",
      test_optimizer_remap__swish_and_batch_matmul},
     {"remap_batch_norm_decomposed",
