@@ -24,5 +24,6 @@ extern const tfs_op_spec tfs_ops_fused[];
 extern const tfs_op_spec tfs_ops_segment[];
 extern const tfs_op_spec tfs_ops_special[];
 extern const tfs_op_spec tfs_ops_image[];
+extern const tfs_op_spec tfs_ops_matrix[];
 
 #endif

@@ -36,7 +36,8 @@ const tfs_kernel_def *const tfs_cpu_kernel_tables[] = {
     tfs_cpu_kernels_scatter_nd, tfs_cpu_kernels_special_math,
     tfs_cpu_kernels_fake_quant, tfs_cpu_kernels_image_nms,
     tfs_cpu_kernels_image_combined_nms, tfs_cpu_kernels_image_crop,
-    tfs_cpu_kernels_image_color,
+    tfs_cpu_kernels_image_color, tfs_cpu_kernels_matrix_diag,
+    tfs_cpu_kernels_matrix_det, tfs_cpu_kernels_sparse,
     NULL,
 };
 

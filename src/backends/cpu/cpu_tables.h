@@ -59,5 +59,8 @@ extern const tfs_kernel_def tfs_cpu_kernels_image_nms[];
 extern const tfs_kernel_def tfs_cpu_kernels_image_combined_nms[];
 extern const tfs_kernel_def tfs_cpu_kernels_image_crop[];
 extern const tfs_kernel_def tfs_cpu_kernels_image_color[];
+extern const tfs_kernel_def tfs_cpu_kernels_matrix_diag[];
+extern const tfs_kernel_def tfs_cpu_kernels_matrix_det[];
+extern const tfs_kernel_def tfs_cpu_kernels_sparse[];
 
 #endif
