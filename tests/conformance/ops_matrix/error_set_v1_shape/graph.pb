@@ -1,0 +1,15 @@
+
+,
+aPlaceholder*
+dtype0*
+shape:
+,
+dPlaceholder*
+dtype0*
+shape:
+-
+MatrixSetDiagMatrixSetDiagad*
+T0
+'
+outIdentityMatrixSetDiag*
+T0"ª

@@ -1,0 +1,9 @@
+
+2
+aPlaceholder*
+dtype0*
+shape
+:
+$
+outMatrixDeterminanta*
+T0"ª

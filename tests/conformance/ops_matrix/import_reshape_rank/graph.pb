@@ -1,0 +1,18 @@
+
+.
+iPlaceholder*
+dtype0	*
+shape:
+,
+sPlaceholder*
+dtype0	*
+shape:
+,
+nPlaceholder*
+dtype0	*
+shape:
+'
+SparseReshapeSparseReshapeisn
+'
+outIdentitySparseReshape*
+T0	"ª
