@@ -167,10 +167,9 @@ static int backprop_input_shape(tfs_shape_ctx *c) {
                       sizes.rank);
 }
 
-static int pool_shape(tfs_shape_ctx *c, const char *op, int depth_pool) {
-  tfs_window w;
-  if (tfs_window_parse(c->attrs, TFS_WINDOW_POOL, op, &w, c->st))
-    return -1;
+static int pool_shape_window(tfs_shape_ctx *c, const tfs_window *wp,
+                             int depth_pool) {
+  tfs_window w = *wp;
   if (tfs_sc_with_rank(c, 0, w.vect_c ? 5 : 4)) return -1;
   if (w.vect_c) {
     c->out_shapes[0].rank = -1;
@@ -190,6 +189,63 @@ static int pool_shape(tfs_shape_ctx *c, const char *op, int depth_pool) {
     return -1;
   set_nhwc(&c->out_shapes[0], w.nchw, in[0], oh, ow, oc);
   return 0;
+}
+
+static int pool_shape(tfs_shape_ctx *c, const char *op, int depth_pool) {
+  tfs_window w;
+  if (tfs_window_parse(c->attrs, TFS_WINDOW_POOL, op, &w, c->st))
+    return -1;
+  return pool_shape_window(c, &w, depth_pool);
+}
+
+/* MaxPoolWithArgmax: MaxPool's shape, positive window sizes, and the
+ * argmax of the same shape. */
+static int max_pool_argmax_shape(tfs_shape_ctx *c) {
+  tfs_window w;
+  if (tfs_window_parse(c->attrs, TFS_WINDOW_POOL, "MaxPool", &w, c->st))
+    return -1;
+  for (int i = 0; i < 4; i++)
+    if (w.ksize[i] <= 0)
+      return tfs_sc_error(c, "ksize must be a positive int32 value, got:%lld",
+                          (long long)w.ksize[i]);
+  if (pool_shape_window(c, &w, 1)) return -1;
+  c->out_shapes[1] = c->out_shapes[0];
+  return 0;
+}
+
+/* MaxPoolV2: ksize and strides are 4-vectors; the output is known when
+ * both are constants. */
+static int max_pool_v2_shape(tfs_shape_ctx *c) {
+  for (int i = 1; i <= 2; i++) {
+    const tfs_shape *s = &c->in_shapes[i];
+    if (tfs_sc_with_rank(c, i, 1)) return -1;
+    if (s->rank == 1 && s->dims[0] >= 0 && s->dims[0] != 4)
+      return tfs_sc_error(c, "Dimension must be 4 but is %lld",
+                          (long long)s->dims[0]);
+  }
+  const tfs_tensor *k = tfs_sc_const(c, 1), *st = tfs_sc_const(c, 2);
+  if (!k || !st || k->nelems != 4 || st->nelems != 4) {
+    c->out_shapes[0].rank = -1;
+    return 0;
+  }
+  tfs_window w;
+  memset(&w, 0, sizeof w);
+  size_t len;
+  const char *fmt = tfs_attrs_get_string(c->attrs, "data_format", &len);
+  const char *pad = tfs_attrs_get_string(c->attrs, "padding", &len);
+  w.nchw = fmt && strncmp(fmt, "NCHW", 4) == 0;
+  w.vect_c = fmt && strcmp(fmt, "NCHW_VECT_C") == 0;
+  w.padding = pad && strcmp(pad, "SAME") == 0 ? TFS_PADDING_SAME
+                                               : TFS_PADDING_VALID;
+  for (int i = 0; i < 4; i++) {
+    w.ksize[i] = tfs_tensor__get_as_int64(k, i);
+    w.strides[i] = tfs_tensor__get_as_int64(st, i);
+    w.dilations[i] = 1;
+    if (w.strides[i] <= 0)
+      return tfs_sc_error(c, "Stride must be > 0, but got %lld",
+                          (long long)w.strides[i]);
+  }
+  return pool_shape_window(c, &w, 1);
 }
 
 static int max_pool_shape(tfs_shape_ctx *c) {
@@ -355,6 +411,17 @@ const tfs_op_spec tfs_ops_nn[] = {
      "padding: {'SAME', 'VALID', 'EXPLICIT'}; explicit_paddings: list(int) = "
      "[]; data_format: {'NHWC', 'NCHW', 'NCHW_VECT_C'} = 'NHWC'",
      max_pool_shape, 0},
+    {"MaxPoolV2", "input: T; ksize: int32; strides: int32", "output: T",
+     "T: {half, bfloat16, float, double, int32, int64, uint8, int16, int8, "
+     "uint16, qint8} = float; padding: {'SAME', 'VALID'}; data_format: "
+     "{'NHWC', 'NCHW', 'NCHW_VECT_C'} = 'NHWC'",
+     max_pool_v2_shape, 0},
+    {"MaxPoolWithArgmax", "input: T", "output: T; argmax: Targmax",
+     "ksize: list(int) >= 4; strides: list(int) >= 4; Targmax: {int32, "
+     "int64} = int64; padding: {'SAME', 'VALID'}; include_batch_in_index: "
+     "bool = false; T: {float, double, int32, uint8, int16, int8, int64, "
+     "bfloat16, uint16, half, uint32, uint64}",
+     max_pool_argmax_shape, 0},
     {"AvgPool", "value: T", "output: T",
      "ksize: list(int) >= 4; strides: list(int) >= 4; padding: {'SAME', "
      "'VALID'}; data_format: {'NHWC', 'NCHW'} = 'NHWC'; T: " FLOATS,
