@@ -62,5 +62,9 @@ extern const tfs_kernel_def tfs_cpu_kernels_image_color[];
 extern const tfs_kernel_def tfs_cpu_kernels_matrix_diag[];
 extern const tfs_kernel_def tfs_cpu_kernels_matrix_det[];
 extern const tfs_kernel_def tfs_cpu_kernels_sparse[];
+extern const tfs_kernel_def tfs_cpu_kernels_image_patches[];
+extern const tfs_kernel_def tfs_cpu_kernels_pool3d[];
+extern const tfs_kernel_def tfs_cpu_kernels_pool_argmax[];
+extern const tfs_kernel_def tfs_cpu_kernels_conv3d[];
 
 #endif

@@ -296,6 +296,54 @@ static int pick_fns(pool_state *s, tfs_dtype dt) {
   }
 }
 
+int tfs_pool_check_window(const tfs_window *w, int is_max, int v2,
+                          tfs_status *st) {
+  for (int i = 0; i < 4; i++) {
+    if (w->ksize[i] > 0) continue;
+    if (v2)
+      tfs_status_setf(st, TFS_INVALID_ARGUMENT,
+                      "Sliding window ksize must be positive.");
+    else if (is_max)
+      tfs_status_setf(st, TFS_INVALID_ARGUMENT,
+                      "Sliding window ksize must be positive. The "
+                      "specified or inferred ksize is: %lld,%lld,%lld,%lld",
+                      (long long)w->ksize[0], (long long)w->ksize[1],
+                      (long long)w->ksize[2], (long long)w->ksize[3]);
+    else
+      tfs_status_setf(st, TFS_INVALID_ARGUMENT,
+                      "ksize must be a positive int32 value, got:%lld",
+                      (long long)w->ksize[i]);
+    return -1;
+  }
+  if (w->ksize[0] != 1 || w->strides[0] != 1) {
+    tfs_status_setf(st, TFS_UNIMPLEMENTED,
+                    "Pooling is not yet supported on the batch dimension.");
+    return -1;
+  }
+  int h = tfs_window_dim(w, 'H'), wd = tfs_window_dim(w, 'W');
+  int cd = tfs_window_dim(w, 'C');
+  /* The other depth-window checks need the input depth: pool_geometry
+   * makes them in TensorFlow's order. */
+  if (w->ksize[cd] != 1 && (w->ksize[h] != 1 || w->ksize[wd] != 1)) {
+    tfs_status_setf(st, TFS_UNIMPLEMENTED,
+                    "MaxPooling supports exactly one of pooling across "
+                    "depth or pooling across width/height.");
+    return -1;
+  }
+  static const char *const kSide[4] = {"Top", "Bottom", "Left", "Right"};
+  for (int i = 0; i < 4; i++) {
+    int64_t pad = w->pads[2 * (i < 2 ? h : wd) + (i & 1)];
+    int64_t k = w->ksize[i < 2 ? h : wd];
+    if (pad >= k) {
+      tfs_status_setf(st, TFS_INVALID_ARGUMENT,
+                      "%s padding %lld needs to be smaller than the window "
+                      "size %lld", kSide[i], (long long)pad, (long long)k);
+      return -1;
+    }
+  }
+  return 0;
+}
+
 static int pool_prepare(tfs_kernel_init *ki) {
   pool_state *s = tfs_calloc(1, sizeof *s);
   if (!s) return tfs_ki_error(ki, TFS_RESOURCE_EXHAUSTED, "out of memory");
@@ -318,41 +366,9 @@ static int pool_prepare(tfs_kernel_init *ki) {
     return tfs_ki_error(ki, TFS_INVALID_ARGUMENT,
                         "Default MaxPoolingOp only supports NHWC on device "
                         "type CPU");
-  for (int i = 0; i < 4; i++) {
-    if (w->ksize[i] > 0) continue;
-    if (s->is_max)
-      return tfs_ki_error(ki, TFS_INVALID_ARGUMENT,
-                          "Sliding window ksize must be positive. The "
-                          "specified or inferred ksize is: %lld,%lld,%lld,"
-                          "%lld", (long long)w->ksize[0],
-                          (long long)w->ksize[1], (long long)w->ksize[2],
-                          (long long)w->ksize[3]);
-    return tfs_ki_error(ki, TFS_INVALID_ARGUMENT,
-                        "ksize must be a positive int32 value, got:%lld",
-                        (long long)w->ksize[i]);
-  }
-  if (w->ksize[0] != 1 || w->strides[0] != 1)
-    return tfs_ki_error(ki, TFS_UNIMPLEMENTED,
-                        "Pooling is not yet supported on the batch "
-                        "dimension.");
-  int h = tfs_window_dim(w, 'H'), wd = tfs_window_dim(w, 'W');
-  int cd = tfs_window_dim(w, 'C');
-  /* The other depth-window checks need the input depth: pool_geometry
-   * makes them in TensorFlow's order. */
-  if (w->ksize[cd] != 1 && (w->ksize[h] != 1 || w->ksize[wd] != 1))
-    return tfs_ki_error(ki, TFS_UNIMPLEMENTED,
-                        "MaxPooling supports exactly one of pooling across "
-                        "depth or pooling across width/height.");
-  static const char *const kSide[4] = {"Top", "Bottom", "Left", "Right"};
-  for (int i = 0; i < 4; i++) {
-    int64_t pad = w->pads[2 * (i < 2 ? h : wd) + (i & 1)];
-    int64_t k = w->ksize[i < 2 ? h : wd];
-    if (pad >= k)
-      return tfs_ki_error(ki, TFS_INVALID_ARGUMENT,
-                          "%s padding %lld needs to be smaller than the "
-                          "window size %lld", kSide[i], (long long)pad,
-                          (long long)k);
-  }
+  if (tfs_pool_check_window(w, s->is_max, 0, ki->st))
+    return tfs_ki_error(ki, tfs_status_code(ki->st), "%s",
+                        tfs_status_message(ki->st));
   return 0;
 }
 
@@ -380,6 +396,22 @@ static void strides_of(const tfs_window *w, int64_t h, int64_t wd,
   }
 }
 
+int tfs_pool_check_depth(int64_t depth, int64_t dwin, int64_t dstride,
+                         int is_max, tfs_status *st) {
+  const char *why = NULL;
+  if (depth % dwin != 0)
+    why = "Depthwise max pooling requires the depth window to evenly "
+          "divide the input depth";
+  else if (dstride != dwin)
+    why = "Depthwise max pooling requires the depth window to equal the "
+          "depth stride";
+  else if (!is_max)
+    why = "Non-spatial pooling is not yet supported. Volunteers? :)";
+  if (!why) return 0;
+  tfs_status_setf(st, TFS_UNIMPLEMENTED, "%s", why);
+  return -1;
+}
+
 static int pool_geometry(tfs_kernel_ctx *c, const pool_state *s,
                          const tfs_tensor *x, pool_geom *g) {
   const tfs_window *w = &s->w;
@@ -400,17 +432,9 @@ static int pool_geometry(tfs_kernel_ctx *c, const pool_state *s,
   g->sh = w->strides[hd], g->sw = w->strides[wdd];
   g->dwin = w->ksize[cd];
   if (g->dwin != 1) {
-    const char *why = NULL;
-    if (g->c % g->dwin != 0)
-      why = "Depthwise max pooling requires the depth window to evenly "
-            "divide the input depth";
-    else if (w->strides[cd] != g->dwin)
-      why = "Depthwise max pooling requires the depth window to equal the "
-            "depth stride";
-    else if (!s->is_max)
-      why = "Non-spatial pooling is not yet supported. Volunteers? :)";
-    if (why) {
-      tfs_kctx_fail(c, TFS_UNIMPLEMENTED, "%s", why);
+    if (tfs_pool_check_depth(g->c, g->dwin, w->strides[cd], s->is_max,
+                             c->st)) {
+      tfs_kctx_fail_status(c, c->st);
       return -1;
     }
     g->oh = g->h, g->ow = g->w, g->oc = g->c / g->dwin;
@@ -432,8 +456,7 @@ static int pool_geometry(tfs_kernel_ctx *c, const pool_state *s,
   return 0;
 }
 
-static void pool_compute(tfs_kernel_ctx *c) {
-  const pool_state *s = c->state;
+static void pool_run(tfs_kernel_ctx *c, const pool_state *s) {
   const tfs_tensor *x = c->inputs[0];
   pool_geom g;
   if (pool_geometry(c, s, x, &g)) return;
@@ -450,11 +473,73 @@ static void pool_compute(tfs_kernel_ctx *c) {
   tfs_kctx_parallel_for(c, g.n * g.oh, cost, pool_range, &j);
 }
 
+static void pool_compute(tfs_kernel_ctx *c) { pool_run(c, c->state); }
+
+/* MaxPoolV2: ksize and strides come from inputs 1 and 2 at run time;
+ * TensorFlow's CPU kernel takes NHWC only. */
+static int pool_v2_prepare(tfs_kernel_init *ki) {
+  pool_state *s = tfs_calloc(1, sizeof *s);
+  if (!s) return tfs_ki_error(ki, TFS_RESOURCE_EXHAUSTED, "out of memory");
+  ki->state = s;
+  s->is_max = 1;
+  size_t len = 0;
+  const char *fmt = tfs_attrs_get_string(ki->attrs, "data_format", &len);
+  const char *pad = tfs_attrs_get_string(ki->attrs, "padding", &len);
+  if (fmt && strcmp(fmt, "NHWC") != 0) {
+    if (strcmp(fmt, "NCHW") == 0)
+      return tfs_ki_error(ki, TFS_INVALID_ARGUMENT,
+                          "MaxPoolingV2Op only supports NHWC or "
+                          "NCHW_VECT_C. Got: NCHW");
+    return tfs_ki_error(ki, TFS_INVALID_ARGUMENT,
+                        "Default MaxPoolingOp only supports NHWC on device "
+                        "type CPU");
+  }
+  s->w.padding = pad && strcmp(pad, "SAME") == 0 ? TFS_PADDING_SAME
+                                                  : TFS_PADDING_VALID;
+  if (pick_fns(s, ki->in_types[0]))
+    return tfs_ki_error(ki, TFS_UNIMPLEMENTED,
+                        "MaxPoolV2 is not implemented for %s",
+                        tfs_dtype_name(ki->in_types[0]));
+#ifdef HAVE_MAXPOOL_AVX2
+  if (ki->in_types[0] == TFS_FLOAT && tfs_cpu_has(TFS_CPU_ISA_AVX2))
+    s->spatial = maxpool_f32_avx2;
+#endif
+  return 0;
+}
+
+static void pool_v2_compute(tfs_kernel_ctx *c) {
+  pool_state s = *(const pool_state *)c->state;
+  const tfs_tensor *k = c->inputs[1], *st = c->inputs[2];
+  if (k->nelems != 4) {
+    tfs_kctx_fail(c, TFS_INVALID_ARGUMENT,
+                  "Sliding window ksize field must specify 4 dimensions");
+    return;
+  }
+  if (st->nelems != 4) {
+    tfs_kctx_fail(c, TFS_INVALID_ARGUMENT,
+                  "Sliding window stride field must specify 4 dimensions");
+    return;
+  }
+  const int32_t *kv = k->data, *sv = st->data;
+  for (int i = 0; i < 4; i++) {
+    s.w.ksize[i] = kv[i];
+    s.w.strides[i] = sv[i];
+    s.w.dilations[i] = 1;
+  }
+  if (tfs_pool_check_window(&s.w, 1, 1, c->st)) {
+    tfs_kctx_fail_status(c, c->st);
+    return;
+  }
+  pool_run(c, &s);
+}
+
 static const int kMax = 1;
 
 const tfs_kernel_def tfs_cpu_kernels_pool[] = {
     {"MaxPool", "CPU", "T", TFS_DT_REAL, pool_prepare, pool_compute, free, 0,
      &kMax},
+    {"MaxPoolV2", "CPU", "T", TFS_DT_REAL, pool_v2_prepare, pool_v2_compute,
+     free, 0, NULL},
     {"AvgPool", "CPU", "T", TFS_DT_FLOATS, pool_prepare, pool_compute, free,
      0, NULL},
     {NULL, NULL, NULL, 0, NULL, NULL, NULL, 0, NULL},
