@@ -1,0 +1,15 @@
+
+,
+xPlaceholder*
+dtype0*
+shape:
+r
+out	AvgPool3Dx*
+T0*
+data_formatNDHWC*
+ksize
+
+*
+paddingSAME*
+strides	
+"ª
