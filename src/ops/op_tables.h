@@ -26,5 +26,6 @@ extern const tfs_op_spec tfs_ops_special[];
 extern const tfs_op_spec tfs_ops_image[];
 extern const tfs_op_spec tfs_ops_matrix[];
 extern const tfs_op_spec tfs_ops_nn3d[];
+extern const tfs_op_spec tfs_ops_spectral[];
 
 #endif

@@ -346,6 +346,9 @@ const tfs_op_spec tfs_ops_math[] = {
     {"ArgMin", "input: T; dimension: Tidx", "output: output_type",
      T_REAL_Q_OPEN ", bool}" TIDX "; output_type: {int32, int64} = int64",
      arg_minmax_shape, 0},
+    {"ComplexAbs", "x: T", "y: Tout",
+     "T: {complex64, complex128} = complex64; Tout: {float, double} = float",
+     SAME, EW},
     /* conversion */
     {"Cast", "x: SrcT", "y: DstT",
      "SrcT: type; DstT: type; Truncate: bool = false", SAME, EW},

@@ -66,5 +66,7 @@ extern const tfs_kernel_def tfs_cpu_kernels_image_patches[];
 extern const tfs_kernel_def tfs_cpu_kernels_pool3d[];
 extern const tfs_kernel_def tfs_cpu_kernels_pool_argmax[];
 extern const tfs_kernel_def tfs_cpu_kernels_conv3d[];
+extern const tfs_kernel_def tfs_cpu_kernels_fft[];
+extern const tfs_kernel_def tfs_cpu_kernels_complex_abs[];
 
 #endif
