@@ -5,7 +5,8 @@
  * with stride p, then m radix-p butterflies with twiddles from one table
  * of the plan's length.  Lengths with a prime factor above 13 go through
  * Bluestein: x[k] * chirp[k], convolved with the conjugate chirp by a
- * mixed-radix transform of a 2/3/5-smooth length >= 2n - 1.
+ * mixed-radix transform of a 2/3/5-smooth length >= 2n - 1.  Radices
+ * 2, 3, 4 and 5 have butterflies of their own.
  */
 #include "backends/cpu/fft.h"
 
@@ -22,6 +23,7 @@ struct tfs_fft_plan {
   int nfac;
   int64_t fac[2 * MAX_FACTORS]; /* (radix, remaining length) pairs */
   tfs_fft_cd *tw;               /* exp(-2 pi i j / n), j < n */
+  tfs_fft_cd *twi;              /* their conjugates, for the inverse */
   /* Bluestein (when blue is not NULL) */
   tfs_fft_plan *blue; /* mixed-radix plan of length m */
   int64_t m;
@@ -98,9 +100,12 @@ tfs_fft_plan *tfs_fft_plan_new(int64_t n) {
   if (n <= 1) return p;
   if (factorize(p) == 0) {
     p->tw = alloc_cd(n);
-    if (!p->tw) goto fail;
-    for (int64_t j = 0; j < n; j++)
+    p->twi = alloc_cd(n);
+    if (!p->tw || !p->twi) goto fail;
+    for (int64_t j = 0; j < n; j++) {
       p->tw[j] = cis(-2.0 * M_PI * (double)j / (double)n);
+      p->twi[j] = conj(p->tw[j]);
+    }
     return p;
   }
   if (make_bluestein(p) == 0) return p;
@@ -112,6 +117,7 @@ fail:
 void tfs_fft_plan_free(tfs_fft_plan *p) {
   if (!p) return;
   tfs_free(p->tw);
+  tfs_free(p->twi);
   tfs_fft_plan_free(p->blue);
   tfs_free(p->chirp);
   tfs_free(p->kern);
@@ -124,31 +130,54 @@ int64_t tfs_fft_scratch_len(const tfs_fft_plan *p) {
 
 /* ---- mixed radix ------------------------------------------------------ */
 
-static tfs_fft_cd twiddle(const tfs_fft_plan *p, int64_t j, int inv) {
-  return inv ? conj(p->tw[j]) : p->tw[j];
+/* Products written out: C's complex `*` checks for NaN results and calls
+ * a library routine; the transforms need only the plain formula (as
+ * TensorFlow's does). */
+static inline tfs_fft_cd cmul(tfs_fft_cd a, tfs_fft_cd b) {
+  double ar = creal(a), ai = cimag(a), br = creal(b), bi = cimag(b);
+  return CMPLX(ar * br - ai * bi, ar * bi + ai * br);
 }
 
-/* f[k], f[k + m]: twiddle stride fs (the plan's n over this length). */
-static void bfly2(const tfs_fft_plan *p, tfs_fft_cd *f, int64_t fs,
-                  int64_t m, int inv) {
+/* -i * a forward, +i * a inverse. */
+static inline tfs_fft_cd rot(tfs_fft_cd a, int inv) {
+  return inv ? CMPLX(-cimag(a), creal(a)) : CMPLX(cimag(a), -creal(a));
+}
+
+/* A butterfly over f[k + q*m], q < radix, k < m; tw is the plan's
+ * twiddle table for the direction, fs the stride into it (the plan's
+ * length over this level's). */
+static void bfly2(const tfs_fft_cd *tw, tfs_fft_cd *f, int64_t fs,
+                  int64_t m) {
   for (int64_t k = 0; k < m; k++) {
-    tfs_fft_cd t = f[k + m] * twiddle(p, k * fs, inv);
+    tfs_fft_cd t = cmul(f[k + m], tw[k * fs]);
     f[k + m] = f[k] - t;
     f[k] += t;
   }
 }
 
-static void bfly4(const tfs_fft_plan *p, tfs_fft_cd *f, int64_t fs,
+static void bfly3(const tfs_fft_cd *tw, tfs_fft_cd *f, int64_t fs,
+                  int64_t m, int inv) {
+  const double c = 0.86602540378443864676; /* sin(2 pi / 3) */
+  for (int64_t k = 0; k < m; k++) {
+    tfs_fft_cd s0 = f[k];
+    tfs_fft_cd s1 = cmul(f[k + m], tw[k * fs]);
+    tfs_fft_cd s2 = cmul(f[k + 2 * m], tw[2 * k * fs]);
+    tfs_fft_cd t = s1 + s2, a = s0 - 0.5 * t, r = rot(c * (s1 - s2), inv);
+    f[k] = s0 + t;
+    f[k + m] = a + r;
+    f[k + 2 * m] = a - r;
+  }
+}
+
+static void bfly4(const tfs_fft_cd *tw, tfs_fft_cd *f, int64_t fs,
                   int64_t m, int inv) {
   for (int64_t k = 0; k < m; k++) {
     tfs_fft_cd s0 = f[k];
-    tfs_fft_cd s1 = f[k + m] * twiddle(p, k * fs, inv);
-    tfs_fft_cd s2 = f[k + 2 * m] * twiddle(p, 2 * k * fs, inv);
-    tfs_fft_cd s3 = f[k + 3 * m] * twiddle(p, 3 * k * fs, inv);
-    tfs_fft_cd a0 = s0 + s2, a1 = s0 - s2, a2 = s1 + s3, a3 = s1 - s3;
-    /* -i * a3 forward, +i * a3 inverse */
-    tfs_fft_cd r = inv ? CMPLX(-cimag(a3), creal(a3))
-                       : CMPLX(cimag(a3), -creal(a3));
+    tfs_fft_cd s1 = cmul(f[k + m], tw[k * fs]);
+    tfs_fft_cd s2 = cmul(f[k + 2 * m], tw[2 * k * fs]);
+    tfs_fft_cd s3 = cmul(f[k + 3 * m], tw[3 * k * fs]);
+    tfs_fft_cd a0 = s0 + s2, a1 = s0 - s2, a2 = s1 + s3;
+    tfs_fft_cd r = rot(s1 - s3, inv);
     f[k] = a0 + a2;
     f[k + 2 * m] = a0 - a2;
     f[k + m] = a1 + r;
@@ -156,12 +185,35 @@ static void bfly4(const tfs_fft_plan *p, tfs_fft_cd *f, int64_t fs,
   }
 }
 
-/* Any radix r <= MAX_GENERIC: each output of a group is a sum of r
- * twiddled terms, the twiddle index stepping by fs * k mod n. */
-static void bfly_generic(const tfs_fft_plan *p, tfs_fft_cd *f, int64_t fs,
-                         int64_t m, int64_t r, int inv) {
+static void bfly5(const tfs_fft_cd *tw, tfs_fft_cd *f, int64_t fs,
+                  int64_t m, int inv) {
+  const double c1 = 0.30901699437494742410;  /* cos(2 pi / 5) */
+  const double c2 = -0.80901699437494742410; /* cos(4 pi / 5) */
+  const double s1 = 0.95105651629515357212;  /* sin(2 pi / 5) */
+  const double s2 = 0.58778525229247312917;  /* sin(4 pi / 5) */
+  for (int64_t k = 0; k < m; k++) {
+    tfs_fft_cd x0 = f[k];
+    tfs_fft_cd x1 = cmul(f[k + m], tw[k * fs]);
+    tfs_fft_cd x2 = cmul(f[k + 2 * m], tw[2 * k * fs]);
+    tfs_fft_cd x3 = cmul(f[k + 3 * m], tw[3 * k * fs]);
+    tfs_fft_cd x4 = cmul(f[k + 4 * m], tw[4 * k * fs]);
+    tfs_fft_cd t1 = x1 + x4, t2 = x2 + x3, d1 = x1 - x4, d2 = x2 - x3;
+    tfs_fft_cd a1 = x0 + c1 * t1 + c2 * t2, a2 = x0 + c2 * t1 + c1 * t2;
+    tfs_fft_cd r1 = rot(s1 * d1 + s2 * d2, inv);
+    tfs_fft_cd r2 = rot(s2 * d1 - s1 * d2, inv);
+    f[k] = x0 + t1 + t2;
+    f[k + m] = a1 + r1;
+    f[k + 4 * m] = a1 - r1;
+    f[k + 2 * m] = a2 + r2;
+    f[k + 3 * m] = a2 - r2;
+  }
+}
+
+/* Radix 7, 11 or 13: each output of a group is a sum of r twiddled
+ * terms, the twiddle index stepping by fs * k mod n. */
+static void bfly_generic(const tfs_fft_cd *tw, int64_t n, tfs_fft_cd *f,
+                         int64_t fs, int64_t m, int64_t r) {
   tfs_fft_cd s[MAX_GENERIC];
-  int64_t n = p->n;
   for (int64_t u = 0; u < m; u++) {
     for (int64_t q = 0; q < r; q++) s[q] = f[u + q * m];
     for (int64_t q = 0; q < r; q++) {
@@ -170,7 +222,7 @@ static void bfly_generic(const tfs_fft_plan *p, tfs_fft_cd *f, int64_t fs,
       for (int64_t j = 1; j < r; j++) {
         idx += step;
         if (idx >= n) idx -= n;
-        acc += s[j] * twiddle(p, idx, inv);
+        acc += cmul(s[j], tw[idx]);
       }
       f[k] = acc;
     }
@@ -183,6 +235,7 @@ static void work(const tfs_fft_plan *p, tfs_fft_cd *out,
                  const tfs_fft_cd *in, int64_t fs, const int64_t *fac,
                  int inv) {
   int64_t r = fac[0], m = fac[1];
+  const tfs_fft_cd *tw = inv ? p->twi : p->tw;
   if (m == 1) {
     for (int64_t q = 0; q < r; q++) out[q] = in[q * fs];
   } else {
@@ -190,9 +243,11 @@ static void work(const tfs_fft_plan *p, tfs_fft_cd *out,
       work(p, out + q * m, in + q * fs, fs * r, fac + 2, inv);
   }
   switch (r) {
-    case 2: bfly2(p, out, fs, m, inv); break;
-    case 4: bfly4(p, out, fs, m, inv); break;
-    default: bfly_generic(p, out, fs, m, r, inv); break;
+    case 2: bfly2(tw, out, fs, m); break;
+    case 3: bfly3(tw, out, fs, m, inv); break;
+    case 4: bfly4(tw, out, fs, m, inv); break;
+    case 5: bfly5(tw, out, fs, m, inv); break;
+    default: bfly_generic(tw, p->n, out, fs, m, r); break;
   }
 }
 
@@ -204,13 +259,13 @@ static void bluestein(const tfs_fft_plan *p, const tfs_fft_cd *in,
   tfs_fft_cd *a = scratch, *b = scratch + m;
   /* the inverse is the conjugate of the forward transform of conj(x) */
   for (int64_t k = 0; k < n; k++)
-    a[k] = (inv ? conj(in[k]) : in[k]) * p->chirp[k];
+    a[k] = cmul(inv ? conj(in[k]) : in[k], p->chirp[k]);
   memset(a + n, 0, (size_t)(m - n) * sizeof *a);
   tfs_fft_exec(p->blue, a, b, 0, NULL);
-  for (int64_t k = 0; k < m; k++) b[k] *= p->kern[k];
+  for (int64_t k = 0; k < m; k++) b[k] = cmul(b[k], p->kern[k]);
   tfs_fft_exec(p->blue, b, a, 1, NULL);
   for (int64_t k = 0; k < n; k++) {
-    tfs_fft_cd v = a[k] * p->chirp[k];
+    tfs_fft_cd v = cmul(a[k], p->chirp[k]);
     out[k] = inv ? conj(v) : v;
   }
 }

@@ -9,12 +9,13 @@
  *
  * The real transforms read the input cropped to fft_length (the inner
  * dim of an inverse input to fft_length/2 + 1).  RFFT transforms the
- * whole real input as complex values and keeps the first n/2 + 1
- * outputs of the last axis; IRFFT runs the inverse transforms of the
- * outer axes on the half spectrum, rebuilds the negative frequencies of
- * the last axis as conjugates and keeps the real part, so the imaginary
- * parts of the zero and Nyquist frequencies do not count, as in
- * TensorFlow.  An input with no elements gives zeros.
+ * last axis of the real input as complex values, then the outer axes of
+ * the first n/2 + 1 columns, which it keeps; IRFFT runs the inverse
+ * transforms of the outer axes on the half spectrum, rebuilds the
+ * negative frequencies of the last axis as conjugates and keeps the real
+ * part, so the imaginary parts of the zero and Nyquist frequencies do
+ * not count, as in TensorFlow.  Lines of the outer axes are gathered a
+ * block at a time; an input with no elements gives zeros.
  */
 #include <stdatomic.h>
 #include <string.h>
@@ -136,25 +137,45 @@ typedef struct {
   atomic_int oom;
 } axis_job;
 
+/* Lines of a strided axis are gathered AXIS_BLOCK at a time, so that
+ * each row of the work array is read in runs rather than one element per
+ * cache line. */
+#define AXIS_BLOCK 16
+
 static void axis_range(void *arg, int64_t begin, int64_t end) {
   axis_job *j = arg;
   int64_t n = j->n, s = j->stride;
-  int64_t extra = tfs_fft_scratch_len(j->plan);
-  tfs_fft_cd *buf = tfs_malloc((size_t)(2 * n + extra) * sizeof *buf);
+  int64_t extra = tfs_fft_scratch_len(j->plan), bl = s > 1 ? AXIS_BLOCK : 1;
+  tfs_fft_cd *buf = tfs_malloc((size_t)((bl + 1) * n + extra) * sizeof *buf);
   if (!buf) {
     atomic_store(&j->oom, 1);
     return;
   }
-  tfs_fft_cd *res = buf + n, *scratch = extra ? buf + 2 * n : NULL;
-  for (int64_t l = begin; l < end; l++) {
-    int64_t outer = l / s, inner = l % s;
-    if (s > 1 && inner % j->last_len >= j->active) continue;
-    tfs_fft_cd *line = j->work + outer * n * s + inner;
-    for (int64_t k = 0; k < n; k++) buf[k] = line[k * s];
-    for (int64_t k = j->hermitian; j->hermitian > 0 && k < n; k++)
-      buf[k] = conj(buf[n - k]);
-    tfs_fft_exec(j->plan, buf, res, j->inverse, scratch);
-    for (int64_t k = 0; k < n; k++) line[k * s] = res[k];
+  tfs_fft_cd *res = buf + bl * n, *scratch = extra ? res + n : NULL;
+  for (int64_t l = begin; l < end;) {
+    int64_t outer = l / s, inner = l % s, cnt = bl;
+    if (cnt > end - l) cnt = end - l;
+    if (cnt > s - inner) cnt = s - inner;
+    tfs_fft_cd *base = j->work + outer * n * s + inner;
+    if (s == 1) { /* a contiguous line: transformed where it lies */
+      for (int64_t k = j->hermitian; j->hermitian > 0 && k < n; k++)
+        base[k] = conj(base[n - k]);
+      tfs_fft_exec(j->plan, base, res, j->inverse, scratch);
+      memcpy(base, res, (size_t)n * sizeof *res);
+      l++;
+      continue;
+    }
+    for (int64_t k = 0; k < n; k++)
+      for (int64_t b = 0; b < cnt; b++) buf[b * n + k] = base[k * s + b];
+    for (int64_t b = 0; b < cnt; b++) {
+      if ((inner + b) % j->last_len >= j->active) continue;
+      tfs_fft_cd *line = buf + b * n;
+      tfs_fft_exec(j->plan, line, res, j->inverse, scratch);
+      memcpy(line, res, (size_t)n * sizeof *res);
+    }
+    for (int64_t k = 0; k < n; k++)
+      for (int64_t b = 0; b < cnt; b++) base[k * s + b] = buf[b * n + k];
+    l += cnt;
   }
   tfs_free(buf);
 }
@@ -286,12 +307,17 @@ static void run_fft(tfs_kernel_ctx *c, const fft_args *a, tfs_tensor *o) {
   }
   region_copy(1, nd, reg, x->data, x->dtype, xd, work, wd, 1.0);
   int inverse = !a->fwd;
-  int last = a->real && !a->fwd ? r - 1 : r; /* axes before the c2r one */
-  for (int d = 1; d <= last; d++)
-    if (transform_axis(c, work, nd, wd, d, inverse, last < r ? h : wd[r],
-                       0))
-      return;
-  if (last < r && transform_axis(c, work, nd, wd, r, 1, 1, h)) return;
+  /* RFFT: the last axis first, then the outer axes on the n/2 + 1
+   * columns kept; IRFFT: the outer axes on the half spectrum, then the
+   * last axis from it; FFT: every column. */
+  int64_t active = a->real ? h : wd[r];
+  if (a->real && a->fwd && transform_axis(c, work, nd, wd, r, 0, 1, 0))
+    return;
+  for (int d = 1; d < r; d++)
+    if (transform_axis(c, work, nd, wd, d, inverse, active, 0)) return;
+  if (!a->real && transform_axis(c, work, nd, wd, r, inverse, 1, 0)) return;
+  if (a->real && !a->fwd && transform_axis(c, work, nd, wd, r, 1, 1, h))
+    return;
   double scale = 1.0;
   if (inverse)
     for (int i = 0; i < r; i++) scale /= (double)a->n[i];
