@@ -86,14 +86,12 @@ static int read_explicit(const tfs_attrs *attrs, tfs_window *w,
   return 0;
 }
 
-/* strides, dilations and ksize are int32 lists in TensorFlow's kernels
- * and shape functions, which reject wider values when they read them. */
-static int read_list4(const tfs_attrs *attrs, const char *name,
-                      int64_t out[4], int *n_out, tfs_status *st) {
+int tfs_window_read_list(const tfs_attrs *attrs, const char *name,
+                         int64_t *out, int len, int *n_out, tfs_status *st) {
   int n = 0;
   const int64_t *v = tfs_attrs_get_int_list(attrs, name, &n);
   *n_out = v ? n : -1;
-  for (int i = 0; i < 4; i++) out[i] = 1;
+  for (int i = 0; i < len; i++) out[i] = 1;
   for (int i = 0; v && i < n; i++) {
     if (v[i] < INT32_MIN || v[i] > INT32_MAX) {
       tfs_status_setf(st, TFS_INVALID_ARGUMENT,
@@ -102,7 +100,7 @@ static int read_list4(const tfs_attrs *attrs, const char *name,
       return -1;
     }
   }
-  if (v && n == 4) memcpy(out, v, 4 * sizeof(int64_t));
+  if (v && n == len) memcpy(out, v, (size_t)len * sizeof(int64_t));
   return 0;
 }
 
@@ -148,9 +146,9 @@ int tfs_window_parse(const tfs_attrs *attrs, tfs_window_kind kind,
   int ns = 0, nd = 0, nk = 0;
   memset(w, 0, sizeof *w);
   if (read_format(attrs, w, st) || read_padding(attrs, w, st)) return -1;
-  if (read_list4(attrs, "strides", w->strides, &ns, st) ||
-      read_list4(attrs, "dilations", w->dilations, &nd, st) ||
-      read_list4(attrs, "ksize", w->ksize, &nk, st))
+  if (tfs_window_read_list(attrs, "strides", w->strides, 4, &ns, st) ||
+      tfs_window_read_list(attrs, "dilations", w->dilations, 4, &nd, st) ||
+      tfs_window_read_list(attrs, "ksize", w->ksize, 4, &nk, st))
     return -1;
   if (kind == TFS_WINDOW_BACKPROP) {
     /* TensorFlow's shape function leaves these to the kernel. */

@@ -52,6 +52,14 @@ static inline int tfs_window_dim(const tfs_window *w, char d) {
  * attribute must contain 8 values, but got: 4", "Attr strides has value
  * 4294967296 out of range for an int32", ...).  Returns 0, or -1 with
  * INVALID_ARGUMENT in st. */
+/* Reads the int list attr `name` (strides, dilations, ksize: int32
+ * lists in TensorFlow's kernels and shape functions, which reject wider
+ * values with "Attr NAME has value V out of range for an int32") into
+ * out[0..len): all 1 unless the attr has exactly len values.  *n_out is
+ * the attr's length, -1 when absent.  0, or -1 with st set. */
+int tfs_window_read_list(const tfs_attrs *attrs, const char *name,
+                         int64_t *out, int len, int *n_out, tfs_status *st);
+
 int tfs_window_parse(const tfs_attrs *attrs, tfs_window_kind kind,
                      const char *op, tfs_window *w, tfs_status *st);
 

@@ -7,24 +7,6 @@
 
 #include "ops/nn_window3d.h"
 
-static int read_list5(const tfs_attrs *attrs, const char *name,
-                      int64_t out[5], int *n_out, tfs_status *st) {
-  int n = 0;
-  const int64_t *v = tfs_attrs_get_int_list(attrs, name, &n);
-  *n_out = v ? n : -1;
-  for (int i = 0; i < 5; i++) out[i] = 1;
-  for (int i = 0; v && i < n; i++) {
-    if (v[i] < INT32_MIN || v[i] > INT32_MAX) {
-      tfs_status_setf(st, TFS_INVALID_ARGUMENT,
-                      "Attr %s has value %lld out of range for an int32",
-                      name, (long long)v[i]);
-      return -1;
-    }
-  }
-  if (v && n == 5) memcpy(out, v, 5 * sizeof(int64_t));
-  return 0;
-}
-
 int tfs_window3d_read(const tfs_attrs *attrs, tfs_window3d *w,
                       tfs_status *st) {
   memset(w, 0, sizeof *w);
@@ -46,9 +28,11 @@ int tfs_window3d_read(const tfs_attrs *attrs, tfs_window3d *w,
                     p ? p : "");
     return -1;
   }
-  if (read_list5(attrs, "strides", w->strides, &w->nstrides, st) ||
-      read_list5(attrs, "dilations", w->dilations, &w->ndilations, st) ||
-      read_list5(attrs, "ksize", w->ksize, &w->nksize, st))
+  if (tfs_window_read_list(attrs, "strides", w->strides, 5, &w->nstrides,
+                           st) ||
+      tfs_window_read_list(attrs, "dilations", w->dilations, 5,
+                           &w->ndilations, st) ||
+      tfs_window_read_list(attrs, "ksize", w->ksize, 5, &w->nksize, st))
     return -1;
   return 0;
 }
