@@ -13,6 +13,13 @@
 #include <complex.h>
 #include <stdint.h>
 
+/* C11's CMPLX (a complex number from its parts, exact even for infinite
+ * and NaN parts).  glibc's <complex.h> defines it only for GCC, so clang
+ * before 19 has none; __builtin_complex does the same in both. */
+#ifndef CMPLX
+#define CMPLX(x, y) __builtin_complex((double)(x), (double)(y))
+#endif
+
 typedef double _Complex tfs_fft_cd;
 
 typedef struct tfs_fft_plan tfs_fft_plan;
