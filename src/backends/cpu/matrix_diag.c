@@ -118,17 +118,19 @@ static const void *scalar_input(tfs_kernel_ctx *c, int i, int any_shape,
 
 /* ---- MatrixDiagPart ------------------------------------------------------ */
 
+/* A band of diagonals and the matrices it is read from or written to:
+ * MatrixDiagPart's and MatrixDiag's work, split over the intra-op pool. */
 typedef struct {
   const diag_state *s;
   size_t es;
   const char *src, *pad;
   char *dst;
   int64_t rows, cols, lo, hi, ndiags, max_len;
-} part_job;
+} band_job;
 
 /* One packed row (one diagonal of one matrix) per unit. */
 static void part_range(void *arg, int64_t begin, int64_t end) {
-  const part_job *j = arg;
+  const band_job *j = arg;
   size_t es = j->es;
   for (int64_t u = begin; u < end; u++) {
     int64_t b = u / j->ndiags, m = u % j->ndiags, d = j->hi - m, len, off;
@@ -176,7 +178,7 @@ static void diag_part_compute(tfs_kernel_ctx *c) {
   out.dims[out.rank++] = max_len;
   tfs_tensor *o = tfs_kctx_alloc_output(c, 0, &out);
   if (!o || o->nelems == 0) return;
-  part_job j = {s, tfs_dtype__storage_size(x->dtype), x->data, pad,
+  band_job j = {s, tfs_dtype__storage_size(x->dtype), x->data, pad,
                 o->data, rows, cols, lo, hi, ndiags, max_len};
   tfs_kctx_parallel_for(c, o->nelems / max_len, max_len + 4, part_range,
                         &j);
@@ -184,17 +186,9 @@ static void diag_part_compute(tfs_kernel_ctx *c) {
 
 /* ---- MatrixDiag ---------------------------------------------------------- */
 
-typedef struct {
-  const diag_state *s;
-  size_t es;
-  const char *src, *pad;
-  char *dst;
-  int64_t rows, cols, lo, hi, ndiags, max_len;
-} diag_job;
-
 /* One output row per unit. */
 static void diag_range(void *arg, int64_t begin, int64_t end) {
-  const diag_job *j = arg;
+  const band_job *j = arg;
   size_t es = j->es;
   for (int64_t u = begin; u < end; u++) {
     int64_t b = u / j->rows, i = u % j->rows;
@@ -313,7 +307,7 @@ static void diag_compute(tfs_kernel_ctx *c) {
   }
   tfs_tensor *o = tfs_kctx_alloc_output(c, 0, &out);
   if (!o || o->nelems == 0) return;
-  diag_job j = {s, tfs_dtype__storage_size(x->dtype), x->data, pad,
+  band_job j = {s, tfs_dtype__storage_size(x->dtype), x->data, pad,
                 o->data, rows, cols, lo, hi, ndiags, max_len};
   tfs_kctx_parallel_for(c, o->nelems / cols, cols + 4, diag_range, &j);
 }
