@@ -56,7 +56,9 @@ static inline float clampf_(float x, float lo, float hi) {
 }
 
 /* out[i * stride] for n values of one channel; `divide`: (x - min) /
- * scale (Vars), else (x - min) * (1 / scale) (Args) */
+ * scale (Vars), else (x - min) * (1 / scale) (Args).  The last step,
+ * q * scale + min, rounds once, as TensorFlow's build of its kernel
+ * does (a separate product and sum differ from it by an ulp). */
 static void fq_apply(const float *in, float *out, int64_t n, int64_t stride,
                      fq_nudge q, int divide) {
   float inv = 1.0f / q.scale;
@@ -64,7 +66,7 @@ static void fq_apply(const float *in, float *out, int64_t n, int64_t stride,
     float x = clampf_(in[i * stride], q.nudged_min, q.nudged_max);
     float s = x - q.nudged_min;
     float t = divide ? s / q.scale : s * inv;
-    out[i * stride] = floorf(t + 0.5f) * q.scale + q.nudged_min;
+    out[i * stride] = fmaf(floorf(t + 0.5f), q.scale, q.nudged_min);
   }
 }
 
