@@ -68,7 +68,7 @@ static const char *conformance_root(void) {
 
 /* ---- one test per case: trampolines -------------------------------------- */
 
-/* Trampoline n is a decimal literal: a block number 1-16, then four
+/* Trampoline n is a decimal literal: a block number 1-24, then four
  * base-4 digits; the case index is (block - 1) * 256 + that base-4
  * number. */
 static int tramp_index(long n) {
@@ -113,6 +113,14 @@ TC_T256(13)
 TC_T256(14)
 TC_T256(15)
 TC_T256(16)
+TC_T256(17)
+TC_T256(18)
+TC_T256(19)
+TC_T256(20)
+TC_T256(21)
+TC_T256(22)
+TC_T256(23)
+TC_T256(24)
 
 #define TC_P1(n) {tc_run_##n, tc_rex_##n},
 #define TC_P4(n) TC_P1(n##0) TC_P1(n##1) TC_P1(n##2) TC_P1(n##3)
@@ -126,7 +134,9 @@ static const struct {
 } kTramp[] = {TC_P256(1) TC_P256(2) TC_P256(3) TC_P256(4) TC_P256(5) TC_P256(6)
                   TC_P256(7) TC_P256(8) TC_P256(9) TC_P256(10) TC_P256(11)
                       TC_P256(12) TC_P256(13) TC_P256(14) TC_P256(15)
-                          TC_P256(16)};
+                          TC_P256(16) TC_P256(17) TC_P256(18) TC_P256(19)
+                              TC_P256(20) TC_P256(21) TC_P256(22)
+                                  TC_P256(23) TC_P256(24)};
 #define TC_MAX ((int)(sizeof kTramp / sizeof kTramp[0]))
 
 static void test_case_count_fits(void) {
