@@ -14,6 +14,7 @@
 #include "function.h"
 #include "graph.h"
 #include "graphdef.h"
+#include "checkpoint.h"
 #include "io.h"
 #include "ops.h"
 #include "optimizer.h"

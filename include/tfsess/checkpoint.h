@@ -1,0 +1,91 @@
+/*
+ * tfsess/checkpoint.h - TensorFlow's V2 checkpoints (TensorBundle): a
+ * PREFIX.index table of entries (name -> dtype, shape, place in a data
+ * file, masked CRC32C) and PREFIX.data-SSSSS-of-NNNNN files holding the
+ * tensors back to back.  What tf.train.Saver, tf.train.Checkpoint and
+ * SavedModel's variables/ directory write, read and written byte for byte
+ * as TensorFlow does.
+ *
+ * Every file is user input: a malformed or truncated checkpoint gives
+ * DATA_LOSS naming the file and what is wrong (TensorFlow's wording),
+ * never a crash.  A writer or reader is used by one thread at a time;
+ * different ones are independent.
+ */
+#ifndef TFSESS_CHECKPOINT_H
+#define TFSESS_CHECKPOINT_H
+
+#include "common.h"
+#include "status.h"
+#include "tensor.h"
+
+TFS_BEGIN_DECLS
+
+/* ---- writing ----------------------------------------------------------------
+ *
+ * One data shard, PREFIX.data-00000-of-00001, written as tensors are added
+ * (in that order, as TensorFlow's SaveV2 does), then PREFIX.index with the
+ * entries sorted by name.  Both go to temporary files renamed into place
+ * by tfs_bundle_writer_finish, so a failed or abandoned save leaves an
+ * existing checkpoint at PREFIX as it was.  The parent directory must
+ * exist. */
+
+typedef struct tfs_bundle_writer tfs_bundle_writer;
+
+/* Starts a checkpoint at `prefix` (copied).  Returns NULL with an error
+ * when the data file cannot be created. */
+TFS_API tfs_bundle_writer *tfs_bundle_writer_open(const char *prefix,
+                                                  tfs_status *st);
+
+/* Appends `t` (not taken) under `key`.  Numeric, bool and string tensors
+ * of any shape; INVALID_ARGUMENT for resource and variant tensors and
+ * "Adding duplicate key: KEY" for a key added before.  After an error the
+ * writer only accepts tfs_bundle_writer_free. */
+TFS_API void tfs_bundle_writer_add(tfs_bundle_writer *w, const char *key,
+                                   const tfs_tensor *t, tfs_status *st);
+
+/* Writes the index and renames both files into place. */
+TFS_API void tfs_bundle_writer_finish(tfs_bundle_writer *w, tfs_status *st);
+
+/* Frees the writer; an unfinished checkpoint's temporary files are
+ * removed.  NULL is a no-op. */
+TFS_API void tfs_bundle_writer_free(tfs_bundle_writer *w);
+
+/* ---- reading ------------------------------------------------------------------ */
+
+typedef struct tfs_bundle_reader tfs_bundle_reader;
+
+/* Reads PREFIX.index (the data files are opened on demand).  NOT_FOUND
+ * "Unsuccessful TensorSliceReader constructor: Failed to find any
+ * matching files for PREFIX" when there is no index, DATA_LOSS for a
+ * corrupt one, and TensorFlow's version messages ("Checkpoint ...") for a
+ * checkpoint of a newer format. */
+TFS_API tfs_bundle_reader *tfs_bundle_reader_open(const char *prefix,
+                                                  tfs_status *st);
+
+/* The tensors in the checkpoint, sorted by name (the slices of a
+ * partitioned tensor count as the one tensor they make up). */
+TFS_API int tfs_bundle_reader_count(const tfs_bundle_reader *r);
+
+/* Name, dtype and shape of tensor i (0 <= i < count).  Borrowed: valid
+ * while the reader lives.  *dims gets TFS_MAX_RANK or fewer sizes. */
+TFS_API const char *tfs_bundle_reader_name(const tfs_bundle_reader *r, int i);
+TFS_API tfs_dtype tfs_bundle_reader_dtype(const tfs_bundle_reader *r, int i);
+TFS_API int tfs_bundle_reader_shape(const tfs_bundle_reader *r, int i,
+                                    const int64_t **dims);
+
+/* Index of the tensor called `name`, or -1. */
+TFS_API int tfs_bundle_reader_find(const tfs_bundle_reader *r,
+                                   const char *name);
+
+/* Reads tensor `name` (caller frees), assembling a partitioned tensor
+ * from its slices.  NOT_FOUND "Key NAME not found in checkpoint";
+ * DATA_LOSS for a size or checksum that does not match the data. */
+TFS_API tfs_tensor *tfs_bundle_reader_read(tfs_bundle_reader *r,
+                                           const char *name, tfs_status *st);
+
+/* Frees the reader and closes its data files.  NULL is a no-op. */
+TFS_API void tfs_bundle_reader_free(tfs_bundle_reader *r);
+
+TFS_END_DECLS
+
+#endif /* TFSESS_CHECKPOINT_H */
