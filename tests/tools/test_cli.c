@@ -590,6 +590,28 @@ static void test_cli_ops(void) {
   result_free(&r);
 }
 
+/* ckpt: a TensorFlow checkpoint's tensors as inspect_checkpoint names
+ * them, a partitioned variable once with its full shape; values; the
+ * missing-checkpoint message. */
+static void test_cli_ckpt(void) {
+  result r = tfsess("ckpt tests/data/checkpoints/partitioned/ckpt");
+  CU_ASSERT_EQUAL(r.status, 0);
+  CU_ASSERT_STRING_EQUAL(r.out, "bias (DT_INT64) [3]\nemb (DT_FLOAT) [7,3]\n"
+                                "w (DT_FLOAT) [4,5]\n");
+  result_free(&r);
+  r = tfsess("ckpt tests/data/checkpoints/partitioned/ckpt --tensor bias "
+             "--out '%s'", it_tmp("ckpt_out"));
+  CU_ASSERT_EQUAL(r.status, 0);
+  CU_ASSERT_PTR_NOT_NULL(strstr(r.out, "tensor_name:  bias\n[0 1 2]"));
+  result_free(&r);
+  r = tfsess("ckpt '%s'", it_tmp("no_such_ckpt"));
+  assert_fails(&r, 1,
+               "Unsuccessful TensorSliceReader constructor: Failed to find "
+               "any matching files for");
+  r = tfsess("ckpt tests/data/checkpoints/mixed/ckpt --tensor nope");
+  assert_fails(&r, 1, "Key nope not found in checkpoint");
+}
+
 /* ops --missing-from: the listed ops without a CPU kernel, the coverage
  * line, exit 1 while any is missing; comments and blank lines skipped;
  * malformed lists refused with the file and line. */
@@ -951,6 +973,7 @@ static const tfs_test_case cli_cases[] = {
     {"inspect_functions", test_cli_inspect_functions},
     {"ops", test_cli_ops},
     {"ops_missing_from", test_cli_ops_missing_from},
+    {"ckpt", test_cli_ckpt},
     {"tensorboard", test_cli_tensorboard},
     {"tensorboard_functions", test_cli_tensorboard_functions},
     {"runs_control_flow_cases", test_cli_runs_control_flow_cases},
