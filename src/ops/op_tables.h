@@ -27,5 +27,6 @@ extern const tfs_op_spec tfs_ops_image[];
 extern const tfs_op_spec tfs_ops_matrix[];
 extern const tfs_op_spec tfs_ops_nn3d[];
 extern const tfs_op_spec tfs_ops_spectral[];
+extern const tfs_op_spec tfs_ops_ragged[];
 
 #endif
