@@ -1,0 +1,30 @@
+
+0
+shapePlaceholder*
+dtype0	*
+shape:
+,
+vPlaceholder*
+dtype0*
+shape:
+-
+dvPlaceholder*
+dtype0*
+shape:
+-
+p0Placeholder*
+dtype0	*
+shape:
+-
+p1Placeholder*
+dtype0	*
+shape:
+®
+outRaggedTensorToTensorshapevdvp0p1*
+Tindex0	*
+Tshape0	*
+T0*
+num_row_partition_tensors*5
+row_partition_types
+
+ROW_SPLITSFIRST_DIM_SIZE"ª

@@ -1,0 +1,25 @@
+
+0
+shapePlaceholder*
+dtype0	*
+shape:
+,
+vPlaceholder*
+dtype0*
+shape:
+-
+dvPlaceholder*
+dtype0*
+shape:
+-
+p0Placeholder*
+dtype0	*
+shape:
+œ
+outRaggedTensorToTensorshapevdvp0*
+Tindex0	*
+Tshape0	*
+T0*
+num_row_partition_tensors*'
+row_partition_types
+VALUE_ROWIDS"ª

@@ -1,0 +1,36 @@
+
+0
+shapePlaceholder*
+dtype0	*
+shape:
+,
+vPlaceholder*
+dtype0*
+shape:
+-
+dvPlaceholder*
+dtype0*
+shape:
+-
+p0Placeholder*
+dtype0	*
+shape:
+-
+p1Placeholder*
+dtype0	*
+shape:
+-
+p2Placeholder*
+dtype0	*
+shape:
+Ó
+RaggedTensorToTensorRaggedTensorToTensorshapevdvp0p1p2*
+Tindex0	*
+Tshape0	*
+T0*
+num_row_partition_tensors*E
+row_partition_types.
+,FIRST_DIM_SIZEVALUE_ROWIDSVALUE_ROWIDS
+.
+outIdentityRaggedTensorToTensor*
+T0"ª
