@@ -1,6 +1,7 @@
 /*
  * ops/ops_ragged.c - ragged-tensor ops: RaggedRange, RaggedTensorToTensor,
- * RaggedTensorToSparse and RaggedGather.  A ragged tensor travels as its
+ * RaggedTensorToSparse, RaggedGather, RaggedTensorToVariant and
+ * RaggedTensorFromVariant.  A ragged tensor travels as its
  * nested row partitions (row splits, value row ids, the first dimension's
  * size) and its flat values.  Signatures are TensorFlow 2.21's; shape
  * functions follow its shape inference and its wording.
@@ -215,6 +216,34 @@ static int gather_shape(tfs_shape_ctx *c) {
   return 0;
 }
 
+/* ---- RaggedTensorToVariant, RaggedTensorFromVariant ---------------------- */
+
+static int to_variant_shape(tfs_shape_ctx *c) {
+  int64_t n = int_attr(c, "RAGGED_RANK");
+  int batched = 0;
+  tfs_attrs_get_bool(c->attrs, "batched_input", &batched);
+  if (n > 0 && tfs_sc_with_rank_at_least(c, (int)n, 1)) return -1;
+  for (int64_t i = 0; i < n; i++)
+    if (tfs_sc_with_rank(c, (int)i, 1)) return -1;
+  if (!batched) return tfs_shape_fn_scalar(c);
+  const tfs_shape *first = &c->in_shapes[0];
+  int64_t d = first->rank >= 1 ? first->dims[0] : -1;
+  if (n > 0 && d >= 0) d -= 1;
+  tfs_shape_1d(&c->out_shapes[0], d);
+  return 0;
+}
+
+static int from_variant_shape(tfs_shape_ctx *c) {
+  int64_t in = int_attr(c, "input_ragged_rank");
+  int64_t out = int_attr(c, "output_ragged_rank");
+  if (c->in_shapes[0].rank >= 0 && in >= 0 &&
+      tfs_sc_with_rank(c, 0, out - in))
+    return -1;
+  for (int64_t i = 0; i < out; i++) tfs_shape_1d(&c->out_shapes[i], -1);
+  tfs_shape_unknown(&c->out_shapes[out]);
+  return 0;
+}
+
 /* ---- the table ----------------------------------------------------------- */
 
 const tfs_op_spec tfs_ops_ragged[] = {
@@ -244,5 +273,17 @@ const tfs_op_spec tfs_ops_ragged[] = {
      "Tsplits: {int32, int64} = int64; PARAMS_RAGGED_RANK: int >= 1; "
      "OUTPUT_RAGGED_RANK: int >= 0",
      gather_shape, 0},
+    {"RaggedTensorToVariant",
+     "rt_nested_splits: RAGGED_RANK * Tsplits; rt_dense_values: Tvalues",
+     "encoded_ragged: variant",
+     "RAGGED_RANK: int >= 0; Tvalues: type; "
+     "Tsplits: {int32, int64} = int64; batched_input: bool",
+     to_variant_shape, 0},
+    {"RaggedTensorFromVariant", "encoded_ragged: variant",
+     "output_nested_splits: output_ragged_rank * Tsplits; "
+     "output_dense_values: Tvalues",
+     "input_ragged_rank: int >= -1; output_ragged_rank: int >= 0; "
+     "Tvalues: type; Tsplits: {int32, int64} = int64",
+     from_variant_shape, 0},
     {NULL, NULL, NULL, NULL, NULL, 0},
 };

@@ -391,7 +391,8 @@ static void split_v_compute(tfs_kernel_ctx *c) {
 const tfs_kernel_def tfs_cpu_kernels_array_concat[] = {
     {"ConcatV2", "CPU", ARR, NULL, concat_v2_compute, NULL, 0, NULL},
     {"Concat", "CPU", ARR, NULL, concat_compute, NULL, 0, NULL},
-    {"Pack", "CPU", ARR, axis_prepare, pack_compute, tfs_free, 0, NULL},
+    {"Pack", "CPU", "T", TFS_DT_ARRAY | TFS_DT_BIT(TFS_VARIANT),
+     axis_prepare, pack_compute, tfs_free, 0, NULL},
     {"Unpack", "CPU", ARR, axis_prepare, unpack_compute, tfs_free, 0, NULL},
     {"Split", "CPU", ARR, NULL, split_compute, NULL, 0, NULL},
     {"SplitV", "CPU", ARR, NULL, split_v_compute, NULL, 0, NULL},

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "core/alloc.h"
+#include "core/variant.h"
 #include "backends/cpu/array_util.h"
 
 static int copy_strings(tfs_tstring *d, const tfs_tstring *s, int64_t n) {
@@ -18,15 +19,33 @@ static int copy_strings(tfs_tstring *d, const tfs_tstring *s, int64_t n) {
   return 0;
 }
 
+/* Variant values shared by reference, the values replaced released. */
+static void copy_variants(tfs_variant **d, tfs_variant *const *s,
+                          int64_t n, int64_t step) {
+  for (int64_t i = 0; i < n; i++) {
+    tfs_variant *old = d[i];
+    d[i] = tfs_variant_ref(s[i * step]);
+    tfs_variant_unref(old);
+  }
+}
+
 int tfs_elem_copy(tfs_elem e, void *dst, const void *src, int64_t n) {
   if (n <= 0) return 0;
   if (e.is_string) return copy_strings(dst, src, n);
+  if (e.is_variant) {
+    copy_variants(dst, src, n, 1);
+    return 0;
+  }
   memcpy(dst, src, (size_t)n * e.size);
   return 0;
 }
 
 int tfs_elem_fill(tfs_elem e, void *dst, const void *value, int64_t n) {
   if (n <= 0) return 0;
+  if (e.is_variant) {
+    copy_variants(dst, value, n, 0);
+    return 0;
+  }
   if (e.is_string) {
     const tfs_tstring *v = value;
     tfs_tstring *d = dst;

@@ -21,17 +21,20 @@
 
 /* How to move one element. */
 typedef struct tfs_elem {
-  size_t size;   /* bytes */
-  int is_string; /* 24-byte TString records: copied as owned strings */
+  size_t size;    /* bytes */
+  int is_string;  /* 24-byte TString records: copied as owned strings */
+  int is_variant; /* variant pointers: copies take a reference */
 } tfs_elem;
 
 static inline tfs_elem tfs_elem_of(tfs_dtype dt) {
-  tfs_elem e = {tfs_dtype__storage_size(dt), dt == TFS_STRING};
+  tfs_elem e = {tfs_dtype__storage_size(dt), dt == TFS_STRING,
+                dt == TFS_VARIANT};
   return e;
 }
 
 /* Copies n elements from src to dst (which must not overlap; string
- * destinations must hold initialised records).  Returns 0, or -1 when
+ * destinations must hold initialised records, variant destinations
+ * values or NULL, whose references are dropped).  Returns 0, or -1 when
  * memory ran out copying strings. */
 int tfs_elem_copy(tfs_elem e, void *dst, const void *src, int64_t n);
 

@@ -41,7 +41,7 @@ const tfs_kernel_def *const tfs_cpu_kernel_tables[] = {
     tfs_cpu_kernels_image_patches, tfs_cpu_kernels_pool3d,
     tfs_cpu_kernels_pool_argmax, tfs_cpu_kernels_conv3d,
     tfs_cpu_kernels_fft, tfs_cpu_kernels_complex_abs,
-    tfs_cpu_kernels_ragged,
+    tfs_cpu_kernels_ragged, tfs_cpu_kernels_ragged_variant,
     NULL,
 };
 

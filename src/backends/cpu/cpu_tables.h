@@ -69,5 +69,6 @@ extern const tfs_kernel_def tfs_cpu_kernels_conv3d[];
 extern const tfs_kernel_def tfs_cpu_kernels_fft[];
 extern const tfs_kernel_def tfs_cpu_kernels_complex_abs[];
 extern const tfs_kernel_def tfs_cpu_kernels_ragged[];
+extern const tfs_kernel_def tfs_cpu_kernels_ragged_variant[];
 
 #endif

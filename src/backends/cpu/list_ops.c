@@ -15,7 +15,9 @@
 #include "core/strbuf.h"
 #include "core/tensor_list.h"
 
-#define LIST_TYPES TFS_DT_ARRAY
+/* Element dtypes: plain values, strings and variants (ragged rows in
+ * tf.map_fn), all moved through tfs_elem_copy. */
+#define LIST_TYPES (TFS_DT_ARRAY | TFS_DT_BIT(TFS_VARIANT))
 
 /* ---- shared checks ------------------------------------------------------- */
 
