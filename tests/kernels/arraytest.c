@@ -11,6 +11,22 @@ static char g_msg[4096];
 
 const char *at_msg(void) { return g_msg; }
 
+/* A list(string) attr from "A,B,C" (at most 16 items). */
+static void set_string_list(tfs_op_desc *d, const char *name,
+                            const char *s) {
+  const void *items[16];
+  size_t lens[16];
+  int n = 0;
+  while (*s && n < 16) {
+    const char *e = strchr(s, ',');
+    size_t len = e ? (size_t)(e - s) : strlen(s);
+    items[n] = s;
+    lens[n++] = len;
+    s += len + (e != NULL);
+  }
+  tfs_op_desc_set_attr_string_list(d, name, items, lens, n);
+}
+
 static void set_attrs(tfs_op_desc *d, const at_attr *a, tfs_status *st) {
   for (; a && a->name; a++) {
     switch (a->kind) {
@@ -21,6 +37,7 @@ static void set_attrs(tfs_op_desc *d, const at_attr *a, tfs_status *st) {
       break;
     case 't': tfs_op_desc_set_attr_type(d, a->name, a->t); break;
     case 'l': tfs_op_desc_set_attr_int_list(d, a->name, a->list, a->n); break;
+    case 'S': set_string_list(d, a->name, a->s); break;
     default: tfs_status_set(st, TFS_INTERNAL, "bad attr kind");
     }
   }

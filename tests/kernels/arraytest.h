@@ -9,7 +9,8 @@
 
 #include "testutil.h"
 
-/* One attr: kind 'i' int, 'b' bool, 's' string, 't' type, 'l' int list. */
+/* One attr: kind 'i' int, 'b' bool, 's' string, 't' type, 'l' int list,
+ * 'S' string list (s, its items separated by commas). */
 typedef struct at_attr {
   const char *name;
   char kind;
@@ -24,6 +25,7 @@ typedef struct at_attr {
 #define AT_BOOL(nm, v) {(nm), 'b', (v), NULL, NULL, 0, TFS_INVALID}
 #define AT_STR(nm, v) {(nm), 's', 0, (v), NULL, 0, TFS_INVALID}
 #define AT_TYPE(nm, v) {(nm), 't', 0, NULL, NULL, 0, (v)}
+#define AT_STRS(nm, v) {(nm), 'S', 0, (v), NULL, 0, TFS_INVALID}
 #define AT_LIST(nm, n, ...)                                                \
   {(nm), 'l', 0, NULL, (const int64_t[]){0, __VA_ARGS__} + 1, (n),         \
    TFS_INVALID}
