@@ -206,20 +206,10 @@ static void int_group(const tfs_rand_spec *s, const uint32_t w[4],
   }
 }
 
-/* The words of consecutive blocks one at a time. */
-typedef struct {
-  tfs_philox g;
-  uint32_t w[4];
-  int used;
-} word_stream;
+typedef tfs_philox_stream word_stream;
 
 static inline uint32_t next_word(word_stream *ws) {
-  if (ws->used == 4) {
-    tfs_philox_block(ws->g.key, ws->g.ctr, ws->w);
-    tfs_philox_skip(&ws->g, 1);
-    ws->used = 0;
-  }
-  return ws->w[ws->used++];
+  return tfs_philox_next32(ws);
 }
 
 /* Normals with |x| < 2 until the group is full, pairs drawn in turn. */
@@ -250,6 +240,12 @@ static void truncated_group(tfs_dtype dt, word_stream *ws, void *buf,
       }
     }
   }
+}
+
+float tfs_philox_unit_float(uint32_t x) { return unit_float(x); }
+
+double tfs_philox_unit_double(uint32_t hi, uint32_t lo) {
+  return unit_double(hi, lo);
 }
 
 /* ---- the fill ---------------------------------------------------------- */

@@ -16,6 +16,7 @@
 #ifndef TFS_BACKENDS_CPU_PHILOX_H
 #define TFS_BACKENDS_CPU_PHILOX_H
 
+#include <pthread.h>
 #include <stdint.h>
 
 #include "kernels/kernel.h"
@@ -74,6 +75,55 @@ void tfs_rand_fill(tfs_kernel_ctx *c, const tfs_philox *g,
 static inline uint64_t tfs_rand_reserve(int64_t n) {
   return (uint64_t)n * 256u;
 }
+
+/* The words of consecutive blocks one at a time, as TensorFlow's
+ * SingleSampleAdapter hands them out: block by block from the
+ * generator's counter, words 0 to 3 of each. */
+typedef struct tfs_philox_stream {
+  tfs_philox g;   /* the next block's key and counter */
+  uint32_t w[4];
+  int used;       /* words of w already taken (4: none left) */
+} tfs_philox_stream;
+
+static inline void tfs_philox_stream_init(tfs_philox_stream *s,
+                                          const tfs_philox *g) {
+  s->g = *g;
+  s->used = 4;
+}
+
+static inline uint32_t tfs_philox_next32(tfs_philox_stream *s) {
+  if (s->used == 4) {
+    tfs_philox_block(s->g.key, s->g.ctr, s->w);
+    tfs_philox_skip(&s->g, 1);
+    s->used = 0;
+  }
+  return s->w[s->used++];
+}
+
+/* [0, 1) from one word (TensorFlow's Uint32ToFloat) and from two, the
+ * first giving the high mantissa bits (Uint64ToDouble). */
+float tfs_philox_unit_float(uint32_t x);
+double tfs_philox_unit_double(uint32_t hi, uint32_t lo);
+
+/* Blocks TensorFlow's ReserveSamples32 takes for n 32-bit samples. */
+static inline uint64_t tfs_rand_reserve32(uint64_t n) {
+  return n / 4 + (n % 4 != 0);
+}
+
+/* ---- the generator of a stateful op (random.c) ---- */
+
+/* GuardedPhiloxRandom: the generator of one node, seeded from its seed
+ * and seed2 attrs (both 0: fresh random seeds), handed out run by run. */
+typedef struct tfs_rand_guard {
+  pthread_mutex_t mu;
+  tfs_philox gen; /* guarded by: mu */
+} tfs_rand_guard;
+
+void tfs_rand_guard_init(tfs_rand_guard *g, const tfs_attrs *attrs);
+void tfs_rand_guard_destroy(tfs_rand_guard *g);
+
+/* The generator as it stands, after which it moves on by `blocks`. */
+tfs_philox tfs_rand_guard_reserve(tfs_rand_guard *g, uint64_t blocks);
 
 /* ---- helpers of the random kernels (random.c) ---- */
 

@@ -17,14 +17,15 @@
  * random key; otherwise the key is seed and the high counter words are
  * seed2, so a fresh session draws TensorFlow's values.  Each run takes
  * the generator as it is and moves it on by 256 blocks per element, so
- * the next run of the same node continues the stream as TensorFlow's. */
+ * the next run of the same node continues the stream as TensorFlow's.
+ * The sampling ops (random_sampling.c, image_sample_bbox.c) hold the same
+ * guarded generator and reserve what TensorFlow's kernels reserve. */
 
 enum { K_UNIFORM, K_NORMAL, K_TRUNCATED, K_INT };
 
 typedef struct {
   int kind;
-  pthread_mutex_t mu;
-  tfs_philox gen;           /* guarded by: mu */
+  tfs_rand_guard guard;
 } rng_state;
 
 static uint64_t fresh_seed(void) {
@@ -36,6 +37,31 @@ static uint64_t fresh_seed(void) {
          (uint64_t)ts.tv_sec ^ (uint64_t)(uintptr_t)&s;
 }
 
+void tfs_rand_guard_init(tfs_rand_guard *g, const tfs_attrs *attrs) {
+  int64_t seed = 0, seed2 = 0;
+  tfs_attrs_get_int(attrs, "seed", &seed);
+  tfs_attrs_get_int(attrs, "seed2", &seed2);
+  uint64_t a = (uint64_t)seed, b = (uint64_t)seed2;
+  if (a == 0 && b == 0) {
+    a = fresh_seed();
+    b = fresh_seed();
+  }
+  tfs_philox_seeded(&g->gen, a, b);
+  pthread_mutex_init(&g->mu, NULL);
+}
+
+void tfs_rand_guard_destroy(tfs_rand_guard *g) {
+  pthread_mutex_destroy(&g->mu);
+}
+
+tfs_philox tfs_rand_guard_reserve(tfs_rand_guard *g, uint64_t blocks) {
+  pthread_mutex_lock(&g->mu);
+  tfs_philox r = g->gen;
+  tfs_philox_skip(&g->gen, blocks);
+  pthread_mutex_unlock(&g->mu);
+  return r;
+}
+
 static int rng_prepare(tfs_kernel_init *ki) {
   rng_state *s = tfs_calloc(1, sizeof(*s));
   if (!s) return tfs_ki_error(ki, TFS_RESOURCE_EXHAUSTED, "out of memory");
@@ -44,16 +70,7 @@ static int rng_prepare(tfs_kernel_init *ki) {
             : strcmp(op, "RandomStandardNormal") == 0 ? K_NORMAL
             : strcmp(op, "TruncatedNormal") == 0      ? K_TRUNCATED
                                                       : K_INT;
-  int64_t seed = 0, seed2 = 0;
-  tfs_attrs_get_int(ki->attrs, "seed", &seed);
-  tfs_attrs_get_int(ki->attrs, "seed2", &seed2);
-  uint64_t a = (uint64_t)seed, b = (uint64_t)seed2;
-  if (a == 0 && b == 0) {
-    a = fresh_seed();
-    b = fresh_seed();
-  }
-  tfs_philox_seeded(&s->gen, a, b);
-  pthread_mutex_init(&s->mu, NULL);
+  tfs_rand_guard_init(&s->guard, ki->attrs);
   ki->state = s;
   return 0;
 }
@@ -61,7 +78,7 @@ static int rng_prepare(tfs_kernel_init *ki) {
 static void rng_release(void *state) {
   rng_state *s = state;
   if (!s) return;
-  pthread_mutex_destroy(&s->mu);
+  tfs_rand_guard_destroy(&s->guard);
   tfs_free(s);
 }
 
@@ -145,10 +162,8 @@ static void rng_compute(tfs_kernel_ctx *c) {
     spec.lo = lo;
     spec.range = (uint64_t)hi - (uint64_t)lo;
   }
-  pthread_mutex_lock(&s->mu);
-  tfs_philox g = s->gen;
-  tfs_philox_skip(&s->gen, tfs_rand_reserve(o->nelems));
-  pthread_mutex_unlock(&s->mu);
+  tfs_philox g =
+      tfs_rand_guard_reserve(&s->guard, tfs_rand_reserve(o->nelems));
   tfs_rand_fill(c, &g, &spec, o->data, o->nelems);
 }
 
