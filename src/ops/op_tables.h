@@ -12,6 +12,7 @@ extern const tfs_op_spec tfs_ops_array[];
 extern const tfs_op_spec tfs_ops_math[];
 extern const tfs_op_spec tfs_ops_random[];
 extern const tfs_op_spec tfs_ops_random_stateless[];
+extern const tfs_op_spec tfs_ops_random_sampling[];
 extern const tfs_op_spec tfs_ops_nn[];
 extern const tfs_op_spec tfs_ops_state[];
 extern const tfs_op_spec tfs_ops_logging[];

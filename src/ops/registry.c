@@ -18,7 +18,8 @@ extern const tfs_op_spec tfs_ops_tensor_array[]; /* ops_tensor_array.c */
 static const tfs_op_spec *const kFamilies[] = {
     tfs_ops_array, tfs_ops_math,    tfs_ops_nn,
     tfs_ops_state, tfs_ops_logging, tfs_ops_control,
-    tfs_ops_random, tfs_ops_random_stateless, tfs_ops_fused,
+    tfs_ops_random, tfs_ops_random_stateless, tfs_ops_random_sampling,
+    tfs_ops_fused,
     tfs_ops_control_flow,
     tfs_ops_functional, tfs_ops_tensor_array,
     tfs_ops_list, tfs_ops_segment, tfs_ops_bits, tfs_ops_special, tfs_ops_image,

@@ -28,6 +28,7 @@ const tfs_kernel_def *const tfs_cpu_kernel_tables[] = {
     tfs_cpu_kernels_fused_matmul, tfs_cpu_kernels_layer_norm,
     tfs_cpu_kernels_fused_conv,
     tfs_cpu_kernels_random, tfs_cpu_kernels_random_stateless,
+    tfs_cpu_kernels_random_sampling, tfs_cpu_kernels_image_sample_bbox,
     tfs_cpu_kernels_string_format,
     tfs_cpu_kernels_control_flow, tfs_cpu_kernels_functional,
     tfs_cpu_kernels_tensor_array,

@@ -45,6 +45,8 @@ extern const tfs_kernel_def tfs_cpu_kernels_layer_norm[];
 extern const tfs_kernel_def tfs_cpu_kernels_fused_conv[];
 extern const tfs_kernel_def tfs_cpu_kernels_random[];
 extern const tfs_kernel_def tfs_cpu_kernels_random_stateless[];
+extern const tfs_kernel_def tfs_cpu_kernels_random_sampling[];
+extern const tfs_kernel_def tfs_cpu_kernels_image_sample_bbox[];
 extern const tfs_kernel_def tfs_cpu_kernels_string_format[];
 extern const tfs_kernel_def tfs_cpu_kernels_control_flow[];
 extern const tfs_kernel_def tfs_cpu_kernels_segment[];
