@@ -1,7 +1,8 @@
 /*
- * ops/ops_random_sampling.c - the sampling ops: RandomShuffle (rows in a
- * random order), Multinomial and StatelessMultinomial (class indices
- * drawn from logits), SampleDistortedBoundingBox, its V2 and
+ * ops/ops_random_sampling.c - the sampling ops: RandomShuffle and
+ * StatelessShuffle (rows in a random order), Multinomial and
+ * StatelessMultinomial (class indices drawn from logits),
+ * SampleDistortedBoundingBox, its V2 and
  * StatelessSampleDistortedBoundingBox (a random crop covering enough of
  * some box), with TensorFlow's attrs and shape functions.
  */
@@ -56,10 +57,9 @@ static int stateless_multinomial_shape(tfs_shape_ctx *c) {
 static int bbox_shape(tfs_shape_ctx *c) {
   if (tfs_sc_with_rank(c, 0, 1) || tfs_sc_with_rank(c, 1, 3)) return -1;
   if (c->ninputs > 2 && tfs_sc_with_rank(c, 2, 0)) return -1;
-  if (c->ninputs > 3 &&
-      (tfs_sc_with_rank(c, 3, 1) || dim_is(c, 3, 0, 2)))
-    return -1;
+  if (c->ninputs > 3 && tfs_sc_with_rank(c, 3, 1)) return -1;
   if (dim_is(c, 0, 0, 3) || dim_is(c, 1, 2, 4)) return -1;
+  if (c->ninputs > 3 && dim_is(c, 3, 0, 2)) return -1;
   for (int i = 0; i < 2; i++) {
     c->out_shapes[i].rank = 1;
     c->out_shapes[i].dims[0] = 3;
@@ -81,6 +81,8 @@ static int bbox_shape(tfs_shape_ctx *c) {
 const tfs_op_spec tfs_ops_random_sampling[] = {
     {"RandomShuffle", "value: T", "output: T", SEEDS "T: type",
      tfs_shape_fn_unchanged, RANDOM},
+    {"StatelessShuffle", "value: T; key: uint64; counter: uint64; alg: int32",
+     "output: T", "T: type", tfs_shape_fn_unchanged, 0},
     {"Multinomial", "logits: T; num_samples: int32", "output: output_dtype",
      SEEDS "T: " REAL "; output_dtype: {int32, int64} = int64",
      multinomial_out, RANDOM},

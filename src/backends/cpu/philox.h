@@ -138,4 +138,16 @@ int tfs_rand_output_shape(tfs_kernel_ctx *c, const tfs_tensor *shape,
  * must be 0-D, got shape [1]").  Returns 0, or -1 after failing `c`. */
 int tfs_rand_check_bounds(tfs_kernel_ctx *c, int first);
 
+/* ---- the V2 stateless inputs (random_stateless.c) ---- */
+
+/* Inputs 1-3 of a V2 stateless op (key, counter, alg): the algorithm
+ * (auto select is Philox) after TensorFlow's checks of the three shapes,
+ * with its messages.  Returns the algorithm, or -1 after failing `c`. */
+int tfs_rand_key_counter_alg(tfs_kernel_ctx *c);
+
+/* The generator of key and counter for `alg` ("Unsupported algorithm id"
+ * unless Philox).  Returns 0, or -1 after failing `c`. */
+int tfs_rand_key_counter_generator(tfs_kernel_ctx *c, int alg,
+                                   tfs_philox *g);
+
 #endif

@@ -1,11 +1,12 @@
 /*
- * backends/cpu/random_sampling.c - RandomShuffle, Multinomial and
- * StatelessMultinomial: TensorFlow's CPU values for the same seeds
- * (philox.h), run after run for the stateful ones.
+ * backends/cpu/random_sampling.c - RandomShuffle, StatelessShuffle,
+ * Multinomial and StatelessMultinomial: TensorFlow's CPU values for the
+ * same seeds (philox.h), run after run for the stateful ones.
  *
  * RandomShuffle reserves ceil((rows - 1) / 4) blocks per run and swaps
  * row i with row i + (word % (rows - i)) for i = 0 .. rows - 2, one
- * 32-bit word per swap, the words in stream order.
+ * 32-bit word per swap, the words in stream order; StatelessShuffle does
+ * the same from its key and counter.
  *
  * Multinomial reserves batch * ceil4(num_samples) * 2 * 256 blocks per
  * run (computed in int32 as TensorFlow does) and draws each sample as a
@@ -64,7 +65,9 @@ static int seed_generator(tfs_kernel_ctx *c, const tfs_tensor *seed,
 
 /* ---- RandomShuffle ------------------------------------------------------- */
 
-static void shuffle_compute(tfs_kernel_ctx *c) {
+/* The shuffle from the guard's stream (stateful) or from *fixed. */
+static void shuffle_run(tfs_kernel_ctx *c, const tfs_philox *fixed,
+                        tfs_rand_guard *guard) {
   const tfs_tensor *in = c->inputs[0];
   if (in->nelems <= 1 || in->shape.dims[0] <= 1) {
     tfs_kctx_set_output(c, 0, tfs_tensor_ref(c->inputs[0]));
@@ -76,8 +79,10 @@ static void shuffle_compute(tfs_kernel_ctx *c) {
   if (!perm) return;
   tfs_tensor *o = tfs_kctx_alloc_output(c, 0, &in->shape);
   if (!o) return;
-  tfs_philox g = tfs_rand_guard_reserve(
-      c->state, tfs_rand_reserve32((uint64_t)rows - 1));
+  tfs_philox g =
+      guard ? tfs_rand_guard_reserve(guard,
+                                     tfs_rand_reserve32((uint64_t)rows - 1))
+            : *fixed;
   tfs_philox_stream s;
   tfs_philox_stream_init(&s, &g);
   for (int64_t i = 0; i < rows; i++) perm[i] = i;
@@ -102,6 +107,19 @@ static void shuffle_compute(tfs_kernel_ctx *c) {
       return;
     }
   }
+}
+
+static void shuffle_compute(tfs_kernel_ctx *c) {
+  shuffle_run(c, NULL, c->state);
+}
+
+/* StatelessShuffle: value, key, counter, alg. */
+static void stateless_shuffle_compute(tfs_kernel_ctx *c) {
+  int alg = tfs_rand_key_counter_alg(c);
+  if (alg < 0) return;
+  tfs_philox g;
+  if (tfs_rand_key_counter_generator(c, alg, &g)) return;
+  shuffle_run(c, &g, NULL);
 }
 
 /* ---- Multinomial --------------------------------------------------------- */
@@ -282,6 +300,8 @@ static void stateless_multinomial_compute(tfs_kernel_ctx *c) {
 const tfs_kernel_def tfs_cpu_kernels_random_sampling[] = {
     {"RandomShuffle", "CPU", "T", TFS_DT_ARRAY, guard_prepare,
      shuffle_compute, guard_release, 0, NULL},
+    {"StatelessShuffle", "CPU", "T", TFS_DT_ARRAY, NULL,
+     stateless_shuffle_compute, NULL, 0, NULL},
     {"Multinomial", "CPU", "T", FLOATS, guard_prepare, multinomial_compute,
      guard_release, 0, NULL},
     {"StatelessMultinomial", "CPU", "T", FLOATS, NULL,

@@ -83,9 +83,7 @@ static void stateless_compute(tfs_kernel_ctx *c) {
 
 /* ---- V2: shape, key, counter, alg[, minval, maxval] -------------------- */
 
-/* The algorithm (auto select is Philox) and the key and counter shapes,
- * with TensorFlow's messages.  Returns the algorithm, or -1. */
-static int key_counter_alg(tfs_kernel_ctx *c) {
+int tfs_rand_key_counter_alg(tfs_kernel_ctx *c) {
   const tfs_tensor *key = c->inputs[1], *ctr = c->inputs[2];
   const tfs_tensor *alg_t = c->inputs[3];
   char b[TFS_SHAPE_STRLEN];
@@ -123,17 +121,24 @@ static void stateless_v2_compute(tfs_kernel_ctx *c) {
   memset(&spec, 0, sizeof spec);
   spec.dist = *(const tfs_rand_dist *)c->state;
   spec.dtype = c->out_types[0];
-  int alg = key_counter_alg(c);
+  int alg = tfs_rand_key_counter_alg(c);
   if (alg < 0) return;
   tfs_shape os;
   if (tfs_rand_output_shape(c, c->inputs[0], &os)) return;
   tfs_tensor *o = tfs_kctx_alloc_output(c, 0, &os);
   if (!o || o->nelems == 0) return;
   if (spec.dist == TFS_RAND_INT && int_range(c, 4, &spec)) return;
+  tfs_philox g;
+  if (tfs_rand_key_counter_generator(c, alg, &g)) return;
+  tfs_rand_fill(c, &g, &spec, o->data, o->nelems);
+}
+
+int tfs_rand_key_counter_generator(tfs_kernel_ctx *c, int alg,
+                                   tfs_philox *g) {
   if (alg != RNG_ALG_PHILOX) {
     tfs_kctx_fail(c, TFS_INVALID_ARGUMENT, "Unsupported algorithm id: %d",
                   alg);
-    return;
+    return -1;
   }
   const uint64_t *key = c->inputs[1]->data;
   const tfs_tensor *ctr_t = c->inputs[2];
@@ -142,9 +147,8 @@ static void stateless_v2_compute(tfs_kernel_ctx *c) {
   uint64_t ctr[2] = {((const uint64_t *)ctr_t->data)[0],
                      ctr_t->nelems > 1 ? ((const uint64_t *)ctr_t->data)[1]
                                        : 0};
-  tfs_philox g;
-  tfs_philox_from_key_counter(&g, key[0], ctr);
-  tfs_rand_fill(c, &g, &spec, o->data, o->nelems);
+  tfs_philox_from_key_counter(g, key[0], ctr);
+  return 0;
 }
 
 /* ---- key and counter from a seed --------------------------------------- */
