@@ -10,18 +10,22 @@
  *
  * Multinomial reserves batch * ceil4(num_samples) * 2 * 256 blocks per
  * run (computed in int32 as TensorFlow does) and draws each sample as a
- * double from two consecutive words: row b's samples start at word
- * 2 * num_samples * b of the reserved stream.  That is TensorFlow's
- * stream when its work sharder keeps all rows in one shard, which it does
- * below about 1.1e5 estimated cycles (batch * 50 * (num_samples *
- * log2(num_classes) + num_classes)); past that its later shards restart
- * at offsets that depend on its thread count.
+ * double from two consecutive words.  TensorFlow splits the rows into
+ * blocks for its intra-op threads (Shard, then Eigen's parallelFor, from
+ * a cost estimate per row); a block starting at row s moves the stream
+ * on by s * (num_samples + 3) / 4 blocks and its rows then draw in turn.
+ * The values thus depend on the thread count: here the blocks are
+ * computed as TensorFlow's for the session's intra-op pool size, which
+ * gives TensorFlow's values when both use the same count (by default the
+ * number of cores); small inputs (under about 2e5 estimated cycles) are
+ * one block whatever the count.
  */
 #include <math.h>
 #include <string.h>
 
 #include "core/alloc.h"
 #include "core/half.h"
+#include "core/threadpool.h"
 #include "backends/cpu/array_util.h"
 #include "backends/cpu/philox.h"
 
@@ -127,6 +131,7 @@ static void stateless_shuffle_compute(tfs_kernel_ctx *c) {
 typedef struct {
   const tfs_tensor *logits;
   tfs_philox gen;       /* the run's stream, row 0's first word */
+  int64_t block;        /* rows per block of TensorFlow's split */
   int64_t classes;
   int64_t samples;
   tfs_dtype out_type;
@@ -171,9 +176,14 @@ static void mn_row(const mn_job *j, int64_t b, double *cdf) {
     if (isfinite(x)) total += p;
     cdf[k] = total;
   }
-  uint64_t word = 2u * (uint64_t)j->samples * (uint64_t)b;
+  int64_t start = b / j->block * j->block;
+  /* start * (num_samples + 3) / 4 in TensorFlow's int64 arithmetic */
+  int64_t s3 = (int32_t)((uint32_t)j->samples + 3u);
+  int64_t prod = (int64_t)((uint64_t)start * (uint64_t)s3);
+  uint64_t skip = (uint64_t)(prod / 4);
+  uint64_t word = 2u * (uint64_t)j->samples * (uint64_t)(b - start);
   tfs_philox g = j->gen;
-  tfs_philox_skip(&g, word / 4);
+  tfs_philox_skip(&g, skip + word / 4);
   tfs_philox_stream s;
   tfs_philox_stream_init(&s, &g);
   for (uint64_t k = 0; k < word % 4; k++) tfs_philox_next32(&s);
@@ -206,6 +216,38 @@ static void mn_rows(void *arg, int64_t b, int64_t e) {
   }
   for (int64_t r = b; r < e; r++) mn_row(j, r, cdf);
   tfs_free(cdf);
+}
+
+static int64_t div_up(int64_t a, int64_t b) { return (a + b - 1) / b; }
+
+/* The rows per block TensorFlow's Shard gives `rows` rows of `cost`
+ * cycles on a pool of `threads` (Eigen's parallelFor: one block when the
+ * cost model asks for one thread, else blocks of at least
+ * ceil(rows / (4 * threads)) rows, or 40000 cycles' worth, coarsened
+ * while the threads stay as busy). */
+static int64_t tf_row_block(int64_t rows, int64_t cost, int threads) {
+  if (threads <= 1 || rows <= 1) return rows > 0 ? rows : 1;
+  double want = ((double)rows * (double)cost - 1e5) / 1e5 + 0.9;
+  if (want < 2.0) return rows;
+  int64_t bs = div_up(rows, 4 * (int64_t)threads);
+  double by_cost = 40000.0 / (double)cost;
+  if (by_cost > (double)bs) bs = (int64_t)by_cost;
+  if (bs > rows) bs = rows;
+  int64_t max_bs = 2 * bs < rows ? 2 * bs : rows;
+  int64_t count = div_up(rows, bs);
+  double best = (double)count / (double)(div_up(count, threads) * threads);
+  for (int64_t prev = count; best < 1.0 && prev > 1;) {
+    int64_t coarser = div_up(rows, prev - 1);
+    if (coarser > max_bs) break;
+    int64_t ccount = div_up(rows, coarser);
+    prev = ccount;
+    double eff = (double)ccount / (double)(div_up(ccount, threads) * threads);
+    if (eff + 0.01 >= best) {
+      bs = coarser;
+      if (best < eff) best = eff;
+    }
+  }
+  return bs;
 }
 
 /* TensorFlow's checks on logits and num_samples, in its order. */
@@ -276,6 +318,12 @@ static void mn_run(tfs_kernel_ctx *c, const tfs_philox *seeded,
                 : *seeded;
   j.classes = classes;
   j.samples = samples;
+  /* TensorFlow's cost estimate of a row, in its double arithmetic */
+  int64_t tf_cost = (int64_t)(50 * ((double)samples * log((double)classes) /
+                                        log(2.0) +
+                                    (double)classes));
+  j.block = tf_row_block(batch, tf_cost,
+                         tfs_threadpool_parallelism(tfs_kctx_intra_pool(c)));
   j.out_type = c->out_types[0];
   j.out = o->data;
   double lg = log2((double)classes);
