@@ -43,6 +43,8 @@ const tfs_kernel_def *const tfs_cpu_kernel_tables[] = {
     tfs_cpu_kernels_pool_argmax, tfs_cpu_kernels_conv3d,
     tfs_cpu_kernels_fft, tfs_cpu_kernels_complex_abs,
     tfs_cpu_kernels_ragged, tfs_cpu_kernels_ragged_variant,
+    tfs_cpu_kernels_complex_parts, tfs_cpu_kernels_linalg,
+    tfs_cpu_kernels_linalg_decomp,
     NULL,
 };
 

@@ -72,5 +72,8 @@ extern const tfs_kernel_def tfs_cpu_kernels_fft[];
 extern const tfs_kernel_def tfs_cpu_kernels_complex_abs[];
 extern const tfs_kernel_def tfs_cpu_kernels_ragged[];
 extern const tfs_kernel_def tfs_cpu_kernels_ragged_variant[];
+extern const tfs_kernel_def tfs_cpu_kernels_complex_parts[];
+extern const tfs_kernel_def tfs_cpu_kernels_linalg[];
+extern const tfs_kernel_def tfs_cpu_kernels_linalg_decomp[];
 
 #endif
