@@ -47,7 +47,7 @@ void tfs_linalg__load(const tfs_tensor *t, int64_t at, int64_t n, tfs_lz *dst) {
   }
   case TFS_DOUBLE: {
     const double *s = (const double *)t->data + at;
-    for (int64_t i = 0; i < n; i++) dst[i] = lz(s[i], 0);
+    for (int64_t i = 0; i < n; i++) dst[i] = lz(flush(s[i], DBL_MIN), 0);
     break;
   }
   case TFS_COMPLEX64: {
@@ -58,13 +58,14 @@ void tfs_linalg__load(const tfs_tensor *t, int64_t at, int64_t n, tfs_lz *dst) {
   }
   case TFS_COMPLEX128: {
     const double *s = (const double *)t->data + 2 * at;
-    for (int64_t i = 0; i < n; i++) dst[i] = lz(s[2 * i], s[2 * i + 1]);
+    for (int64_t i = 0; i < n; i++)
+      dst[i] = lz(flush(s[2 * i], DBL_MIN), flush(s[2 * i + 1], DBL_MIN));
     break;
   }
   case TFS_HALF: {
     const uint16_t *s = (const uint16_t *)t->data + at;
     for (int64_t i = 0; i < n; i++)
-      dst[i] = lz(flush(tfs_half_to_float(s[i]), 6.103515625e-05), 0);
+      dst[i] = lz(tfs_half_to_float(s[i]), 0); /* a normal float */
     break;
   }
   case TFS_BFLOAT16: {

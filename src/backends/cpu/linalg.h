@@ -61,8 +61,9 @@ static inline int tfs_linalg__is_complex(tfs_dtype dt) {
 }
 
 /* Reads n elements of t from element offset `at` into dst.  float,
- * complex64, half and bfloat16 subnormals read as zero, as TensorFlow's
- * CPU kernels run with denormals flushed. */
+ * double, complex and bfloat16 subnormals read as zero, as TensorFlow's
+ * CPU kernels run with denormals flushed (FTZ and DAZ); a half subnormal
+ * is a normal float there and is kept. */
 void tfs_linalg__load(const tfs_tensor *t, int64_t at, int64_t n, tfs_lz *dst);
 
 /* Writes n values to t at element offset `at` in t's dtype (the
