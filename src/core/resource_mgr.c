@@ -18,7 +18,16 @@ struct tfs_resource_mgr {
   char **keys;          /* guarded by: mu; owned keys */
   tfs_variable **vars;
   size_t n, cap;
+  /* other resources (queues, iterators); guarded by: mu */
+  struct other_res *others;
 };
+
+typedef struct other_res {
+  struct other_res *next;
+  const tfs_resource_kind *kind;
+  char *container, *name;
+  void *obj;
+} other_res;
 
 tfs_resource_mgr *tfs_resource_mgr_new(void) {
   tfs_resource_mgr *m = tfs_calloc(1, sizeof(*m));
@@ -43,6 +52,13 @@ void tfs_resource_mgr_free(tfs_resource_mgr *m) {
     pthread_mutex_destroy(&v->mu);
     tfs_free(v);
     tfs_free(m->keys[i]);
+  }
+  for (other_res *r = m->others, *next; r; r = next) {
+    next = r->next;
+    r->kind->free_fn(r->obj);
+    tfs_free(r->container);
+    tfs_free(r->name);
+    tfs_free(r);
   }
   tfs_free(m->vars);
   tfs_free(m->keys);
@@ -167,6 +183,88 @@ int tfs_resource_mgr_has_container(tfs_resource_mgr *m,
     found = strcmp(m->vars[i]->container, container) == 0;
   pthread_mutex_unlock(&m->mu);
   return found;
+}
+
+/* ---- other session resources ---------------------------------------------- */
+
+static other_res *other_find(tfs_resource_mgr *m, const char *container,
+                             const char *name, const tfs_resource_kind *kind) {
+  for (other_res *r = m->others; r; r = r->next)
+    if (r->kind == kind && strcmp(r->container, container) == 0 &&
+        strcmp(r->name, name) == 0)
+      return r;
+  return NULL;
+}
+
+void *tfs_resource_mgr_lookup_or_create(tfs_resource_mgr *m,
+                                        const char *container,
+                                        const char *name,
+                                        const tfs_resource_kind *kind,
+                                        tfs_resource_create_fn create,
+                                        void *arg, int *created,
+                                        tfs_status *st) {
+  if (!container) container = "";
+  if (!name) name = "";
+  *created = 0;
+  pthread_mutex_lock(&m->mu);
+  other_res *r = other_find(m, container, name, kind);
+  if (r) {
+    pthread_mutex_unlock(&m->mu);
+    return r->obj;
+  }
+  r = tfs_calloc(1, sizeof(*r));
+  if (r) {
+    r->container = tfs_strdup(container);
+    r->name = tfs_strdup(name);
+  }
+  if (!r || !r->container || !r->name) {
+    pthread_mutex_unlock(&m->mu);
+    if (r) {
+      tfs_free(r->container);
+      tfs_free(r->name);
+    }
+    tfs_free(r);
+    TFS_OOM(st);
+    return NULL;
+  }
+  r->kind = kind;
+  r->obj = create(arg, st);
+  if (!r->obj) {
+    pthread_mutex_unlock(&m->mu);
+    tfs_free(r->container);
+    tfs_free(r->name);
+    tfs_free(r);
+    return NULL;
+  }
+  r->next = m->others;
+  m->others = r;
+  *created = 1;
+  pthread_mutex_unlock(&m->mu);
+  return r->obj;
+}
+
+void *tfs_resource_mgr_lookup(tfs_resource_mgr *m, const char *container,
+                              const char *name,
+                              const tfs_resource_kind *kind) {
+  pthread_mutex_lock(&m->mu);
+  other_res *r = other_find(m, container ? container : "", name ? name : "",
+                            kind);
+  void *obj = r ? r->obj : NULL;
+  pthread_mutex_unlock(&m->mu);
+  return obj;
+}
+
+void tfs_resource_mgr_wake_all(tfs_resource_mgr *m) {
+  if (!m) return;
+  pthread_mutex_lock(&m->mu);
+  for (other_res *r = m->others; r; r = r->next)
+    if (r->kind->wake_fn) r->kind->wake_fn(r->obj);
+  pthread_mutex_unlock(&m->mu);
+}
+
+int64_t tfs_resource_unique_id(void) {
+  static atomic_llong next;
+  return (int64_t)atomic_fetch_add(&next, 1);
 }
 
 /* ---- per-step resources -------------------------------------------------- */

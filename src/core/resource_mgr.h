@@ -67,6 +67,46 @@ int tfs_resource_mgr_count(tfs_resource_mgr *m);
 int tfs_resource_mgr_has_container(tfs_resource_mgr *m,
                                    const char *container);
 
+/* ---- other session resources --------------------------------------------
+ * Queues and dataset iterators live in the session's manager like
+ * variables, found by (container, name, kind), and stay until the manager
+ * is freed.  A kind says how to free one and, for resources a kernel may
+ * block on (queues), how to wake its waiters when the session closes. */
+typedef struct tfs_resource_kind {
+  const char *type_name;          /* TensorFlow's, for messages */
+  void (*free_fn)(void *obj);
+  void (*wake_fn)(void *obj);     /* may be NULL */
+} tfs_resource_kind;
+
+/* Makes a new resource for tfs_resource_mgr_lookup_or_create: the object,
+ * or NULL with st set. */
+typedef void *(*tfs_resource_create_fn)(void *arg, tfs_status *st);
+
+/* The resource (container, name) of `kind`, made by create(arg, st) when
+ * absent (under the manager's lock, so two kernels racing get one).
+ * *created says whether this call made it.  Borrowed: valid while the
+ * manager lives.  NULL with st set when create fails or on OOM. */
+void *tfs_resource_mgr_lookup_or_create(tfs_resource_mgr *m,
+                                        const char *container,
+                                        const char *name,
+                                        const tfs_resource_kind *kind,
+                                        tfs_resource_create_fn create,
+                                        void *arg, int *created,
+                                        tfs_status *st);
+
+/* The resource, or NULL when absent.  Borrowed as above. */
+void *tfs_resource_mgr_lookup(tfs_resource_mgr *m, const char *container,
+                              const char *name,
+                              const tfs_resource_kind *kind);
+
+/* Calls every resource's wake_fn (the session is closing: kernels blocked
+ * on a queue look at their run's cancellation again).  Accepts NULL. */
+void tfs_resource_mgr_wake_all(tfs_resource_mgr *m);
+
+/* A number unique in the process, counting from 0: TensorFlow names a
+ * resource without a shared_name "_<n>_<node name>" with it. */
+int64_t tfs_resource_unique_id(void);
+
 /* ---- per-step resources ---------------------------------------------------
  * TensorFlow keeps some resources (TensorArrays) in the step's own
  * container, "__per_step_<step id>", which is deleted with everything in

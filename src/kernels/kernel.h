@@ -32,6 +32,10 @@ typedef void (*tfs_kernel_release_fn)(void *state);
 
 enum {
   TFS_KERNEL_EXPENSIVE = 1u << 0, /* worth another inter-op thread */
+  /* compute may wait for another run (a queue's dequeue): a plan with
+   * such a kernel runs on its caller's thread only, so a waiting kernel
+   * never holds an inter-op thread that other runs need. */
+  TFS_KERNEL_BLOCKING = 1u << 1,
 };
 
 typedef struct tfs_kernel_def {
@@ -138,6 +142,9 @@ typedef struct tfs_run {
    * stop (long-running kernels such as While ask between steps); NULL:
    * never. */
   int (*check_abort)(struct tfs_run *run, tfs_status *st);
+  /* The run's deadline on the monotonic clock (tfs_now_ns), 0: none;
+   * blocking kernels wait no longer. */
+  int64_t deadline_ns;
   _Atomic int64_t bytes_used;        /* counted when limits->run_bytes */
   /* The step's container (TensorArrays): NULL until a kernel first needs
    * it (tfs_step_container_get); the executor frees it when the run

@@ -28,6 +28,7 @@ static const tfs_op_spec *const kFamilies[] = {
     tfs_ops_nn3d,
     tfs_ops_spectral,
     tfs_ops_ragged,
+    tfs_ops_input,
 };
 
 static pthread_once_t g_once = PTHREAD_ONCE_INIT;

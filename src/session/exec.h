@@ -96,6 +96,8 @@ typedef struct tfs_plan_exec {
   int32_t *roots;            /* nodes with no predecessors */
   int overlap;               /* two expensive nodes may run at once */
   int control_flow;          /* has TF1 control-flow nodes */
+  int blocking;              /* has a TFS_KERNEL_BLOCKING kernel: runs on
+                                the caller's thread */
   tfs_dtype *feed_dtypes;    /* nfeeds */
   const tfs_shape **feed_declared; /* placeholder shapes (or NULL) */
   _Atomic(tfs_run_state *) states[TFS_RUN_STATE_CACHE];

@@ -90,13 +90,15 @@ tfs_plan_exec *tfs_exec__prepare(tfs_plan *p, tfs_status *st) {
     if (pn->kind != TFS_NODE_PLAIN && pn->kind != TFS_NODE_CONTROL_TRIGGER)
       e->control_flow = 1;
     if (pn->npending == 0) e->roots[e->nroots++] = i;
+    if (pn->kdef && (pn->kdef->flags & TFS_KERNEL_BLOCKING)) e->blocking = 1;
   }
   for (int i = 0; i < p->nfeeds; i++) {
     const tfs_operation *op = p->feeds[i].oper;
     e->feed_dtypes[i] = tfs_dtype_base(op->out_types[p->feeds[i].index]);
     e->feed_declared[i] = tfs_placeholder__declared_shape(op);
   }
-  e->overlap = expensive_overlap(p);
+  /* a kernel that may wait for another run stays on the caller's thread */
+  e->overlap = e->blocking ? 0 : expensive_overlap(p);
   if (e->control_flow) { /* exec_cf.c: one thread, no memory plans */
     e->overlap = 0;
     e->memplan_off = 1;
@@ -466,6 +468,7 @@ void tfs_plan__run(tfs_session *s, tfs_plan *p, const tfs_run_options *ro,
       .limits = s->limits.any_run_limit ? &s->limits.run : NULL,
       .fnrt = &s->fnrt,
       .check_abort = run_check_abort,
+      .deadline_ns = x.deadline_ns,
   };
   memcpy(rs->uses, p->slot_uses, sizeof(int32_t) * (size_t)p->nslots);
   for (int i = 0; i < p->nfeeds; i++)

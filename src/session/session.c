@@ -181,6 +181,8 @@ void tfs_session_close(tfs_session *s, tfs_status *st) {
   tfs_session__exec_close(s); /* cancels in-flight runs, detaches callables */
   pthread_mutex_lock(&s->mu);
   s->closed = 1;
+  /* kernels waiting on a queue see the cancellation now */
+  tfs_resource_mgr_wake_all(s->resources);
   while (s->active_runs > 0) pthread_cond_wait(&s->idle, &s->mu);
   drop_plans(s);
   tfs_session__functions_free(s);
