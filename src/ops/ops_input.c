@@ -98,5 +98,7 @@ const tfs_op_spec tfs_ops_input[] = {
     {"IteratorGetNext", "iterator: resource", "components: output_types",
      "output_types: list(type) >= 1; output_shapes: list(shape) >= 1",
      get_next_shape, TFS_OP_STATEFUL},
+    {"IteratorToStringHandle", "resource_handle: resource",
+     "string_handle: string", "", tfs_shape_fn_scalar, TFS_OP_STATEFUL},
     {NULL, NULL, NULL, NULL, NULL, 0},
 };
