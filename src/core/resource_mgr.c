@@ -185,7 +185,7 @@ int tfs_resource_mgr_has_container(tfs_resource_mgr *m,
   return found;
 }
 
-/* ---- other session resources ---------------------------------------------- */
+/* ---- other session resources --------------------------------------------- */
 
 static other_res *other_find(tfs_resource_mgr *m, const char *container,
                              const char *name, const tfs_resource_kind *kind) {

@@ -89,9 +89,20 @@ const tfs_op_spec tfs_ops_input[] = {
      "handle: variant", DS_ATTRS, count_dataset_shape, 0},
     {"SkipDataset", "input_dataset: variant; count: int64",
      "handle: variant", DS_ATTRS, count_dataset_shape, 0},
+    {"MapDataset", "input_dataset: variant; other_arguments: Targuments",
+     "handle: variant",
+     "f: func; Targuments: list(type) >= 0; output_types: list(type) >= 1; "
+     "output_shapes: list(shape) >= 1; use_inter_op_parallelism: bool = "
+     "true; preserve_cardinality: bool = false; force_synchronous: bool = "
+     "false; metadata: string = ''",
+     tfs_shape_fn_scalar, 0},
     {"IteratorV2", "", "handle: resource",
      "shared_name: string; container: string; output_types: list(type) "
      ">= 1; output_shapes: list(shape) >= 1",
+     tfs_shape_fn_scalar, TFS_OP_STATEFUL},
+    {"OneShotIterator", "", "handle: resource",
+     "dataset_factory: func; output_types: list(type) >= 1; output_shapes: "
+     "list(shape) >= 1; container: string = ''; shared_name: string = ''",
      tfs_shape_fn_scalar, TFS_OP_STATEFUL},
     {"MakeIterator", "dataset: variant; iterator: resource", "", "",
      tfs_shape_fn_no_outputs, TFS_OP_STATEFUL},

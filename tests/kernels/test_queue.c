@@ -103,7 +103,7 @@ static void pause_ms(int ms) {
   nanosleep(&ts, NULL);
 }
 
-/* ---- one waiting run ------------------------------------------------------- */
+/* ---- one waiting run ----------------------------------------------------- */
 
 typedef struct waiter_arg {
   fixture *f;
@@ -249,7 +249,7 @@ static void test_deadline(void) {
   fixture_free(&f);
 }
 
-/* ---- many threads ------------------------------------------------------------ */
+/* ---- many threads -------------------------------------------------------- */
 
 #define PER_THREAD 200
 #define NPROD 3

@@ -30,7 +30,7 @@
 #define MAX_COMPONENTS 64
 
 enum ds_kind { DS_TENSOR, DS_SLICES, DS_RANGE, DS_BATCH, DS_REPEAT, DS_TAKE,
-               DS_SKIP };
+               DS_SKIP, DS_MAP };
 
 typedef struct dataset {
   tfs_variant base;            /* first member */
@@ -42,12 +42,18 @@ typedef struct dataset {
   int64_t a, b, c;             /* RANGE start stop step; counts; batch */
   int drop_remainder;          /* BATCH */
   struct dataset *input;       /* transformations */
+  tfs_func_attr fn;            /* MAP: f (name owned, no attrs) */
+  int ncaptured;               /* MAP: other_arguments, after the input */
+  tfs_tensor **captured;
 } dataset;
 
 static void dataset_destroy(void *p) {
   dataset *d = p;
   for (int i = 0; i < d->ncomp; i++) tfs_tensor_free(d->comps[i]);
   if (d->input) tfs_variant_unref(&d->input->base);
+  for (int i = 0; i < d->ncaptured; i++) tfs_tensor_free(d->captured[i]);
+  tfs_free(d->captured);
+  tfs_free(d->fn.name);
   tfs_free(d);
 }
 
@@ -66,7 +72,7 @@ static dataset *dataset_of(const tfs_tensor *t) {
   return v && v->type == &kDatasetType ? (dataset *)v : NULL;
 }
 
-/* ---- cursors ---------------------------------------------------------------- */
+/* ---- cursors ------------------------------------------------------------- */
 
 typedef struct cursor {
   const dataset *ds;
@@ -197,7 +203,8 @@ static int batch_next(tfs_kernel_ctx *k, cursor *c, tfs_tensor **out,
                       "%lld had shape %s.", j,
                       tfs_dims_str(first->shape.dims, first->shape.rank, a,
                                    sizeof a),
-                      (long long)i, tfs_dims_str(s->dims, s->rank, b, sizeof b));
+                      (long long)i,
+                      tfs_dims_str(s->dims, s->rank, b, sizeof b));
         rc = -1;
         break;
       }
@@ -220,9 +227,10 @@ static int batch_next(tfs_kernel_ctx *k, cursor *c, tfs_tensor **out,
     }
     out[j] = t;
     tfs_elem e = tfs_elem_of(first->dtype);
-    for (int64_t i = 0; i < got && first->nelems; i++)
-      if (tfs_elem_copy(e, (char *)t->data + i * first->nelems * (int64_t)e.size,
-                        rows[i * n + j]->data, first->nelems)) {
+    int64_t per = first->nelems;
+    for (int64_t i = 0; i < got && per; i++)
+      if (tfs_elem_copy(e, (char *)t->data + i * per * (int64_t)e.size,
+                        rows[i * n + j]->data, per)) {
         tfs_kctx_fail(k, TFS_RESOURCE_EXHAUSTED, "out of memory");
         rc = -1;
         break;
@@ -268,6 +276,36 @@ static int repeat_next(tfs_kernel_ctx *k, cursor *c, tfs_tensor **out,
   }
 }
 
+/* Map: the input's next element and the captured arguments through f,
+ * called with the run's function runtime as PartitionedCall calls. */
+static int map_next(tfs_kernel_ctx *k, cursor *c, tfs_tensor **out,
+                    int *end) {
+  const dataset *d = c->ds;
+  const tfs_fn_runtime *rt = k->run ? k->run->fnrt : NULL;
+  if (!rt) {
+    tfs_kctx_fail(k, TFS_UNIMPLEMENTED,
+                  "Function '%s' cannot be called here (no function "
+                  "runtime)", d->fn.name);
+    return -1;
+  }
+  int nin = d->input->ncomp, n = nin + d->ncaptured;
+  tfs_tensor *in[2 * MAX_COMPONENTS] = {NULL};
+  if (n > 2 * MAX_COMPONENTS) {
+    tfs_kctx_fail(k, TFS_INVALID_ARGUMENT, "too many map arguments: %d", n);
+    return -1;
+  }
+  if (next(k, c->input, in, end)) return -1;
+  if (*end) return 0;
+  for (int i = 0; i < d->ncaptured; i++) in[nin + i] = d->captured[i];
+  int rc = rt->call(rt->ctx, &d->fn, in, n, out, d->ncomp, k->st);
+  free_all(in, nin);
+  if (rc) {
+    tfs_kctx_fail_status(k, k->st);
+    return -1;
+  }
+  return 0;
+}
+
 /* The next element of c into out[0..ncomp): 0 with *end set at the end,
  * or -1 after failing k. */
 static int next(tfs_kernel_ctx *k, cursor *c, tfs_tensor **out, int *end) {
@@ -298,6 +336,8 @@ static int next(tfs_kernel_ctx *k, cursor *c, tfs_tensor **out, int *end) {
       return batch_next(k, c, out, end);
     case DS_REPEAT:
       return repeat_next(k, c, out, end);
+    case DS_MAP:
+      return map_next(k, c, out, end);
     case DS_TAKE:
       if (d->a >= 0 && c->pos >= d->a) {
         *end = 1;
@@ -322,7 +362,7 @@ static int next(tfs_kernel_ctx *k, cursor *c, tfs_tensor **out, int *end) {
   }
 }
 
-/* ---- the dataset ops ---------------------------------------------------------- */
+/* ---- the dataset ops ----------------------------------------------------- */
 
 /* The attrs every dataset op has: output types (Toutput_types for the
  * sources that take components). */
@@ -340,6 +380,14 @@ static int ds_prepare(tfs_kernel_init *ki) {
   proto->ncomp = n;
   memcpy(proto->types, t, sizeof(tfs_dtype) * (size_t)n);
   ki->state = proto;
+  if (proto->kind == DS_MAP) {
+    const tfs_attr_value *f = tfs_attrs_find(ki->attrs, "f");
+    if (!f || f->is_list || f->type != TFS_ATTR_FUNC || !f->u.func)
+      return tfs_ki_error(ki, TFS_INVALID_ARGUMENT, "f must be a function");
+    proto->fn.name = tfs_strdup(f->u.func->name);
+    if (!proto->fn.name)
+      return tfs_ki_error(ki, TFS_RESOURCE_EXHAUSTED, "out of memory");
+  }
   if (proto->kind == DS_RANGE && t[0] != TFS_INT64 && t[0] != TFS_INT32)
     return tfs_ki_error(ki, TFS_UNIMPLEMENTED,
                         "RangeDataset of %s is not supported",
@@ -359,6 +407,31 @@ static int scalar_in(tfs_kernel_ctx *k, int i, int64_t *v) {
   return 0;
 }
 
+/* MapDataset: keeps the other_arguments (inputs 1..). */
+static int capture(tfs_kernel_ctx *k, dataset *d) {
+  int n = k->ninputs - 1;
+  d->captured = tfs_calloc((size_t)n + 1, sizeof(tfs_tensor *));
+  if (!d->captured) {
+    tfs_kctx_fail(k, TFS_RESOURCE_EXHAUSTED, "out of memory");
+    return -1;
+  }
+  for (; d->ncaptured < n; d->ncaptured++) {
+    tfs_tensor *t = tfs_tensor__retainable(k->inputs[1 + d->ncaptured], k->st);
+    if (!t) {
+      tfs_kctx_fail_status(k, k->st);
+      return -1;
+    }
+    d->captured[d->ncaptured] = t;
+  }
+  return 0;
+}
+
+static void ds_release(void *p) {
+  dataset *proto = p;
+  if (proto) tfs_free(proto->fn.name);
+  tfs_free(proto);
+}
+
 static void ds_compute(tfs_kernel_ctx *k) {
   const dataset *proto = k->state;
   dataset *d = tfs_calloc(1, sizeof(*d));
@@ -368,6 +441,11 @@ static void ds_compute(tfs_kernel_ctx *k) {
   }
   tfs_variant_init(&d->base, &kDatasetType);
   d->kind = proto->kind;
+  if (proto->fn.name && !(d->fn.name = tfs_strdup(proto->fn.name))) {
+    tfs_free(d);
+    tfs_kctx_fail(k, TFS_RESOURCE_EXHAUSTED, "out of memory");
+    return;
+  }
   d->ncomp = proto->ncomp;
   memcpy(d->types, proto->types, sizeof d->types);
   int rc = 0;
@@ -411,7 +489,7 @@ static void ds_compute(tfs_kernel_ctx *k) {
       rc = -1;
     } else {
       d->input = (dataset *)tfs_variant_ref(&in->base);
-      rc = scalar_in(k, 1, &d->a);
+      rc = d->kind == DS_MAP ? capture(k, d) : scalar_in(k, 1, &d->a);
     }
     if (rc == 0 && d->kind == DS_BATCH) {
       int64_t drop = 0;
@@ -438,7 +516,7 @@ static void ds_compute(tfs_kernel_ctx *k) {
   tfs_kctx_set_output(k, 0, out);
 }
 
-/* ---- iterators ------------------------------------------------------------------ */
+/* ---- iterators ----------------------------------------------------------- */
 
 typedef struct iterator {
   pthread_mutex_t mu;
@@ -470,6 +548,7 @@ static void *iterator_create(void *arg, tfs_status *st) {
 
 typedef struct iter_state {
   char *container, *key;
+  char *factory;               /* OneShotIterator's dataset_factory */
 } iter_state;
 
 static void iter_state_release(void *p) {
@@ -477,6 +556,7 @@ static void iter_state_release(void *p) {
   if (!s) return;
   tfs_free(s->container);
   tfs_free(s->key);
+  tfs_free(s->factory);
   tfs_free(s);
 }
 
@@ -493,18 +573,59 @@ static int iterator_prepare(tfs_kernel_init *ki) {
                              : tfs_asprintf("n/%s", ki->node_name);
   if (!s->container || !s->key)
     return tfs_ki_error(ki, TFS_RESOURCE_EXHAUSTED, "out of memory");
+  const tfs_attr_value *f = tfs_attrs_find(ki->attrs, "dataset_factory");
+  if (f && !f->is_list && f->type == TFS_ATTR_FUNC && f->u.func &&
+      !(s->factory = tfs_strdup(f->u.func->name)))
+    return tfs_ki_error(ki, TFS_RESOURCE_EXHAUSTED, "out of memory");
   return 0;
+}
+
+/* OneShotIterator: the first run calls dataset_factory (through the
+ * run's function runtime) and starts the iterator on its dataset. */
+static void one_shot_start(tfs_kernel_ctx *k, const iter_state *s,
+                           iterator *it) {
+  const tfs_fn_runtime *rt = k->run ? k->run->fnrt : NULL;
+  tfs_func_attr f = {s->factory, NULL};
+  tfs_tensor *out = NULL;
+  if (!rt || !s->factory) {
+    tfs_kctx_fail(k, TFS_UNIMPLEMENTED,
+                  "dataset_factory cannot be called here (no function "
+                  "runtime)");
+    return;
+  }
+  if (rt->call(rt->ctx, &f, NULL, 0, &out, 1, k->st)) {
+    tfs_kctx_fail_status(k, k->st);
+    return;
+  }
+  dataset *d = dataset_of(out);
+  cursor *c = d ? cursor_new(d) : NULL;
+  if (!d)
+    tfs_kctx_fail(k, TFS_INVALID_ARGUMENT,
+                  "dataset_factory must return a dataset variant");
+  else if (!c)
+    tfs_kctx_fail(k, TFS_RESOURCE_EXHAUSTED, "out of memory");
+  else {
+    it->cur = c;
+    it->ds = tfs_variant_ref(&d->base);
+  }
+  tfs_tensor_free(out);
 }
 
 static void iterator_compute(tfs_kernel_ctx *k) {
   iter_state *s = k->state;
   int created;
-  if (!tfs_resource_mgr_lookup_or_create(tfs_kctx_resources(k), s->container,
-                                         s->key, &kIteratorKind,
-                                         iterator_create, NULL, &created,
-                                         k->st)) {
+  iterator *it = tfs_resource_mgr_lookup_or_create(
+      tfs_kctx_resources(k), s->container, s->key, &kIteratorKind,
+      iterator_create, NULL, &created, k->st);
+  if (!it) {
     tfs_kctx_fail_status(k, k->st);
     return;
+  }
+  if (s->factory) {
+    pthread_mutex_lock(&it->mu);
+    if (!it->ds) one_shot_start(k, s, it);
+    pthread_mutex_unlock(&it->mu);
+    if (k->failed) return;
   }
   tfs_resource_handle *h = tfs_resource_handle_new(
       s->container, s->key, "Iterator", TFS_INVALID, NULL);
@@ -637,10 +758,10 @@ static void to_string_handle_compute(tfs_kernel_ctx *k) {
   tfs_strbuf_free(&b);
 }
 
-/* ---- the table ------------------------------------------------------------------- */
+/* ---- the table ----------------------------------------------------------- */
 
 #define DS(op, kind)                                                     \
-  {op, "CPU", NULL, 0, ds_prepare, ds_compute, tfs_free, 0,              \
+  {op, "CPU", NULL, 0, ds_prepare, ds_compute, ds_release, 0,            \
    (const void *)(intptr_t)(kind)}
 const tfs_kernel_def tfs_cpu_kernels_dataset[] = {
     DS("TensorDataset", DS_TENSOR),
@@ -650,7 +771,10 @@ const tfs_kernel_def tfs_cpu_kernels_dataset[] = {
     DS("RepeatDataset", DS_REPEAT),
     DS("TakeDataset", DS_TAKE),
     DS("SkipDataset", DS_SKIP),
+    DS("MapDataset", DS_MAP),
     {"IteratorV2", "CPU", NULL, 0, iterator_prepare, iterator_compute,
+     iter_state_release, 0, NULL},
+    {"OneShotIterator", "CPU", NULL, 0, iterator_prepare, iterator_compute,
      iter_state_release, 0, NULL},
     {"MakeIterator", "CPU", NULL, 0, NULL, make_iterator_compute, NULL, 0,
      NULL},

@@ -287,7 +287,7 @@ static void queue_compute(tfs_kernel_ctx *c) {
   tfs_kctx_set_output(c, 0, t);
 }
 
-/* ---- the ops on a handle -------------------------------------------------- */
+/* ---- the ops on a handle ------------------------------------------------- */
 
 /* The queue input 0 names; NULL after failing c. */
 static fifo_queue *queue_of(tfs_kernel_ctx *c) {
@@ -461,12 +461,13 @@ static tfs_tensor *batch_row(tfs_kernel_ctx *c, const tfs_tensor *b,
 /* Appends element `row` of the inputs (or the inputs themselves when
  * row < 0) to q (mu held).  -1 after failing c. */
 static int push_element(tfs_kernel_ctx *c, fifo_queue *q, int64_t row) {
-  tfs_tensor *el[64];
   int n = q->ncomp;
-  if (n > 64 || ring_reserve(q)) {
+  if (ring_reserve(q)) {
     tfs_kctx_fail(c, TFS_RESOURCE_EXHAUSTED, "out of memory");
     return -1;
   }
+  /* the slot after the last element, filled in place */
+  tfs_tensor **el = ring_at(q, q->count);
   for (int k = 0; k < n; k++) {
     el[k] = row < 0 ? tfs_tensor__retainable(c->inputs[k + 1], c->st)
                     : batch_row(c, c->inputs[k + 1], row);
@@ -476,7 +477,6 @@ static int push_element(tfs_kernel_ctx *c, fifo_queue *q, int64_t row) {
       return -1;
     }
   }
-  memcpy(ring_at(q, q->count), el, sizeof(void *) * (size_t)n);
   q->count++;
   return 0;
 }
@@ -723,7 +723,7 @@ static void is_closed_compute(tfs_kernel_ctx *c) {
   scalar_out(c, closed);
 }
 
-/* ---- the table ------------------------------------------------------------ */
+/* ---- the table ----------------------------------------------------------- */
 
 #define ANY NULL, 0
 #define BLOCKS TFS_KERNEL_BLOCKING
