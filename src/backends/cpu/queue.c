@@ -392,6 +392,16 @@ static tfs_tensor **ring_at(fifo_queue *q, int64_t i) {
   return &q->ring[((q->head + i) % q->alloc) * q->ncomp];
 }
 
+/* Enqueue and dequeue kernels: TensorFlow's kernels refuse a timeout. */
+static int access_prepare(tfs_kernel_init *ki) {
+  int64_t timeout = -1;
+  tfs_attrs_get_int(ki->attrs, "timeout_ms", &timeout);
+  if (timeout != -1)
+    return tfs_ki_error(ki, TFS_INVALID_ARGUMENT,
+                        "Timeout not supported yet.");
+  return 0;
+}
+
 /* ---- enqueue ------------------------------------------------------------ */
 
 /* TensorFlow's ValidateTuple / ValidateManyTuple. */
@@ -730,15 +740,16 @@ static void is_closed_compute(tfs_kernel_ctx *c) {
 const tfs_kernel_def tfs_cpu_kernels_queue[] = {
     {"FIFOQueueV2", "CPU", ANY, queue_prepare, queue_compute,
      queue_state_release, 0, NULL},
-    {"QueueEnqueueV2", "CPU", ANY, NULL, enqueue_compute, NULL, BLOCKS, NULL},
-    {"QueueEnqueueManyV2", "CPU", ANY, NULL, enqueue_many_compute, NULL,
+    {"QueueEnqueueV2", "CPU", ANY, access_prepare, enqueue_compute, NULL,
      BLOCKS, NULL},
-    {"QueueDequeueV2", "CPU", ANY, NULL, dequeue_compute, NULL, BLOCKS,
-     NULL},
-    {"QueueDequeueManyV2", "CPU", ANY, NULL, dequeue_many_compute, NULL,
+    {"QueueEnqueueManyV2", "CPU", ANY, access_prepare, enqueue_many_compute,
+     NULL, BLOCKS, NULL},
+    {"QueueDequeueV2", "CPU", ANY, access_prepare, dequeue_compute, NULL,
      BLOCKS, NULL},
-    {"QueueDequeueUpToV2", "CPU", ANY, NULL, dequeue_up_to_compute, NULL,
-     BLOCKS, NULL},
+    {"QueueDequeueManyV2", "CPU", ANY, access_prepare, dequeue_many_compute,
+     NULL, BLOCKS, NULL},
+    {"QueueDequeueUpToV2", "CPU", ANY, access_prepare,
+     dequeue_up_to_compute, NULL, BLOCKS, NULL},
     {"QueueCloseV2", "CPU", ANY, close_prepare, close_compute, NULL, BLOCKS,
      NULL},
     {"QueueSizeV2", "CPU", ANY, NULL, size_compute, NULL, 0, NULL},
