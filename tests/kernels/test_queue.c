@@ -6,11 +6,15 @@
  * the session releases a waiting run with CANCELLED, a run's deadline
  * ends a wait with DEADLINE_EXCEEDED, and many producer and consumer
  * threads move every element exactly once, also when more runs wait than
- * the inter-op pool has threads.  scripts/check runs it again under
+ * the inter-op pool has threads.  Also hostile sizes: a DequeueMany of
+ * INT32_MAX, a 100-component tuple, a range next to INT64_MAX, a batch
+ * size of INT64_MAX.  scripts/check runs it again under
  * ThreadSanitizer.
  */
 #include <math.h>
 #include <pthread.h>
+#include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <time.h>
 
@@ -322,6 +326,144 @@ static void run_many(int capacity, int inter) {
 static void test_producers_consumers(void) { run_many(4, 0); }
 static void test_more_waiters_than_pool_threads(void) { run_many(1, 2); }
 
+/* ---- hostile sizes ------------------------------------------------------- */
+
+static tfs_output const_scalar(tfs_graph *g, const char *name, tfs_dtype dt,
+                               const void *v, tfs_status *st) {
+  tfs_tensor *t = tfs_tensor_new_copy(dt, NULL, 0, v,
+                                      dt == TFS_BOOL ? 1 : tfs_dtype_size(dt),
+                                      st);
+  TFS_ASSERT_OK(st);
+  tfs_op_desc *d = tfs_op_desc_new(g, "Const", name);
+  tfs_op_desc_set_attr_type(d, "dtype", dt);
+  tfs_op_desc_set_attr_tensor(d, "value", t, st);
+  tfs_tensor_free(t);
+  return OUT(fin(d, st), 0);
+}
+
+/* DequeueMany of INT32_MAX elements from a closed queue fails at once
+ * (nothing of that size is allocated); a 100-component tuple goes
+ * through. */
+static void test_huge_counts_and_wide_tuples(void) {
+  tfs_status *st = tfs_status_new();
+  tfs_graph *g = tfs_graph_new();
+  enum { N = 100 };
+  tfs_dtype types[N];
+  const int64_t *dims[N];
+  int nd[N];
+  tfs_output comps[N];
+  for (int i = 0; i < N; i++) {
+    char name[16];
+    float v = (float)i;
+    types[i] = TFS_FLOAT;
+    dims[i] = NULL;
+    nd[i] = 0;
+    snprintf(name, sizeof name, "c%d", i);
+    comps[i] = const_scalar(g, name, TFS_FLOAT, &v, st);
+  }
+  tfs_op_desc *d = tfs_op_desc_new(g, "FIFOQueueV2", "q");
+  tfs_op_desc_set_attr_type_list(d, "component_types", types, N);
+  tfs_op_desc_set_attr_shape_list(d, "shapes", dims, nd, N);
+  tfs_operation *q = fin(d, st);
+  d = tfs_op_desc_new(g, "QueueEnqueueV2", "enq");
+  tfs_op_desc_add_input(d, OUT(q, 0));
+  tfs_op_desc_add_input_list(d, comps, N);
+  tfs_operation *enq = fin(d, st);
+  d = tfs_op_desc_new(g, "QueueCloseV2", "close");
+  tfs_op_desc_add_input(d, OUT(q, 0));
+  tfs_operation *close = fin(d, st);
+  int32_t huge = INT32_MAX;
+  tfs_output n = const_scalar(g, "n", TFS_INT32, &huge, st);
+  d = tfs_op_desc_new(g, "QueueDequeueManyV2", "dm");
+  tfs_op_desc_add_input(d, OUT(q, 0));
+  tfs_op_desc_add_input(d, n);
+  tfs_op_desc_set_attr_type_list(d, "component_types", types, N);
+  tfs_operation *dm = fin(d, st);
+  d = tfs_op_desc_new(g, "QueueDequeueV2", "deq");
+  tfs_op_desc_add_input(d, OUT(q, 0));
+  tfs_op_desc_set_attr_type_list(d, "component_types", types, N);
+  tfs_operation *deq = fin(d, st);
+  tfs_session *s = tfs_session_new(g, NULL, st);
+  TFS_ASSERT_OK(st);
+  tfs_session_run(s, NULL, NULL, 0, NULL, NULL, 0, &enq, 1, st);
+  TFS_ASSERT_OK(st);
+  tfs_session_run(s, NULL, NULL, 0, NULL, NULL, 0, &close, 1, st);
+  TFS_ASSERT_OK(st);
+  tfs_tensor *v = NULL;
+  tfs_output o = OUT(dm, 0);
+  tfs_session_run(s, NULL, NULL, 0, &o, &v, 1, NULL, 0, st);
+  TFS_ASSERT_ERROR(st, TFS_OUT_OF_RANGE,
+                   "(requested 2147483647, current size 1)");
+  o = OUT(deq, N - 1);
+  tfs_session_run(s, NULL, NULL, 0, &o, &v, 1, NULL, 0, st);
+  TFS_ASSERT_OK(st);
+  CU_ASSERT_EQUAL(*(const float *)tfs_tensor_data(v), (float)(N - 1));
+  tfs_tensor_free(v);
+  tfs_session_free(s);
+  tfs_graph_free(g);
+  tfs_status_free(st);
+}
+
+/* A dataset op with the attrs every one has. */
+static tfs_op_desc *dataset_desc(tfs_graph *g, const char *type,
+                                 const char *name, tfs_dtype dt) {
+  tfs_op_desc *d = tfs_op_desc_new(g, type, name);
+  const int64_t *dims[1] = {NULL};
+  int nd = 0;
+  tfs_op_desc_set_attr_type_list(d, "output_types", &dt, 1);
+  tfs_op_desc_set_attr_shape_list(d, "output_shapes", dims, &nd, 1);
+  return d;
+}
+
+/* Range near INT64_MAX stops instead of overflowing; a batch size of
+ * INT64_MAX makes one batch of what there is. */
+static void test_dataset_extremes(void) {
+  tfs_status *st = tfs_status_new();
+  tfs_graph *g = tfs_graph_new();
+  int64_t start = INT64_MAX - 7, stop = INT64_MAX, step = 5;
+  int64_t big = INT64_MAX;
+  unsigned char no = 0;
+  tfs_op_desc *d = dataset_desc(g, "RangeDataset", "range", TFS_INT64);
+  tfs_op_desc_add_input(d, const_scalar(g, "start", TFS_INT64, &start, st));
+  tfs_op_desc_add_input(d, const_scalar(g, "stop", TFS_INT64, &stop, st));
+  tfs_op_desc_add_input(d, const_scalar(g, "step", TFS_INT64, &step, st));
+  tfs_operation *range = fin(d, st);
+  d = dataset_desc(g, "BatchDatasetV2", "batch", TFS_INT64);
+  tfs_op_desc_add_input(d, OUT(range, 0));
+  tfs_op_desc_add_input(d, const_scalar(g, "bs", TFS_INT64, &big, st));
+  tfs_op_desc_add_input(d, const_scalar(g, "drop", TFS_BOOL, &no, st));
+  tfs_operation *batch = fin(d, st);
+  d = dataset_desc(g, "IteratorV2", "it", TFS_INT64);
+  tfs_op_desc_set_attr_string(d, "shared_name", "", 0);
+  tfs_op_desc_set_attr_string(d, "container", "", 0);
+  tfs_operation *it = fin(d, st);
+  d = tfs_op_desc_new(g, "MakeIterator", "init");
+  tfs_op_desc_add_input(d, OUT(batch, 0));
+  tfs_op_desc_add_input(d, OUT(it, 0));
+  tfs_operation *init = fin(d, st);
+  d = dataset_desc(g, "IteratorGetNext", "next", TFS_INT64);
+  tfs_op_desc_add_input(d, OUT(it, 0));
+  tfs_operation *next = fin(d, st);
+  tfs_session *s = tfs_session_new(g, NULL, st);
+  TFS_ASSERT_OK(st);
+  tfs_session_run(s, NULL, NULL, 0, NULL, NULL, 0, &init, 1, st);
+  TFS_ASSERT_OK(st);
+  tfs_tensor *v = NULL;
+  tfs_output o = OUT(next, 0);
+  tfs_session_run(s, NULL, NULL, 0, &o, &v, 1, NULL, 0, st);
+  TFS_ASSERT_OK(st);
+  CU_ASSERT_EQUAL(tfs_tensor_ndims(v), 1);
+  CU_ASSERT_EQUAL(tfs_tensor_dim(v, 0), 2);
+  const int64_t *x = tfs_tensor_data(v);
+  CU_ASSERT(x[0] == INT64_MAX - 7 && x[1] == INT64_MAX - 2);
+  tfs_tensor_free(v);
+  tfs_session_run(s, NULL, NULL, 0, &o, &v, 1, NULL, 0, st);
+  TFS_ASSERT_ERROR(st, TFS_OUT_OF_RANGE, "End of sequence");
+  tfs_session_free(s);
+  tfs_graph_free(g);
+  tfs_status_free(st);
+}
+
 static const tfs_test_case kCases[] = {
     {"dequeue_waits_for_enqueue", test_dequeue_waits_for_enqueue},
     {"close_wakes_dequeue", test_close_wakes_dequeue},
@@ -331,6 +473,8 @@ static const tfs_test_case kCases[] = {
     {"deadline", test_deadline},
     {"producers_consumers", test_producers_consumers},
     {"more_waiters_than_pool_threads", test_more_waiters_than_pool_threads},
+    {"huge_counts_and_wide_tuples", test_huge_counts_and_wide_tuples},
+    {"dataset_extremes", test_dataset_extremes},
     {NULL, NULL},
 };
 
