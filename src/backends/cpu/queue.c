@@ -105,6 +105,9 @@ static void queue_wake(void *p) {
 static const tfs_resource_kind kQueueKind = {QUEUE_TYPE, queue_free,
                                              queue_wake};
 
+static void append_types(char *buf, size_t cap, const tfs_dtype *t, int n);
+static void append_shapes(char *buf, size_t cap, const tfs_shape *s, int n);
+
 /* ---- FIFOQueueV2 -------------------------------------------------------- */
 
 typedef struct queue_state {
@@ -160,16 +163,20 @@ static int queue_prepare(tfs_kernel_init *ki) {
   memcpy(s->dtypes, types, sizeof(tfs_dtype) * (size_t)s->ncomp);
   if (s->nshapes)
     memcpy(s->shapes, sh->u.list.v, sizeof(tfs_shape) * (size_t)s->nshapes);
-  if (s->nshapes && s->nshapes != s->ncomp)
-    return tfs_ki_error(ki, TFS_INVALID_ARGUMENT,
-                        "All shapes must be fully defined: shapes has %d "
-                        "entries for %d components", s->nshapes, s->ncomp);
   for (int i = 0; i < s->nshapes; i++) {
     char buf[TFS_SHAPE_STRLEN];
     if (!tfs_shape_is_fully_defined(&s->shapes[i]))
       return tfs_ki_error(ki, TFS_INVALID_ARGUMENT,
-                          "All shapes must be fully defined: %s",
+                          "Shape %s is not fully defined",
                           tfs_shape_str(&s->shapes[i], buf, sizeof buf));
+  }
+  if (s->nshapes && s->nshapes != s->ncomp) {
+    char types[512] = "", shapes[1024] = "";
+    append_types(types, sizeof types, s->dtypes, s->ncomp);
+    append_shapes(shapes, sizeof shapes, s->shapes, s->nshapes);
+    return tfs_ki_error(ki, TFS_INVALID_ARGUMENT,
+                        "Different number of component types.  Types: %s, "
+                        "Shapes: %s", types, shapes);
   }
   int64_t cap = -1;
   tfs_attrs_get_int(ki->attrs, "capacity", &cap);
