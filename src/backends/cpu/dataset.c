@@ -193,18 +193,18 @@ static int batch_next(tfs_kernel_ctx *k, cursor *c, tfs_tensor **out,
   if (rc == 0 && (got == 0 || (got < want && d->drop_remainder))) *end = 1;
   for (int j = 0; rc == 0 && !*end && j < n; j++) {
     const tfs_tensor *first = rows[j];
+    /* as TensorFlow's batch copy: element counts must agree, the first
+     * element's shape is the batch's */
     for (int64_t i = 1; i < got; i++)
-      if (!tfs_shape_equal(&rows[i * n + j]->shape, &first->shape)) {
+      if (rows[i * n + j]->nelems != first->nelems) {
         char a[TFS_SHAPE_STRLEN], b[TFS_SHAPE_STRLEN];
         const tfs_shape *s = &rows[i * n + j]->shape;
         tfs_kctx_fail(k, TFS_INVALID_ARGUMENT,
-                      "Cannot batch tensors with different shapes in "
-                      "component %d. First element had shape %s and element "
-                      "%lld had shape %s.", j,
-                      tfs_dims_str(first->shape.dims, first->shape.rank, a,
-                                   sizeof a),
-                      (long long)i,
-                      tfs_dims_str(s->dims, s->rank, b, sizeof b));
+                      "Cannot add tensor to the batch: number of elements "
+                      "does not match. Shapes are: [tensor]: %s, [batch]: %s",
+                      tfs_dims_str(s->dims, s->rank, a, sizeof a),
+                      tfs_dims_str(first->shape.dims, first->shape.rank, b,
+                                   sizeof b));
         rc = -1;
         break;
       }
