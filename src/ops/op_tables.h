@@ -31,5 +31,6 @@ extern const tfs_op_spec tfs_ops_nn3d[];
 extern const tfs_op_spec tfs_ops_spectral[];
 extern const tfs_op_spec tfs_ops_ragged[];
 extern const tfs_op_spec tfs_ops_input[];
+extern const tfs_op_spec tfs_ops_extra[];
 
 #endif

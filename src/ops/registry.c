@@ -29,6 +29,7 @@ static const tfs_op_spec *const kFamilies[] = {
     tfs_ops_spectral,
     tfs_ops_ragged,
     tfs_ops_input,
+    tfs_ops_extra,
 };
 
 static pthread_once_t g_once = PTHREAD_ONCE_INIT;

@@ -46,6 +46,8 @@ const tfs_kernel_def *const tfs_cpu_kernel_tables[] = {
     tfs_cpu_kernels_ragged, tfs_cpu_kernels_ragged_variant,
     tfs_cpu_kernels_complex_parts, tfs_cpu_kernels_linalg,
     tfs_cpu_kernels_linalg_decomp,
+    tfs_cpu_kernels_string_convert, tfs_cpu_kernels_set_ops,
+    tfs_cpu_kernels_ctc_decoder, tfs_cpu_kernels_lstm_cell,
     NULL,
 };
 

@@ -77,5 +77,9 @@ extern const tfs_kernel_def tfs_cpu_kernels_ragged_variant[];
 extern const tfs_kernel_def tfs_cpu_kernels_complex_parts[];
 extern const tfs_kernel_def tfs_cpu_kernels_linalg[];
 extern const tfs_kernel_def tfs_cpu_kernels_linalg_decomp[];
+extern const tfs_kernel_def tfs_cpu_kernels_string_convert[];
+extern const tfs_kernel_def tfs_cpu_kernels_set_ops[];
+extern const tfs_kernel_def tfs_cpu_kernels_ctc_decoder[];
+extern const tfs_kernel_def tfs_cpu_kernels_lstm_cell[];
 
 #endif
