@@ -1,0 +1,21 @@
+
+
+xPlaceholder*
+dtype0
+
+sPlaceholder*
+dtype0
+*
+CTCGreedyDecoderCTCGreedyDecoderxs
+*
+outIdentityCTCGreedyDecoder*
+T0	
+.
+out_1IdentityCTCGreedyDecoder:1*
+T0	
+.
+out_2IdentityCTCGreedyDecoder:2*
+T0	
+.
+out_3IdentityCTCGreedyDecoder:3*
+T0"ª

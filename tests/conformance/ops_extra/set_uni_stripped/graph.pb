@@ -1,0 +1,20 @@
+
+
+aPlaceholder*
+dtype0
+
+bPlaceholder*
+dtype0
+]
+DenseToDenseSetOperationDenseToDenseSetOperationab*
+T0*
+set_operationunion
+2
+outIdentityDenseToDenseSetOperation*
+T0	
+6
+out_1IdentityDenseToDenseSetOperation:1*
+T0
+6
+out_2IdentityDenseToDenseSetOperation:2*
+T0	"ª
