@@ -131,7 +131,8 @@ static const char *dims_str(const tfs_shape *s, int rank, char *buf,
   return tfs_shape_str(&g, buf, cap);
 }
 
-/* TensorFlow's group shape checks; returns the number of groups. */
+/* TensorFlow's group shape checks; returns the number of groups to
+ * visit, -1 after an error. */
 static int64_t check_groups(tfs_kernel_ctx *c, const tfs_tensor *a,
                             const tfs_tensor *b) {
   char x[128], y[128];
@@ -153,8 +154,12 @@ static int64_t check_groups(tfs_kernel_ctx *c, const tfs_tensor *a,
                   dims_str(&b->shape, rb, y, sizeof y));
     return -1;
   }
+  /* With a row of values in either input, the group count is at most
+   * that input's element count; with none, every result is empty and
+   * the groups need not be visited (their count may pass INT64_MAX). */
+  if (a->nelems == 0 && b->nelems == 0) return 0;
   int64_t g = 1;
-  for (int d = 0; d < ra; d++) g *= a->shape.dims[d]; /* a holds them */
+  for (int d = 0; d < ra; d++) g *= a->shape.dims[d];
   return g;
 }
 
@@ -202,11 +207,16 @@ static void set_compute(tfs_kernel_ctx *c) {
   const tfs_tensor *a = c->inputs[0], *b = c->inputs[1];
   int64_t groups = check_groups(c, a, b);
   if (groups < 0) return;
+  if (groups == 0) { /* rows of any length in no group, or no values */
+    write_outputs(c, a, NULL, NULL, 0, 0, 0);
+    return;
+  }
   int64_t na = a->shape.dims[a->shape.rank - 1];
   int64_t nb = b->shape.dims[b->shape.rank - 1];
   int (*cmp)(const void *, const void *) =
       a->dtype == TFS_STRING ? cmp_str : cmp_int;
-  /* every count below is bounded by the inputs' element counts */
+  /* with a group to visit, every count below is bounded by the inputs'
+   * element counts */
   size_t cap = (size_t)(a->nelems + b->nelems);
   set_key *ka = tfs_kctx_scratch(c, sizeof(set_key) * (size_t)(na + 1));
   set_key *kb = ka ? tfs_kctx_scratch(c, sizeof(set_key) * (size_t)(nb + 1))

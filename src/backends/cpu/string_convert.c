@@ -8,7 +8,8 @@
  * zero; integers are an optional sign and decimal digits that must fit
  * the type (no sign '-' for the unsigned types).  Anything else fails
  * with TensorFlow's "StringToNumberOp could not correctly convert
- * string: " and the string.
+ * string: " and the string (its first 1024 bytes, so that the message
+ * keeps its node suffix).
  *
  * AsString formats each element with the printf format TensorFlow builds
  * from its attrs ("%", the fill flag, width, ".precision", then the
@@ -132,7 +133,7 @@ static void string_to_number_compute(tfs_kernel_ctx *c) {
     if (parse_one(p, n, o->dtype, o->data, i, buf)) {
       tfs_kctx_fail(c, TFS_INVALID_ARGUMENT,
                     "StringToNumberOp could not correctly convert string: "
-                    "%.*s", n > 4096 ? 4096 : (int)n, p);
+                    "%.*s", n > 1024 ? 1024 : (int)n, p);
       return;
     }
   }
