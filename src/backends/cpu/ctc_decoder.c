@@ -30,12 +30,12 @@ static int ctc_prepare(tfs_kernel_init *ki) {
 /* TensorFlow's checks, in its order; 0 when the inputs are usable. */
 static int ctc_check(tfs_kernel_ctx *c, const tfs_tensor *x,
                      const tfs_tensor *len, int64_t *blank) {
-  if (x->nelems == 0) {
-    tfs_kctx_fail(c, TFS_INVALID_ARGUMENT, "inputs must not be empty");
-    return -1;
-  }
   if (x->shape.rank != 3) {
     tfs_kctx_fail(c, TFS_INVALID_ARGUMENT, "inputs is not a 3-Tensor");
+    return -1;
+  }
+  if (x->nelems == 0) {
+    tfs_kctx_fail(c, TFS_INVALID_ARGUMENT, "inputs must not be empty");
     return -1;
   }
   if (len->shape.rank != 1) {
