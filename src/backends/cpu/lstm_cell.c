@@ -150,6 +150,13 @@ static void lstm_compute(tfs_kernel_ctx *c) {
   int64_t batch, input, cell;
   if (lstm_check(c, s, &batch, &input, &cell)) return;
   int64_t k = input + cell, n = 4 * cell;
+  if (batch > INT32_MAX || k > INT32_MAX || n > INT32_MAX) {
+    tfs_kctx_fail(c, TFS_INVALID_ARGUMENT,
+                  "LSTMBlockCell dimensions too large for the GEMM: batch "
+                  "%lld, input_size + cell_size %lld, cell_size * 4 %lld",
+                  (long long)batch, (long long)k, (long long)n);
+    return;
+  }
   const float *fin[8];
   for (int q = 0; q < 8; q++)
     if (!(fin[q] = as_float(c, c->inputs[q]))) return;

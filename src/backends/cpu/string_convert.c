@@ -185,7 +185,7 @@ static int as_string_check(tfs_kernel_init *ki, tfs_dtype dt,
     return tfs_ki_error(ki, TFS_INVALID_ARGUMENT,
                         "Cannot select both scientific and shortest "
                         "notation");
-  if (fill_len == 1 && !strchr(" +-0#", fill[0]))
+  if (fill_len == 1 && !memchr(" +-0#", fill[0], 5))
     return tfs_ki_error(ki, TFS_INVALID_ARGUMENT,
                         "Fill argument not supported: \"%.*s\"",
                         (int)fill_len, fill);
