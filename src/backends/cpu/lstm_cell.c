@@ -11,8 +11,10 @@
  *   o  = sigmoid(icfo_o [+ cs * wco])
  *   h  = co * o
  *
- * the bracketed terms with use_peephole.  Half inputs are widened to
- * float, computed in float and each output rounded once.
+ * the bracketed terms with use_peephole.  Float runs the product on the
+ * project's GEMM.  Half computes in float and rounds every product, sum
+ * and function value to half, as TensorFlow's kernel computes in
+ * Eigen::half (its product included: one term at a time along k).
  */
 #include <math.h>
 #include <string.h>
@@ -121,28 +123,63 @@ static const float *as_float(tfs_kernel_ctx *c, const tfs_tensor *t) {
 
 static float sigmoidf(float v) { return 1.0f / (1.0f + expf(-v)); }
 
-/* The gates of row r from icfo (4 * cell wide) into out[7][batch*cell]. */
-static void lstm_row(const lstm_state *s, const float *icfo,
+/* Rounding after each operation: none in float, to half in half. */
+typedef float (*round_fn)(float);
+static float keep(float v) { return v; }
+static float to_half(float v) {
+  return tfs_half_to_float(tfs_float_to_half(v));
+}
+
+/* The gates of row r from icfo (4 * cell wide) into out[7][batch*cell],
+ * each operation rounded by rd as TensorFlow's kernel rounds it in T. */
+static void lstm_row(const lstm_state *s, round_fn rd, const float *icfo,
                      const float *cs_prev, const float *const *peep,
                      int64_t r, int64_t cell, float *const *out) {
+  float fb = rd(s->forget_bias), clip = rd(s->cell_clip);
   for (int64_t j = 0; j < cell; j++) {
     int64_t k = r * cell + j;
     const float *g = icfo + r * 4 * cell;
     float cp = cs_prev[k];
-    float i = sigmoidf(g[j] + (peep ? cp * peep[0][j] : 0.0f));
-    float ci = tanhf(g[cell + j]);
-    float f = sigmoidf(g[2 * cell + j] + s->forget_bias +
-                       (peep ? cp * peep[1][j] : 0.0f));
-    float cs = ci * i + cp * f;
+    float i = peep ? rd(g[j] + rd(cp * peep[0][j])) : g[j];
+    i = rd(sigmoidf(i));
+    float ci = rd(tanhf(g[cell + j]));
+    float f = rd(g[2 * cell + j] + fb);
+    if (peep) f = rd(f + rd(cp * peep[1][j]));
+    f = rd(sigmoidf(f));
+    float cs = rd(rd(ci * i) + rd(f * cp));
     if (s->cell_clip > 0.0f) {
-      if (cs < -s->cell_clip) cs = -s->cell_clip;
-      if (cs > s->cell_clip) cs = s->cell_clip;
+      if (cs < -clip) cs = -clip;
+      if (cs > clip) cs = clip;
     }
-    float co = tanhf(cs);
-    float o = sigmoidf(g[3 * cell + j] + (peep ? cs * peep[2][j] : 0.0f));
-    float v[7] = {i, cs, f, o, ci, co, co * o};
+    float co = rd(tanhf(cs));
+    float o = peep ? rd(g[3 * cell + j] + rd(cs * peep[2][j]))
+                   : g[3 * cell + j];
+    o = rd(sigmoidf(o));
+    float v[7] = {i, cs, f, o, ci, co, rd(co * o)};
     for (int q = 0; q < 7; q++) out[q][k] = v[q];
   }
+}
+
+/* icfo = xh * w + b.  Float: the project's GEMM.  Half: one product and
+ * one sum at a time along k, each rounded to half, as TensorFlow's Eigen
+ * contraction accumulates in half. */
+static void lstm_icfo(tfs_kernel_ctx *c, int is_half, const float *xh,
+                      const float *w, const float *b, int64_t batch,
+                      int64_t k, int64_t n, float *icfo) {
+  if (!is_half) {
+    tfs_gemm_f32(0, 0, batch, n, k, 1.0f, xh, k, w, n, 0.0f, icfo, n,
+                 tfs_kctx_intra_pool(c));
+    for (int64_t r = 0; r < batch; r++)
+      for (int64_t j = 0; j < n; j++) icfo[r * n + j] += b[j];
+    return;
+  }
+  for (int64_t r = 0; r < batch; r++)
+    for (int64_t j = 0; j < n; j++) {
+      float acc = 0.0f;
+      for (int64_t p = 0; p < k; p++)
+        acc = to_half(acc + to_half(xh[r * k + p] * w[p * n + j]));
+      icfo[r * n + j] = to_half(acc + b[j]);
+    }
 }
 
 static void lstm_compute(tfs_kernel_ctx *c) {
@@ -170,13 +207,10 @@ static void lstm_compute(tfs_kernel_ctx *c) {
     memcpy(xh + r * k + input, fin[2] + r * cell,
            sizeof(float) * (size_t)cell);
   }
-  tfs_gemm_f32(0, 0, batch, n, k, 1.0f, xh, k, fin[3], n, 0.0f, icfo, n,
-               tfs_kctx_intra_pool(c));
-  for (int64_t r = 0; r < batch; r++)
-    for (int64_t j = 0; j < n; j++) icfo[r * n + j] += fin[7][j];
+  int is_half = c->inputs[0]->dtype == TFS_HALF;
+  lstm_icfo(c, is_half, xh, fin[3], fin[7], batch, k, n, icfo);
   tfs_shape os;
   tfs_shape_2d(&os, batch, cell);
-  int is_half = c->inputs[0]->dtype == TFS_HALF;
   float *out[7];
   for (int q = 0; q < 7; q++) {
     tfs_tensor *o = tfs_kctx_alloc_output(c, q, &os);
@@ -188,7 +222,8 @@ static void lstm_compute(tfs_kernel_ctx *c) {
   }
   const float *peep[3] = {fin[4], fin[5], fin[6]};
   for (int64_t r = 0; r < batch; r++)
-    lstm_row(s, icfo, fin[1], s->use_peephole ? peep : NULL, r, cell, out);
+    lstm_row(s, is_half ? to_half : keep, icfo, fin[1],
+             s->use_peephole ? peep : NULL, r, cell, out);
   for (int q = 0; is_half && q < 7; q++) {
     uint16_t *h = c->outputs[q]->data;
     for (int64_t i = 0; i < batch * cell; i++)
