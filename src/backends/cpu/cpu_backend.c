@@ -48,6 +48,8 @@ const tfs_kernel_def *const tfs_cpu_kernel_tables[] = {
     tfs_cpu_kernels_linalg_decomp,
     tfs_cpu_kernels_string_convert, tfs_cpu_kernels_set_ops,
     tfs_cpu_kernels_ctc_decoder, tfs_cpu_kernels_lstm_cell,
+    tfs_cpu_kernels_string, tfs_cpu_kernels_string_split,
+    tfs_cpu_kernels_string_regex,
     NULL,
 };
 

@@ -81,5 +81,8 @@ extern const tfs_kernel_def tfs_cpu_kernels_string_convert[];
 extern const tfs_kernel_def tfs_cpu_kernels_set_ops[];
 extern const tfs_kernel_def tfs_cpu_kernels_ctc_decoder[];
 extern const tfs_kernel_def tfs_cpu_kernels_lstm_cell[];
+extern const tfs_kernel_def tfs_cpu_kernels_string[];
+extern const tfs_kernel_def tfs_cpu_kernels_string_split[];
+extern const tfs_kernel_def tfs_cpu_kernels_string_regex[];
 
 #endif
