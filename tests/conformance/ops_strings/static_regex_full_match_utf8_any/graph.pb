@@ -1,0 +1,12 @@
+
+,
+xPlaceholder*
+dtype0*
+shape:
+B
+StaticRegexFullMatchStaticRegexFullMatchx*
+pattern....
+.
+outIdentityStaticRegexFullMatch*
+T0
+"ª

@@ -1,0 +1,13 @@
+
+,
+xPlaceholder*
+dtype0*
+shape:
+c
+StaticRegexReplaceStaticRegexReplacex*
+pattern1.l*
+replace_global(*
+rewrite?
+,
+outIdentityStaticRegexReplace*
+T0"ª

@@ -1,0 +1,13 @@
+
+,
+xPlaceholder*
+dtype0*
+shape:
+g
+StaticRegexReplaceStaticRegexReplacex*
+pattern	(?s)1.l*
+replace_global(*
+rewrite+
+,
+outIdentityStaticRegexReplace*
+T0"ª

@@ -1,0 +1,13 @@
+
+,
+xPlaceholder*
+dtype0*
+shape:
+b
+StaticRegexReplaceStaticRegexReplacex*
+patternx**
+replace_global(*
+rewrite-
+,
+outIdentityStaticRegexReplace*
+T0"ª
