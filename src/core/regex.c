@@ -701,16 +701,69 @@ static int compile_cat(compiler *cc, const node *n) {
   return rc;
 }
 
-/* x{min,max} by copies of x. */
+/* Whether n can match the empty string. */
+static int nullable(const node *n) {
+  for (;;) {
+    switch (n->type) {
+      case N_EMPTY:
+      case N_ASSERT:
+        return 1;
+      case N_LIT:
+      case N_ANY:
+      case N_CLASS:
+        return 0;
+      case N_CAP:
+        n = n->a;
+        continue;
+      case N_REP:
+        if (n->min == 0) return 1;
+        n = n->a;
+        continue;
+      case N_CAT: /* a left-leaning chain */
+        if (!nullable(n->b)) return 0;
+        n = n->a;
+        continue;
+      case N_ALT: /* a right-leaning chain */
+        if (nullable(n->a)) return 1;
+        n = n->b;
+        continue;
+      default:
+        return 0;
+    }
+  }
+}
+
+/* x{min,max} by copies of x, as RE2 expands it: x{n,} is n-1 copies and
+ * x+; x* is a loop, or (x+)? when x can match empty (so that an empty
+ * pass through x leaves the loop before x's other choices are tried);
+ * x{n,m} is n copies and m-n nested optional ones. */
 static int compile_rep(compiler *cc, const node *n) {
-  for (int i = 0; i < n->min; i++)
+  int copies = n->max < 0 && n->min > 0 ? n->min - 1 : n->min;
+  for (int i = 0; i < copies; i++)
     if (compile(cc, n->a)) return -1;
-  if (n->max < 0) {
+  if (n->max < 0 && n->min == 0 && !nullable(n->a)) {
+    /* x* of an x that cannot match empty: the plain loop */
     int split = emit(cc, I_SPLIT, 0, 0);
     if (split < 0 || compile(cc, n->a) || emit(cc, I_JMP, split, 0) < 0)
       return -1;
     cc->prog[split].x = n->greedy ? split + 1 : cc->n;
     cc->prog[split].y = n->greedy ? cc->n : split + 1;
+    return 0;
+  }
+  if (n->max < 0) {
+    int quest = n->min == 0 ? emit(cc, I_SPLIT, 0, 0) : -2;
+    if (quest == -1) return -1;
+    int body = cc->n;
+    if (compile(cc, n->a)) return -1;
+    int loop = emit(cc, I_SPLIT, 0, 0);
+    if (loop < 0) return -1;
+    int out = cc->n;
+    cc->prog[loop].x = n->greedy ? body : out;
+    cc->prog[loop].y = n->greedy ? out : body;
+    if (quest >= 0) {
+      cc->prog[quest].x = n->greedy ? body : out;
+      cc->prog[quest].y = n->greedy ? out : body;
+    }
     return 0;
   }
   /* the optional copies' splits, linked through x until patched */
@@ -855,6 +908,9 @@ struct tfs_regex_matcher {
   tlist l[2];
   uint32_t *mark; /* per instruction: the generation that added it */
   uint32_t gen;
+  tlist mid;       /* empty matches inside a character (mid_empty) */
+  uint32_t *mid_mark;
+  uint32_t mid_gen;
   frame *stack;
   int64_t *cur;
 };
@@ -873,6 +929,10 @@ tfs_regex_matcher *tfs_regex_matcher_new(const tfs_regex *re, int ncap) {
     m->l[i].caps = tfs_malloc(sizeof(int64_t) * (ni * ns + 1));
     ok &= m->l[i].pc && m->l[i].caps;
   }
+  m->mid.pc = tfs_malloc(sizeof(int) * ni);
+  m->mid.caps = tfs_malloc(sizeof(int64_t) * (ni * ns + 1));
+  m->mid_mark = tfs_calloc(ni, sizeof(uint32_t));
+  ok &= m->mid.pc && m->mid.caps && m->mid_mark;
   m->mark = tfs_calloc(ni, sizeof(uint32_t));
   m->stack = tfs_malloc(sizeof(frame) * (2 * ni + 2));
   m->cur = tfs_malloc(sizeof(int64_t) * (ns + 1));
@@ -889,6 +949,9 @@ void tfs_regex_matcher_free(tfs_regex_matcher *m) {
     tfs_free(m->l[i].pc);
     tfs_free(m->l[i].caps);
   }
+  tfs_free(m->mid.pc);
+  tfs_free(m->mid.caps);
+  tfs_free(m->mid_mark);
   tfs_free(m->mark);
   tfs_free(m->stack);
   tfs_free(m->cur);
@@ -918,9 +981,9 @@ static int assert_ok(int kind, const char *t, size_t n, size_t p) {
 
 /* Adds the thread at pc0 with captures caps (and everything it reaches
  * without consuming input at text position p) to list l. */
-static void add_thread(tfs_regex_matcher *m, tlist *l, int pc0,
-                       const int64_t *caps, const char *t, size_t n,
-                       size_t p) {
+static void add_thread(tfs_regex_matcher *m, tlist *l, uint32_t *mark,
+                       uint32_t gen, int pc0, const int64_t *caps,
+                       const char *t, size_t n, size_t p) {
   const inst *prog = m->re->prog;
   int ns = m->nslot, sp = 0;
   if (ns) memcpy(m->cur, caps, sizeof(int64_t) * (size_t)ns);
@@ -932,8 +995,8 @@ static void add_thread(tfs_regex_matcher *m, tlist *l, int pc0,
       continue;
     }
     int pc = f.a;
-    if (m->mark[pc] == m->gen) continue;
-    m->mark[pc] = m->gen;
+    if (mark[pc] == gen) continue;
+    mark[pc] = gen;
     const inst *in = &prog[pc];
     switch (in->op) {
       case I_JMP:
@@ -996,6 +1059,32 @@ static void next_gen(tfs_regex_matcher *m) {
   }
 }
 
+/* RE2's unanchored search starts at every byte, so an empty match may
+ * begin inside a multi-byte character (where only empty-width items can
+ * match: \B between two continuation bytes).  Whether the program
+ * matches the empty string at q; its captures into caps. */
+static int mid_empty(tfs_regex_matcher *m, const char *t, size_t n,
+                     size_t q, int64_t *caps) {
+  int ns = m->nslot;
+  if (++m->mid_gen == 0) {
+    memset(m->mid_mark, 0, sizeof(uint32_t) * (size_t)m->re->ninst);
+    m->mid_gen = 1;
+  }
+  for (int i = 0; i < ns; i++) m->cur[i] = -1;
+  int64_t blank[1];
+  m->mid.n = 0;
+  add_thread(m, &m->mid, m->mid_mark, m->mid_gen, 0, ns ? m->cur : blank,
+             t, n, q);
+  for (int i = 0; i < m->mid.n; i++)
+    if (m->re->prog[m->mid.pc[i]].op == I_MATCH) {
+      if (ns)
+        memcpy(caps, &m->mid.caps[(size_t)i * (size_t)ns],
+               sizeof(int64_t) * (size_t)ns);
+      return 1;
+    }
+  return 0;
+}
+
 int tfs_regex_exec(tfs_regex_matcher *m, const char *text, size_t n,
                    size_t start, int anchor, int64_t *caps) {
   const tfs_regex *re = m->re;
@@ -1007,7 +1096,8 @@ int tfs_regex_exec(tfs_regex_matcher *m, const char *text, size_t n,
     if (!matched && (anchor == TFS_REGEX_UNANCHORED || p == start)) {
       for (int i = 0; i < ns; i++) m->cur[i] = -1;
       int64_t blank[1];
-      add_thread(m, cl, 0, ns ? m->cur : blank, text, n, p);
+      add_thread(m, cl, m->mark, m->gen, 0, ns ? m->cur : blank, text, n,
+                 p);
     }
     int32_t c = -2;
     int len = 0;
@@ -1015,6 +1105,9 @@ int tfs_regex_exec(tfs_regex_matcher *m, const char *text, size_t n,
       len = tfs_utf8_decode((const unsigned char *)text + p, n - p, &c);
     if (cl->n == 0) { /* no thread: only a later start can match */
       if (matched || anchor != TFS_REGEX_UNANCHORED || p >= n) break;
+      for (size_t q = p + 1; !matched && q < p + (size_t)len; q++)
+        matched = mid_empty(m, text, n, q, caps);
+      if (matched) break;
       next_gen(m);
       p += (size_t)len;
       continue;
@@ -1031,8 +1124,12 @@ int tfs_regex_exec(tfs_regex_matcher *m, const char *text, size_t n,
         break; /* lower-priority threads lose */
       }
       if (p < n && step_ok(re, in, c))
-        add_thread(m, nl, cl->pc[i] + 1, tc, text, n, p + (size_t)len);
+        add_thread(m, nl, m->mark, m->gen, cl->pc[i] + 1, tc, text, n,
+                   p + (size_t)len);
     }
+    for (size_t q = p + 1; !matched && anchor == TFS_REGEX_UNANCHORED &&
+                           q < p + (size_t)len; q++)
+      matched = mid_empty(m, text, n, q, caps);
     tlist *tmp = cl;
     cl = nl;
     nl = tmp;

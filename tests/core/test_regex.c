@@ -83,6 +83,10 @@ static void test_repetition_and_priority(void) {
   GROUP("(a)|b", "b", 1, "-1,-1");
   GROUP("(?P<x>b+)", "abbc", 1, "1,3");
   GROUP("(?:a(b))+", "ababx", 1, "3,4");
+  /* x* of an x that can match empty is (x+)?: an empty pass leaves the
+   * loop before x's later choices (RE2's order) */
+  FIND("(?:1|[^ ]*?)*", "1b2", "0,2");
+  FIND("(a|)*b", "aab", "0,3");
   FIND("x*", "", "0,0");
   FIND("", "abc", "0,0");
 }
@@ -202,6 +206,19 @@ static void test_exec_from_offset(void) {
   CU_ASSERT_EQUAL(tfs_regex_exec(m, "cab b", 5, 1, 0, caps), 1);
   CU_ASSERT_EQUAL(caps[0], 4);
   CU_ASSERT_EQUAL(tfs_regex_exec(m, "cab b", 5, 1,
+                                 TFS_REGEX_ANCHOR_START, caps), 0);
+  tfs_regex_matcher_free(m);
+  tfs_regex_free(re);
+
+  /* an empty match may begin inside a multi-byte character, as RE2's
+   * byte-wise search finds it: \B between two continuation bytes */
+  re = tfs_regex_compile("\\B", 2, err, sizeof err);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(re);
+  m = tfs_regex_matcher_new(re, 1);
+  const char *t = "\xc3\xa9" "a" "\xe6\x97\xa5" "b"; /* é a 日 b */
+  CU_ASSERT_EQUAL(tfs_regex_exec(m, t, strlen(t), 3, 0, caps), 1);
+  CU_ASSERT_EQUAL(caps[0], 4);
+  CU_ASSERT_EQUAL(tfs_regex_exec(m, t, strlen(t), 3,
                                  TFS_REGEX_ANCHOR_START, caps), 0);
   tfs_regex_matcher_free(m);
   tfs_regex_free(re);
