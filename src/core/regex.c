@@ -33,6 +33,7 @@ typedef struct node {
                       ANY: matches \n */
   int min, max;    /* REP; max -1: unbounded */
   int greedy;
+  int64_t reps;       /* the product of the counted repetitions inside */
   struct node *a, *b; /* REP/CAP: a; CAT/ALT: a, b */
 } node;
 
@@ -93,9 +94,18 @@ static node *new_node(parser *ps, int type) {
   return n;
 }
 
+/* The largest product of nested counted repetitions in n (1 for none),
+ * kept on each node as the tree is built. */
+static int64_t count_reps(const node *n) {
+  return n && n->reps > 1 ? n->reps : 1;
+}
+
 static node *pair(parser *ps, int type, node *a, node *b) {
   node *n = new_node(ps, type);
-  if (n) n->a = a, n->b = b;
+  if (n) {
+    n->a = a, n->b = b;
+    n->reps = count_reps(a) > count_reps(b) ? count_reps(a) : count_reps(b);
+  }
   return n;
 }
 
@@ -251,7 +261,10 @@ static int escape_rune(parser *ps, int32_t *out) {
       return fail(ps, "invalid escape sequence: %.*s",
                   (int)(ps->end - from), from);
     }
-    if (*q != '}' || nd == 0 || v > 0x10FFFF) {
+    if (v > 0x10FFFF)
+      return fail(ps, "invalid escape sequence: %.*s", (int)(q - from),
+                  from);
+    if (*q != '}' || nd == 0) {
       ps->p = q;
       return bad_escape(ps, from);
     }
@@ -261,8 +274,9 @@ static int escape_rune(parser *ps, int32_t *out) {
   }
   int h1 = ps->p < ps->end ? hexval((unsigned char)ps->p[0]) : -1;
   int h2 = ps->p + 1 < ps->end ? hexval((unsigned char)ps->p[1]) : -1;
-  if (h1 < 0 || h2 < 0) {
-    if (ps->p + 1 < ps->end) ps->p++;
+  if (h1 < 0) return bad_escape(ps, from);
+  if (h2 < 0) {
+    ps->p++;
     return bad_escape(ps, from);
   }
   ps->p += 2;
@@ -417,7 +431,8 @@ static int parse_flags(parser *ps, int *flags, int *group) {
   int f = *flags, neg = 0, any = 0;
   for (;;) {
     if (ps->p >= ps->end)
-      return fail(ps, "missing ): %.*s", (int)(ps->end - ps->pat), ps->pat);
+      return fail(ps, "invalid perl operator: %.*s", (int)(ps->end - from),
+                  from);
     int32_t c;
     int len = tfs_utf8_decode((const unsigned char *)ps->p,
                               (size_t)(ps->end - ps->p), &c);
@@ -433,8 +448,7 @@ static int parse_flags(parser *ps, int *flags, int *group) {
       neg = 1, any = 0;
       continue;
     }
-    if ((c == ')' || c == ':') && (any || !neg) &&
-        !(c == ')' && ps->p - from == 3)) {
+    if ((c == ')' || c == ':') && (any || !neg)) {
       *flags = f;
       *group = c == ':';
       return *group;
@@ -461,11 +475,6 @@ static int parse_name(parser *ps, const char *from) {
   if (!ok)
     return fail(ps, "invalid named capture group: %.*s",
                 (int)(q + 1 - from), from);
-  for (int i = 0; i < ps->nnames; i++)
-    if (strlen(ps->names[i]) == (size_t)(q - ps->p) &&
-        memcmp(ps->names[i], ps->p, (size_t)(q - ps->p)) == 0)
-      return fail(ps, "duplicate capture group name: %.*s",
-                  (int)(q - ps->p), ps->p);
   char **nn = tfs_realloc(ps->names, sizeof(char *) * (size_t)(ps->nnames + 1));
   if (!nn) return oom(ps);
   ps->names = nn;
@@ -508,7 +517,7 @@ static node *parse_group(parser *ps, int *flags, int depth) {
   ps->p++;
   if (!cap) return body;
   node *n = new_node(ps, N_CAP);
-  if (n) n->a = body, n->arg = idx;
+  if (n) n->a = body, n->arg = idx, n->reps = count_reps(body);
   return n;
 }
 
@@ -586,6 +595,7 @@ static node *parse_concat(parser *ps, int *flags, int depth) {
     int min = 0, max = 0, r = parse_rep_op(ps, &min, &max);
     if (r < 0) return NULL;
     if (r > 0) {
+      const char *op_end = ps->p; /* before a lazy '?' */
       int greedy = 1;
       if (ps->p < ps->end && *ps->p == '?') greedy = 0, ps->p++;
       if (*flags & F_UNGREEDY) greedy = !greedy;
@@ -598,7 +608,16 @@ static node *parse_concat(parser *ps, int *flags, int depth) {
       node *rep = new_node(ps, N_REP);
       if (!rep) return NULL;
       rep->a = last->b, rep->min = min, rep->max = max, rep->greedy = greedy;
+      rep->reps = count_reps(last->b);
+      int count = max >= 0 ? max : min;
+      if (*op == '{' && count > 0) {
+        rep->reps *= count;
+        if (rep->reps > TFS_REGEX_MAX_REPEAT)
+          return fail(ps, "invalid repetition size: %.*s",
+                      (int)(op_end - op), op), NULL;
+      }
       last->b = rep;
+      if (rep->reps > last->reps) last->reps = rep->reps;
       last_rep = op;
       continue;
     }
@@ -649,6 +668,7 @@ static node *parse_alt(parser *ps, int *flags, int depth) {
       tail = tail->b;
     }
     if (!tail) return NULL;
+    if (count_reps(next) > first->reps) first->reps = count_reps(next);
   }
   return first;
 }

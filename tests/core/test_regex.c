@@ -88,6 +88,9 @@ static void test_repetition_and_priority(void) {
   FIND("(?:1|[^ ]*?)*", "1b2", "0,2");
   FIND("(a|)*b", "aab", "0,3");
   FIND("x*", "", "0,0");
+  FIND("((a{10}){10}){10}", "a", "none"); /* 1000: allowed */
+  FIND("(?P<n>a)(?P<n>b)", "ab", "0,2");  /* RE2 takes repeated names */
+  FIND("(?)a", "a", "0,1");
   FIND("", "abc", "0,0");
 }
 
@@ -139,6 +142,19 @@ static void test_errors(void) {
       {"(?=a)", "invalid perl operator: (?="},
       {"(?P=n)", "invalid perl operator: (?P"},
       {"a\\", "trailing \\"},
+      {"(?i", "invalid perl operator: (?i"},
+      {"(?i-)", "invalid perl operator: (?i-)"},
+      {"(?P<>a)", "invalid named capture group: (?P<>"},
+      {"(?P<n!>a)", "invalid named capture group: (?P<n!>"},
+      {"(?P<n", "invalid named capture group: (?P<n"},
+      {"[]", "missing ]: []"},
+      {"\\x{110000}", "invalid escape sequence: \\x{110000"},
+      {"\\x{zz}", "invalid escape sequence: \\x{z"},
+      {"\\xZZ", "invalid escape sequence: \\xZ"},
+      /* nested counted repetitions multiply to at most 1000 */
+      {"(a{100}){100}", "invalid repetition size: {100}"},
+      {"(((a{10}){10}){10}){10}", "invalid repetition size: {10}"},
+      {"(?:a{2}|b{501}){2}", "invalid repetition size: {2}"},
   };
   for (size_t i = 0; i < TFS_ARRAY_LEN(cases); i++) {
     char want[160];
@@ -170,8 +186,12 @@ static void test_hostile(void) {
   free(text);
 
   /* program size and nesting are bounded */
-  CU_ASSERT_STRING_EQUAL(find("((a{1000}){1000}){1000}", "a", 0, 0),
+  char big[51 * 7 + 1];
+  for (int i = 0; i < 51; i++) memcpy(big + 7 * i, "a{1000}", 7);
+  big[51 * 7] = 0;
+  CU_ASSERT_STRING_EQUAL(find(big, "a", 0, 0),
                          "error: pattern too large - compile failed");
+  CU_ASSERT_STRING_EQUAL(find(big + 14, "a", 0, 0), "none");
   size_t depth = 5000;
   char *deep = malloc(2 * depth + 1);
   CU_ASSERT_PTR_NOT_NULL_FATAL(deep);

@@ -103,11 +103,19 @@ static void test_regex_hostile(void) {
   CU_ASSERT_TRUE(tfs_now_ns() - t0 < 60LL * 1000000000LL);
   free(text);
 
-  /* a program too large to compile is the op's error */
-  at_attr big[] = {AT_STR("pattern", "((a{1000}){1000}){1000}"), {NULL}};
-  at_call cb = {"StaticRegexFullMatch", big, 0, 0, NULL};
+  /* nested counts past 1000 and programs too large are the op's
+   * errors */
+  at_attr nest[] = {AT_STR("pattern", "((a{1000}){1000}){1000}"), {NULL}};
+  at_call cn = {"StaticRegexFullMatch", nest, 0, 0, NULL};
   tfs_tensor *in2[] = {at_strs(1, D(1), (const char *[]){"a"})};
-  at_expect_error(&cb, in2, 1, TFS_INVALID_ARGUMENT,
+  at_expect_error(&cn, in2, 1, TFS_INVALID_ARGUMENT,
+                  "error: invalid repetition size: {1000}");
+  static char pat[51 * 7 + 1];
+  for (int i = 0; i < 51; i++) memcpy(pat + 7 * i, "a{1000}", 7);
+  at_attr big[] = {AT_STR("pattern", pat), {NULL}};
+  at_call cb = {"StaticRegexFullMatch", big, 0, 0, NULL};
+  tfs_tensor *in3[] = {at_strs(1, D(1), (const char *[]){"a"})};
+  at_expect_error(&cb, in3, 1, TFS_INVALID_ARGUMENT,
                   "error: pattern too large - compile failed");
 }
 
