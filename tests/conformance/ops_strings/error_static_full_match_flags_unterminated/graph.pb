@@ -1,0 +1,12 @@
+
+,
+xPlaceholder*
+dtype0*
+shape:
+A
+StaticRegexFullMatchStaticRegexFullMatchx*
+pattern(?i
+.
+outIdentityStaticRegexFullMatch*
+T0
+"ª
