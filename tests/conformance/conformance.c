@@ -68,9 +68,11 @@ static int parse_line(manifest *m, char *line, char *err, size_t cap) {
   int n = words(line, w, 8);
   if (n == 0) return 0;
   if (!strcmp(w[0], "feed") && n == 3 && m->nfeeds < TC_MAX_ITEMS) {
-    m->feeds[m->nfeeds++] = (tc_item){strdup(w[1]), strdup(w[2]), -1, -1};
+    m->feeds[m->nfeeds++] = (tc_item){strdup(w[1]), strdup(w[2]), -1, -1, 0};
+  } else if (!strcmp(w[0], "path") && n == 3 && m->nfeeds < TC_MAX_ITEMS) {
+    m->feeds[m->nfeeds++] = (tc_item){strdup(w[1]), strdup(w[2]), -1, -1, 1};
   } else if (!strcmp(w[0], "fetch") && n >= 3 && m->nfetches < TC_MAX_ITEMS) {
-    tc_item it = {strdup(w[1]), strdup(w[2]), -1, -1};
+    tc_item it = {strdup(w[1]), strdup(w[2]), -1, -1, 0};
     for (int i = 3; i < n; i++) {
       if (!strncmp(w[i], "rtol=", 5))
         it.rtol = atof(w[i] + 5);
@@ -371,7 +373,10 @@ static int resolve(tfs_graph *g, const char *dir, const manifest *m, runner *r,
     char path[4200];
     snprintf(path, sizeof path, "%s/%s", dir, m->feeds[i].file);
     r->feeds[i] = tfs_graph_output_by_name(g, m->feeds[i].name, st);
-    if (r->feeds[i].oper) r->values[i] = tfs_npy_read(path, st);
+    if (r->feeds[i].oper && m->feeds[i].is_path)
+      r->values[i] = tfs_tensor_scalar_string(path, strlen(path));
+    else if (r->feeds[i].oper)
+      r->values[i] = tfs_npy_read(path, st);
     if (!r->feeds[i].oper || !r->values[i])
       rc = fail(err, cap, "feed %s: %s", m->feeds[i].name,
                 tfs_status_message(st));
@@ -389,13 +394,22 @@ static int resolve(tfs_graph *g, const char *dir, const manifest *m, runner *r,
   return rc;
 }
 
-/* Runs the init ops once, then the case `runs` times. */
+/* Runs the init ops once (fed the `path` feeds), then the case `runs`
+ * times. */
 static int run_all(tfs_graph *g, const manifest *m, runner *r, tfs_status *st,
                    char *err, size_t cap) {
+  tfs_output pf[TC_MAX_ITEMS];
+  tfs_tensor *pv[TC_MAX_ITEMS];
+  int np = 0;
+  for (int i = 0; i < m->nfeeds; i++)
+    if (m->feeds[i].is_path) {
+      pf[np] = r->feeds[i];
+      pv[np++] = r->values[i];
+    }
   for (int i = 0; i < m->ninits; i++) {
     tfs_operation *op = tfs_graph_operation_by_name(g, m->inits[i]);
     if (!op) return fail(err, cap, "init %s: no such operation", m->inits[i]);
-    tfs_session_run(r->s, NULL, NULL, 0, NULL, NULL, 0, &op, 1, st);
+    tfs_session_run(r->s, pf, pv, np, NULL, NULL, 0, &op, 1, st);
     if (!tfs_status_ok(st))
       return fail(err, cap, "init %s: %s", m->inits[i], tfs_status_message(st));
   }

@@ -17,9 +17,12 @@
 typedef struct tc_item {
   char *name, *file;
   double rtol, atol; /* < 0: the dtype's default */
+  int is_path;       /* feeds: the value is "<case dir>/<file>" */
 } tc_item;
 
 typedef struct tc_manifest {
+  /* feeds; `path` feeds (a string scalar holding the case directory's
+   * FILE) are marked with is_path and also fed to the init ops */
   tc_item feeds[TC_MAX_ITEMS], fetches[TC_MAX_ITEMS];
   char *inits[TC_MAX_ITEMS], *targets[TC_MAX_ITEMS];
   int nfeeds, nfetches, ninits, ntargets;
