@@ -16,7 +16,7 @@
 #include "arraytest.h"
 #include "backends/cpu/string_hash.h"
 
-/* ---- the hashes ----------------------------------------------------------- */
+/* ---- the hashes -------------------------------------------------------- */
 
 static void test_hash_vectors(void) {
   /* FarmHash: the empty string hashes to its k2 constant */
@@ -58,7 +58,7 @@ static void test_bucket_counts(void) {
                   "Key must have 2 elements");
 }
 
-/* ---- text-file tables ------------------------------------------------------ */
+/* ---- text-file tables -------------------------------------------------- */
 
 typedef struct {
   tfs_graph *g;
