@@ -1,8 +1,9 @@
 /*
  * ops/ops_image.c - image ops: the non-max suppression family
  * (NonMaxSuppression to V5, WithOverlaps, CombinedNonMaxSuppression),
- * CropAndResize, ResizeBicubic, ResizeArea, the colour space conversions and the
- * hue, saturation and contrast adjustments.  Signatures are TensorFlow 2.21's;
+ * CropAndResize, ResizeBicubic, ResizeArea, ScaleAndTranslate, the colour
+ * space conversions and the hue, saturation and contrast adjustments.
+ * Signatures are TensorFlow 2.21's;
  * shape functions follow TensorFlow's shape inference and its messages.
  */
 #include "core/tensor.h"
@@ -230,6 +231,12 @@ const tfs_op_spec tfs_ops_image[] = {
     {"ResizeArea", "images: T; size: int32", "resized_images: float",
      "T: {int8, uint8, int16, uint16, int32, int64, half, float, double, "
      "bfloat16}; align_corners: bool = false",
+     tfs_shape_fn_resize, 0},
+    {"ScaleAndTranslate",
+     "images: T; size: int32; scale: float; translation: float",
+     "resized_images: float",
+     "T: {int8, uint8, int16, uint16, int32, int64, bfloat16, half, float, "
+     "double}; kernel_type: string = 'lanczos3'; antialias: bool = true",
      tfs_shape_fn_resize, 0},
     {"RGBToHSV", "images: T", "output: T",
      "T: {half, bfloat16, float, double} = float", colorspace_shape, 0},
