@@ -3,11 +3,15 @@
  * on hostile input: a vocabulary size far beyond the file, delimiters of
  * other lengths, lines and fields too long for any number, a directory or
  * a missing file as the vocabulary, integer fields out of range, bucket
- * counts of 0 and of 2^63 - 1, a SipHash key of the wrong length; and the
- * hashes against their published test values.  Each must give a bounded
+ * counts of 0 and of 2^63 - 1, a SipHash key of the wrong length; the
+ * hashes against their published test values; and ScaleAndTranslate
+ * (the resampler of tf.image.resize with antialias) asked for outputs of
+ * 2^31 - 1 squared pixels, scales of 1e-30 and infinity, NaN
+ * translations.  Each must give a bounded
  * result or TensorFlow's error, never an abort or an out-of-bounds
  * access.
  */
+#include <math.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -248,6 +252,42 @@ static void test_find_after_failed_init(void) {
   text_graph_free(&t);
 }
 
+/* ---- ScaleAndTranslate ------------------------------------------------ */
+
+static tfs_code scale_run(int32_t h, int32_t w, float s0, float s1, float t0,
+                          float t1, tfs_tensor **out) {
+  at_attr attrs[] = {AT_STR("kernel_type", "lanczos5"),
+                     {NULL, 0, 0, NULL, NULL, 0, 0}};
+  at_call c = {"ScaleAndTranslate", attrs, 0, 0, NULL};
+  float img[2 * 3 * 2];
+  for (int i = 0; i < 12; i++) img[i] = (float)i;
+  tfs_tensor *in[] = {at_f32(4, D(1, 2, 3, 2), img),
+                      at_i32(1, D(2), I32(h, w)), at_f32(1, D(2), F32(s0, s1)),
+                      at_f32(1, D(2), F32(t0, t1))};
+  tfs_code code = at_run(&c, in, 4, out, 1);
+  at_free(in, 4);
+  return code;
+}
+
+static void test_scale_hostile(void) {
+  tfs_tensor *o = NULL;
+  /* (2^31 - 1)^2 pixels: refused, not allocated */
+  CU_ASSERT_NOT_EQUAL(scale_run(INT32_MAX, INT32_MAX, 1, 1, 0, 0, &o),
+                      TFS_OK);
+  tfs_tensor_free(o);
+  o = NULL;
+  /* a kernel stretched 1e30 times: spans bounded by the input */
+  CU_ASSERT_EQUAL(scale_run(3, 2, 1e-30f, 1e-30f, 0, 0, &o), TFS_OK);
+  tfs_tensor_free(o);
+  o = NULL;
+  /* NaN and infinite translations sample nothing: zeros */
+  CU_ASSERT_EQUAL(scale_run(3, 2, INFINITY, 2, NAN, INFINITY, &o), TFS_OK);
+  CU_ASSERT_EQUAL(o ? tfs_tensor_num_elements(o) : 0, 12);
+  for (int64_t i = 0; o && i < tfs_tensor_num_elements(o); i++)
+    CU_ASSERT_EQUAL(((const float *)tfs_tensor_data(o))[i], 0.0f);
+  tfs_tensor_free(o);
+}
+
 static const tfs_test_case kCases[] = {
     {"hash_vectors", test_hash_vectors},
     {"bucket_counts", test_bucket_counts},
@@ -256,6 +296,7 @@ static const tfs_test_case kCases[] = {
     {"text_long_lines", test_text_long_lines},
     {"text_bad_files", test_text_bad_files},
     {"find_after_failed_init", test_find_after_failed_init},
+    {"scale_hostile", test_scale_hostile},
     {NULL, NULL},
 };
 
