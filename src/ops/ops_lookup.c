@@ -2,11 +2,14 @@
  * ops/ops_lookup.c - lookup tables (HashTableV2, MutableHashTableV2 and the
  * ops on their handles: find, insert, remove, size, export, import and the
  * initializers) and the string hashing ops that feature columns put in
- * front of them (StringToHashBucket, ...Fast, ...Strong).  Signatures are
+ * front of them (StringToHashBucket, ...Fast, ...Strong), and Fingerprint.  Signatures are
  * TensorFlow 2.21's; shape functions follow its shape inference and its
  * wording.
  */
+#include <string.h>
+
 #include "core/status.h"
+#include "core/tensor.h"
 #include "ops/array_shape_fns.h"
 #include "ops/op_tables.h"
 #include "ops/shape_ctx.h"
@@ -68,6 +71,28 @@ static int init_text_shape(tfs_shape_ctx *c) {
   return tfs_sc_with_rank(c, 1, 0);
 }
 
+/* Fingerprint: [dim 0 of data, 8] when the method is a known constant. */
+static int fingerprint_shape(tfs_shape_ctx *c) {
+  if (tfs_sc_with_rank_at_least(c, 0, 1) || tfs_sc_with_rank(c, 1, 0))
+    return -1;
+  int64_t size = -1;
+  const tfs_tensor *m = tfs_sc_const(c, 1);
+  if (m && m->dtype == TFS_STRING && m->nelems == 1) {
+    tfs_tstring *s = tfs_tensor__strings(m);
+    size_t n = tfs_tstring_size(s);
+    const char *p = tfs_tstring_data(s);
+    if (n != 10 || memcmp(p, "farmhash64", 10) != 0)
+      return tfs_sc_error(c, "Unsupported method: %.*s",
+                          (int)(n > 100 ? 100 : n), p);
+    size = 8;
+  }
+  tfs_shape *o = &c->out_shapes[0];
+  o->rank = 2;
+  o->dims[0] = c->in_shapes[0].rank > 0 ? c->in_shapes[0].dims[0] : -1;
+  o->dims[1] = size;
+  return 0;
+}
+
 #define TABLE_ATTRS                                                        \
   "container: string = ''; shared_name: string = ''; "                    \
   "use_node_name_sharing: bool = false; key_dtype: type; value_dtype: type"
@@ -104,5 +129,7 @@ const tfs_op_spec tfs_ops_lookup[] = {
      "num_buckets: int >= 1", tfs_shape_fn_unchanged, 0},
     {"StringToHashBucketStrong", "input: string", "output: int64",
      "num_buckets: int >= 1; key: list(int)", tfs_shape_fn_unchanged, 0},
+    {"Fingerprint", "data: T; method: string", "fingerprint: uint8",
+     "T: type", fingerprint_shape, 0},
     {NULL, NULL, NULL, NULL, NULL, 0},
 };

@@ -1,7 +1,8 @@
 /*
  * backends/cpu/string_hash.c - FarmHash Fingerprint64, SipHash-2-4 and
  * TensorFlow's Hash64 (written from the algorithms' published
- * descriptions), and the StringToHashBucket kernels built on them.
+ * descriptions), and the StringToHashBucket and Fingerprint kernels
+ * built on them.
  */
 #include "backends/cpu/string_hash.h"
 
@@ -280,7 +281,73 @@ static void hash_compute(tfs_kernel_ctx *c) {
   }
 }
 
+/* ---- Fingerprint ------------------------------------------------------ */
+
+static void put_le64(uint8_t *o, uint64_t v) {
+  for (int i = 0; i < 8; i++) o[i] = (uint8_t)(v >> (8 * i));
+}
+
+/* Row i of data (dim 0) fingerprinted as bytes: the row's bytes for
+ * fixed-size dtypes; for strings, the string's fingerprint when each row
+ * holds one, else the fingerprint of the row's string fingerprints (8
+ * little-endian bytes each), as TensorFlow does. */
+static void fingerprint_compute(tfs_kernel_ctx *c) {
+  const tfs_tensor *in = c->inputs[0], *m = c->inputs[1];
+  char sh[TFS_SHAPE_STRLEN];
+  if (m->shape.rank != 0) {
+    tfs_kctx_fail(c, TFS_INVALID_ARGUMENT,
+                  "`method` should be a scalar string: %s",
+                  tfs_shape_str(&m->shape, sh, sizeof sh));
+    return;
+  }
+  tfs_tstring *ms = tfs_tensor__strings(m);
+  size_t mlen = tfs_tstring_size(ms);
+  const char *mp = tfs_tstring_data(ms);
+  if (mlen != 10 || memcmp(mp, "farmhash64", 10) != 0) {
+    tfs_kctx_fail(c, TFS_INVALID_ARGUMENT,
+                  "Unsupported fingerprint method: %.*s",
+                  (int)(mlen > 100 ? 100 : mlen), mp);
+    return;
+  }
+  if (in->shape.rank < 1) {
+    tfs_kctx_fail(c, TFS_INVALID_ARGUMENT,
+                  "`data` should have at least one dimension: %s",
+                  tfs_shape_str(&in->shape, sh, sizeof sh));
+    return;
+  }
+  const int64_t rows = in->shape.dims[0];
+  tfs_shape os = {2, {rows, 8}};
+  tfs_tensor *o = tfs_kctx_alloc_output(c, 0, &os);
+  if (!o || rows == 0) return;
+  uint8_t *out = o->data;
+  const int64_t per = in->nelems / rows;
+  if (in->dtype != TFS_STRING) {
+    const size_t rb = (size_t)per * tfs_dtype_size(in->dtype);
+    for (int64_t i = 0; i < rows; i++)
+      put_le64(out + 8 * i, tfs_farmhash_fingerprint64(
+                                (const char *)in->data + (size_t)i * rb, rb));
+    return;
+  }
+  const tfs_tstring *s = tfs_tensor__strings(in);
+  uint8_t *tmp = per == 1 ? NULL
+                          : tfs_kctx_scratch(c, (size_t)in->nelems * 8);
+  if (per != 1 && !tmp) return;
+  for (int64_t i = 0; i < in->nelems; i++) {
+    uint64_t h = tfs_farmhash_fingerprint64(tfs_tstring_data(&s[i]),
+                                            tfs_tstring_size(&s[i]));
+    put_le64(per == 1 ? out + 8 * i : tmp + 8 * i, h);
+  }
+  for (int64_t i = 0; per != 1 && i < rows; i++)
+    put_le64(out + 8 * i,
+             tfs_farmhash_fingerprint64((const char *)tmp + 8 * per * i,
+                                        (size_t)per * 8));
+}
+
 const tfs_kernel_def tfs_cpu_kernels_string_hash[] = {
+    {"Fingerprint", "CPU", "T",
+     TFS_DT_REAL | TFS_DT_BIT(TFS_BOOL) | TFS_DT_BIT(TFS_STRING) |
+         TFS_DT_BIT(TFS_COMPLEX64) | TFS_DT_BIT(TFS_COMPLEX128),
+     NULL, fingerprint_compute, NULL, 0, NULL},
     {"StringToHashBucket", "CPU", NULL, 0, hash_prepare, hash_compute,
      tfs_free, 0, (const void *)(intptr_t)H_LEGACY},
     {"StringToHashBucketFast", "CPU", NULL, 0, hash_prepare, hash_compute,
