@@ -543,6 +543,26 @@ static int read_text(tfs_kernel_ctx *c, const text_state *s,
   return rc;
 }
 
+/* Reads an opened file into an uninitialised table; marks it initialised,
+ * or empties it again after failing. */
+static void fill_from_file(tfs_kernel_ctx *c, const text_state *s,
+                           tfs_lookup_table *t, const char *path, FILE *fp) {
+  int ch = fgetc(fp);
+  if (ch == EOF && s->vocab_size < 0) {
+    /* TensorFlow counts the lines first, and fails on an empty file */
+    tfs_kctx_fail(c, TFS_OUT_OF_RANGE, "Read less bytes than requested");
+  } else if (s->vocab_size == 0) {
+    tfs_kctx_fail(c, TFS_OUT_OF_RANGE,
+                  "Finished reading 0 of lines from %s", path);
+  } else {
+    if (ch != EOF) ungetc(ch, fp);
+    if (read_text(c, s, t, path, fp))
+      tfs_table__clear(t);
+    else
+      tfs_table__set_initialized(t);
+  }
+}
+
 static void init_text_compute(tfs_kernel_ctx *c) {
   const text_state *s = c->state;
   tfs_lookup_table *t = table_of(c);
@@ -573,7 +593,6 @@ static void init_text_compute(tfs_kernel_ctx *c) {
   memcpy(path, tfs_tstring_data(ts), plen);
   path[plen] = 0;
   tfs_table__lock_init(t);
-  if (tfs_table__initialized(t)) goto out;
   if (memchr(path, 0, plen)) {
     tfs_kctx_fail(c, TFS_INVALID_ARGUMENT, "filename holds a NUL byte");
     goto out;
@@ -584,20 +603,9 @@ static void init_text_compute(tfs_kernel_ctx *c) {
                   "%s; %s", path, strerror(errno));
     goto out;
   }
-  int ch = fgetc(fp);
-  if (ch == EOF && s->vocab_size < 0) {
-    /* TensorFlow counts the lines first, and fails on an empty file */
-    tfs_kctx_fail(c, TFS_OUT_OF_RANGE, "Read less bytes than requested");
-  } else if (s->vocab_size == 0) {
-    tfs_kctx_fail(c, TFS_OUT_OF_RANGE,
-                  "Finished reading 0 of lines from %s", path);
-  } else {
-    if (ch != EOF) ungetc(ch, fp);
-    if (read_text(c, s, t, path, fp))
-      tfs_table__clear(t);
-    else
-      tfs_table__set_initialized(t);
-  }
+  /* TensorFlow opens the file even for a table already initialised,
+   * then leaves the table as it is */
+  if (!tfs_table__initialized(t)) fill_from_file(c, s, t, path, fp);
   fclose(fp);
 out:
   tfs_table__unlock_init(t);
