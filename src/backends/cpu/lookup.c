@@ -55,6 +55,15 @@ static uint64_t values_for(tfs_table_kind kind, tfs_dtype key) {
   }
 }
 
+/* "DT_INT64", as TensorFlow names a dtype in attr lists. */
+static void dt_enum_name(tfs_dtype dt, char *buf, size_t cap) {
+  const char *n = tfs_dtype_name(dt);
+  size_t k = (size_t)snprintf(buf, cap, "DT_");
+  for (; *n && k + 1 < cap; n++)
+    buf[k++] = (char)(*n >= 'a' && *n <= 'z' ? *n - 'a' + 'A' : *n);
+  buf[k] = 0;
+}
+
 static int table_prepare(tfs_kernel_init *ki) {
   table_state *s = tfs_calloc(1, sizeof(*s));
   if (!s) return tfs_ki_error(ki, TFS_RESOURCE_EXHAUSTED, "out of memory");
@@ -63,12 +72,16 @@ static int table_prepare(tfs_kernel_init *ki) {
   tfs_attrs_get_type(ki->attrs, "key_dtype", &s->kdt);
   tfs_attrs_get_type(ki->attrs, "value_dtype", &s->vdt);
   if (!((unsigned)s->vdt < 64 &&
-        (values_for(s->kind, s->kdt) & B(s->vdt))))
+        (values_for(s->kind, s->kdt) & B(s->vdt)))) {
+    char k[32], v[32];
+    dt_enum_name(s->kdt, k, sizeof k);
+    dt_enum_name(s->vdt, v, sizeof v);
     return tfs_ki_error(ki, TFS_INVALID_ARGUMENT,
                         "No OpKernel was registered to support Op '%s' used "
-                        "by {{node %s}} with key_dtype=%s, value_dtype=%s",
-                        ki->op->name, ki->node_name,
-                        tfs_dtype_name(s->kdt), tfs_dtype_name(s->vdt));
+                        "by {{node %s}} with these attrs: [key_dtype=%s, "
+                        "value_dtype=%s]",
+                        ki->op->name, ki->node_name, k, v);
+  }
   size_t len;
   const char *container = tfs_attrs_get_string(ki->attrs, "container", &len);
   const char *shared = tfs_attrs_get_string(ki->attrs, "shared_name", &len);
