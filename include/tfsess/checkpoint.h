@@ -26,8 +26,9 @@ TFS_BEGIN_DECLS
  * (in that order, as TensorFlow's SaveV2 does), then PREFIX.index with the
  * entries sorted by name.  Both go to temporary files renamed into place
  * by tfs_bundle_writer_finish, so a failed or abandoned save leaves an
- * existing checkpoint at PREFIX as it was.  The parent directory must
- * exist. */
+ * existing checkpoint at PREFIX as it was.  The directory PREFIX names is
+ * created when missing (one level, as TensorFlow's BundleWriter: a
+ * missing parent of it is NOT_FOUND "DIR; No such file or directory"). */
 
 typedef struct tfs_bundle_writer tfs_bundle_writer;
 
@@ -42,6 +43,21 @@ TFS_API tfs_bundle_writer *tfs_bundle_writer_open(const char *prefix,
  * writer only accepts tfs_bundle_writer_free. */
 TFS_API void tfs_bundle_writer_add(tfs_bundle_writer *w, const char *key,
                                    const tfs_tensor *t, tfs_status *st);
+
+/* Appends `t` (not taken) as one slice of the partitioned tensor `key`
+ * whose full shape is full_dims[0..rank): per dimension the slice starts
+ * at start[d] and is length[d] long, -1 meaning the whole dimension; t's
+ * shape must be the slice's.  As TensorFlow's BundleWriter::AddSlice: a
+ * slice covering the whole tensor is a plain entry; otherwise the slice
+ * is stored under its OrderedCode key and the parent entry `key` (dtype,
+ * full shape, the list of slices, no data) gains it.  Slices of one key
+ * must agree on dtype and full shape. */
+TFS_API void tfs_bundle_writer_add_slice(tfs_bundle_writer *w,
+                                         const char *key, int rank,
+                                         const int64_t *full_dims,
+                                         const int64_t *start,
+                                         const int64_t *length,
+                                         const tfs_tensor *t, tfs_status *st);
 
 /* Writes the index and renames both files into place. */
 TFS_API void tfs_bundle_writer_finish(tfs_bundle_writer *w, tfs_status *st);
@@ -83,8 +99,37 @@ TFS_API int tfs_bundle_reader_find(const tfs_bundle_reader *r,
 TFS_API tfs_tensor *tfs_bundle_reader_read(tfs_bundle_reader *r,
                                            const char *name, tfs_status *st);
 
+/* Reads one slice of tensor `name` into `out` (not taken), which must
+ * have the tensor's dtype and the slice's shape: per dimension start[d]
+ * and length[d] (-1: the whole dimension).  A partitioned tensor's slice
+ * is put together from the stored slices it overlaps (INVALID_ARGUMENT
+ * "Does not have sufficient slices for partitioned tensor NAME to restore
+ * in slice_spec: SLICE" when they do not cover it); a plain tensor's is
+ * cut from it. */
+TFS_API void tfs_bundle_reader_read_slice(tfs_bundle_reader *r,
+                                          const char *name,
+                                          const int64_t *start,
+                                          const int64_t *length,
+                                          tfs_tensor *out, tfs_status *st);
+
 /* Frees the reader and closes its data files.  NULL is a no-op. */
 TFS_API void tfs_bundle_reader_free(tfs_bundle_reader *r);
+
+/* ---- merging ------------------------------------------------------------------ */
+
+/* TensorFlow's MergeBundles: merges the checkpoints at prefixes[0..n)
+ * into one at `dest`.  Data files are renamed to
+ * DEST.data-SSSSS-of-NNNNN, numbered in the order the inputs' entries
+ * (key order, input by input) first use them; the merged index lists
+ * every entry (a partitioned tensor's slice lists are joined) and the
+ * inputs' .index files are deleted.  A missing input is
+ * INVALID_ARGUMENT "allow_missing_files was set to false and P did not
+ * exist...." unless allow_missing (then skipped; at least one must
+ * exist); a tensor in two inputs is "Duplicate tensor keyed by K
+ * encountered, when merging prefix: P". */
+TFS_API void tfs_bundle_merge(const char *const *prefixes, int n,
+                              const char *dest, int allow_missing,
+                              tfs_status *st);
 
 TFS_END_DECLS
 

@@ -35,7 +35,7 @@ struct tfs_bundle_reader {
   FILE **shards;
 };
 
-/* ---- opening ------------------------------------------------------------------ */
+/* ---- opening ------------------------------------------------------------- */
 
 static int read_file(const char *path, uint8_t **out, size_t *len,
                      tfs_status *st) {
@@ -241,7 +241,7 @@ void tfs_bundle_reader_free(tfs_bundle_reader *r) {
   tfs_free(r);
 }
 
-/* ---- queries --------------------------------------------------------------------- */
+/* ---- queries ------------------------------------------------------------- */
 
 int tfs_bundle_reader_count(const tfs_bundle_reader *r) {
   return r->nvisible;
@@ -298,7 +298,7 @@ int tfs_bundle_reader_find(const tfs_bundle_reader *r, const char *name) {
   return -1;
 }
 
-/* ---- reading tensors --------------------------------------------------------------- */
+/* ---- reading tensors ----------------------------------------------------- */
 
 static FILE *shard(tfs_bundle_reader *r, int id, tfs_status *st) {
   if (id < 0 || id >= r->num_shards) {
@@ -443,7 +443,7 @@ fail:
   return NULL;
 }
 
-/* ---- partitioned tensors ------------------------------------------------------- */
+/* ---- partitioned tensors ------------------------------------------------- */
 
 /* Copies slice `part` (the block at start[] of the full tensor) into it. */
 static int copy_slice(tfs_tensor *full, const tfs_tensor *part,
@@ -518,6 +518,10 @@ bad:
 static tfs_tensor *assemble(tfs_bundle_reader *r, const r_entry *e,
                             tfs_status *st) {
   tfs_dtype dt = (tfs_dtype)e->e->dtype;
+  if (dt == TFS_STRING) {
+    tfs_status_set(st, TFS_INVALID_ARGUMENT, "Dtype string not supported.");
+    return NULL;
+  }
   if (!tfs_dtype_is_valid(dt) || tfs_dtype_is_ref(dt) || dt == TFS_RESOURCE ||
       dt == TFS_VARIANT) {
     tfs_status_setf(st, TFS_UNIMPLEMENTED,
@@ -536,9 +540,13 @@ static tfs_tensor *assemble(tfs_bundle_reader *r, const r_entry *e,
       return NULL;
     }
   if (covered < tfs_tensor_num_elements(full)) {
+    int64_t st0[TFS_MAX_RANK] = {0}, whole[TFS_MAX_RANK];
+    for (int d = 0; d < e->ndims; d++) whole[d] = -1;
+    char sl[TFS_MAX_RANK * 42 + 1];
+    tfs_slice_str(e->ndims, st0, whole, sl, sizeof sl);
     tfs_status_setf(st, TFS_INVALID_ARGUMENT,
                     "Does not have sufficient slices for partitioned tensor "
-                    "%s to restore in slice_spec: ", e->key);
+                    "%s to restore in slice_spec: %s", e->key, sl);
     tfs_tensor_free(full);
     return NULL;
   }
@@ -555,4 +563,159 @@ tfs_tensor *tfs_bundle_reader_read(tfs_bundle_reader *r, const char *name,
   const r_entry *e = &r->ents[k];
   if (e->e->n_slices) return assemble(r, e, st);
   return read_entry(r, e, st);
+}
+
+/* ---- reading a slice ----------------------------------------------------- */
+
+/* Copies the box [lo, hi) (global coordinates) from src, whose element 0
+ * sits at global src_org, into dst, whose element 0 sits at dst_org. */
+static int copy_box(tfs_tensor *dst, const int64_t *dst_org,
+                    const tfs_tensor *src, const int64_t *src_org,
+                    const int64_t *lo, const int64_t *hi, tfs_status *st) {
+  int nd = tfs_tensor_ndims(dst);
+  const int64_t *dd = tfs_tensor_dims(dst), *sd = tfs_tensor_dims(src);
+  int is_str = tfs_tensor_dtype(dst) == TFS_STRING;
+  size_t esz = is_str ? 0 : tfs_dtype_size(tfs_tensor_dtype(dst));
+  int64_t idx[TFS_MAX_RANK], run = nd ? hi[nd - 1] - lo[nd - 1] : 1;
+  for (int d = 0; d < nd; d++) idx[d] = lo[d];
+  for (;;) {
+    int64_t so = 0, doff = 0;
+    for (int d = 0; d < nd; d++) {
+      so = so * sd[d] + idx[d] - src_org[d];
+      doff = doff * dd[d] + idx[d] - dst_org[d];
+    }
+    if (is_str) {
+      for (int64_t k = 0; k < run; k++) {
+        size_t len;
+        const char *p = tfs_tensor_string_at(src, so + k, &len);
+        tfs_tensor_set_string(dst, doff + k, p, len, st);
+        if (!tfs_status_ok(st)) return -1;
+      }
+    } else if (run > 0) {
+      memcpy((char *)tfs_tensor_data(dst) + (size_t)doff * esz,
+             (const char *)tfs_tensor_data(src) + (size_t)so * esz,
+             (size_t)run * esz);
+    }
+    int d = nd - 2;
+    for (; d >= 0; d--) {
+      if (++idx[d] < hi[d]) break;
+      idx[d] = lo[d];
+    }
+    if (d < 0) return 0;
+  }
+}
+
+/* Reads stored slice s of partitioned entry e and copies its part inside
+ * the box [lo, hi) into out (element 0 at org); adds the volume copied. */
+static int slice_part(tfs_bundle_reader *r, const r_entry *e,
+                      const Tensorflow__TensorSliceProto *s, tfs_tensor *out,
+                      const int64_t *org, const int64_t *lo,
+                      const int64_t *hi, int64_t *covered, tfs_status *st) {
+  int64_t ss[TFS_MAX_RANK], sl[TFS_MAX_RANK], kl[TFS_MAX_RANK];
+  int64_t blo[TFS_MAX_RANK], bhi[TFS_MAX_RANK], vol = 1;
+  if ((int)s->n_extent != e->ndims) goto bad;
+  for (int d = 0; d < e->ndims; d++) {
+    const Tensorflow__TensorSliceProto__Extent *x = s->extent[d];
+    int whole = x->has_length_case !=
+                TENSORFLOW__TENSOR_SLICE_PROTO__EXTENT__HAS_LENGTH_LENGTH;
+    ss[d] = whole ? 0 : x->start;
+    sl[d] = whole ? e->dims[d] : x->length;
+    kl[d] = whole ? -1 : x->length;
+    if (ss[d] < 0 || sl[d] < 0 || ss[d] > e->dims[d] ||
+        sl[d] > e->dims[d] - ss[d])
+      goto bad;
+    blo[d] = ss[d] > lo[d] ? ss[d] : lo[d];
+    bhi[d] = ss[d] + sl[d] < hi[d] ? ss[d] + sl[d] : hi[d];
+    if (bhi[d] <= blo[d]) return 0; /* no overlap */
+    vol *= bhi[d] - blo[d];
+  }
+  uint8_t key[4096];
+  size_t kn = tfs_bundle__slice_key(e->key, e->ndims, ss, kl, key, sizeof key);
+  int k = kn <= sizeof key ? find_key(r, key, kn) : -1;
+  if (k < 0) {
+    tfs_status_setf(st, TFS_NOT_FOUND,
+                    "Key %s (a slice of a partitioned tensor) not found in "
+                    "checkpoint", e->key);
+    return -1;
+  }
+  const r_entry *se = &r->ents[k];
+  if (se->ndims != e->ndims || se->e->dtype != e->e->dtype) goto bad;
+  for (int d = 0; d < e->ndims; d++)
+    if (se->dims[d] != sl[d]) goto bad;
+  tfs_tensor *part = read_entry(r, se, st);
+  if (!part) return -1;
+  int rc = copy_box(out, org, part, ss, blo, bhi, st);
+  tfs_tensor_free(part);
+  *covered += vol;
+  return rc;
+bad:
+  tfs_status_setf(st, TFS_DATA_LOSS, "%s: bad slice of partitioned tensor %s",
+                  r->prefix, e->key);
+  return -1;
+}
+
+void tfs_bundle_reader_read_slice(tfs_bundle_reader *r, const char *name,
+                                  const int64_t *start, const int64_t *length,
+                                  tfs_tensor *out, tfs_status *st) {
+  int k = find_key(r, (const uint8_t *)name, strlen(name));
+  if (k < 0 || !name[0]) {
+    tfs_status_setf(st, TFS_NOT_FOUND, "Key %s not found in checkpoint", name);
+    return;
+  }
+  const r_entry *e = &r->ents[k];
+  if (e->e->dtype == TENSORFLOW__DATA_TYPE__DT_STRING) {
+    /* TensorFlow copies slices of numeric tensors only */
+    tfs_status_set(st, TFS_INVALID_ARGUMENT, "Dtype string not supported.");
+    return;
+  }
+  int64_t lo[TFS_MAX_RANK], hi[TFS_MAX_RANK], vol = 1;
+  int ok = tfs_tensor_ndims(out) == e->ndims &&
+           tfs_tensor_dtype(out) == (tfs_dtype)e->e->dtype;
+  for (int d = 0; ok && d < e->ndims; d++) {
+    lo[d] = length[d] < 0 ? 0 : start[d];
+    int64_t len = length[d] < 0 ? e->dims[d] : length[d];
+    ok = lo[d] >= 0 && len >= 0 && lo[d] <= e->dims[d] &&
+         len <= e->dims[d] - lo[d] && tfs_tensor_dim(out, d) == len;
+    hi[d] = lo[d] + len;
+    vol *= len;
+  }
+  if (!ok) {
+    tfs_status_setf(st, TFS_INVALID_ARGUMENT,
+                    "Slice of %s does not fit the tensor in checkpoint %s",
+                    name, r->prefix);
+    return;
+  }
+  if (!e->e->n_slices) {
+    tfs_tensor *full = read_entry(r, e, st);
+    int64_t zero[TFS_MAX_RANK] = {0};
+    if (full && vol > 0) copy_box(out, lo, full, zero, lo, hi, st);
+    tfs_tensor_free(full);
+    return;
+  }
+  int64_t covered = 0;
+  for (size_t i = 0; i < e->e->n_slices; i++)
+    if (slice_part(r, e, e->e->slices[i], out, lo, lo, hi, &covered, st))
+      return;
+  if (covered < vol) {
+    char sl[TFS_MAX_RANK * 42 + 1];
+    tfs_slice_str(e->ndims, start, length, sl, sizeof sl);
+    tfs_status_setf(st, TFS_INVALID_ARGUMENT,
+                    "Does not have sufficient slices for partitioned tensor "
+                    "%s to restore in slice_spec: %s", e->key, sl);
+  }
+}
+
+/* ---- the raw index, for merging ------------------------------------------ */
+
+int tfs_bundle__num_entries(const tfs_bundle_reader *r) { return r->n; }
+
+int tfs_bundle__num_shards(const tfs_bundle_reader *r) {
+  return r->num_shards;
+}
+
+const Tensorflow__BundleEntryProto *tfs_bundle__entry(
+    const tfs_bundle_reader *r, int i, const char **key, size_t *klen) {
+  *key = r->ents[i].key;
+  *klen = r->ents[i].klen;
+  return r->ents[i].e;
 }

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -103,6 +104,29 @@ size_t tfs_bundle__slice_key(const char *name, int rank, const int64_t *start,
   return k.n;
 }
 
+int tfs_bundle__make_parent_dir(const char *prefix, tfs_status *st) {
+  const char *slash = strrchr(prefix, '/');
+  if (!slash || slash == prefix) return 0;
+  size_t n = (size_t)(slash - prefix);
+  char *dir = tfs_malloc(n + 1);
+  if (!dir) {
+    tfs_status_set(st, TFS_RESOURCE_EXHAUSTED, "out of memory");
+    return -1;
+  }
+  memcpy(dir, prefix, n);
+  dir[n] = 0;
+  int rc = 0;
+  if (mkdir(dir, 0755) != 0 && errno != EEXIST) {
+    tfs_status_setf(st, errno == ENOENT || errno == ENOTDIR ? TFS_NOT_FOUND
+                        : errno == EACCES ? TFS_PERMISSION_DENIED
+                                          : TFS_UNKNOWN,
+                    "%s; %s", dir, strerror(errno));
+    rc = -1;
+  }
+  tfs_free(dir);
+  return rc;
+}
+
 /* ---- the writer ------------------------------------------------------------- */
 
 /* Releases the bytes tfs_pb__pack put in b. */
@@ -113,9 +137,21 @@ static void buffer_clear(tfs_buffer *b) {
   b->length = 0;
 }
 
+/* A partitioned tensor's parent entry: dtype, full shape and the slices
+ * added so far; packed when the index is written. */
 typedef struct {
-  char *key;
-  tfs_buffer entry; /* packed BundleEntryProto */
+  tfs_dtype dtype;
+  int rank;
+  int64_t dims[TFS_MAX_RANK];
+  int64_t (*slices)[2][TFS_MAX_RANK]; /* start, length (-1: whole) */
+  size_t n;
+} w_parent;
+
+typedef struct {
+  char *key; /* klen bytes (a slice key holds NULs), NUL-terminated */
+  size_t klen;
+  tfs_buffer entry; /* packed BundleEntryProto; empty for a parent */
+  w_parent *parent;
 } w_entry;
 
 struct tfs_bundle_writer {
@@ -149,6 +185,10 @@ tfs_bundle_writer *tfs_bundle_writer_open(const char *prefix,
   if (!w || !w->data_tmp) {
     tfs_bundle_writer_free(w);
     tfs_status_set(st, TFS_RESOURCE_EXHAUSTED, "out of memory");
+    return NULL;
+  }
+  if (tfs_bundle__make_parent_dir(prefix, st)) {
+    tfs_bundle_writer_free(w);
     return NULL;
   }
   w->data = fopen(w->data_tmp, "wb");
@@ -230,14 +270,38 @@ static int pack_entry(const tfs_tensor *t, uint64_t offset, uint64_t size,
   return tfs_pb__pack(&e.base, out, st);
 }
 
-static int has_key(const tfs_bundle_writer *w, const char *key) {
+/* Index of the entry with this key, or -1. */
+static long find_entry(const tfs_bundle_writer *w, const char *key,
+                       size_t klen) {
   for (size_t i = 0; i < w->n; i++)
-    if (!strcmp(w->ents[i].key, key)) return 1;
-  return 0;
+    if (w->ents[i].klen == klen && !memcmp(w->ents[i].key, key, klen))
+      return (long)i;
+  return -1;
 }
 
-void tfs_bundle_writer_add(tfs_bundle_writer *w, const char *key,
-                           const tfs_tensor *t, tfs_status *st) {
+/* Room for one more entry, cleared; NULL when memory runs out. */
+static w_entry *new_entry(tfs_bundle_writer *w, const char *key,
+                          size_t klen) {
+  if (w->n == w->cap) {
+    size_t cap = w->cap ? 2 * w->cap : 16;
+    w_entry *e = tfs_realloc(w->ents, cap * sizeof *e);
+    if (!e) return NULL;
+    w->ents = e;
+    w->cap = cap;
+  }
+  w_entry *e = &w->ents[w->n];
+  memset(e, 0, sizeof *e);
+  e->key = tfs_malloc(klen + 1);
+  if (!e->key) return NULL;
+  memcpy(e->key, key, klen);
+  e->key[klen] = 0;
+  e->klen = klen;
+  return e;
+}
+
+/* Appends t's bytes under a key of klen bytes. */
+static void add_keyed(tfs_bundle_writer *w, const char *key, size_t klen,
+                      const tfs_tensor *t, tfs_status *st) {
   tfs_dtype dt = tfs_tensor_dtype(t);
   if (w->failed) {
     tfs_status_set(st, TFS_FAILED_PRECONDITION,
@@ -251,16 +315,10 @@ void tfs_bundle_writer_add(tfs_bundle_writer *w, const char *key,
                     tfs_dtype_name(dt));
     return;
   }
-  if (has_key(w, key)) {
-    tfs_status_setf(st, TFS_INVALID_ARGUMENT, "Adding duplicate key: %s", key);
+  if (find_entry(w, key, klen) >= 0) {
+    tfs_status_setf(st, TFS_INVALID_ARGUMENT, "Adding duplicate key: %.*s",
+                    (int)klen, key);
     return;
-  }
-  if (w->n == w->cap) {
-    size_t cap = w->cap ? 2 * w->cap : 16;
-    w_entry *e = tfs_realloc(w->ents, cap * sizeof *e);
-    if (!e) goto oom;
-    w->ents = e;
-    w->cap = cap;
   }
   uint64_t size;
   uint32_t crc;
@@ -276,12 +334,8 @@ void tfs_bundle_writer_add(tfs_bundle_writer *w, const char *key,
     tfs_status_setf(st, TFS_INTERNAL, "%s: write failed", w->data_tmp);
     return;
   }
-  w_entry *e = &w->ents[w->n];
-  memset(e, 0, sizeof *e);
-  size_t klen = strlen(key);
-  e->key = tfs_malloc(klen + 1);
-  if (!e->key) goto oom;
-  memcpy(e->key, key, klen + 1);
+  w_entry *e = new_entry(w, key, klen);
+  if (!e) goto oom;
   if (pack_entry(t, w->offset, size, crc, &e->entry, st)) {
     tfs_free(e->key);
     w->failed = 1;
@@ -295,18 +349,175 @@ oom:
   tfs_status_set(st, TFS_RESOURCE_EXHAUSTED, "out of memory");
 }
 
-static int cmp_entry(const void *a, const void *b) {
-  return strcmp(((const w_entry *)a)->key, ((const w_entry *)b)->key);
+void tfs_bundle_writer_add(tfs_bundle_writer *w, const char *key,
+                           const tfs_tensor *t, tfs_status *st) {
+  add_keyed(w, key, strlen(key), t, st);
 }
 
-/* The header entry: one shard, little-endian, producer version 1. */
-static int pack_header(tfs_buffer *out, tfs_status *st) {
+/* Records slice (start, length) in the parent entry of `key`, made on
+ * first use. */
+static int add_to_parent(tfs_bundle_writer *w, const char *key, int rank,
+                         const int64_t *dims, const int64_t *start,
+                         const int64_t *length, tfs_dtype dt,
+                         tfs_status *st) {
+  size_t klen = strlen(key);
+  long k = find_entry(w, key, klen);
+  w_parent *p = k >= 0 ? w->ents[k].parent : NULL;
+  if (k >= 0 && !p) {
+    tfs_status_setf(st, TFS_INVALID_ARGUMENT, "Adding duplicate key: %s", key);
+    return -1;
+  }
+  if (p && (p->dtype != dt || p->rank != rank ||
+            memcmp(p->dims, dims, (size_t)rank * sizeof *dims))) {
+    tfs_status_setf(st, TFS_INVALID_ARGUMENT,
+                    "Slices of %s differ in dtype or full shape", key);
+    return -1;
+  }
+  if (!p) {
+    w_entry *e = new_entry(w, key, klen);
+    if (e) e->parent = p = tfs_calloc(1, sizeof *p);
+    if (!p) {
+      if (e) tfs_free(e->key);
+      goto oom;
+    }
+    w->n++;
+    p->dtype = dt;
+    p->rank = rank;
+    memcpy(p->dims, dims, (size_t)rank * sizeof *dims);
+  }
+  void *grown = tfs_realloc(p->slices, (p->n + 1) * sizeof *p->slices);
+  if (!grown) goto oom;
+  p->slices = grown;
+  memcpy(p->slices[p->n][0], start, (size_t)rank * sizeof *start);
+  memcpy(p->slices[p->n][1], length, (size_t)rank * sizeof *length);
+  p->n++;
+  return 0;
+oom:
+  w->failed = 1;
+  tfs_status_set(st, TFS_RESOURCE_EXHAUSTED, "out of memory");
+  return -1;
+}
+
+void tfs_bundle_writer_add_slice(tfs_bundle_writer *w, const char *key,
+                                 int rank, const int64_t *full_dims,
+                                 const int64_t *start, const int64_t *length,
+                                 const tfs_tensor *t, tfs_status *st) {
+  int full = 1;
+  if (rank < 0 || rank > TFS_MAX_RANK || rank != tfs_tensor_ndims(t)) {
+    tfs_status_setf(st, TFS_INVALID_ARGUMENT,
+                    "Slice of %s has rank %d, the tensor rank %d", key, rank,
+                    tfs_tensor_ndims(t));
+    return;
+  }
+  for (int d = 0; d < rank; d++) {
+    int whole = length[d] < 0;
+    int64_t len = whole ? full_dims[d] : length[d];
+    if ((!whole && (start[d] < 0 || start[d] > full_dims[d] ||
+                    len > full_dims[d] - start[d])) ||
+        tfs_tensor_dim(t, d) != len) {
+      tfs_status_setf(st, TFS_INVALID_ARGUMENT,
+                      "Slice of %s does not fit its full shape or tensor",
+                      key);
+      return;
+    }
+    if (!whole && (start[d] != 0 || len != full_dims[d])) full = 0;
+  }
+  if (full) {
+    tfs_bundle_writer_add(w, key, t, st);
+    return;
+  }
+  uint8_t kbuf[512], *kp = kbuf;
+  size_t kn = tfs_bundle__slice_key(key, rank, start, length, kbuf,
+                                    sizeof kbuf);
+  if (kn > sizeof kbuf) {
+    kp = tfs_malloc(kn);
+    if (!kp) {
+      tfs_status_set(st, TFS_RESOURCE_EXHAUSTED, "out of memory");
+      return;
+    }
+    tfs_bundle__slice_key(key, rank, start, length, kp, kn);
+  }
+  if (!add_to_parent(w, key, rank, full_dims, start, length,
+                     tfs_tensor_dtype(t), st)) {
+    add_keyed(w, (const char *)kp, kn, t, st);
+    if (!tfs_status_ok(st)) w->failed = 1; /* the parent lists the slice */
+  }
+  if (kp != kbuf) tfs_free(kp);
+}
+
+/* A parent entry: dtype, full shape and its slices (whole dimensions as
+ * empty extents, as TensorSlice::AsProto writes them). */
+static int pack_parent(const w_parent *p, tfs_buffer *out, tfs_status *st) {
+  Tensorflow__TensorShapeProto__Dim dims[TFS_MAX_RANK];
+  Tensorflow__TensorShapeProto__Dim *dp[TFS_MAX_RANK];
+  for (int i = 0; i < p->rank; i++) {
+    tensorflow__tensor_shape_proto__dim__init(&dims[i]);
+    dims[i].size = p->dims[i];
+    dp[i] = &dims[i];
+  }
+  Tensorflow__TensorShapeProto shape;
+  tensorflow__tensor_shape_proto__init(&shape);
+  shape.n_dim = (size_t)p->rank;
+  shape.dim = dp;
+  size_t next = p->n * (size_t)(p->rank ? p->rank : 1);
+  Tensorflow__TensorSliceProto *sl = tfs_calloc(p->n ? p->n : 1, sizeof *sl);
+  Tensorflow__TensorSliceProto **slp = tfs_calloc(p->n ? p->n : 1,
+                                                  sizeof *slp);
+  Tensorflow__TensorSliceProto__Extent *ex = tfs_calloc(next, sizeof *ex);
+  Tensorflow__TensorSliceProto__Extent **exp = tfs_calloc(next, sizeof *exp);
+  int rc = -1;
+  if (!sl || !slp || !ex || !exp) {
+    tfs_status_set(st, TFS_RESOURCE_EXHAUSTED, "out of memory");
+    goto out;
+  }
+  for (size_t i = 0; i < p->n; i++) {
+    tensorflow__tensor_slice_proto__init(&sl[i]);
+    slp[i] = &sl[i];
+    sl[i].n_extent = (size_t)p->rank;
+    sl[i].extent = exp + i * (size_t)p->rank;
+    for (int d = 0; d < p->rank; d++) {
+      Tensorflow__TensorSliceProto__Extent *x = &ex[i * (size_t)p->rank + d];
+      tensorflow__tensor_slice_proto__extent__init(x);
+      if (p->slices[i][1][d] >= 0) {
+        x->start = p->slices[i][0][d];
+        x->has_length_case =
+            TENSORFLOW__TENSOR_SLICE_PROTO__EXTENT__HAS_LENGTH_LENGTH;
+        x->length = p->slices[i][1][d];
+      }
+      sl[i].extent[d] = x;
+    }
+  }
+  Tensorflow__BundleEntryProto e;
+  tensorflow__bundle_entry_proto__init(&e);
+  e.dtype = (Tensorflow__DataType)p->dtype;
+  e.shape = &shape;
+  e.n_slices = p->n;
+  e.slices = slp;
+  rc = tfs_pb__pack(&e.base, out, st);
+out:
+  tfs_free(sl);
+  tfs_free(slp);
+  tfs_free(ex);
+  tfs_free(exp);
+  return rc;
+}
+
+static int cmp_entry(const void *a, const void *b) {
+  const w_entry *x = a, *y = b;
+  size_t m = x->klen < y->klen ? x->klen : y->klen;
+  int c = memcmp(x->key, y->key, m);
+  if (c) return c;
+  return x->klen < y->klen ? -1 : x->klen > y->klen;
+}
+
+int tfs_bundle__pack_header(int num_shards, tfs_buffer *out,
+                            tfs_status *st) {
   Tensorflow__VersionDef v;
   tensorflow__version_def__init(&v);
   v.producer = 1;
   Tensorflow__BundleHeaderProto h;
   tensorflow__bundle_header_proto__init(&h);
-  h.num_shards = 1;
+  h.num_shards = num_shards;
   h.version = &v;
   return tfs_pb__pack(&h.base, out, st);
 }
@@ -319,11 +530,16 @@ static int write_index(tfs_bundle_writer *w, const char *tmp, tfs_status *st) {
   }
   tfs_sst_builder *b = tfs_sst_builder_new(f, TFS_SST_BLOCK_SIZE);
   tfs_buffer hdr = {0};
-  int rc = b ? pack_header(&hdr, st) : -1;
+  int rc = b ? tfs_bundle__pack_header(1, &hdr, st) : -1;
   if (!rc) rc = tfs_sst_builder_add(b, "", 0, hdr.data, hdr.length);
-  for (size_t i = 0; !rc && i < w->n; i++)
-    rc = tfs_sst_builder_add(b, w->ents[i].key, strlen(w->ents[i].key),
-                             w->ents[i].entry.data, w->ents[i].entry.length);
+  for (size_t i = 0; !rc && i < w->n; i++) {
+    if (w->ents[i].parent)
+      rc = pack_parent(w->ents[i].parent, &w->ents[i].entry, st);
+    if (!rc)
+      rc = tfs_sst_builder_add(b, w->ents[i].key, w->ents[i].klen,
+                               w->ents[i].entry.data,
+                               w->ents[i].entry.length);
+  }
   if (!rc) rc = tfs_sst_builder_finish(b);
   buffer_clear(&hdr);
   tfs_sst_builder_free(b);
@@ -369,6 +585,8 @@ void tfs_bundle_writer_free(tfs_bundle_writer *w) {
   for (size_t i = 0; i < w->n; i++) {
     tfs_free(w->ents[i].key);
     buffer_clear(&w->ents[i].entry);
+    if (w->ents[i].parent) tfs_free(w->ents[i].parent->slices);
+    tfs_free(w->ents[i].parent);
   }
   tfs_free(w->ents);
   tfs_free(w->prefix);
