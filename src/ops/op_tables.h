@@ -28,6 +28,7 @@ extern const tfs_op_spec tfs_ops_image[];
 extern const tfs_op_spec tfs_ops_matrix[];
 extern const tfs_op_spec tfs_ops_linalg[];
 extern const tfs_op_spec tfs_ops_lookup[];
+extern const tfs_op_spec tfs_ops_io[];
 extern const tfs_op_spec tfs_ops_nn3d[];
 extern const tfs_op_spec tfs_ops_spectral[];
 extern const tfs_op_spec tfs_ops_ragged[];

@@ -71,5 +71,7 @@ const tfs_op_spec tfs_ops_state[] = {
      "dtype: type", tfs_shape_fn_no_outputs, TFS_OP_STATEFUL},
     {"VarIsInitializedOp", "resource: resource", "is_initialized: bool", "",
      tfs_shape_fn_scalar, TFS_OP_STATEFUL},
+    {"DisableCopyOnRead", "resource: resource", "", "",
+     tfs_shape_fn_no_outputs, TFS_OP_STATEFUL},
     {NULL, NULL, NULL, NULL, NULL, 0},
 };

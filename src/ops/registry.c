@@ -26,6 +26,7 @@ static const tfs_op_spec *const kFamilies[] = {
     tfs_ops_matrix,
     tfs_ops_linalg,
     tfs_ops_lookup,
+    tfs_ops_io,
     tfs_ops_nn3d,
     tfs_ops_spectral,
     tfs_ops_ragged,

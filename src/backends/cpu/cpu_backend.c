@@ -42,6 +42,7 @@ const tfs_kernel_def *const tfs_cpu_kernel_tables[] = {
     tfs_cpu_kernels_matrix_det, tfs_cpu_kernels_sparse,
     tfs_cpu_kernels_lookup, tfs_cpu_kernels_string_hash,
     tfs_cpu_kernels_image_scale,
+    tfs_cpu_kernels_save_restore,
     tfs_cpu_kernels_image_patches, tfs_cpu_kernels_pool3d,
     tfs_cpu_kernels_pool_argmax, tfs_cpu_kernels_conv3d,
     tfs_cpu_kernels_fft, tfs_cpu_kernels_complex_abs,

@@ -302,6 +302,20 @@ static void read_variable_compute(tfs_kernel_ctx *c) {
   tfs_kctx_set_output(c, 0, val);
 }
 
+/* DisableCopyOnRead: TensorFlow takes a variable out of copy-on-read mode
+ * (the saver does before reading it); tfsess's values are always
+ * copy-on-write, so this only checks the variable exists. */
+static void disable_copy_on_read_compute(tfs_kernel_ctx *c) {
+  const tfs_resource_handle *h = handle_of(c);
+  if (!h) return;
+  tfs_variable *v = tfs_resource_mgr_find(tfs_kctx_resources(c),
+                                          h->container, h->name,
+                                          TFS_VAR_RESOURCE);
+  tfs_tensor *val = v ? tfs_variable_read(v) : NULL;
+  if (!val) missing_var_update(c, h); /* LookupResource's NOT_FOUND */
+  tfs_tensor_free(val);
+}
+
 static void assign_variable_compute(tfs_kernel_ctx *c) {
   const tfs_resource_handle *h = handle_of(c);
   if (!h) return;
@@ -387,5 +401,7 @@ const tfs_kernel_def tfs_cpu_kernels_state[] = {
      assign_sub_variable_compute, NULL, 0, NULL},
     {"VarIsInitializedOp", "CPU", ANY, NULL, var_is_initialized_compute, NULL,
      0, NULL},
+    {"DisableCopyOnRead", "CPU", ANY, NULL, disable_copy_on_read_compute,
+     NULL, 0, NULL},
     {NULL, NULL, NULL, 0, NULL, NULL, NULL, 0, NULL},
 };
