@@ -70,7 +70,12 @@ static int parse_line(manifest *m, char *line, char *err, size_t cap) {
   if (!strcmp(w[0], "feed") && n == 3 && m->nfeeds < TC_MAX_ITEMS) {
     m->feeds[m->nfeeds++] = (tc_item){strdup(w[1]), strdup(w[2]), -1, -1, 0};
   } else if (!strcmp(w[0], "path") && n == 3 && m->nfeeds < TC_MAX_ITEMS) {
-    m->feeds[m->nfeeds++] = (tc_item){strdup(w[1]), strdup(w[2]), -1, -1, 1};
+    m->feeds[m->nfeeds++] =
+        (tc_item){strdup(w[1]), strdup(w[2]), -1, -1, TC_PATH_FILE};
+  } else if (!strcmp(w[0], "feedpath") && n == 3 &&
+             m->nfeeds < TC_MAX_ITEMS) {
+    m->feeds[m->nfeeds++] =
+        (tc_item){strdup(w[1]), strdup(w[2]), -1, -1, TC_PATH_IN_NPY};
   } else if (!strcmp(w[0], "fetch") && n >= 3 && m->nfetches < TC_MAX_ITEMS) {
     tc_item it = {strdup(w[1]), strdup(w[2]), -1, -1, 0};
     for (int i = 3; i < n; i++) {
@@ -365,6 +370,26 @@ out:
   return s;
 }
 
+/* A feedpath value: the string scalar `rel` (freed) joined to the case
+ * directory. */
+static tfs_tensor *case_path(const char *dir, tfs_tensor *rel,
+                             tfs_status *st) {
+  tfs_tensor *t = NULL;
+  if (tfs_tensor_dtype(rel) == TFS_STRING && tfs_tensor_ndims(rel) == 0) {
+    size_t len;
+    const char *s = tfs_tensor_string_at(rel, 0, &len);
+    char path[4400];
+    snprintf(path, sizeof path, "%s/%.*s", dir, (int)len, s);
+    const char *p = path;
+    size_t plen = strlen(path);
+    t = tfs_tensor_new_strings(NULL, 0, &p, &plen, st);
+  } else {
+    tfs_status_set(st, TFS_INVALID_ARGUMENT, "feedpath: not a string scalar");
+  }
+  tfs_tensor_free(rel);
+  return t;
+}
+
 static int resolve(tfs_graph *g, const char *dir, const manifest *m, runner *r,
                    char *err, size_t cap) {
   tfs_status *st = tfs_status_new();
@@ -373,10 +398,12 @@ static int resolve(tfs_graph *g, const char *dir, const manifest *m, runner *r,
     char path[4200];
     snprintf(path, sizeof path, "%s/%s", dir, m->feeds[i].file);
     r->feeds[i] = tfs_graph_output_by_name(g, m->feeds[i].name, st);
-    if (r->feeds[i].oper && m->feeds[i].is_path)
+    if (r->feeds[i].oper && m->feeds[i].is_path == TC_PATH_FILE)
       r->values[i] = tfs_tensor_scalar_string(path, strlen(path));
     else if (r->feeds[i].oper)
       r->values[i] = tfs_npy_read(path, st);
+    if (r->values[i] && m->feeds[i].is_path == TC_PATH_IN_NPY)
+      r->values[i] = case_path(dir, r->values[i], st);
     if (!r->feeds[i].oper || !r->values[i])
       rc = fail(err, cap, "feed %s: %s", m->feeds[i].name,
                 tfs_status_message(st));

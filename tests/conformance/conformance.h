@@ -14,10 +14,15 @@
 /* A case's manifest.txt (format in scripts/fixtures/fixturelib.py). */
 #define TC_MAX_ITEMS 64
 
+enum { TC_PATH_FILE = 1, TC_PATH_IN_NPY = 2 };
+
 typedef struct tc_item {
   char *name, *file;
   double rtol, atol; /* < 0: the dtype's default */
-  int is_path;       /* feeds: the value is "<case dir>/<file>" */
+  /* feeds: TC_PATH_FILE ("path"): the value is "<case dir>/<file>";
+   * TC_PATH_IN_NPY ("feedpath"): the .npy's string is a path relative to
+   * the case directory, fed joined to it; both also to the init runs */
+  int is_path;
 } tc_item;
 
 typedef struct tc_manifest {
