@@ -33,6 +33,14 @@ typedef struct {
 } bbox_state;
 
 /* (max_x - min_x) * (max_y - min_y) as an int, then a float */
+/* static_cast<int> of a float or double as TensorFlow's x86 build
+ * computes it (cvttss2si / cvttsd2si): truncation, and INT32_MIN for NaN
+ * and values out of range, which C leaves undefined. */
+static int32_t trunc_i32(double f) {
+  if (!(f > -2147483649.0 && f < 2147483648.0)) return INT32_MIN;
+  return (int32_t)f;
+}
+
 static float rect_area(const rect *r) {
   uint32_t w = (uint32_t)r->max_x - (uint32_t)r->min_x;
   uint32_t h = (uint32_t)r->max_y - (uint32_t)r->min_y;
@@ -91,7 +99,7 @@ static int random_crop(int ow, int oh, float min_rel, float max_rel,
   int max_height = (int)lrintf(sqrtf(max_area / aspect));
   if (lrintf((float)max_height * aspect) > ow) {
     const float eps = 0.0000001f;
-    max_height = (int)((ow + 0.5 - (double)eps) / (double)aspect);
+    max_height = trunc_i32((ow + 0.5 - (double)eps) / (double)aspect);
     if (lrintf((float)max_height * aspect) > ow) max_height -= 1;
   }
   if (max_height > oh) max_height = oh;
@@ -313,10 +321,10 @@ static int64_t read_boxes(tfs_kernel_ctx *c, int h, int w, rect **boxes) {
         return -1;
       }
     }
-    r[i].min_x = (int32_t)(q[1] * (float)w);
-    r[i].min_y = (int32_t)(q[0] * (float)h);
-    r[i].max_x = (int32_t)(q[3] * (float)w);
-    r[i].max_y = (int32_t)(q[2] * (float)h);
+    r[i].min_x = trunc_i32(q[1] * (float)w);
+    r[i].min_y = trunc_i32(q[0] * (float)h);
+    r[i].max_x = trunc_i32(q[3] * (float)w);
+    r[i].max_y = trunc_i32(q[2] * (float)h);
   }
   *boxes = r;
   return n;
