@@ -15,6 +15,7 @@ extern const tfs_op_spec tfs_ops_random_stateless[];
 extern const tfs_op_spec tfs_ops_random_sampling[];
 extern const tfs_op_spec tfs_ops_nn[];
 extern const tfs_op_spec tfs_ops_state[];
+extern const tfs_op_spec tfs_ops_training[];
 extern const tfs_op_spec tfs_ops_logging[];
 extern const tfs_op_spec tfs_ops_functional[];
 extern const tfs_op_spec tfs_ops_list[];

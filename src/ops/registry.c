@@ -33,6 +33,7 @@ static const tfs_op_spec *const kFamilies[] = {
     tfs_ops_input,
     tfs_ops_extra,
     tfs_ops_string,
+    tfs_ops_training,
 };
 
 static pthread_once_t g_once = PTHREAD_ONCE_INIT;

@@ -53,6 +53,7 @@ const tfs_kernel_def *const tfs_cpu_kernel_tables[] = {
     tfs_cpu_kernels_ctc_decoder, tfs_cpu_kernels_lstm_cell,
     tfs_cpu_kernels_string, tfs_cpu_kernels_string_split,
     tfs_cpu_kernels_string_regex,
+    tfs_cpu_kernels_training, tfs_cpu_kernels_training_sparse,
     NULL,
 };
 

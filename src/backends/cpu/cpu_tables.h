@@ -31,6 +31,8 @@ extern const tfs_kernel_def tfs_cpu_kernels_pool[];
 extern const tfs_kernel_def tfs_cpu_kernels_batch_norm[];
 extern const tfs_kernel_def tfs_cpu_kernels_cast[];
 extern const tfs_kernel_def tfs_cpu_kernels_state[];
+extern const tfs_kernel_def tfs_cpu_kernels_training[];
+extern const tfs_kernel_def tfs_cpu_kernels_training_sparse[];
 extern const tfs_kernel_def tfs_cpu_kernels_logging[];
 extern const tfs_kernel_def tfs_cpu_kernels_functional[];
 extern const tfs_kernel_def tfs_cpu_kernels_list[];
