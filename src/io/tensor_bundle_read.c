@@ -385,16 +385,23 @@ out:
 }
 
 /* Reads the data of a plain (unpartitioned) entry. */
+/* Whether entry e's dtype can be read into a tensor; UNIMPLEMENTED in st
+ * when not (references, resources, variants, unknown values). */
+static int restorable(const tfs_bundle_reader *r, const r_entry *e,
+                      tfs_status *st) {
+  tfs_dtype dt = (tfs_dtype)e->e->dtype;
+  if (tfs_dtype_is_valid(dt) && !tfs_dtype_is_ref(dt) && dt != TFS_RESOURCE &&
+      dt != TFS_VARIANT)
+    return 1;
+  tfs_status_setf(st, TFS_UNIMPLEMENTED, "%s: cannot restore %s of dtype %s",
+                  r->prefix, e->key, tfs_dtype_name(dt));
+  return 0;
+}
+
 static tfs_tensor *read_entry(tfs_bundle_reader *r, const r_entry *e,
                               tfs_status *st) {
   tfs_dtype dt = (tfs_dtype)e->e->dtype;
-  if (!tfs_dtype_is_valid(dt) || tfs_dtype_is_ref(dt) || dt == TFS_RESOURCE ||
-      dt == TFS_VARIANT) {
-    tfs_status_setf(st, TFS_UNIMPLEMENTED,
-                    "%s: cannot restore %s of dtype %s", r->prefix, e->key,
-                    tfs_dtype_name(dt));
-    return NULL;
-  }
+  if (!restorable(r, e, st)) return NULL;
   tfs_tensor *t = tfs_tensor_new(dt, e->dims, e->ndims, st);
   if (!t) return NULL;
   int64_t size = e->e->size, count = tfs_tensor_num_elements(t);
@@ -441,128 +448,6 @@ static tfs_tensor *read_entry(tfs_bundle_reader *r, const r_entry *e,
 fail:
   tfs_tensor_free(t);
   return NULL;
-}
-
-/* ---- partitioned tensors ------------------------------------------------- */
-
-/* Copies slice `part` (the block at start[] of the full tensor) into it. */
-static int copy_slice(tfs_tensor *full, const tfs_tensor *part,
-                      const int64_t *start, tfs_status *st) {
-  int nd = tfs_tensor_ndims(full);
-  const int64_t *fd = tfs_tensor_dims(full), *pd = tfs_tensor_dims(part);
-  int64_t count = tfs_tensor_num_elements(part);
-  size_t esz = tfs_dtype_size(tfs_tensor_dtype(full));
-  int64_t idx[TFS_MAX_RANK] = {0};
-  for (int64_t i = 0; i < count; i++) {
-    int64_t off = 0;
-    for (int d = 0; d < nd; d++) off = off * fd[d] + start[d] + idx[d];
-    if (tfs_tensor_dtype(full) == TFS_STRING) {
-      size_t len;
-      const char *s = tfs_tensor_string_at(part, i, &len);
-      tfs_tensor_set_string(full, off, s, len, st);
-      if (!tfs_status_ok(st)) return -1;
-    } else {
-      memcpy((char *)tfs_tensor_data(full) + (size_t)off * esz,
-             (const char *)tfs_tensor_data(part) + (size_t)i * esz, esz);
-    }
-    for (int d = nd - 1; d >= 0 && ++idx[d] == pd[d]; d--) idx[d] = 0;
-  }
-  return 0;
-}
-
-/* Reads one slice of entry e into full; adds its volume to *covered. */
-static int read_slice(tfs_bundle_reader *r, const r_entry *e,
-                      const Tensorflow__TensorSliceProto *s, tfs_tensor *full,
-                      int64_t *covered, tfs_status *st) {
-  int64_t start[TFS_MAX_RANK], klen[TFS_MAX_RANK], len[TFS_MAX_RANK];
-  int64_t vol = 1;
-  if ((int)s->n_extent != e->ndims) goto bad;
-  for (int d = 0; d < e->ndims; d++) {
-    const Tensorflow__TensorSliceProto__Extent *x = s->extent[d];
-    int whole = x->has_length_case !=
-                TENSORFLOW__TENSOR_SLICE_PROTO__EXTENT__HAS_LENGTH_LENGTH;
-    start[d] = whole ? 0 : x->start;
-    len[d] = whole ? e->dims[d] : x->length;
-    klen[d] = whole ? -1 : x->length;
-    if (start[d] < 0 || len[d] < 0 || start[d] > e->dims[d] ||
-        len[d] > e->dims[d] - start[d])
-      goto bad;
-    vol *= len[d];
-  }
-  uint8_t key[4096];
-  size_t kn = tfs_bundle__slice_key(e->key, e->ndims, start, klen, key,
-                                    sizeof key);
-  int k = kn <= sizeof key ? find_key(r, key, kn) : -1;
-  if (k < 0) {
-    tfs_status_setf(st, TFS_NOT_FOUND,
-                    "Key %s (a slice of a partitioned tensor) not found in "
-                    "checkpoint", e->key);
-    return -1;
-  }
-  const r_entry *se = &r->ents[k];
-  if (se->ndims != e->ndims || se->e->dtype != e->e->dtype) goto bad;
-  for (int d = 0; d < e->ndims; d++)
-    if (se->dims[d] != len[d]) goto bad;
-  tfs_tensor *part = read_entry(r, se, st);
-  if (!part) return -1;
-  int rc = copy_slice(full, part, start, st);
-  tfs_tensor_free(part);
-  *covered += vol;
-  return rc;
-bad:
-  tfs_status_setf(st, TFS_DATA_LOSS, "%s: bad slice of partitioned tensor %s",
-                  r->prefix, e->key);
-  return -1;
-}
-
-static tfs_tensor *assemble(tfs_bundle_reader *r, const r_entry *e,
-                            tfs_status *st) {
-  tfs_dtype dt = (tfs_dtype)e->e->dtype;
-  if (dt == TFS_STRING) {
-    tfs_status_set(st, TFS_INVALID_ARGUMENT, "Dtype string not supported.");
-    return NULL;
-  }
-  if (!tfs_dtype_is_valid(dt) || tfs_dtype_is_ref(dt) || dt == TFS_RESOURCE ||
-      dt == TFS_VARIANT) {
-    tfs_status_setf(st, TFS_UNIMPLEMENTED,
-                    "%s: cannot restore %s of dtype %s", r->prefix, e->key,
-                    tfs_dtype_name(dt));
-    return NULL;
-  }
-  tfs_tensor *full = tfs_tensor_new(dt, e->dims, e->ndims, st);
-  if (!full) return NULL;
-  if (dt != TFS_STRING)
-    memset(tfs_tensor_data(full), 0, tfs_tensor_byte_size(full));
-  int64_t covered = 0;
-  for (size_t i = 0; i < e->e->n_slices; i++)
-    if (read_slice(r, e, e->e->slices[i], full, &covered, st)) {
-      tfs_tensor_free(full);
-      return NULL;
-    }
-  if (covered < tfs_tensor_num_elements(full)) {
-    int64_t st0[TFS_MAX_RANK] = {0}, whole[TFS_MAX_RANK];
-    for (int d = 0; d < e->ndims; d++) whole[d] = -1;
-    char sl[TFS_MAX_RANK * 42 + 1];
-    tfs_slice_str(e->ndims, st0, whole, sl, sizeof sl);
-    tfs_status_setf(st, TFS_INVALID_ARGUMENT,
-                    "Does not have sufficient slices for partitioned tensor "
-                    "%s to restore in slice_spec: %s", e->key, sl);
-    tfs_tensor_free(full);
-    return NULL;
-  }
-  return full;
-}
-
-tfs_tensor *tfs_bundle_reader_read(tfs_bundle_reader *r, const char *name,
-                                   tfs_status *st) {
-  int k = find_key(r, (const uint8_t *)name, strlen(name));
-  if (k < 0 || !name[0]) {
-    tfs_status_setf(st, TFS_NOT_FOUND, "Key %s not found in checkpoint", name);
-    return NULL;
-  }
-  const r_entry *e = &r->ents[k];
-  if (e->e->n_slices) return assemble(r, e, st);
-  return read_entry(r, e, st);
 }
 
 /* ---- reading a slice ----------------------------------------------------- */
@@ -652,6 +537,53 @@ bad:
   tfs_status_setf(st, TFS_DATA_LOSS, "%s: bad slice of partitioned tensor %s",
                   r->prefix, e->key);
   return -1;
+}
+
+/* ---- partitioned tensors ------------------------------------------------- */
+
+/* A partitioned tensor, whole: every stored slice copied in. */
+static tfs_tensor *assemble(tfs_bundle_reader *r, const r_entry *e,
+                            tfs_status *st) {
+  tfs_dtype dt = (tfs_dtype)e->e->dtype;
+  if (dt == TFS_STRING) {
+    tfs_status_set(st, TFS_INVALID_ARGUMENT, "Dtype string not supported.");
+    return NULL;
+  }
+  if (!restorable(r, e, st)) return NULL;
+  tfs_tensor *full = tfs_tensor_new(dt, e->dims, e->ndims, st);
+  if (!full) return NULL;
+  memset(tfs_tensor_data(full), 0, tfs_tensor_byte_size(full));
+  int64_t covered = 0, zero[TFS_MAX_RANK] = {0};
+  for (size_t i = 0; i < e->e->n_slices; i++)
+    if (slice_part(r, e, e->e->slices[i], full, zero, zero, e->dims,
+                   &covered, st)) {
+      tfs_tensor_free(full);
+      return NULL;
+    }
+  if (covered < tfs_tensor_num_elements(full)) {
+    int64_t st0[TFS_MAX_RANK] = {0}, whole[TFS_MAX_RANK];
+    for (int d = 0; d < e->ndims; d++) whole[d] = -1;
+    char sl[TFS_MAX_RANK * 42 + 1];
+    tfs_slice_str(e->ndims, st0, whole, sl, sizeof sl);
+    tfs_status_setf(st, TFS_INVALID_ARGUMENT,
+                    "Does not have sufficient slices for partitioned tensor "
+                    "%s to restore in slice_spec: %s", e->key, sl);
+    tfs_tensor_free(full);
+    return NULL;
+  }
+  return full;
+}
+
+tfs_tensor *tfs_bundle_reader_read(tfs_bundle_reader *r, const char *name,
+                                   tfs_status *st) {
+  int k = find_key(r, (const uint8_t *)name, strlen(name));
+  if (k < 0 || !name[0]) {
+    tfs_status_setf(st, TFS_NOT_FOUND, "Key %s not found in checkpoint", name);
+    return NULL;
+  }
+  const r_entry *e = &r->ents[k];
+  if (e->e->n_slices) return assemble(r, e, st);
+  return read_entry(r, e, st);
 }
 
 void tfs_bundle_reader_read_slice(tfs_bundle_reader *r, const char *name,

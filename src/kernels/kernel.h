@@ -223,6 +223,12 @@ void *tfs_kctx_scratch(tfs_kernel_ctx *c, size_t bytes);
 /* The session's resources (variables). */
 tfs_resource_mgr *tfs_kctx_resources(tfs_kernel_ctx *c);
 
+/* The resource handle input i holds when it is a scalar DT_RESOURCE
+ * tensor (borrowed, valid during the call), else NULL: the caller fails
+ * with its own message. */
+const tfs_resource_handle *tfs_kctx_input_handle(const tfs_kernel_ctx *c,
+                                                 int i);
+
 /* The variable a ref input points to (TF1 VariableV2 edges), or NULL. */
 tfs_variable *tfs_kctx_input_ref(tfs_kernel_ctx *c, int i);
 

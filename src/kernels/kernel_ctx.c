@@ -277,6 +277,13 @@ tfs_resource_mgr *tfs_kctx_resources(tfs_kernel_ctx *c) {
   return c->run->resources;
 }
 
+const tfs_resource_handle *tfs_kctx_input_handle(const tfs_kernel_ctx *c,
+                                                 int i) {
+  const tfs_tensor *t = c->inputs[i];
+  return t->dtype == TFS_RESOURCE && t->nelems == 1 ? tfs_tensor__handle(t, 0)
+                                                    : NULL;
+}
+
 tfs_variable *tfs_kctx_input_ref(tfs_kernel_ctx *c, int i) {
   return tfs_tensor__ref_target(c->inputs[i]);
 }

@@ -639,10 +639,7 @@ static void iterator_compute(tfs_kernel_ctx *k) {
 
 /* The iterator input i names; NULL after failing k. */
 static iterator *iterator_of(tfs_kernel_ctx *k, int i) {
-  const tfs_tensor *t = k->inputs[i];
-  const tfs_resource_handle *h =
-      t->dtype == TFS_RESOURCE && t->nelems == 1 ? tfs_tensor__handle(t, 0)
-                                                 : NULL;
+  const tfs_resource_handle *h = tfs_kctx_input_handle(k, i);
   iterator *it = h ? tfs_resource_mgr_lookup(tfs_kctx_resources(k),
                                              h->container, h->name,
                                              &kIteratorKind)
@@ -736,10 +733,7 @@ static void put_field(tfs_strbuf *b, int field, const char *v) {
 /* IteratorToStringHandle: the iterator's handle as a serialized
  * ResourceHandleProto (container, name, type name). */
 static void to_string_handle_compute(tfs_kernel_ctx *k) {
-  const tfs_tensor *t = k->inputs[0];
-  const tfs_resource_handle *h =
-      t->dtype == TFS_RESOURCE && t->nelems == 1 ? tfs_tensor__handle(t, 0)
-                                                 : NULL;
+  const tfs_resource_handle *h = tfs_kctx_input_handle(k, 0);
   if (!h) {
     tfs_kctx_fail(k, TFS_INVALID_ARGUMENT,
                   "Expected a scalar iterator resource handle");

@@ -153,6 +153,17 @@ int tfs_linalg__check_inputs(tfs_kernel_ctx *c, int nin, int64_t *batch) {
   return 0;
 }
 
+int tfs_linalg__check_square(tfs_kernel_ctx *c, int64_t *batch, int64_t *n) {
+  if (tfs_linalg__check_inputs(c, 1, batch)) return -1;
+  const tfs_shape *s = &c->inputs[0]->shape;
+  *n = s->dims[s->rank - 1];
+  if (s->dims[s->rank - 2] != *n) {
+    tfs_kctx_fail(c, TFS_INVALID_ARGUMENT, "Input matrix must be square.");
+    return -1;
+  }
+  return 0;
+}
+
 void tfs_linalg__out_shape(const tfs_shape *in, int nd, int64_t d0, int64_t d1,
                            tfs_shape *out) {
   if (nd == 0) {
@@ -332,15 +343,9 @@ static int inverse_one(const tfs_linalg_job *j, int64_t b, tfs_lz *ws) {
 }
 
 static void inverse_compute(tfs_kernel_ctx *c) {
-  int64_t batch;
-  if (tfs_linalg__check_inputs(c, 1, &batch)) return;
+  int64_t batch, n;
+  if (tfs_linalg__check_square(c, &batch, &n)) return;
   const tfs_tensor *x = c->inputs[0];
-  int r = x->shape.rank;
-  int64_t n = x->shape.dims[r - 1];
-  if (x->shape.dims[r - 2] != n) {
-    tfs_kctx_fail(c, TFS_INVALID_ARGUMENT, "Input matrix must be square.");
-    return;
-  }
   tfs_tensor *o = tfs_kctx_alloc_output(c, 0, &x->shape);
   if (!o || o->nelems == 0) return;
   tfs_linalg_job j = {.in = {x}, .out = {o}, .n = n};
@@ -553,15 +558,9 @@ static int cholesky_one(const tfs_linalg_job *j, int64_t b, tfs_lz *ws) {
 }
 
 static void cholesky_compute(tfs_kernel_ctx *c) {
-  int64_t batch;
-  if (tfs_linalg__check_inputs(c, 1, &batch)) return;
+  int64_t batch, n;
+  if (tfs_linalg__check_square(c, &batch, &n)) return;
   const tfs_tensor *x = c->inputs[0];
-  int r = x->shape.rank;
-  int64_t n = x->shape.dims[r - 1];
-  if (x->shape.dims[r - 2] != n) {
-    tfs_kctx_fail(c, TFS_INVALID_ARGUMENT, "Input matrix must be square.");
-    return;
-  }
   tfs_tensor *o = tfs_kctx_alloc_output(c, 0, &x->shape);
   if (!o || o->nelems == 0) return;
   tfs_linalg_job j = {.in = {x}, .out = {o}, .n = n};

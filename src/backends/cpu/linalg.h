@@ -77,6 +77,11 @@ void tfs_linalg__store(tfs_tensor *t, int64_t at, int64_t n, const tfs_lz *src);
  * batch size. Returns 0, or -1 after failing the kernel. */
 int tfs_linalg__check_inputs(tfs_kernel_ctx *c, int nin, int64_t *batch);
 
+/* tfs_linalg__check_inputs for one input that must hold square matrices
+ * ("Input matrix must be square."); fills the batch size and the order
+ * n.  Returns 0, or -1 after failing the kernel. */
+int tfs_linalg__check_square(tfs_kernel_ctx *c, int64_t *batch, int64_t *n);
+
 /* The shape of input 0's batch dims followed by d0 (and d1 when nd is 2);
  * nd 0 gives a scalar, TensorFlow's shape for an output not computed. */
 void tfs_linalg__out_shape(const tfs_shape *in, int nd, int64_t d0, int64_t d1,

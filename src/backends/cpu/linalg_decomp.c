@@ -237,15 +237,9 @@ static int zero_scalar_output(tfs_kernel_ctx *c, int i) {
 }
 
 static void eig_compute(tfs_kernel_ctx *c) {
-  int64_t batch;
-  if (tfs_linalg__check_inputs(c, 1, &batch)) return;
+  int64_t batch, n;
+  if (tfs_linalg__check_square(c, &batch, &n)) return;
   const tfs_tensor *x = c->inputs[0];
-  int r = x->shape.rank;
-  int64_t n = x->shape.dims[r - 1];
-  if (x->shape.dims[r - 2] != n) {
-    tfs_kctx_fail(c, TFS_INVALID_ARGUMENT, "Input matrix must be square.");
-    return;
-  }
   tfs_linalg_job j = {.in = {x}, .n = n};
   j.flag[0] = ((const tfs_linalg_attrs *)c->state)->compute;
   tfs_shape es;

@@ -151,10 +151,7 @@ static void table_compute(tfs_kernel_ctx *c) {
 
 /* The table behind input 0, or NULL after failing. */
 static tfs_lookup_table *table_of(tfs_kernel_ctx *c) {
-  const tfs_tensor *t = c->inputs[0];
-  const tfs_resource_handle *h =
-      t->dtype == TFS_RESOURCE && t->nelems == 1 ? tfs_tensor__handle(t, 0)
-                                                 : NULL;
+  const tfs_resource_handle *h = tfs_kctx_input_handle(c, 0);
   if (!h) {
     tfs_kctx_fail(c, TFS_INVALID_ARGUMENT,
                   "Expected a scalar resource handle");

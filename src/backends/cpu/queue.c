@@ -298,10 +298,7 @@ static void queue_compute(tfs_kernel_ctx *c) {
 
 /* The queue input 0 names; NULL after failing c. */
 static fifo_queue *queue_of(tfs_kernel_ctx *c) {
-  const tfs_tensor *t = c->inputs[0];
-  const tfs_resource_handle *h =
-      t->dtype == TFS_RESOURCE && t->nelems == 1 ? tfs_tensor__handle(t, 0)
-                                                 : NULL;
+  const tfs_resource_handle *h = tfs_kctx_input_handle(c, 0);
   if (!h) {
     tfs_kctx_fail(c, TFS_INVALID_ARGUMENT,
                   "Expected a scalar queue resource handle");

@@ -312,6 +312,8 @@ static void substr_compute(tfs_kernel_ctx *c) {
                   tfs_shape_str(&pos->shape, b, sizeof b));
     return;
   }
+  /* TensorFlow's kernel broadcasts ranks 1 and 2 only and refuses the
+   * others with this UNIMPLEMENTED (case ops_strings/error_substr_3d_bcast) */
   if (out.rank > 2) {
     tfs_kctx_fail(c, TFS_UNIMPLEMENTED, "Substr broadcast not implemented "
                   "for %d dimensions", out.rank);

@@ -233,10 +233,7 @@ static tfs_variable *find_var(tfs_kernel_ctx *c, const tfs_train_state *s,
                     s->arg_names[i]);
     return v;
   }
-  const tfs_tensor *t = c->inputs[i];
-  const tfs_resource_handle *h =
-      t->dtype == TFS_RESOURCE && t->nelems == 1 ? tfs_tensor__handle(t, 0)
-                                                 : NULL;
+  const tfs_resource_handle *h = tfs_kctx_input_handle(c, i);
   if (!h) {
     tfs_kctx_fail(c, TFS_INVALID_ARGUMENT,
                   "Expected a scalar resource handle for input %d (%s)", i,
