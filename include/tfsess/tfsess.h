@@ -18,6 +18,7 @@
 #include "io.h"
 #include "ops.h"
 #include "optimizer.h"
+#include "saver.h"
 #include "session.h"
 #include "status.h"
 #include "tensor.h"
