@@ -55,7 +55,8 @@ TFS_API void tfs_saver_options_set_max_to_keep(tfs_saver_options *o, int n);
 TFS_API void tfs_saver_options_set_keep_every_n_hours(tfs_saver_options *o,
                                                       float hours);
 /* Saver(name=...): the name scope (made unique as TensorFlow's
- * name_scope does: "save", then "save_1", ...).  Copied. */
+ * name_scope does: "save", then "save_1", ...; NULL or "": "save").
+ * Copied. */
 TFS_API void tfs_saver_options_set_name(tfs_saver_options *o,
                                         const char *name);
 /* Saver(filename=...): the default value of save/filename.  Copied. */

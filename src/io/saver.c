@@ -720,7 +720,7 @@ static tfs_saver *build(tfs_graph *g, const char *const *keys,
   int count = 0;
   sv_item *it = collect(g, keys, vars, n, &count, st);
   if (!it) return NULL;
-  char *sc = scope_name(g, o->name ? o->name : "save");
+  char *sc = scope_name(g, o->name && *o->name ? o->name : "save");
   tfs_saver *s = tfs_calloc(1, sizeof *s);
   if (!sc || !s) {
     TFS_OOM(st);
