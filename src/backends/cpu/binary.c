@@ -33,23 +33,8 @@ EW_INTS(mul, MK_MUL)
 /* division: floats divide; integers truncate, and y == 0 is an error;
  * MIN / -1 wraps to MIN as two's complement does. */
 EW_BIN_FLOATS(div, x / y, x / y)
-/* Complex quotients as TensorFlow's CPU kernels compute them: Smith's
- * scaled formula without C's Annex G recovery, so that x / 0 is NaN
- * (C's division gives Inf) */
-#define CDIV_SMITH(NAME, T, R, RE, IM, ABS)                               \
-  static inline T NAME(T x, T y) {                                        \
-    R a = RE(x), b = IM(x), c = RE(y), d = IM(y);                         \
-    int by_imag = ABS(c) <= ABS(d);                                       \
-    R rs = by_imag ? c / d : (R)1, is = by_imag ? (R)1 : d / c;           \
-    R den = c * rs + d * is;                                              \
-    T q;                                                                  \
-    __real__ q = (a * rs + b * is) / den;                                 \
-    __imag__ q = (b * rs - a * is) / den;                                 \
-    return q;                                                             \
-  }
-CDIV_SMITH(cdivf_tf, tfs_c64, float, crealf, cimagf, fabsf)
-CDIV_SMITH(cdiv_tf, tfs_c128, double, creal, cimag, fabs)
-EW_BIN_COMPLEX(div, cdivf_tf(x, y), cdiv_tf(x, y))
+/* complex quotients: Smith's formula as TensorFlow's (ew_loops.h) */
+EW_BIN_COMPLEX(div, ew_cdivf(x, y), ew_cdiv(x, y))
 #define MK_SDIV(N, T, U)                                                  \
   EW_BIN_CHECKED(N, T, y == 0, y == (T)-1 ? (T)(0 - (U)x) : (T)(x / y))
 #define MK_UDIV(N, T, U) EW_BIN_CHECKED(N, T, y == 0, (T)(x / y))
@@ -103,9 +88,9 @@ EW_BIN_FLOATS(xdivy, x == 0 ? 0.0f : x / y, x == 0 ? 0.0 : x / y)
   EW_BIN_BF16(OP##_bf16, x == 0 ? 0.0f : x * B2F(F2B(LOGF(y))))
 XLOG_FLOATS(xlogy, logf, log)
 XLOG_FLOATS(xlog1py, log1pf, log1p)
-EW_BIN_COMPLEX(divnn, y == 0 ? 0 : cdivf_tf(x, y), y == 0 ? 0 : cdiv_tf(x, y))
+EW_BIN_COMPLEX(divnn, y == 0 ? 0 : ew_cdivf(x, y), y == 0 ? 0 : ew_cdiv(x, y))
 EW_BIN_COMPLEX(mulnn, y == 0 ? 0 : x * y, y == 0 ? 0 : x * y)
-EW_BIN_COMPLEX(xdivy, x == 0 ? 0 : cdivf_tf(x, y), x == 0 ? 0 : cdiv_tf(x, y))
+EW_BIN_COMPLEX(xdivy, x == 0 ? 0 : ew_cdivf(x, y), x == 0 ? 0 : ew_cdiv(x, y))
 EW_BIN_COMPLEX(xlogy, x == 0 ? 0 : x * clogf(y), x == 0 ? 0 : x * clog(y))
 EW_BIN_COMPLEX(xlog1py, x == 0 ? 0 : x * clogf(1.0f + y),
                x == 0 ? 0 : x * clog(1.0 + y))

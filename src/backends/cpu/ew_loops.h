@@ -102,6 +102,23 @@ typedef double _Complex tfs_c128;
 #define EW_UN_BF16(NAME, EXPR) \
   EW_UN_GEN(NAME, uint16_t, uint16_t, B2F, F2B, EXPR)
 
+/* Complex quotients as TensorFlow's CPU kernels compute them: Smith's
+ * scaled formula without C's Annex G recovery, so that x / 0 is NaN
+ * (C's division gives Inf). */
+#define EW_CDIV_SMITH(NAME, T, R, RE, IM, ABS)                             \
+  static inline T NAME(T x, T y) {                                         \
+    R a = RE(x), b = IM(x), c = RE(y), d = IM(y);                          \
+    int by_imag = ABS(c) <= ABS(d);                                        \
+    R rs = by_imag ? c / d : (R)1, is = by_imag ? (R)1 : d / c;            \
+    R den = c * rs + d * is;                                               \
+    T q;                                                                   \
+    __real__ q = (a * rs + b * is) / den;                                  \
+    __imag__ q = (b * rs - a * is) / den;                                  \
+    return q;                                                              \
+  }
+EW_CDIV_SMITH(ew_cdivf, tfs_c64, float, crealf, cimagf, fabsf)
+EW_CDIV_SMITH(ew_cdiv, tfs_c128, double, creal, cimag, fabs)
+
 /* ---- instantiation over dtype families ------------------------------------
  * FLOATS(OP, EXPR_F, EXPR_D) makes OP_f32, OP_f64 (EXPR_D) and OP_f16,
  * OP_bf16 (computed in float with EXPR_F); *_ENTRIES fill a table. */
