@@ -256,6 +256,7 @@ const tfs_op_spec tfs_ops_math[] = {
     {"Abs", "x: T", "y: T", T_ABS, SAME, EW},
     {"Sign", "x: T", "y: T", T_NEG, SAME, EW},
     {"Reciprocal", "x: T", "y: T", T_NEG, SAME, EW},
+    {"Inv", "x: T", "y: T", T_NEG, SAME, EW},
     {"Square", "x: T", "y: T", T_SQUARE, SAME, EW},
     {"Sqrt", "x: T", "y: T", T_FLOATC, SAME, EW},
     {"Rsqrt", "x: T", "y: T", T_FLOATC, SAME, EW},

@@ -67,6 +67,8 @@ extern const tfs_kernel_def tfs_cpu_kernels_image_crop[];
 extern const tfs_kernel_def tfs_cpu_kernels_image_color[];
 extern const tfs_kernel_def tfs_cpu_kernels_matrix_diag[];
 extern const tfs_kernel_def tfs_cpu_kernels_matrix_det[];
+extern const tfs_kernel_def tfs_cpu_kernels_grad_elem[];
+extern const tfs_kernel_def tfs_cpu_kernels_grad_array[];
 extern const tfs_kernel_def tfs_cpu_kernels_lookup[];
 extern const tfs_kernel_def tfs_cpu_kernels_string_hash[];
 extern const tfs_kernel_def tfs_cpu_kernels_image_scale[];

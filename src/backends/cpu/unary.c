@@ -1,7 +1,7 @@
 /*
  * backends/cpu/unary.c - elementwise unary arithmetic: Neg, Abs, Sign,
- * Reciprocal, Square, Floor, Ceil, Round (half to even; zeros for
- * integers, as TensorFlow's CPU kernel), Rint, IsNan,
+ * Reciprocal (and Inv, its old name), Square, Floor, Ceil, Round (half
+ * to even; zeros for integers, as TensorFlow's CPU kernel), Rint, IsNan,
  * IsInf, IsFinite, and Relu.  Integer negation and abs wrap (-MIN == MIN)
  * as TensorFlow's do.  Transcendental functions live in unary_math.c.
  */
@@ -114,6 +114,7 @@ const tfs_kernel_def tfs_cpu_kernels_unary[] = {
     UN("Abs", FL | EW_DT_SIGNED, kAbs),
     UN("Sign", FL | EW_DT_COMPLEX | EW_DT_SIGNED, kSign),
     UN("Reciprocal", FL | EW_DT_COMPLEX, kRecip),
+    UN("Inv", FL | EW_DT_COMPLEX, kRecip),
     UN("Square", FL | EW_DT_COMPLEX | EW_DT_SIGNED | EW_DT_UNSIGNED,
        kSquare),
     UN("Floor", FL, kFloor),
