@@ -1,0 +1,12 @@
+
+6
+xPlaceholder*
+dtype0*
+shape:
+=
+BiasAddGradBiasAddGradx*
+T0*
+data_formatNHWC
+%
+outIdentityBiasAddGrad*
+T0"ª

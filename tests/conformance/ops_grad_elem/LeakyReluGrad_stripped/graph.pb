@@ -1,0 +1,12 @@
+
+
+gPlaceholder*
+dtype0
+
+fPlaceholder*
+dtype0
+$
+LeakyReluGradLeakyReluGradgf
+'
+outIdentityLeakyReluGrad*
+T0"ª

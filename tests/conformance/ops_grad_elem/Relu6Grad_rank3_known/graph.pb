@@ -1,0 +1,15 @@
+
+6
+gPlaceholder*
+dtype0*
+shape:
+6
+fPlaceholder*
+dtype0*
+shape:
+%
+	Relu6Grad	Relu6Gradgf*
+T0
+#
+outIdentity	Relu6Grad*
+T0"ª

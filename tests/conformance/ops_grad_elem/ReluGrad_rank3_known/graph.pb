@@ -1,0 +1,15 @@
+
+6
+gPlaceholder*
+dtype0*
+shape:
+6
+fPlaceholder*
+dtype0*
+shape:
+#
+ReluGradReluGradgf*
+T0
+"
+outIdentityReluGrad*
+T0"ª

@@ -1,0 +1,17 @@
+
+2
+yPlaceholder*
+dtype0*
+shape
+:
+3
+dyPlaceholder*
+dtype0*
+shape
+:
+*
+SigmoidGradSigmoidGradydy*
+T0
+%
+outIdentitySigmoidGrad*
+T0"ª

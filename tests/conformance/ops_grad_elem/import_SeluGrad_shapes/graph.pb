@@ -1,0 +1,14 @@
+
+2
+gPlaceholder*
+dtype0*
+shape
+:
+2
+fPlaceholder*
+dtype0*
+shape
+:
+
+outSeluGradgf*
+T0"ª
