@@ -111,6 +111,41 @@ static void test_optimizer_constfold__shapes(void) {
   ot_teardown();
 }
 
+/* BroadcastGradientArgs of two constant shapes folds through its CPU
+ * kernel into two constants (the ones its consumers read). */
+static void test_optimizer_constfold__broadcast_gradient_args(void) {
+  ot_setup();
+  tfs_output x = ot_placeholder("x", 2);
+  const int32_t v0[] = {2, 3, 1}, v1[] = {3, 5};
+  const int64_t d0[] = {3}, d1[] = {2};
+  tfs_tensor *t0 = tfs_tensor_new_copy(TFS_INT32, d0, 1, v0, sizeof v0, st);
+  tfs_tensor *t1 = tfs_tensor_new_copy(TFS_INT32, d1, 1, v1, sizeof v1, st);
+  tfs_output s0 = tfs_op_const(g, "s0", t0, st);
+  tfs_output s1 = tfs_op_const(g, "s1", t1, st);
+  tfs_tensor_free(t0);
+  tfs_tensor_free(t1);
+  tfs_op_desc *d = tfs_op_desc_new(g, "BroadcastGradientArgs", "bga");
+  tfs_op_desc_add_input(d, s0);
+  tfs_op_desc_add_input(d, s1);
+  tfs_operation *bga = tfs_op_desc_finish(d, st);
+  TFS_ASSERT_OK(st);
+  tfs_output r0 = tfs_op_identity(g, "r0", (tfs_output){bga, 0}, st);
+  tfs_output r1 = tfs_op_identity(g, "r1", (tfs_output){bga, 1}, st);
+  tfs_output c0 = tfs_op_cast(g, "c0", r0, TFS_FLOAT, st);
+  tfs_output c1 = tfs_op_cast(g, "c1", r1, TFS_FLOAT, st);
+  tfs_output ax = tfs_op_const_int32(g, "ax", 0, st);
+  tfs_output a = tfs_op_sum(g, "a", c0, ax, 0, st);
+  tfs_output b = tfs_op_sum(g, "b", c1, ax, 0, st);
+  tfs_output y = tfs_op_mul(g, "y", x, tfs_op_add(g, "ab", a, b, st), st);
+  TFS_ASSERT_OK(st);
+  tfs_graph *og = ot_optimize(&x, 1, &y, 1, "constfold");
+  CU_ASSERT_PTR_NULL(tfs_graph_operation_by_name(og, "bga"));
+  CU_ASSERT_EQUAL(ot_count(og, "BroadcastGradientArgs"), 0);
+  ot_check_same(og, &x, 1, &y, 1, 0);
+  tfs_graph_free(og);
+  ot_teardown();
+}
+
 static void test_optimizer_constfold__feeds_not_folded(void) {
   ot_setup();
   tfs_output x = ot_placeholder("x", 2);
@@ -474,6 +509,8 @@ static const tfs_test_case kPasses[] = {
      test_optimizer_constfold__folds_and_keeps_names},
     {"constfold_shapes", test_optimizer_constfold__shapes},
     {"constfold_feeds_not_folded", test_optimizer_constfold__feeds_not_folded},
+    {"constfold_broadcast_gradient_args",
+     test_optimizer_constfold__broadcast_gradient_args},
     {"constfold_stateful_not_folded",
      test_optimizer_constfold__stateful_not_folded},
     {"constfold_size_cap", test_optimizer_constfold__size_cap},
