@@ -122,7 +122,7 @@ static void bias_add_grad_compute(tfs_kernel_ctx *c) {
                   tfs_shape_str(&x->shape, a, sizeof a));
     return;
   }
-  if (x->nelems > INT32_MAX) {
+  if (x->nelems >= INT32_MAX) {
     tfs_kctx_fail(c, TFS_INVALID_ARGUMENT,
                   "BiasGrad requires tensor size <= int32 max");
     return;
@@ -258,22 +258,24 @@ static int ssg_input_shape(tfs_kernel_ctx *c, const tfs_tensor *t,
     return -1;
   }
   out->rank = (int)t->nelems;
-  int64_t total = 1;
   for (int k = 0; k < out->rank; k++) {
-    int64_t d = tfs_tensor__get_as_int64(t, k);
-    if (d < 0) {
+    out->dims[k] = tfs_tensor__get_as_int64(t, k);
+    if (out->dims[k] < 0) {
       tfs_kctx_fail(c, TFS_INVALID_ARGUMENT, "Dimension %lld must be >= 0",
-                    (long long)d);
+                    (long long)out->dims[k]);
       return -1;
     }
+  }
+  int64_t total = 1;
+  for (int k = 0; k < out->rank; k++) {
+    int64_t d = out->dims[k];
     if (d != 0 && total > INT64_MAX / d) {
       tfs_kctx_fail(c, TFS_INVALID_ARGUMENT,
-                    "Encountered overflow when multiplying %lld with %lld, "
-                    "result: -1", (long long)total, (long long)d);
+                    "Shape %s would have more than 2**63 - 1 elements",
+                    tfs_shape_str(out, a, sizeof a));
       return -1;
     }
     total *= d;
-    out->dims[k] = d;
   }
   return 0;
 }
