@@ -283,3 +283,121 @@ int tfs_conv_check_groups(tfs_kernel_ctx *c, const tfs_tensor *f,
   }
   return 0;
 }
+
+static int backprop_ranks(tfs_kernel_ctx *c, const char *label,
+                          const tfs_shape *xs, const tfs_shape *fs,
+                          const tfs_shape *dys) {
+  const char *bad = xs->rank != 4   ? "input"
+                    : fs->rank != 4 ? "filter"
+                    : dys->rank != 4 ? "out_backprop"
+                                     : NULL;
+  if (!bad) return 0;
+  tfs_kctx_fail(c, TFS_INVALID_ARGUMENT, "%s: %s must be 4-dimensional",
+                label, bad);
+  return -1;
+}
+
+/* out_backprop's spatial sizes against the computed ones. */
+static int backprop_spatial(tfs_kernel_ctx *c, const char *label,
+                            const tfs_window *w, const conv_geom *g,
+                            const conv_geom *d) {
+  const int64_t got[2] = {d->h, d->w}, want[2] = {g->oh, g->ow};
+  const int64_t in[2] = {g->h, g->w}, k[2] = {g->kh, g->kw};
+  const int64_t st[2] = {g->sh, g->sw}, dl[2] = {g->dh, g->dw};
+  for (int i = 0; i < 2; i++) {
+    if (got[i] == want[i]) continue;
+    tfs_kctx_fail(c, TFS_INVALID_ARGUMENT,
+                  "%s: Size of out_backprop doesn't match computed: "
+                  "actual = %lld, computed = %lld spatial_dim: %d input: "
+                  "%lld filter: %lld output: %lld stride: %lld dilation: "
+                  "%lld",
+                  label, (long long)got[i], (long long)want[i],
+                  tfs_window_dim(w, i ? 'W' : 'H'), (long long)in[i],
+                  (long long)k[i], (long long)got[i], (long long)st[i],
+                  (long long)dl[i]);
+    return -1;
+  }
+  return 0;
+}
+
+int tfs_conv_backprop_dims(tfs_kernel_ctx *c, const char *label,
+                           const tfs_window *w, const tfs_shape *xs,
+                           const tfs_shape *fs, const tfs_shape *dys,
+                           conv_geom *g) {
+  if (backprop_ranks(c, label, xs, fs, dys)) return -1;
+  memset(g, 0, sizeof *g);
+  tfs_conv_geom_window(w, g);
+  tfs_conv_geom_input(w, xs, g);
+  g->kh = fs->dims[0], g->kw = fs->dims[1];
+  g->kc = fs->dims[2], g->kn = fs->dims[3];
+  conv_geom d;
+  tfs_conv_geom_input(w, dys, &d);
+  if (g->n != d.n) {
+    tfs_kctx_fail(c, TFS_INVALID_ARGUMENT,
+                  "%s: input and out_backprop must have the same batch "
+                  "size. Input batch: %lld, outbackprop batch: %lld, "
+                  "batch_dim: 0",
+                  label, (long long)g->n, (long long)d.n);
+    return -1;
+  }
+  if (g->kc <= 0) {
+    tfs_kctx_fail(c, TFS_INVALID_ARGUMENT,
+                  "%s: filter depth must be strictly greated than zero",
+                  label);
+    return -1;
+  }
+  if (g->c % g->kc != 0) {
+    tfs_kctx_fail(c, TFS_INVALID_ARGUMENT,
+                  "%s: input depth must be evenly divisible by filter depth",
+                  label);
+    return -1;
+  }
+  if (g->kn != d.c) {
+    tfs_kctx_fail(c, TFS_INVALID_ARGUMENT,
+                  "%s: filter and out_backprop must have the same out_depth",
+                  label);
+    return -1;
+  }
+  if (tfs_conv_geom_output(c, w, g) || backprop_spatial(c, label, w, g, &d))
+    return -1;
+  g->groups = g->c / g->kc; /* 0 for an input of depth 0: no output */
+  g->oc = g->kn;
+  if (g->groups > 0 && g->kn % g->groups != 0) {
+    tfs_kctx_fail(c, TFS_INVALID_ARGUMENT,
+                  "output depth must be evenly divisible by number of "
+                  "groups: %lld vs %lld",
+                  (long long)g->kn, (long long)g->groups);
+    return -1;
+  }
+  return 0;
+}
+
+const void *tfs_conv_nhwc_data(const tfs_tensor *t, int nchw, tfs_dtype ct,
+                               void **tmp) {
+  *tmp = NULL;
+  const int is16 = ct != t->dtype;
+  const size_t es = is16 ? sizeof(float) : tfs_dtype_size(t->dtype);
+  if (!is16 && !nchw) return t->data;
+  const size_t bytes = (size_t)t->nelems * es;
+  void *a = tfs_malloc(bytes ? bytes : 1);
+  if (!a) return NULL;
+  const void *src = t->data;
+  if (is16) {
+    tfs_conv_to_float(t->data, a, t->nelems, t->dtype);
+    src = a;
+  }
+  if (nchw) {
+    void *b = tfs_malloc(bytes ? bytes : 1);
+    if (!b) {
+      tfs_free(a);
+      return NULL;
+    }
+    const int64_t *d = t->shape.dims;
+    tfs_conv_nchw_to_nhwc(src, b, d[0], d[1], d[2] * d[3], es);
+    tfs_free(a);
+    *tmp = b;
+    return b;
+  }
+  *tmp = a;
+  return a;
+}

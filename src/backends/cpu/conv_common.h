@@ -1,6 +1,6 @@
 /*
  * backends/cpu/conv_common.h - what the convolution kernels (Conv2D,
- * DepthwiseConv2dNative, Conv2DBackpropInput) share: their attrs parsed
+ * DepthwiseConv2dNative and their gradients) share: their attrs parsed
  * once, the geometry of one call, layout changes between NCHW and NHWC,
  * 16-bit float conversions, and the NHWC im2col that feeds the GEMM.
  */
@@ -165,6 +165,25 @@ int tfs_conv_stage_begin(conv_stage *s, int nchw, const tfs_tensor *x,
 /* Moves the NHWC result into y; then frees the buffers. */
 int tfs_conv_stage_end(conv_stage *s, int nchw, tfs_tensor *y);
 void tfs_conv_stage_free(conv_stage *s);
+
+/* TensorFlow's ConvBackpropComputeDimensionsV2 for the 2-D backprop
+ * kernels, with `label` ("Conv2DCustomBackpropInput", ...) leading the
+ * messages: ranks of input xs, filter fs and out_backprop dys, equal
+ * batches, a filter depth dividing the input depth, equal out depths,
+ * and out_backprop's spatial sizes equal to the convolution's.  Fills g
+ * (geometry, groups = c / kc, 0 for an input of depth 0) and checks
+ * the output depth divides into the groups.  0, or -1 after failing c. */
+int tfs_conv_backprop_dims(tfs_kernel_ctx *c, const char *label,
+                           const tfs_window *w, const tfs_shape *xs,
+                           const tfs_shape *fs, const tfs_shape *dys,
+                           conv_geom *g);
+
+/* 4-D tensor t as NHWC data of computation dtype ct (TFS_FLOAT for
+ * 16-bit t, else t's dtype): t's own data when no change is needed,
+ * else a copy made in *tmp, which the caller frees.  NULL when memory
+ * runs out. */
+const void *tfs_conv_nhwc_data(const tfs_tensor *t, int nchw, tfs_dtype ct,
+                               void **tmp);
 
 /* A float copy of a constant 16-bit filter for prepare, or NULL when not
  * needed (*n receives its length).  -1 when memory runs out. */

@@ -84,80 +84,6 @@ static int bp_input_shape(tfs_kernel_ctx *c, const bp_state *s,
   return -1;
 }
 
-/* TensorFlow's ConvBackpropComputeDimensionsV2 checks. */
-static int bp_dims(tfs_kernel_ctx *c, const bp_state *s, const tfs_shape *xs,
-                   const tfs_tensor *f, const tfs_tensor *dy, conv_geom *g) {
-  const tfs_window *w = &s->w;
-  if (f->shape.rank != 4) {
-    tfs_kctx_fail(c, TFS_INVALID_ARGUMENT,
-                  LABEL ": filter must be 4-dimensional");
-    return -1;
-  }
-  memset(g, 0, sizeof *g);
-  tfs_conv_geom_window(w, g);
-  tfs_conv_geom_input(w, xs, g);
-  g->kh = f->shape.dims[0], g->kw = f->shape.dims[1];
-  g->kc = f->shape.dims[2], g->kn = f->shape.dims[3];
-  conv_geom d;
-  tfs_conv_geom_input(w, &dy->shape, &d);
-  if (g->n != d.n) {
-    tfs_kctx_fail(c, TFS_INVALID_ARGUMENT,
-                  LABEL
-                  ": input and out_backprop must have the same batch "
-                  "size. Input batch: %lld, outbackprop batch: %lld, "
-                  "batch_dim: 0",
-                  (long long)g->n, (long long)d.n);
-    return -1;
-  }
-  if (g->kc <= 0) {
-    tfs_kctx_fail(c, TFS_INVALID_ARGUMENT,
-                  LABEL ": filter depth must be strictly greated than zero");
-    return -1;
-  }
-  if (g->c % g->kc != 0) {
-    tfs_kctx_fail(c, TFS_INVALID_ARGUMENT,
-                  LABEL
-                  ": input depth must be evenly divisible by filter "
-                  "depth");
-    return -1;
-  }
-  if (g->kn != d.c) {
-    tfs_kctx_fail(c, TFS_INVALID_ARGUMENT,
-                  LABEL
-                  ": filter and out_backprop must have the same "
-                  "out_depth");
-    return -1;
-  }
-  if (tfs_conv_geom_output(c, w, g)) return -1;
-  const int64_t got[2] = {d.h, d.w}, want[2] = {g->oh, g->ow};
-  const int64_t in[2] = {g->h, g->w}, k[2] = {g->kh, g->kw};
-  const int64_t st[2] = {g->sh, g->sw}, dl[2] = {g->dh, g->dw};
-  for (int i = 0; i < 2; i++) {
-    if (got[i] == want[i]) continue;
-    tfs_kctx_fail(c, TFS_INVALID_ARGUMENT,
-                  LABEL
-                  ": Size of out_backprop doesn't match computed: "
-                  "actual = %lld, computed = %lld spatial_dim: %d input: "
-                  "%lld filter: %lld output: %lld stride: %lld dilation: "
-                  "%lld",
-                  (long long)got[i], (long long)want[i],
-                  tfs_window_dim(w, i ? 'W' : 'H'), (long long)in[i],
-                  (long long)k[i], (long long)got[i], (long long)st[i],
-                  (long long)dl[i]);
-    return -1;
-  }
-  g->groups = g->c / g->kc; /* 0 for an input of depth 0: no output */
-  g->oc = g->kn;
-  if (g->groups > 0 && g->kn % g->groups != 0) {
-    tfs_kctx_fail(c, TFS_INVALID_ARGUMENT,
-                  "output depth must be evenly divisible by number of "
-                  "groups: %lld vs %lld",
-                  (long long)g->kn, (long long)g->groups);
-    return -1;
-  }
-  return 0;
-}
-
 /* Adds rows [r0, r1) of the patch-gradient matrix `col` (group grp) into
  * dx. */
 #define COL2IM(NAME, T, ADD)                                                  \
@@ -277,7 +203,8 @@ static void bp_compute(tfs_kernel_ctx *c) {
   }
   tfs_shape xs;
   conv_geom g;
-  if (bp_input_shape(c, s, sizes, f, dy, &xs) || bp_dims(c, s, &xs, f, dy, &g))
+  if (bp_input_shape(c, s, sizes, f, dy, &xs) ||
+      tfs_conv_backprop_dims(c, LABEL, &s->w, &xs, &f->shape, &dy->shape, &g))
     return;
   tfs_tensor *dx = tfs_kctx_alloc_output(c, 0, &xs);
   if (!dx || dx->nelems == 0) return;
