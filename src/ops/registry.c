@@ -35,6 +35,7 @@ static const tfs_op_spec *const kFamilies[] = {
     tfs_ops_extra,
     tfs_ops_string,
     tfs_ops_training,
+    tfs_ops_conv_grad,
 };
 
 static pthread_once_t g_once = PTHREAD_ONCE_INIT;

@@ -55,6 +55,7 @@ const tfs_kernel_def *const tfs_cpu_kernel_tables[] = {
     tfs_cpu_kernels_string, tfs_cpu_kernels_string_split,
     tfs_cpu_kernels_string_regex,
     tfs_cpu_kernels_training, tfs_cpu_kernels_training_sparse,
+    tfs_cpu_kernels_conv_grad_filter, tfs_cpu_kernels_conv_depthwise_grad,
     NULL,
 };
 

@@ -92,5 +92,7 @@ extern const tfs_kernel_def tfs_cpu_kernels_lstm_cell[];
 extern const tfs_kernel_def tfs_cpu_kernels_string[];
 extern const tfs_kernel_def tfs_cpu_kernels_string_split[];
 extern const tfs_kernel_def tfs_cpu_kernels_string_regex[];
+extern const tfs_kernel_def tfs_cpu_kernels_conv_grad_filter[];
+extern const tfs_kernel_def tfs_cpu_kernels_conv_depthwise_grad[];
 
 #endif
