@@ -38,5 +38,6 @@ extern const tfs_op_spec tfs_ops_ragged[];
 extern const tfs_op_spec tfs_ops_input[];
 extern const tfs_op_spec tfs_ops_extra[];
 extern const tfs_op_spec tfs_ops_string[];
+extern const tfs_op_spec tfs_ops_nn_grad[];
 
 #endif

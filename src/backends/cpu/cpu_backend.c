@@ -56,6 +56,8 @@ const tfs_kernel_def *const tfs_cpu_kernel_tables[] = {
     tfs_cpu_kernels_string_regex,
     tfs_cpu_kernels_training, tfs_cpu_kernels_training_sparse,
     tfs_cpu_kernels_conv_grad_filter, tfs_cpu_kernels_conv_depthwise_grad,
+    tfs_cpu_kernels_pool_grad, tfs_cpu_kernels_batch_norm_grad,
+    tfs_cpu_kernels_image_grad,
     NULL,
 };
 
