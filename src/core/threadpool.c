@@ -28,6 +28,9 @@
 #define SPIN_NS 50000
 /* At most this many helpers per parallel_for (bounded stack use). */
 #define MAX_HELPERS 63
+/* At most this many blocks per parallel_for (a slot's range is two 32-bit
+ * halves of one atomic word). */
+#define PF_MAX_BLOCKS ((int64_t)1 << 30)
 
 static inline void cpu_relax(void) {
 #if defined(__x86_64__) || defined(__i386__)
@@ -295,32 +298,68 @@ int tfs_threadpool_run_one(tfs_threadpool *p) {
 
 /* ---- parallel_for ----------------------------------------------------------- */
 
+/* The blocks of a parallel loop are dealt out as contiguous ranges, one
+ * per participant (the caller is slot 0, helper i slot i + 1), each a
+ * [lo, hi) pair in one atomic word: the owner takes blocks from the front
+ * and, once its own range is empty, steals from the back of the others'.
+ * A thread thus works on the same part of the data in consecutive loops
+ * (the rows a convolution wrote are the rows the next one reads, still in
+ * that core's cache), and a thread that starts late or is slowed down
+ * still leaves the others nothing but single blocks to wait for. */
+typedef struct pf_slot {
+  _Alignas(64) atomic_ullong range; /* lo << 32 | hi */
+} pf_slot;
+
 typedef struct pf_job {
   tfs_range_fn fn;
   void *arg;
-  int64_t n, block, nblocks;
-  atomic_llong next;
+  int64_t n, block;
+  int nslots;
   tfs_latch helpers; /* helpers that may still touch the job */
+  pf_slot slot[MAX_HELPERS + 1];
 } pf_job;
 
 typedef struct pf_helper {
   tfs_task task; /* first member: the task pointer is the helper's */
   pf_job *job;
+  int slot;
 } pf_helper;
 
-static void run_blocks(pf_job *j) {
+/* Takes one block from the front (back) of a slot's range; -1 when it is
+ * empty. */
+static int64_t take_block(pf_slot *s, int back) {
+  unsigned long long x = atomic_load_explicit(&s->range, memory_order_relaxed);
   for (;;) {
-    int64_t b = atomic_fetch_add_explicit(&j->next, 1, memory_order_relaxed);
-    if (b >= j->nblocks) return;
-    int64_t s = b * j->block;
-    int64_t e = s + j->block < j->n ? s + j->block : j->n;
-    j->fn(j->arg, s, e);
+    unsigned long long lo = x >> 32, hi = x & 0xffffffffu;
+    if (lo >= hi) return -1;
+    unsigned long long y = back ? (lo << 32) | (hi - 1) : ((lo + 1) << 32) | hi;
+    if (atomic_compare_exchange_weak_explicit(&s->range, &x, y,
+                                              memory_order_relaxed,
+                                              memory_order_relaxed))
+      return (int64_t)(back ? hi - 1 : lo);
+  }
+}
+
+static void run_block_of(pf_job *j, int64_t b) {
+  int64_t s = b * j->block;
+  int64_t e = s + j->block < j->n ? s + j->block : j->n;
+  j->fn(j->arg, s, e);
+}
+
+/* Slot `self`'s blocks, then everyone else's. */
+static void run_blocks(pf_job *j, int self) {
+  int64_t b;
+  while ((b = take_block(&j->slot[self], 0)) >= 0) run_block_of(j, b);
+  for (int k = 1; k < j->nslots; k++) {
+    pf_slot *v = &j->slot[(self + k) % j->nslots];
+    while ((b = take_block(v, 1)) >= 0) run_block_of(j, b);
   }
 }
 
 static void helper_main(tfs_task *t) {
-  pf_job *j = ((pf_helper *)t)->job;
-  run_blocks(j);
+  pf_helper *h = (pf_helper *)t;
+  pf_job *j = h->job;
+  run_blocks(j, h->slot);
   tfs_latch_count_down(&j->helpers); /* last touch of the job */
 }
 
@@ -359,9 +398,15 @@ void tfs_threadpool_parallel_for(tfs_threadpool *p, int64_t n,
                    TFS_PARALLEL_BLOCK_NS;
   if (by_cost > (double)want) want = by_cost > (double)n ? n : (int64_t)by_cost;
   if (want > n) want = n;
+  if (want > PF_MAX_BLOCKS) want = PF_MAX_BLOCKS;
   j.block = (n + want - 1) / want;
-  j.nblocks = (n + j.block - 1) / j.block;
-  atomic_init(&j.next, 0);
+  int64_t nblocks = (n + j.block - 1) / j.block;
+  j.nslots = nt;
+  for (int i = 0; i < nt; i++) {
+    unsigned long long lo = (unsigned long long)(nblocks * i / nt);
+    unsigned long long hi = (unsigned long long)(nblocks * (i + 1) / nt);
+    atomic_init(&j.slot[i].range, lo << 32 | hi);
+  }
   int nh = nt - 1;
   tfs_latch_init(&j.helpers, nh);
   pf_helper helpers[MAX_HELPERS];
@@ -369,9 +414,10 @@ void tfs_threadpool_parallel_for(tfs_threadpool *p, int64_t n,
     helpers[i].task.fn = helper_main;
     helpers[i].task.queued = 0;
     helpers[i].job = &j;
+    helpers[i].slot = i + 1;
     tfs_threadpool_schedule(p, &helpers[i].task);
   }
-  run_blocks(&j);
+  run_blocks(&j, 0);
   /* Helpers that no worker picked up yet are taken back: the caller only
    * waits for those already running (no deadlock when nested). */
   for (int i = 0; i < nh; i++)

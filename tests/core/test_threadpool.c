@@ -1,11 +1,13 @@
 /*
  * tests/core/test_threadpool.c - worker pools: parallel_for covers every
- * index exactly once whatever the split, small loops stay on the caller,
+ * index exactly once whatever the split (a participant held up has its
+ * blocks taken by the others), small loops stay on the caller,
  * nested loops finish, tasks can be taken back, events time out, and
  * pools start and stop cleanly.
  */
 #include <stdatomic.h>
 #include <stdlib.h>
+#include <time.h>
 
 #include "core/threadpool.h"
 #include "core/util.h"
@@ -54,6 +56,33 @@ static void test_parallel_for_covers_once(void) {
   CU_ASSERT_EQUAL(tfs_threadpool_plan_threads(NULL, 1000, 1000000), 1);
   tfs_threadpool_free(p);
   tfs_status_free(st);
+}
+
+/* A participant held up in its first block: the others run their own
+ * ranges, then take its remaining blocks from the back; every index
+ * still runs exactly once. */
+static void cover_slow_caller(void *arg, int64_t b, int64_t e) {
+  cover_job *j = arg;
+  if (b == 0 && tfs_thread_id() == j->caller) {
+    struct timespec ts = {0, 20 * 1000 * 1000};
+    nanosleep(&ts, NULL);
+  }
+  cover(arg, b, e);
+}
+
+static void test_parallel_for_steals(void) {
+  tfs_threadpool *p = tfs_threadpool_new("steal", 3, NULL);
+  for (int round = 0; round < 3; round++) {
+    int64_t n = 1000 + round;
+    cover_job j = {.caller = tfs_thread_id()};
+    j.hits = calloc((size_t)n, sizeof(atomic_int));
+    tfs_threadpool_parallel_for(p, n, 100000, cover_slow_caller, &j);
+    int ok = 1;
+    for (int64_t i = 0; i < n; i++) ok &= atomic_load(&j.hits[i]) == 1;
+    CU_ASSERT_TRUE(ok);
+    free(j.hits);
+  }
+  tfs_threadpool_free(p);
 }
 
 typedef struct {
@@ -145,6 +174,7 @@ static void test_event_timeout(void) {
 
 static const tfs_test_case pool_cases[] = {
     {"parallel_for_covers_once", test_parallel_for_covers_once},
+    {"parallel_for_steals", test_parallel_for_steals},
     {"nested_parallel_for", test_nested_parallel_for},
     {"schedule_and_cancel", test_schedule_and_cancel},
     {"event_timeout", test_event_timeout},
