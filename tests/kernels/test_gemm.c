@@ -6,6 +6,7 @@
  * session with constant (packed) and fed weights.  No timings.
  */
 #include <math.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -223,10 +224,88 @@ static void test_matmul_packed_and_fed(void) {
   tfs_status_free(st);
 }
 
+/* tfs_gemm_f32_packed_done: the same bits from one thread and from pools
+ * of 2, 3 and 4 (the row blocks and column chunks change with the thread
+ * count, the panels do not), every element in exactly one finished tile,
+ * and each tile final when it is reported. */
+typedef struct {
+  const float *c;   /* the product being computed */
+  const float *ref; /* its one-thread result */
+  int64_t n, ldc;
+  int *seen;        /* per element: tiles reporting it */
+  atomic_int stale; /* elements not final when reported */
+} done_check;
+
+static void on_done(void *arg, int64_t r0, int64_t mb, int64_t c0,
+                    int64_t nb) {
+  done_check *d = arg;
+  for (int64_t i = r0; i < r0 + mb; i++)
+    for (int64_t j = c0; j < c0 + nb; j++) {
+      d->seen[i * d->n + j]++;
+      if (d->ref && memcmp(&d->c[i * d->ldc + j], &d->ref[i * d->n + j],
+                           sizeof(float)) != 0)
+        atomic_fetch_add(&d->stale, 1);
+    }
+}
+
+static void test_gemm_packed_done_any_threads(void) {
+  static const int64_t shapes[][3] = {
+      {1, 300, 40},  {5, 17, 600},   {6, 256, 256},  {13, 100, 33},
+      {49, 64, 300}, {128, 256, 256}, {129, 1024, 40}, {250, 45, 700},
+      {1024, 48, 20}};
+  tfs_threadpool *pools[4] = {NULL, tfs_threadpool_new("gemm", 2, NULL),
+                              tfs_threadpool_new("gemm", 3, NULL),
+                              tfs_threadpool_new("gemm", 4, NULL)};
+  for (size_t q = 0; q < TFS_ARRAY_LEN(shapes); q++) {
+    int64_t m = shapes[q][0], n = shapes[q][1], k = shapes[q][2];
+    int64_t ldc = n + 3;
+    float *a = malloc(sizeof(float) * (size_t)(m * k));
+    float *b = malloc(sizeof(float) * (size_t)(k * n));
+    float *ref = malloc(sizeof(float) * (size_t)(m * n));
+    float *c = malloc(sizeof(float) * (size_t)(m * ldc));
+    int *seen = malloc(sizeof(int) * (size_t)(m * n));
+    unsigned seed = (unsigned)(q + 11);
+    for (int64_t i = 0; i < m * k; i++) a[i] = frand(&seed);
+    for (int64_t i = 0; i < k * n; i++) b[i] = frand(&seed);
+    tfs_gemm_packed *p = tfs_gemm_pack_b_f32(0, k, n, b, n);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(p);
+    for (int pi = 0; pi < 4; pi++) {
+      memset(seen, 0, sizeof(int) * (size_t)(m * n));
+      done_check d = {c, pi ? ref : NULL, n, ldc, seen};
+      atomic_init(&d.stale, 0);
+      tfs_gemm_f32_packed_done(0, m, 1.25f, a, k, p, 0.0f, c, ldc, pools[pi],
+                               on_done, &d);
+      int once = 1;
+      for (int64_t i = 0; i < m * n; i++) once &= seen[i] == 1;
+      CU_ASSERT_TRUE(once);
+      CU_ASSERT_EQUAL(atomic_load(&d.stale), 0);
+      int same = 1;
+      for (int64_t i = 0; i < m; i++) {
+        if (pi == 0)
+          memcpy(ref + i * n, c + i * ldc, sizeof(float) * (size_t)n);
+        else
+          same &= memcmp(ref + i * n, c + i * ldc,
+                         sizeof(float) * (size_t)n) == 0;
+      }
+      if (!same)
+        fprintf(stderr, "\n  %lldx%lldx%lld: %d threads differ\n",
+                (long long)m, (long long)n, (long long)k, pi + 1);
+      CU_ASSERT_TRUE(same);
+    }
+    tfs_gemm_packed_free(p);
+    free(a);
+    free(b);
+    free(ref);
+    free(c);
+    free(seen);
+  }
+  for (int pi = 1; pi < 4; pi++) tfs_threadpool_free(pools[pi]);
+}
+
 /* MatMul + BiasAdd + Relu (fused by the optimizer into _FusedMatMul with
- * B packed at prepare) on 4 intra-op threads: many rows (split into
- * six-row units, the last one partial) and a few rows (the GEMM splits
- * the columns), against a reference. */
+ * B packed at prepare) on 4 intra-op threads: many rows (row blocks,
+ * the last panel partial) and a few rows (the GEMM splits the columns),
+ * each tile finished where the GEMM leaves it, against a reference. */
 static void test_fused_matmul_rows(void) {
   enum { K = 37, N = 45 };
   tfs_status *st = tfs_status_new();
@@ -288,6 +367,7 @@ static const tfs_test_case gemm_cases[] = {
     {"thin", test_gemm_thin},
     {"f64", test_gemm_f64},
     {"matmul_packed_and_fed", test_matmul_packed_and_fed},
+    {"packed_done_any_threads", test_gemm_packed_done_any_threads},
     {"fused_matmul_rows", test_fused_matmul_rows},
     {NULL, NULL}};
 

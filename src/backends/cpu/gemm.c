@@ -320,8 +320,12 @@ typedef struct {
   float alpha, beta;
   float *c;              /* column 0 of this block */
   int64_t ldc;
-  int64_t mc, mblocks, chunk_panels; /* row block size and count */
+  int64_t panels, mblocks, chunk_panels; /* row panels, blocks of them */
   uint64_t tag;
+  /* called with each finished tile (columns relative to col0), or NULL */
+  void (*done)(void *arg, int64_t r0, int64_t mb, int64_t c0, int64_t nb);
+  void *done_arg;
+  int64_t col0; /* this block's first column in the caller's C */
 } macro_job;
 
 /* Scalar fallback for one tile when a packing buffer is unavailable. */
@@ -354,13 +358,16 @@ static void macro_range(void *arg, int64_t begin, int64_t end) {
   float *abuf = tls_abuf(t, (size_t)(isa->mc / mr + 1) * mr * isa->kc);
   for (int64_t task = begin; task < end; task++) {
     /* chunk-major: a thread's consecutive tasks share B panels */
-    int64_t ci = task / j->mblocks, mi = task % j->mblocks;
-    int64_t ic = mi * j->mc, mb = MIN(j->mc, j->m - ic);
+    int64_t ci = task / j->mblocks, mi = task % j->mblocks, ic, mb;
+    tfs_gemm__block_rows(j->m, mr, j->panels, j->mblocks, mi, &ic, &mb);
     int64_t jp0 = ci * j->chunk_panels;
     int64_t jp1 = MIN(j->npanels, jp0 + j->chunk_panels);
     int64_t mpanels = (mb + mr - 1) / mr;
     if (!abuf) {
       tile_naive(j, ic, mb, jp0, jp1);
+      if (j->done)
+        j->done(j->done_arg, ic, mb, j->col0 + jp0 * nr,
+                MIN(j->nb, jp1 * nr) - jp0 * nr);
       continue;
     }
     for (int64_t pc = 0; pc < j->k; pc += isa->kc) {
@@ -384,6 +391,9 @@ static void macro_range(void *arg, int64_t begin, int64_t end) {
         }
       }
     }
+    if (j->done)
+      j->done(j->done_arg, ic, mb, j->col0 + jp0 * nr,
+              MIN(j->nb, jp1 * nr) - jp0 * nr);
   }
 }
 
@@ -396,22 +406,26 @@ static void run_block(macro_job *j, tfs_threadpool *pool) {
   int64_t flops = 2 * j->m * j->nb * j->k;
   int64_t cost = flops / 32 + j->k * j->npanels * isa->nr * 4 / 16 + 1;
   int nt = tfs_threadpool_plan_threads(pool, cost, 1);
-  /* Row blocks of at most MC rows, as many for every thread (11 blocks of
-   * 96 rows leave one of two threads a block alone at the end; 12 of 90
-   * do not). */
-  j->mc = isa->mc;
+  /* Row blocks of at most MC rows, the panels dealt out evenly; with
+   * threads, four blocks per thread when the rows allow (down to two
+   * panels a block: BERT at batch 1, 128 rows on two threads, gets 8
+   * tasks of 12-18 rows, whose A panels stay in L1; 2 or 4 tasks of 66
+   * rows cost 3-4% more at 2 threads), and a multiple of the thread
+   * count beyond that (1024 rows: ten blocks of 17 or 18 panels, not nine
+   * of 18 and one of 9, which left one thread finishing alone). */
+  const int64_t pmax = isa->mc / isa->mr, want = 4 * (int64_t)nt;
+  j->panels = (j->m + isa->mr - 1) / isa->mr;
+  j->mblocks = (j->panels + pmax - 1) / pmax;
   if (nt > 1) {
-    int64_t per = (j->m + nt * j->mc - 1) / (nt * j->mc);
-    int64_t mc = (j->m + per * nt - 1) / (per * nt);
-    mc = (mc + isa->mr - 1) / isa->mr * isa->mr;
-    j->mc = MIN(mc, (int64_t)isa->mc);
+    if (MIN(want, j->panels / 2) > j->mblocks)
+      j->mblocks = MIN(want, j->panels / 2);
+    j->mblocks = MIN((j->mblocks + nt - 1) / nt * nt, j->panels);
   }
-  j->mblocks = (j->m + j->mc - 1) / j->mc;
-  /* Enough tasks for every thread (twice over, for balance), by cutting
-   * the columns when there are too few row blocks. */
+  /* Then, when the rows are too few for that, column chunks of whole
+   * panels up to four tasks per thread (a batch of one: 8 chunks). */
   int64_t nchunks = 1;
-  if (nt > 1 && j->mblocks < 2 * nt) {
-    nchunks = (2 * nt + j->mblocks - 1) / j->mblocks;
+  if (nt > 1 && j->mblocks < want) {
+    nchunks = (want + j->mblocks - 1) / j->mblocks;
     if (nchunks > j->npanels) nchunks = j->npanels;
   }
   j->chunk_panels = (j->npanels + nchunks - 1) / nchunks;
@@ -640,16 +654,25 @@ void tfs_gemm_f32_packed(int trans_a, int64_t m, float alpha,
                          const float *a, int64_t lda,
                          const tfs_gemm_packed *b, float beta, float *c,
                          int64_t ldc, tfs_threadpool *pool) {
+  tfs_gemm_f32_packed_done(trans_a, m, alpha, a, lda, b, beta, c, ldc, pool,
+                           NULL, NULL);
+}
+
+void tfs_gemm_f32_packed_done(int trans_a, int64_t m, float alpha,
+                              const float *a, int64_t lda,
+                              const tfs_gemm_packed *b, float beta, float *c,
+                              int64_t ldc, tfs_threadpool *pool,
+                              tfs_gemm_done_fn done, void *arg) {
   const int64_t n = b->n, k = b->k;
   if (m <= 0 || n <= 0) return;
-  if (k <= 0 || alpha == 0.0f) {
-    scale_c(m, n, beta, c, ldc);
-    return;
-  }
   const tfs_gemm_isa *isa = b->isa;
-  if (!isa) {
-    gemm_blas(trans_a, 0, m, n, k, alpha, a, lda, b->data, n, beta, c, ldc,
-              pool);
+  if (k <= 0 || alpha == 0.0f || !isa) {
+    if (k <= 0 || alpha == 0.0f)
+      scale_c(m, n, beta, c, ldc);
+    else
+      gemm_blas(trans_a, 0, m, n, k, alpha, a, lda, b->data, n, beta, c, ldc,
+                pool);
+    if (done) done(arg, 0, m, 0, n);
     return;
   }
   for (int64_t jc = 0; jc < n; jc += isa->nc) {
@@ -658,7 +681,8 @@ void tfs_gemm_f32_packed(int trans_a, int64_t m, float alpha,
         .isa = isa, .trans_a = trans_a, .a = a, .lda = lda, .m = m, .k = k,
         .bpack = b->data + (jc / isa->nr) * k * isa->nr, .nb = nb,
         .npanels = (nb + isa->nr - 1) / isa->nr, .alpha = alpha,
-        .beta = beta, .c = c + jc, .ldc = ldc,
+        .beta = beta, .c = c + jc, .ldc = ldc, .done = done, .done_arg = arg,
+        .col0 = jc,
     };
     run_block(&mj, pool);
   }
@@ -672,14 +696,24 @@ int64_t tfs_gemm__split_tiles(int mr, int nr, int split_cols, int64_t m,
                               int64_t n, int nt, int64_t mc_max,
                               tfs_gemm_tiling *t) {
   int64_t want = nt > 1 ? 4 * (int64_t)nt : 1;
-  int64_t mc = (m + want - 1) / want;
-  mc = (mc + mr - 1) / mr * mr;
-  if (mc < 2 * mr) mc = 2 * mr;
-  if (mc > mc_max) mc = mc_max;
+  int64_t panels = (m + mr - 1) / mr, pmax = mc_max / mr;
+  if (pmax < 1) pmax = 1;
+  /* as few blocks as mc_max allows; with threads, up to `want` of at
+   * least two panels each */
+  int64_t mblocks = (panels + pmax - 1) / pmax;
+  if (nt > 1) {
+    int64_t by_threads = MIN(want, panels / 2);
+    if (by_threads > mblocks) mblocks = by_threads;
+    /* beyond that, a multiple of the thread count */
+    mblocks = MIN((mblocks + nt - 1) / nt * nt, panels);
+    if (mblocks < 1) mblocks = 1;
+  }
   t->m = m;
   t->n = n;
-  t->mc = mc;
-  t->mblocks = (m + mc - 1) / mc;
+  t->mr = mr;
+  t->panels = panels;
+  t->mblocks = mblocks;
+  t->mc = (panels + mblocks - 1) / mblocks * mr;
   int64_t npanels = (n + nr - 1) / nr, nchunks = 1;
   if (split_cols && t->mblocks < want) {
     nchunks = (want + t->mblocks - 1) / t->mblocks;
@@ -699,8 +733,7 @@ static int64_t split_tiles(const tfs_gemm_isa *isa, int64_t m, int64_t n,
 void tfs_gemm__tile_of(const tfs_gemm_tiling *t, int64_t task, int64_t *mi,
                        int64_t *ic, int64_t *mb, int64_t *c0, int64_t *nb) {
   *mi = task / t->nchunks;
-  *ic = *mi * t->mc;
-  *mb = MIN(t->mc, t->m - *ic);
+  tfs_gemm__block_rows(t->m, t->mr, t->panels, t->mblocks, *mi, ic, mb);
   *c0 = task % t->nchunks * t->chunk_cols;
   *nb = MIN(t->chunk_cols, t->n - *c0);
 }

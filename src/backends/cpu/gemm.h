@@ -58,6 +58,24 @@ void tfs_gemm_f32_packed(int trans_a, int64_t m, float alpha,
                          int64_t ldc, struct tfs_threadpool *pool);
 int64_t tfs_gemm_packed_k(const tfs_gemm_packed *p);
 
+/* Called once for each region rows [r0, r0 + mb) by columns [c0, c0 +
+ * nb) of C when it holds its final values, on the thread that computed
+ * it, while the region is still in cache; concurrently for disjoint
+ * regions.  Columns are cut at whole micro-kernel panels, so c0 is a
+ * multiple of 16 unless it is 0. */
+typedef void (*tfs_gemm_done_fn)(void *arg, int64_t r0, int64_t mb,
+                                 int64_t c0, int64_t nb);
+
+/* tfs_gemm_f32_packed, then done (may be NULL) over every tile: the
+ * product is cut into row blocks and column chunks over the pool (at
+ * small m the columns too, so that every thread has work), and an
+ * epilogue runs on each tile as soon as it is finished. */
+void tfs_gemm_f32_packed_done(int trans_a, int64_t m, float alpha,
+                              const float *a, int64_t lda,
+                              const tfs_gemm_packed *b, float beta, float *c,
+                              int64_t ldc, struct tfs_threadpool *pool,
+                              tfs_gemm_done_fn done, void *arg);
+
 /* A left operand the caller packs itself (a convolution's patches, read
  * straight from the image), and what to do with each finished part of C.
  *

@@ -115,19 +115,24 @@ void *tfs_gemm__tls_bbuf(tfs_gemm_tls *t, size_t bytes);
 /* A tag no call has used (thread-safe). */
 uint64_t tfs_gemm__new_tag(void);
 
-/* How a product of m rows and n columns is cut into tasks: row blocks of
- * mc rows, column chunks of chunk_cols; task t is (row block t / nchunks,
- * chunk t % nchunks), row-major, so that a thread's consecutive tasks
- * share their rows (the A block they packed). */
+/* How a product of m rows and n columns is cut into tasks: mblocks row
+ * blocks of whole mr-row panels, the panels dealt out evenly (block sizes
+ * differ by at most one panel, so no thread is left with a sliver of a
+ * block at the end), at most mc rows each; column chunks of chunk_cols;
+ * task t is (row block t / nchunks, chunk t % nchunks), row-major, so
+ * that a thread's consecutive tasks share their rows (the A block they
+ * packed).  The panels themselves do not depend on the cut, so neither
+ * does any element of C. */
 typedef struct tfs_gemm_tiling {
   int64_t m, n, mc, mblocks, chunk_cols, nchunks;
+  int64_t mr, panels; /* panel rows, panels in all */
 } tfs_gemm_tiling;
 
 /* Cuts for `nt` threads: row blocks first, four per thread when the rows
  * allow (small tasks balance a core that other work slows down) and down
  * to two mr-row panels a block, at most mc_max rows; then, when
- * split_cols, column chunks of whole nr-column panels.  Returns the task
- * count. */
+ * split_cols, column chunks of whole nr-column panels until there are
+ * four tasks per thread.  Returns the task count. */
 int64_t tfs_gemm__split_tiles(int mr, int nr, int split_cols, int64_t m,
                               int64_t n, int nt, int64_t mc_max,
                               tfs_gemm_tiling *t);
@@ -136,5 +141,17 @@ int64_t tfs_gemm__split_tiles(int mr, int nr, int split_cols, int64_t m,
  * nb). */
 void tfs_gemm__tile_of(const tfs_gemm_tiling *t, int64_t task, int64_t *mi,
                        int64_t *ic, int64_t *mb, int64_t *c0, int64_t *nb);
+
+/* Rows [*ic, *ic + *mb) of row block mi when `panels` panels of mr rows
+ * (m rows in all) are dealt out evenly to `blocks` blocks. */
+static inline void tfs_gemm__block_rows(int64_t m, int64_t mr, int64_t panels,
+                                        int64_t blocks, int64_t mi,
+                                        int64_t *ic, int64_t *mb) {
+  int64_t q = panels / blocks, r = panels % blocks;
+  int64_t p0 = mi * q + (mi < r ? mi : r);
+  int64_t np = q + (mi < r ? 1 : 0);
+  *ic = p0 * mr;
+  *mb = np * mr < m - *ic ? np * mr : m - *ic;
+}
 
 #endif
