@@ -72,37 +72,41 @@ typedef struct fmm_job {
   const fmm_state *s;
   const float *a;
   int64_t lda, n, k, m;
-  int64_t unit; /* rows of a parallel unit: one micro-kernel panel */
+  int64_t unit; /* rows of a parallel unit (FMM_BLOCK_PANELS panels) */
   const float *b;
   int64_t ldb;
   float *o;
   const float *bias;
 } fmm_job;
 
-/* Units of rows for the parallel split are whole micro-kernel panels
- * (tfs_gemm_panel_rows), so that only the matrix's last panel is a
- * partial one; a task works through its rows a cache-sized block (a
- * whole number of panels) at a time. */
+/* Without packed weights, units of rows for the parallel split are
+ * FMM_BLOCK_PANELS micro-kernel panels (tfs_gemm_panel_rows): each task
+ * packs B again for its rows, so a unit must be big enough to pay for
+ * that, and the blocks are the same at any thread count. */
 #define FMM_BLOCK_PANELS 8
 
-/* Row units [u0, u1): product then epilogue, block by block. */
+/* Row units [u0, u1): product then epilogue, unit by unit. */
 static void fmm_rows(void *arg, int64_t u0, int64_t u1) {
   const fmm_job *j = arg;
   const fmm_state *s = j->s;
-  const int64_t block = FMM_BLOCK_PANELS * j->unit;
-  int64_t r0 = u0 * j->unit, r1 = u1 * j->unit < j->m ? u1 * j->unit : j->m;
-  for (int64_t r = r0; r < r1; r += block) {
-    int64_t m = r + block < r1 ? block : r1 - r;
+  int64_t r1 = u1 * j->unit < j->m ? u1 * j->unit : j->m;
+  for (int64_t r = u0 * j->unit; r < r1; r += j->unit) {
+    int64_t m = r + j->unit < r1 ? j->unit : r1 - r;
     const float *a = s->ta ? j->a + r : j->a + r * j->lda;
     float *o = j->o + r * j->n;
-    if (s->b_packed && j->b == (const float *)s->b_const->data)
-      tfs_gemm_f32_packed(s->ta, m, 1.0f, a, j->lda, s->b_packed, 0.0f, o, j->n,
-                          NULL);
-    else
-      tfs_gemm_f32(s->ta, s->tb, m, j->n, j->k, 1.0f, a, j->lda, j->b, j->ldb,
-                   0.0f, o, j->n, NULL);
+    tfs_gemm_f32(s->ta, s->tb, m, j->n, j->k, 1.0f, a, j->lda, j->b, j->ldb,
+                 0.0f, o, j->n, NULL);
     tfs_fused_apply(&s->e, o, m, j->n, j->n, NULL, j->bias);
   }
+}
+
+/* The epilogue over one finished tile of the product (columns [c0, c0 +
+ * nb)): the GEMM calls it on the thread that computed the tile. */
+static void fmm_tile_done(void *arg, int64_t r0, int64_t mb, int64_t c0,
+                          int64_t nb) {
+  const fmm_job *j = arg;
+  tfs_fused_apply(&j->s->e, j->o + r0 * j->n + c0, mb, nb, j->n, NULL,
+                  j->bias ? j->bias + c0 : NULL);
 }
 
 static void fmm_epilogue(void *arg, int64_t r0, int64_t r1) {
@@ -238,11 +242,21 @@ static void fmm_compute(tfs_kernel_ctx *c) {
     return;
   }
   fmm_job j = {.s = s, .a = a->data, .lda = a->shape.dims[1], .n = n,
-               .k = k, .m = m, .unit = tfs_gemm_panel_rows(),
+               .k = k, .m = m,
+               .unit = FMM_BLOCK_PANELS * (int64_t)tfs_gemm_panel_rows(),
                .b = b->data, .ldb = b->shape.dims[1], .o = o->data,
                .bias = shift};
   tfs_threadpool *pool = tfs_kctx_intra_pool(c);
-  if (m >= 64 * (int64_t)tfs_threadpool_parallelism(pool)) {
+  if (s->b_packed && j.b == (const float *)s->b_const->data) {
+    /* constant weights: the GEMM cuts the product into tiles of whole
+     * panels (row blocks, and column chunks when the rows are too few to
+     * give every thread work) and each tile is finished while in cache;
+     * a task never re-streams all of B for a few rows */
+    tfs_gemm_f32_packed_done(s->ta, m, 1.0f, j.a, j.lda, s->b_packed, 0.0f,
+                             j.o, n, pool, fmm_tile_done, &j);
+    return;
+  }
+  if (m >= 4 * j.unit * (int64_t)tfs_threadpool_parallelism(pool)) {
     /* many rows: each task multiplies a block and finishes it in cache */
     tfs_kctx_parallel_for(c, (m + j.unit - 1) / j.unit,
                           j.unit * (tfs_gemm_cost_ns(1, n, k) + n), fmm_rows,
@@ -250,12 +264,8 @@ static void fmm_compute(tfs_kernel_ctx *c) {
     return;
   }
   /* few rows (small batches): the GEMM splits the columns itself */
-  if (s->b_packed && j.b == (const float *)s->b_const->data)
-    tfs_gemm_f32_packed(s->ta, m, 1.0f, j.a, j.lda, s->b_packed, 0.0f, j.o, n,
-                        pool);
-  else
-    tfs_gemm_f32(s->ta, s->tb, m, n, k, 1.0f, j.a, j.lda, j.b, j.ldb, 0.0f, j.o,
-                 n, pool);
+  tfs_gemm_f32(s->ta, s->tb, m, n, k, 1.0f, j.a, j.lda, j.b, j.ldb, 0.0f, j.o,
+               n, pool);
   tfs_kctx_parallel_for(c, m, n * 4, fmm_epilogue, &j);
 }
 
