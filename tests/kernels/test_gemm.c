@@ -227,7 +227,9 @@ static void test_matmul_packed_and_fed(void) {
 /* tfs_gemm_f32_packed_done: the same bits from one thread and from pools
  * of 2, 3 and 4 (the row blocks and column chunks change with the thread
  * count, the panels do not), every element in exactly one finished tile,
- * and each tile final when it is reported. */
+ * and each tile final when it is reported.  On the OpenBLAS path (no
+ * AVX2: rows split over the pool, BLAS's own kernels per slice) only
+ * the coverage and the values are checked. */
 typedef struct {
   const float *c;   /* the product being computed */
   const float *ref; /* its one-thread result */
@@ -256,6 +258,7 @@ static void test_gemm_packed_done_any_threads(void) {
   tfs_threadpool *pools[4] = {NULL, tfs_threadpool_new("gemm", 2, NULL),
                               tfs_threadpool_new("gemm", 3, NULL),
                               tfs_threadpool_new("gemm", 4, NULL)};
+  const int exact = tfs_gemm_panel_rows() > 1;
   for (size_t q = 0; q < TFS_ARRAY_LEN(shapes); q++) {
     int64_t m = shapes[q][0], n = shapes[q][1], k = shapes[q][2];
     int64_t ldc = n + 3;
@@ -271,7 +274,7 @@ static void test_gemm_packed_done_any_threads(void) {
     CU_ASSERT_PTR_NOT_NULL_FATAL(p);
     for (int pi = 0; pi < 4; pi++) {
       memset(seen, 0, sizeof(int) * (size_t)(m * n));
-      done_check d = {c, pi ? ref : NULL, n, ldc, seen};
+      done_check d = {c, pi && exact ? ref : NULL, n, ldc, seen};
       atomic_init(&d.stale, 0);
       tfs_gemm_f32_packed_done(0, m, 1.25f, a, k, p, 0.0f, c, ldc, pools[pi],
                                on_done, &d);
@@ -283,9 +286,13 @@ static void test_gemm_packed_done_any_threads(void) {
       for (int64_t i = 0; i < m; i++) {
         if (pi == 0)
           memcpy(ref + i * n, c + i * ldc, sizeof(float) * (size_t)n);
-        else
+        else if (exact)
           same &= memcmp(ref + i * n, c + i * ldc,
                          sizeof(float) * (size_t)n) == 0;
+        else
+          for (int64_t q2 = 0; q2 < n; q2++)
+            same &= fabsf(ref[i * n + q2] - c[i * ldc + q2]) <=
+                    1e-5f * (1.0f + fabsf(ref[i * n + q2])) * (float)k;
       }
       if (!same)
         fprintf(stderr, "\n  %lldx%lldx%lld: %d threads differ\n",
