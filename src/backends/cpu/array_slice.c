@@ -168,6 +168,17 @@ static int read_paddings(tfs_kernel_ctx *c, const tfs_tensor *x,
   return 0;
 }
 
+typedef struct {
+  tfs_elem e;
+  char *dst;
+  const void *value;
+} pad_fill_job;
+
+static void pad_fill_range(void *arg, int64_t b, int64_t e) {
+  const pad_fill_job *j = arg;
+  tfs_elem_fill(j->e, j->dst + b * (int64_t)j->e.size, j->value, e - b);
+}
+
 static void pad_compute(tfs_kernel_ctx *c) {
   const tfs_tensor *x = c->inputs[0];
   char a[TFS_SHAPE_STRLEN];
@@ -201,7 +212,12 @@ static void pad_compute(tfs_kernel_ctx *c) {
   tfs_tensor *o = tfs_kctx_alloc_output(c, 0, &out);
   if (!o || o->nelems == 0) return;
   tfs_elem e = tfs_elem_of(x->dtype);
-  if (tfs_elem_fill(e, o->data, value, o->nelems)) {
+  if (!e.is_string && !e.is_variant) {
+    /* over the pool, each thread filling the part of the output it then
+     * copies into (the fill cannot fail) */
+    pad_fill_job fj = {e, o->data, value};
+    tfs_kctx_parallel_for(c, o->nelems, 1, pad_fill_range, &fj);
+  } else if (tfs_elem_fill(e, o->data, value, o->nelems)) {
     tfs_arr_oom(c);
     return;
   }
