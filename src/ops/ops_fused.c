@@ -9,7 +9,10 @@
  * approximate = false, the tanh form 0.5 x (1 + tanh(sqrt(2/pi) (x +
  * 0.044715 x^3))) with true) and _TfsFusedConv2DMaxPool (a _FusedConv2D
  * whose output only feeds a non-overlapping VALID MaxPool) are tfsess's
- * own.  Shapes are those of the unfused ops.
+ * own.  Shapes are those of the unfused ops.  tfsess's
+ * _FusedDepthwiseConv2dNative also takes padding EXPLICIT with
+ * explicit_paddings (TensorFlow's has SAME and VALID only), which the
+ * optimizer uses where it folds a zero Pad into the convolution.
  *
  * fused_ops of _FusedMatMul, _FusedConv2D and _FusedDepthwiseConv2dNative:
  * a first op (BiasAdd; for _FusedConv2D also FusedBatchNorm or
@@ -88,8 +91,9 @@ const tfs_op_spec tfs_ops_fused[] = {
     {"_FusedDepthwiseConv2dNative", "input: T; filter: T; args: num_args * T",
      "output: T",
      "T: {half, bfloat16, float, double}; num_args: int >= 0; strides: "
-     "list(int); padding: {'SAME', 'VALID'}; data_format: {'NHWC', 'NCHW'} "
-     "= 'NHWC'; dilations: list(int) = [1, 1, 1, 1]; " FUSED_ATTRS,
+     "list(int); padding: {'SAME', 'VALID', 'EXPLICIT'}; explicit_paddings: "
+     "list(int) = []; data_format: {'NHWC', 'NCHW'} = 'NHWC'; dilations: "
+     "list(int) = [1, 1, 1, 1]; " FUSED_ATTRS,
      fused_depthwise_shape, 0},
     {"_FusedBatchMatMulV2", "x: T; y: T; args: num_args * T", "output: T",
      "T: {bfloat16, float, half}; adj_x: bool = false; adj_y: bool = false; "

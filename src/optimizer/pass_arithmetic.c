@@ -15,11 +15,16 @@
  * into its weights and a BiasAdd (arith_weights.c), and a BiasAdd or
  * activation of a Reshape moved before it (Keras's Dense on 3-D inputs
  * is Reshape, MatMul, Reshape, BiasAdd: the BiasAdd then meets its
- * MatMul, which the remapper fuses).  Rewritten nodes
+ * MatMul, which the remapper fuses), and a zero Pad of the spatial
+ * dimensions before a Conv2D or DepthwiseConv2dNative with VALID or
+ * EXPLICIT padding folded into the convolution's explicit_paddings
+ * (Keras's ZeroPadding2D before a strided convolution: no padded copy is
+ * written).  Rewritten nodes
  * keep their names; helpers go under "ArithmeticOptimizer/", but for the
  * reciprocals, "ConstantFolding/<name>_recip" as in TensorFlow.
  */
 #include <pthread.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -42,6 +47,7 @@ enum {
   S_WEIGHTS,
   S_AFFINE,
   S_SINK,
+  S_PAD,
   S_COUNT
 };
 
@@ -56,7 +62,8 @@ static const char *const kStageNames[S_COUNT] = {
     "Pow with a constant exponent simplified",
     "Mul/Div folded into weights",
     "constant scale/shift folded into weights and BiasAdd",
-    "BiasAdd or activation moved before a Reshape"};
+    "BiasAdd or activation moved before a Reshape",
+    "zero Pad folded into a convolution's padding"};
 
 static int is_op(const tfs_ograph *g, int i, const char *op) {
   return i >= 0 && strcmp(g->n[i].def->name, op) == 0;
@@ -621,6 +628,85 @@ static int sink_reshape(tfs_opt_ctx *c, int v) {
   return 1;
 }
 
+/* ---- Pad -> Conv2D / DepthwiseConv2dNative ------------------------------
+ */
+
+/* The [4, 2] paddings of Pad (or PadV2 with a zero constant) node p as
+ * 8 values, when constant, nonnegative and zero in the batch and channel
+ * dimensions of data format `nchw`; -1 otherwise. */
+static int zero_pad_amounts(const tfs_ograph *g, int p, int nchw,
+                            int64_t pads[8]) {
+  const tfs_onode *n = &g->n[p];
+  if (is_op(g, p, "PadV2")) {
+    const tfs_tensor *cv = n->nin == 3 ? tfs_og__const_value(g, n->in[2]) : 0;
+    if (!cv || cv->nelems != 1 || !tfs_opt__tensor_all(cv, 0)) return -1;
+  } else if (!is_op(g, p, "Pad") || n->nin != 2) {
+    return -1;
+  }
+  const tfs_tensor *t = tfs_og__const_value(g, n->in[1]);
+  if (!t || t->shape.rank != 2 || t->shape.dims[0] != 4 ||
+      t->shape.dims[1] != 2 || (t->dtype != TFS_INT32 && t->dtype != TFS_INT64))
+    return -1;
+  for (int i = 0; i < 8; i++) {
+    pads[i] = tfs_tensor__get_as_int64(t, i);
+    if (pads[i] < 0 || pads[i] > INT32_MAX / 2) return -1;
+  }
+  int cdim = nchw ? 1 : 3;
+  if (pads[0] || pads[1] || pads[2 * cdim] || pads[2 * cdim + 1]) return -1;
+  return 0;
+}
+
+/* conv(Pad(x, zeros in the spatial dims), f) with VALID or EXPLICIT
+ * padding -> conv(x, f) with EXPLICIT padding that adds the Pad's, when
+ * the Pad has no other consumer and the convolution's kernel on its
+ * device accepts the result.  The values are the same: the padded
+ * elements are the zeros the convolution's padding stands for. */
+static int fold_pad(tfs_opt_ctx *c, int v) {
+  tfs_ograph *g = c->g;
+  tfs_onode *n = &g->n[v];
+  const char *op = n->def->name;
+  if ((strcmp(op, "Conv2D") != 0 && strcmp(op, "DepthwiseConv2dNative") != 0) ||
+      n->nin != 2 || n->in[0].port != 0)
+    return 0;
+  int explicit_pad = tfs_opt__attr_is(g, v, "padding", "EXPLICIT");
+  if (!explicit_pad && !tfs_opt__attr_is(g, v, "padding", "VALID")) return 0;
+  int p = tfs_og__producer(g, v, 0);
+  int64_t pads[8];
+  if (p < 0 || !tfs_opt__single_use(g, p) || g->n[p].nctrl ||
+      strcmp(g->n[p].device, n->device) != 0 ||
+      tfs_og__shape(g, g->n[p].in[0])->rank != 4 ||
+      zero_pad_amounts(g, p, tfs_opt__attr_is(g, v, "data_format", "NCHW"),
+                       pads))
+    return 0;
+  if (explicit_pad) {
+    int m = 0;
+    const int64_t *old =
+        tfs_attrs_get_int_list(n->attrs, "explicit_paddings", &m);
+    if (!old || m != 8) return 0;
+    for (int i = 0; i < 8; i++) {
+      if (old[i] < 0 || old[i] > INT32_MAX / 2) return 0;
+      pads[i] += old[i];
+    }
+  }
+  tfs_attrs a;
+  if (tfs_opt__copy_attrs(g, v, &a) || tfs_opt__set_string(&a, "padding",
+                                                           "EXPLICIT") ||
+      tfs_opt__set_ints(&a, "explicit_paddings", pads, 8)) {
+    tfs_attrs_clear(&a);
+    TFS_OOM(c->st);
+    return -1;
+  }
+  tfs_oref in[2] = {g->n[p].in[0], n->in[1]};
+  if (!tfs_opt__kernel_accepts(g, n->device, op, &a, 2, in, n->out_types[0],
+                               &n->out_shapes[0], n->name)) {
+    tfs_attrs_clear(&a);
+    return 0;
+  }
+  if (tfs_opt__rebuild(c, v, op, &a, 2, in) < 0) return -1;
+  if (tfs_og__live(g, p)) tfs_og__kill_unused(g, p);
+  return 1;
+}
+
 typedef int (*stage_fn)(tfs_opt_ctx *c, int v);
 
 /* The ops some stage rewrites: everything else is skipped at once. */
@@ -657,7 +743,8 @@ int tfs_pass__arithmetic(tfs_opt_ctx *c) {
                                             convert_pow,
                                             tfs_arith__fold_weights,
                                             tfs_arith__fold_affine,
-                                            sink_reshape};
+                                            sink_reshape,
+                                            fold_pad};
   tfs_ograph *g = c->g;
   int counts[S_COUNT] = {0};
   pthread_once(&g_once, find_defs);

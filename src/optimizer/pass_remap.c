@@ -123,9 +123,7 @@ static int match_mid(tfs_opt_ctx *c, int mid, tfs_remap_match *m) {
     if (!same_format(g, q, mid)) return 0;
     m->op = TFS_REMAP_CONV;
   } else if (tfs_og__is(g, q, "DepthwiseConv2dNative")) {
-    if (!same_format(g, q, mid) ||
-        tfs_opt__attr_is(g, q, "padding", "EXPLICIT"))
-      return 0;
+    if (!same_format(g, q, mid)) return 0;
     m->op = TFS_REMAP_DEPTHWISE;
   } else {
     return 0;

@@ -128,7 +128,11 @@ static int fused_attrs(const tfs_ograph *g, const tfs_remap_match *m,
       return -1;
   } else {
     if (tfs_attrs_copy(a, g->n[q].attrs)) return -1;
-    if (m->op == TFS_REMAP_DEPTHWISE) tfs_attrs_remove(a, "explicit_paddings");
+    /* TensorFlow's _FusedDepthwiseConv2dNative has no explicit_paddings;
+     * tfsess's takes them (a Pad folded in by the arithmetic pass) */
+    if (m->op == TFS_REMAP_DEPTHWISE &&
+        !tfs_opt__attr_is(g, q, "padding", "EXPLICIT"))
+      tfs_attrs_remove(a, "explicit_paddings");
   }
   int nargs = bn_args ? 4 : 1;
   if (m->op == TFS_REMAP_CONV) {

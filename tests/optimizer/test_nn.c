@@ -1,7 +1,8 @@
 /*
  * tests/optimizer/test_nn.c - targeted tests of the remapper (each fused
  * pattern, batch norm folding, preserved inner nodes, TensorFlow-loadable
- * mode, the batch norms, swish and GELU subgraphs Keras 3 writes), the
+ * mode, the batch norms, swish and GELU subgraphs Keras 3 writes, a zero
+ * Pad folded into the convolution after it), the
  * layout pass (NHWC -> NCHW and back, transposes cancelled)
  * and auto mixed precision (bfloat16 on a CPU that has it).
  */
@@ -186,6 +187,124 @@ static void test_optimizer_remap__conv_bias_and_depthwise(void) {
   CU_ASSERT_STRING_EQUAL(ot_type(og, "cb"), "_FusedConv2D");
   CU_ASSERT_STRING_EQUAL(ot_type(og, "y"), "_FusedDepthwiseConv2dNative");
   ot_check_same(og, &x, 1, &y, 1, 1);
+  tfs_graph_free(og);
+  ot_teardown();
+}
+
+/* Pad(x, paddings) of a [4, 2] int32 constant; PadV2 with constant cv
+ * when v2. */
+static tfs_output pad_of(const char *name, tfs_output x, const int32_t *p,
+                         int v2, float cv) {
+  int64_t pd[2] = {4, 2};
+  char n[64];
+  snprintf(n, sizeof n, "%s_paddings", name);
+  tfs_tensor *t = tfs_tensor_new(TFS_INT32, pd, 2, st);
+  memcpy(tfs_tensor_data(t), p, sizeof(int32_t) * 8);
+  tfs_output pc = tfs_op_const(g, n, t, st);
+  tfs_tensor_free(t);
+  tfs_op_desc *d = tfs_op_desc_new(g, v2 ? "PadV2" : "Pad", name);
+  tfs_op_desc_add_input(d, x);
+  tfs_op_desc_add_input(d, pc);
+  if (v2) tfs_op_desc_add_input(d, tfs_op_const_float(g, NULL, cv, st));
+  tfs_operation *op = tfs_op_desc_finish(d, st);
+  return (tfs_output){op, op ? 0 : -1};
+}
+
+/* A 3x3 Conv2D (3 -> 4 channels) or DepthwiseConv2dNative of x with
+ * `padding` (explicit: its 8 explicit_paddings) and stride s. */
+static tfs_output conv_pad(const char *op, const char *name, tfs_output x,
+                           const char *padding, const int64_t *explicit_pads,
+                           int64_t s) {
+  int depthwise = strcmp(op, "DepthwiseConv2dNative") == 0;
+  int64_t fd[4] = {3, 3, 3, depthwise ? 1 : 4}, sv[4] = {1, s, s, 1};
+  char fname[64];
+  snprintf(fname, sizeof fname, "%s_filter", name);
+  tfs_op_desc *d = tfs_op_desc_new(g, op, name);
+  tfs_op_desc_add_input(d, x);
+  tfs_op_desc_add_input(d, ot_const_shape(fname, fd, 4));
+  tfs_op_desc_set_attr_int_list(d, "strides", sv, 4);
+  tfs_op_desc_set_attr_string(d, "padding", padding, strlen(padding));
+  if (explicit_pads)
+    tfs_op_desc_set_attr_int_list(d, "explicit_paddings", explicit_pads, 8);
+  tfs_operation *o = tfs_op_desc_finish(d, st);
+  return (tfs_output){o, o ? 0 : -1};
+}
+
+/* explicit_paddings of node `name` in og, space-separated. */
+static const char *explicit_pads(tfs_graph *og, const char *name) {
+  static char buf[128];
+  buf[0] = 0;
+  tfs_operation *op = tfs_graph_operation_by_name(og, name);
+  const tfs_attr_value *v =
+      op ? tfs_attrs_find(&op->attrs, "explicit_paddings") : NULL;
+  size_t used = 0;
+  for (int i = 0; v && v->is_list && i < v->u.list.n && used < sizeof buf;
+       i++)
+    used += (size_t)snprintf(buf + used, sizeof buf - used, "%s%lld",
+                             i ? " " : "",
+                             (long long)((const int64_t *)v->u.list.v)[i]);
+  return buf;
+}
+
+/* A zero Pad of the spatial dimensions before a convolution becomes the
+ * convolution's explicit padding (Keras's ZeroPadding2D before a strided
+ * DepthwiseConv2D, which then fuses with its bias and Relu6; PadV2 with a
+ * zero constant before a Conv2D that already had explicit padding): no
+ * Pad is left and the outputs are the same. */
+static void test_optimizer_arith__pad_into_conv(void) {
+  static const int32_t corr[8] = {0, 0, 0, 1, 0, 1, 0, 0};
+  static const int32_t both[8] = {0, 0, 1, 1, 2, 0, 0, 0};
+  static const int64_t had[8] = {0, 0, 1, 0, 0, 1, 0, 0};
+  ot_setup();
+  tfs_output x = ot_placeholder("x", 4);
+  tfs_output p = pad_of("zp", x, corr, 0, 0);
+  tfs_output dw = conv_pad("DepthwiseConv2dNative", "dw", p, "VALID", NULL, 2);
+  int64_t bd[1] = {3};
+  tfs_output db =
+      tfs_op_bias_add(g, "db", dw, ot_const_shape("dbias", bd, 1), st);
+  tfs_output y = tfs_op_unary(g, "Relu6", "y", db, st);
+  tfs_output p2 = pad_of("zp2", x, both, 1, 0);
+  tfs_output y2 = conv_pad("Conv2D", "y2", p2, "EXPLICIT", had, 1);
+  TFS_ASSERT_OK(st);
+  tfs_output fetches[2] = {y, y2};
+  tfs_graph *og = ot_optimize(&x, 1, fetches, 2, "arithmetic,remap");
+  CU_ASSERT_EQUAL(ot_count(og, "Pad") + ot_count(og, "PadV2"), 0);
+  CU_ASSERT_STRING_EQUAL(ot_type(og, "y"), "_FusedDepthwiseConv2dNative");
+  CU_ASSERT_STRING_EQUAL(explicit_pads(og, "y"), "0 0 0 1 0 1 0 0");
+  CU_ASSERT_STRING_EQUAL(ot_type(og, "y2"), "Conv2D");
+  CU_ASSERT_STRING_EQUAL(explicit_pads(og, "y2"), "0 0 2 1 2 1 0 0");
+  int e = ot_entry("arithmetic_optimizer");
+  CU_ASSERT_PTR_NOT_NULL(strstr(
+      ot_summary(e), "zero Pad folded into a convolution's padding: 2"));
+  ot_check_same(og, &x, 1, fetches, 2, 0);
+  tfs_graph_free(og);
+  ot_teardown();
+}
+
+/* What keeps the Pad: another consumer (fetched too), padding of the
+ * channels, a nonzero PadV2 constant, a SAME convolution. */
+static void test_optimizer_arith__pad_kept(void) {
+  static const int32_t corr[8] = {0, 0, 0, 1, 0, 1, 0, 0};
+  static const int32_t chans[8] = {0, 0, 1, 1, 1, 1, 0, 0};
+  ot_setup();
+  tfs_output x = ot_placeholder("x", 4);
+  tfs_output p0 = pad_of("p0", x, corr, 0, 0);
+  tfs_output y0 = conv_pad("DepthwiseConv2dNative", "y0", p0, "VALID", NULL, 2);
+  tfs_output p1 = pad_of("p1", x, chans, 0, 0);
+  tfs_output y1 = tfs_op_unary(g, "Relu", "y1", p1, st);
+  tfs_output p2 = pad_of("p2", x, corr, 1, 1.0f);
+  tfs_output y2 = conv_pad("Conv2D", "y2", p2, "VALID", NULL, 1);
+  tfs_output p3 = pad_of("p3", x, corr, 0, 0);
+  tfs_output y3 = conv_pad("Conv2D", "y3", p3, "SAME", NULL, 2);
+  TFS_ASSERT_OK(st);
+  tfs_output fetches[5] = {y0, p0, y1, y2, y3};
+  tfs_graph *og = ot_optimize(&x, 1, fetches, 5, "arithmetic,remap");
+  CU_ASSERT_EQUAL(ot_count(og, "Pad"), 3);
+  CU_ASSERT_EQUAL(ot_count(og, "PadV2"), 1);
+  CU_ASSERT_STRING_EQUAL(explicit_pads(og, "y0"), "");
+  CU_ASSERT_STRING_EQUAL(explicit_pads(og, "y2"), "");
+  CU_ASSERT_STRING_EQUAL(explicit_pads(og, "y3"), "");
+  ot_check_same(og, &x, 1, fetches, 5, 0);
   tfs_graph_free(og);
   ot_teardown();
 }
@@ -1004,6 +1123,8 @@ const tfs_test_case tfs_optimizer_nn_cases[] = {
      test_optimizer_remap__conv_batch_norm_runtime_params},
     {"remap_conv_bias_and_depthwise",
      test_optimizer_remap__conv_bias_and_depthwise},
+    {"arith_pad_into_conv", test_optimizer_arith__pad_into_conv},
+    {"arith_pad_kept", test_optimizer_arith__pad_kept},
     {"remap_hard_swish", test_optimizer_remap__hard_swish},
     {"remap_dense_3d", test_optimizer_remap__dense_3d},
     {"remap_layer_norm", test_optimizer_remap__layer_norm},
