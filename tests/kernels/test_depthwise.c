@@ -4,7 +4,8 @@
  * (AVX-512, AVX2, portable C) against a direct double-precision loop:
  * strides, dilations, filter sizes and shapes, every padding, channel
  * counts around the vector widths, channel multipliers, batches, odd
- * images; the split over a pool with its per-part callback; and
+ * images; the bias / Relu / Relu6 epilogue; the interior pieces of the
+ * MobileNet shapes; the split over a pool with its per-part callback; and
  * DepthwiseConv2dNative / _FusedDepthwiseConv2dNative through sessions.
  */
 #include "core/cpu.h"
@@ -100,10 +101,33 @@ static void count_part(void *arg, float *row, int64_t c0, int64_t nc) {
     for (int64_t j = 0; j < nc; j++) s->hits[at + i * oc + c0 + j]++;
 }
 
-/* Runs one case on the current path; returns the number of wrong
- * elements (printing the first). */
-static int run_case(const dw_case *k, uint32_t seed, tfs_threadpool *pool,
-                    const char *path) {
+/* The epilogue of case number i: none, a bias, bias and Relu, bias and
+ * Relu6, Relu alone, in turn (bias: NULL for none). */
+static void case_epilogue(int i, const float *bias, tfs_dw_epilogue *ep) {
+  static const int acts[] = {TFS_DW_ACT_NONE, TFS_DW_ACT_NONE,
+                             TFS_DW_ACT_RELU, TFS_DW_ACT_RELU6,
+                             TFS_DW_ACT_RELU};
+  ep->bias = i % 5 == 0 || i % 5 == 4 ? NULL : bias;
+  ep->act = acts[i % 5];
+}
+
+/* want[] after the epilogue, in float as BiasAdd and Relu / Relu6 do. */
+static void ref_epilogue(const tfs_dw_epilogue *ep, int64_t oc, float *y,
+                         int64_t n) {
+  for (int64_t i = 0; i < n; i++) {
+    float x = y[i];
+    if (ep->bias) x = x + ep->bias[i % oc];
+    if (ep->act != TFS_DW_ACT_NONE) x = x > 0 ? x : 0.0f;
+    if (ep->act == TFS_DW_ACT_RELU6 && x > 6.0f) x = 6.0f;
+    y[i] = x;
+  }
+}
+
+/* Runs one case on the current path, with the epilogue of case_epilogue
+ * (ep_case; -1: none); returns the number of wrong elements (printing
+ * the first). */
+static int run_case_ep(const dw_case *k, uint32_t seed, tfs_threadpool *pool,
+                       const char *path, int ep_case) {
   conv_geom g;
   case_geom(k, &g);
   int64_t nx = (int64_t)k->n * k->h * k->w * k->c;
@@ -116,10 +140,16 @@ static int run_case(const dw_case *k, uint32_t seed, tfs_threadpool *pool,
   unsigned char *hits = calloc((size_t)(ny + 1), 1);
   for (int64_t i = 0; i < nx; i++) x[i] = nt_rand(&seed);
   for (int64_t i = 0; i < nf; i++) f[i] = nt_rand(&seed);
+  float *bias = malloc(sizeof(float) * (size_t)(g.oc + 1));
+  for (int64_t i = 0; i < g.oc; i++) bias[i] = 2.0f * nt_rand(&seed);
   for (int64_t i = 0; i < ny; i++) got[i] = NAN; /* every one is written */
   ref_dw(&g, x, f, want);
+  tfs_dw_epilogue ep = {NULL, TFS_DW_ACT_NONE};
+  if (ep_case >= 0) case_epilogue(ep_case, bias, &ep);
+  ref_epilogue(&ep, g.oc, want, ny);
   seen s = {&g, got, hits};
-  int rc = tfs_dw_f32(&g, x, f, got, count_part, &s, pool);
+  int rc = tfs_dw_f32(&g, x, f, got, ep_case >= 0 ? &ep : NULL, count_part,
+                      &s, pool);
   CU_ASSERT_EQUAL(rc, 0);
   int bad = 0;
   for (int64_t i = 0; i < ny; i++) {
@@ -128,19 +158,26 @@ static int run_case(const dw_case *k, uint32_t seed, tfs_threadpool *pool,
       if (bad++ == 0)
         fprintf(stderr,
                 "\n  %s: n%d %dx%dx%d m%d k%dx%d s%d,%d d%d,%d %c "
-                "[%d %d %d %d]: element %lld got %.8g want %.8g (parts %d)",
+                "[%d %d %d %d] epilogue %d: element %lld got %.8g want "
+                "%.8g (parts %d)",
                 path, k->n, k->h, k->w, k->c, k->m, k->kh, k->kw, k->sh,
                 k->sw, k->dh, k->dw, k->pad, k->pads[0], k->pads[1],
-                k->pads[2], k->pads[3], (long long)i, got[i], want[i],
-                hits[i]);
+                k->pads[2], k->pads[3], ep_case, (long long)i, got[i],
+                want[i], hits[i]);
     }
   }
   free(x);
   free(f);
+  free(bias);
   free(want);
   free(got);
   free(hits);
   return bad;
+}
+
+static int run_case(const dw_case *k, uint32_t seed, tfs_threadpool *pool,
+                    const char *path) {
+  return run_case_ep(k, seed, pool, path, -1);
 }
 
 /* ---- the paths ------------------------------------------------------- */
@@ -174,6 +211,38 @@ static void test_depthwise_channels(void) {
         dw_case b = {2, 7, 9, c, m, 3, 2, 2, 2, 1, 1, 'V', {0}};
         bad += run_case(&a, (uint32_t)(c * 7 + m), NULL, kPaths[p].name);
         bad += run_case(&b, (uint32_t)(c * 11 + m), NULL, kPaths[p].name);
+      }
+    CU_ASSERT_EQUAL(bad, 0);
+  }
+  tfs_cpu__set_max_isa(-1);
+}
+
+/* The MobileNet shapes whose interior has its own pieces (3x3 and 5x5,
+ * stride 1 and 2, no dilation or multiplier), every channel count 1..41,
+ * rows wide enough for pieces of 8 and 4 pixels, SAME and the EXPLICIT
+ * padding a folded Pad gives, each with every epilogue; and the same
+ * with a multiplier or a dilation (the general pieces). */
+static void test_depthwise_mobilenet(void) {
+  static const dw_case shapes[] = {
+      {1, 5, 23, 0, 1, 3, 3, 1, 1, 1, 1, 'S', {0}},
+      {1, 6, 27, 0, 1, 5, 5, 1, 1, 1, 1, 'S', {0}},
+      {1, 7, 29, 0, 1, 3, 3, 2, 2, 1, 1, 'E', {0, 1, 0, 1}},
+      {1, 9, 33, 0, 1, 5, 5, 2, 2, 1, 1, 'E', {1, 2, 1, 2}},
+      {2, 6, 26, 0, 1, 3, 3, 2, 2, 1, 1, 'S', {0}},
+      {1, 5, 30, 0, 1, 5, 5, 2, 2, 1, 1, 'V', {0}},
+      {1, 4, 18, 0, 1, 3, 3, 1, 1, 1, 1, 'E', {4, 0, 0, 0}},
+      {1, 5, 21, 0, 2, 3, 3, 2, 2, 1, 1, 'S', {0}},
+      {1, 5, 25, 0, 1, 3, 3, 1, 1, 1, 2, 'S', {0}},
+  };
+  for (size_t p = 0; p < TFS_ARRAY_LEN(kPaths); p++) {
+    if (!use_path(p)) continue;
+    int bad = 0;
+    for (size_t i = 0; i < TFS_ARRAY_LEN(shapes); i++)
+      for (int c = 1; c <= 41; c++) {
+        dw_case k = shapes[i];
+        k.c = c;
+        bad += run_case_ep(&k, (uint32_t)(c * 13 + (int)i), NULL,
+                           kPaths[p].name, c + (int)i);
       }
     CU_ASSERT_EQUAL(bad, 0);
   }
@@ -218,7 +287,7 @@ static void test_depthwise_geometry(void) {
       k.pad = pads[v[9] % 3];
       for (int j = 0; j < 4; j++) k.pads[j] = (int)((v[10] >> (4 * j)) % 6);
       /* a transposed image too, for each draw */
-      bad += run_case(&k, v[11], NULL, kPaths[p].name);
+      bad += run_case_ep(&k, v[11], NULL, kPaths[p].name, i);
       int t = k.h;
       k.h = k.w;
       k.w = t;
@@ -347,6 +416,7 @@ static void test_depthwise_ops(void) {
 
 static const tfs_test_case kDepthwise[] = {
     {"channels", test_depthwise_channels},
+    {"mobilenet", test_depthwise_mobilenet},
     {"geometry", test_depthwise_geometry},
     {"pool", test_depthwise_pool},
     {"ops", test_depthwise_ops},

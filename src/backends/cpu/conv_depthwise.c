@@ -105,6 +105,23 @@ typedef struct dw_units_job {
   void *done_arg;
 } dw_units_job;
 
+/* The epilogue on the portable path: channels [c0, c1) of the n pixels
+ * at `row`, with the formulas of the fused epilogue (epilogue_rows.c). */
+static void dw_epilogue_c(const tfs_dw_plan *p, float *row, int64_t n,
+                          int64_t oc, int64_t c0, int64_t c1) {
+  for (int64_t i = 0; i < n; i++)
+    for (int64_t c = c0; c < c1; c++) {
+      float x = row[i * oc + c];
+      if (p->bias) x = x + p->bias[c];
+      if (p->act != TFS_DW_ACT_NONE) {
+        float r = x > 0 ? x : (x != x ? x : 0.0f);
+        if (p->act == TFS_DW_ACT_RELU6 && r > 6.0f) r = 6.0f;
+        x = r;
+      }
+      row[i * oc + c] = x;
+    }
+}
+
 static void dw_units(void *arg, int64_t u0, int64_t u1) {
   const dw_units_job *j = arg;
   const conv_geom *g = j->plan.g;
@@ -113,10 +130,14 @@ static void dw_units(void *arg, int64_t u0, int64_t u1) {
   for (int64_t u = u0; u < u1; u++) {
     int64_t row = u / j->nchunks, k = u % j->nchunks;
     int64_t c0 = k * j->chunk, c1 = c0 + j->chunk < oc ? c0 + j->chunk : oc;
-    if (j->row)
+    if (j->row) {
       j->row(&j->plan, row, c0, c1);
-    else
+    } else {
       dw_row_f32(&pj, row, c0, c1);
+      if (j->plan.bias || j->plan.act != TFS_DW_ACT_NONE)
+        dw_epilogue_c(&j->plan, j->plan.out + row * g->ow * oc, g->ow, oc, c0,
+                      c1);
+    }
     if (j->done) j->done(j->done_arg, j->plan.out + row * g->ow * oc, c0,
                          c1 - c0);
   }
@@ -137,13 +158,14 @@ static void dw_fill_blocks(const conv_geom *g, int vl, tfs_dw_block *bl,
 }
 
 int tfs_dw_f32(const conv_geom *g, const float *in, const float *filt,
-               float *out, tfs_dw_done_fn done, void *done_arg,
-               tfs_threadpool *pool) {
+               float *out, const tfs_dw_epilogue *ep, tfs_dw_done_fn done,
+               void *done_arg, tfs_threadpool *pool) {
   const int64_t oc = g->c * g->kn, nrows = g->n * g->oh;
   if (nrows == 0 || g->ow == 0 || oc == 0) return 0;
   dw_units_job j;
   memset(&j, 0, sizeof j);
-  j.plan = (tfs_dw_plan){g, in, filt, out, NULL};
+  j.plan = (tfs_dw_plan){g, in, filt, out, NULL, ep ? ep->bias : NULL,
+                         ep ? ep->act : TFS_DW_ACT_NONE};
   j.done = done;
   j.done_arg = done_arg;
   int vl = 0;
@@ -194,7 +216,7 @@ static void dw_run(tfs_kernel_ctx *c, const dw_state *s, const conv_geom *g,
     int64_t cost = g->ow * g->c * g->kn * g->kh * g->kw + 1;
     tfs_kctx_parallel_for(c, g->n * g->oh, cost, dw_rows_f64, &j);
   } else if (ok) {
-    ok = tfs_dw_f32(g, st.in, st.filt, st.out, NULL, NULL,
+    ok = tfs_dw_f32(g, st.in, st.filt, st.out, NULL, NULL, NULL,
                     tfs_kctx_intra_pool(c)) == 0;
   }
   if (ok) ok = tfs_conv_stage_end(&st, s->w.nchw, y) == 0;

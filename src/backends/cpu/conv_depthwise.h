@@ -21,18 +21,31 @@ struct tfs_threadpool;
 typedef void (*tfs_dw_done_fn)(void *arg, float *row, int64_t c0,
                                int64_t nc);
 
+/* The activations tfs_dw_f32 applies as it stores: none, Relu, Relu6
+ * (the fused epilogue's formulas: NaN stays NaN, -0 becomes +0). */
+enum { TFS_DW_ACT_NONE, TFS_DW_ACT_RELU, TFS_DW_ACT_RELU6 };
+
+/* What each output element gets before it is stored: bias[channel]
+ * added when bias is not NULL, then act (TFS_DW_ACT_*), each rounded to
+ * float as BiasAdd and the activation op would. */
+typedef struct tfs_dw_epilogue {
+  const float *bias;
+  int act;
+} tfs_dw_epilogue;
+
 /* out[n, oh, ow, c * kn] = the depthwise convolution of in[n, h, w, c]
- * with filt[kh, kw, c, kn] (g's geometry, from tfs_conv_check_inputs):
- * every output element is written, zeros where a window lies wholly in
- * padding.  Split over output rows (and channel blocks when there are
- * few rows) on `pool` (NULL: this thread); done, when not NULL, sees
- * each finished part.  The vector path is chosen per call from
- * tfs_cpu_has.  Returns 0, or -1 when memory for the multiplier's lane
- * table runs out (nothing written then).  Does not take ownership of any
- * argument. */
+ * with filt[kh, kw, c, kn] (g's geometry, from tfs_conv_check_inputs),
+ * then ep (NULL: nothing) applied to every element as it is stored:
+ * every output element is written, the epilogue of zero where a window
+ * lies wholly in padding.  Split over output rows (and channel blocks
+ * when there are few rows) on `pool` (NULL: this thread); done, when not
+ * NULL, sees each finished part.  The vector path is chosen per call
+ * from tfs_cpu_has.  Returns 0, or -1 when memory for the multiplier's
+ * lane table runs out (nothing written then).  Does not take ownership
+ * of any argument. */
 int tfs_dw_f32(const conv_geom *g, const float *in, const float *filt,
-               float *out, tfs_dw_done_fn done, void *done_arg,
-               struct tfs_threadpool *pool);
+               float *out, const tfs_dw_epilogue *ep, tfs_dw_done_fn done,
+               void *done_arg, struct tfs_threadpool *pool);
 
 /* ---- between conv_depthwise.c and its vector rows ---- */
 
@@ -45,12 +58,14 @@ typedef struct tfs_dw_block {
 } tfs_dw_block;
 
 /* One call's operands; blocks (one per VL output channels) only when
- * kn > 1. */
+ * kn > 1; bias (NULL: none) and act (TFS_DW_ACT_*) from the epilogue. */
 typedef struct tfs_dw_plan {
   const conv_geom *g;
   const float *in, *filt;
   float *out;
   const tfs_dw_block *blocks;
+  const float *bias;
+  int act;
 } tfs_dw_plan;
 
 /* Computes output row `row` (n * oh + oy) for channels [c0, c1); c0 is a

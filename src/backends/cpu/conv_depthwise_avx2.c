@@ -26,6 +26,12 @@
 #define DW_IDXLOAD(u8) \
   _mm256_cvtepu8_epi32(_mm_loadl_epi64((const __m128i *)(const void *)(u8)))
 #define DW_PERM(v, idx) _mm256_permutevar8x32_ps(v, idx)
+#define DW_ADD(a, b) _mm256_add_ps(a, b)
+#define DW_MAX(a, b) _mm256_max_ps(a, b)
+#define DW_MIN(a, b) _mm256_min_ps(a, b)
+#define DW_SET1(x) _mm256_set1_ps(x)
+#define DW_KEEPNAN(r, x) \
+  _mm256_blendv_ps(r, x, _mm256_cmp_ps(x, x, _CMP_UNORD_Q))
 #define DW_ROW tfs_dw_row_avx2
 
 #include "backends/cpu/conv_depthwise_simd.h"

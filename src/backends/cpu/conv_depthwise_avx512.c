@@ -24,6 +24,12 @@
 #define DW_IDXLOAD(u8) \
   _mm512_cvtepu8_epi32(_mm_loadu_si128((const __m128i *)(const void *)(u8)))
 #define DW_PERM(v, idx) _mm512_permutexvar_ps(idx, v)
+#define DW_ADD(a, b) _mm512_add_ps(a, b)
+#define DW_MAX(a, b) _mm512_max_ps(a, b)
+#define DW_MIN(a, b) _mm512_min_ps(a, b)
+#define DW_SET1(x) _mm512_set1_ps(x)
+#define DW_KEEPNAN(r, x) \
+  _mm512_mask_mov_ps(r, _mm512_cmp_ps_mask(x, x, _CMP_UNORD_Q), x)
 #define DW_ROW tfs_dw_row_avx512
 
 #include "backends/cpu/conv_depthwise_simd.h"

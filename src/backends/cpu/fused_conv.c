@@ -93,12 +93,31 @@ static void fconv_done(void *arg, int64_t r0, int64_t mb, int64_t c0,
                   j->shift ? j->shift + c0 : NULL);
 }
 
-/* The epilogue of one finished part of a depthwise output row. */
+/* The activation of one finished part of a depthwise output row whose
+ * bias the convolution added as it stored it. */
 static void fdw_done(void *arg, float *row, int64_t c0, int64_t nc) {
   const fconv_job *j = arg;
-  tfs_fused_apply(&j->s->e, row + c0, j->g->ow, nc, j->g->oc,
-                  j->scale ? j->scale + c0 : NULL,
-                  j->shift ? j->shift + c0 : NULL);
+  tfs_fused_apply(&j->s->e, row + c0, j->g->ow, nc, j->g->oc, NULL, NULL);
+}
+
+/* A depthwise convolution's epilogue: the bias always, and Relu / Relu6
+ * as it stores; 1 when the activation is left to fdw_done. */
+static int fdw_epilogue(const fconv_job *j, tfs_dw_epilogue *ep) {
+  ep->bias = j->shift; /* depthwise epilogues are a bias: no scale */
+  switch (j->s->e.act) {
+    case TFS_FA_NONE:
+      ep->act = TFS_DW_ACT_NONE;
+      return 0;
+    case TFS_FA_RELU:
+      ep->act = TFS_DW_ACT_RELU;
+      return 0;
+    case TFS_FA_RELU6:
+      ep->act = TFS_DW_ACT_RELU6;
+      return 0;
+    default:
+      ep->act = TFS_DW_ACT_NONE;
+      return 1;
+  }
 }
 
 /* The inputs' geometry and the epilogue's per-channel scale and shift
@@ -146,8 +165,10 @@ static void fconv_compute(tfs_kernel_ctx *c) {
       tfs_fused_apply(&s->e, st.out, y->nelems / g.oc, g.oc, g.oc, j.scale,
                       j.shift);
     } else if (s->depthwise) {
-      ok = tfs_dw_f32(&g, j.in, j.filt, j.out, fdw_done, &j,
-                      tfs_kctx_intra_pool(c)) == 0;
+      tfs_dw_epilogue ep;
+      int later = fdw_epilogue(&j, &ep);
+      ok = tfs_dw_f32(&g, j.in, j.filt, j.out, &ep, later ? fdw_done : NULL,
+                      &j, tfs_kctx_intra_pool(c)) == 0;
     } else if (tfs_conv_f32_gemm(c, &g, j.in,
                                  tfs_conv_packed_for(&s->packed, &g), j.filt,
                                  j.out, in_store ? j.shift : NULL,
