@@ -144,9 +144,9 @@ static inline DW_TGT __attribute__((always_inline)) void dw_pxs(
     for (int kx = 0; kx < KW; kx++)
       f[kx] = tail ? DW_LOADM(frow + kx * a->oc, om)
                    : DW_LOAD(frow + kx * a->oc);
+    const float *xp = irow; /* one pointer stepped: no index registers */
 #pragma GCC unroll 24
-    for (int j = 0; j < S * (nx - 1) + KW; j++) {
-      const float *xp = irow + j * cs;
+    for (int j = 0; j < S * (nx - 1) + KW; j++, xp += cs) {
       DW_V x = tail ? DW_LOADM(xp, om) : DW_LOAD(xp);
 #pragma GCC unroll 8
       for (int q = 0; q < nx; q++) {
