@@ -12,6 +12,7 @@
 
 #include "core/alloc.h"
 #include "backends/cpu/conv_common.h"
+#include "backends/cpu/conv_winograd.h"
 #include "backends/cpu/cpu_tables.h"
 #include "backends/cpu/gemm.h"
 
@@ -94,6 +95,9 @@ static void conv_slots(void *arg, int64_t t0, int64_t t1) {
 static int conv_nhwc(tfs_kernel_ctx *c, const conv2d_state *s,
                      const conv_geom *g, tfs_dtype ct, const void *in,
                      const void *filt, void *out) {
+  const tfs_wino_filter *wf =
+      ct == TFS_FLOAT ? tfs_conv_wino_for(&s->packed, g) : NULL;
+  if (wf) return tfs_wino_conv_f32(c, g, in, wf, out, NULL, 0, NULL, NULL);
   if (ct == TFS_FLOAT)
     return tfs_conv_f32_gemm(c, g, in, tfs_conv_packed_for(&s->packed, g),
                              filt, out, NULL, 0, NULL, NULL);

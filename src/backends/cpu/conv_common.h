@@ -104,6 +104,7 @@ void tfs_conv_plan_free(tfs_conv_plan *p);
 typedef struct tfs_conv_packed {
   struct tfs_gemm_packed **g;
   int64_t n, c; /* groups, and the input depth they assume */
+  struct tfs_wino_filter *wino; /* 3x3 stride 1: conv_winograd.h, or NULL */
 } tfs_conv_packed;
 
 /* Packs input 1 when it is a constant 4-D filter and the input depth is
@@ -116,6 +117,10 @@ void tfs_conv_packed_clear(tfs_conv_packed *p);
 /* The packed groups when they fit this call's geometry, else NULL. */
 struct tfs_gemm_packed *const *tfs_conv_packed_for(const tfs_conv_packed *p,
                                                    const conv_geom *g);
+/* The Winograd filter when this call runs on that path
+ * (conv_winograd.h's tfs_wino_fits), else NULL. */
+const struct tfs_wino_filter *tfs_conv_wino_for(const tfs_conv_packed *p,
+                                                const conv_geom *g);
 
 /* How many tasks to split `nblocks` blocks of `cost_per_block` ns into on
  * the intra-op pool (1: run inline, and let the GEMM use the pool). */

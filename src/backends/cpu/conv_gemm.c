@@ -12,6 +12,7 @@
 
 #include "core/alloc.h"
 #include "backends/cpu/conv_common.h"
+#include "backends/cpu/conv_winograd.h"
 #include "backends/cpu/fused_epilogue.h"
 #include "backends/cpu/gemm.h"
 
@@ -353,11 +354,16 @@ int tfs_conv_packed_prepare(tfs_kernel_init *ki, const tfs_window *w,
                                   kn);
     if (!p->g[i]) return -1;
   }
+  if (tfs_wino_filter_fits(w, c, f->shape.dims[0], f->shape.dims[1], kc, kn)) {
+    p->wino = tfs_wino_filter_new(fv, c, kn);
+    if (!p->wino) return -1;
+  }
   return 0;
 }
 
 void tfs_conv_packed_clear(tfs_conv_packed *p) {
   for (int64_t i = 0; i < p->n; i++) tfs_gemm_packed_free(p->g[i]);
+  tfs_wino_filter_free(p->wino);
   tfs_free(p->g);
   memset(p, 0, sizeof *p);
 }
@@ -365,4 +371,12 @@ void tfs_conv_packed_clear(tfs_conv_packed *p) {
 tfs_gemm_packed *const *tfs_conv_packed_for(const tfs_conv_packed *p,
                                             const conv_geom *g) {
   return p->g && p->c == g->c && p->n == g->groups ? p->g : NULL;
+}
+
+const tfs_wino_filter *tfs_conv_wino_for(const tfs_conv_packed *p,
+                                         const conv_geom *g) {
+  return p->wino && p->c == g->c && tfs_wino_filter_c(p->wino) == g->c &&
+                 tfs_wino_fits(g)
+             ? p->wino
+             : NULL;
 }

@@ -20,6 +20,7 @@
 #include "core/alloc.h"
 #include "backends/cpu/conv_common.h"
 #include "backends/cpu/conv_depthwise.h"
+#include "backends/cpu/conv_winograd.h"
 #include "backends/cpu/cpu_tables.h"
 #include "backends/cpu/fused_epilogue.h"
 #include "backends/cpu/gemm.h"
@@ -154,6 +155,7 @@ static void fconv_compute(tfs_kernel_ctx *c) {
     return;
   conv_stage st;
   int ok = tfs_conv_stage_begin(&st, s->w.nchw, x, f, NULL, 0, y) == 0;
+  const tfs_wino_filter *wf;
   if (ok) {
     j.g = &g;
     j.s = s;
@@ -169,6 +171,13 @@ static void fconv_compute(tfs_kernel_ctx *c) {
       int later = fdw_epilogue(&j, &ep);
       ok = tfs_dw_f32(&g, j.in, j.filt, j.out, &ep, later ? fdw_done : NULL,
                       &j, tfs_kctx_intra_pool(c)) == 0;
+    } else if ((wf = tfs_conv_wino_for(&s->packed, &g)) != NULL) {
+      if (tfs_wino_conv_f32(c, &g, j.in, wf, j.out, in_store ? j.shift : NULL,
+                            in_store && s->e.act == TFS_FA_RELU,
+                            in_store ? NULL : fconv_done, &j)) {
+        tfs_conv_stage_free(&st);
+        return; /* failed c */
+      }
     } else if (tfs_conv_f32_gemm(c, &g, j.in,
                                  tfs_conv_packed_for(&s->packed, &g), j.filt,
                                  j.out, in_store ? j.shift : NULL,
@@ -205,6 +214,9 @@ static int fcp_prepare(tfs_kernel_init *ki) {
                         "strides equal to a 4-D pool_ksize [1, h, w, 1]");
   s->pkh = kv[1];
   s->pkw = kv[2];
+  /* pooled tiles run on the direct path (tfs_conv_plan_rows) */
+  tfs_wino_filter_free(s->packed.wino);
+  s->packed.wino = NULL;
   return 0;
 }
 

@@ -1,0 +1,397 @@
+/*
+ * backends/cpu/conv_winograd.c - 3x3 stride-1 float convolutions by
+ * Winograd F(2x2, 3x3): the filter transformed and packed once, input and
+ * output tiles transformed around 16 GEMMs per block of output strips
+ * (conv_winograd.h).
+ *
+ * With d the 4x4 input tile, g the 3x3 filter and Y the 2x2 output:
+ *   B^T = [1 0 -1 0; 0 1 1 0; 0 -1 1 0; 0 1 0 -1]
+ *   G   = [1 0 0; 1/2 1/2 1/2; 1/2 -1/2 1/2; 0 0 1]
+ *   A^T = [1 1 1 0; 0 1 -1 -1]
+ *   Y = A^T [(G g G^T) .* (B^T d B)] A
+ * where .* is summed over input channels: one product of (tiles x c) by
+ * (c x kn) for each of the 16 transform-domain positions.
+ */
+#include <immintrin.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/alloc.h"
+#include "core/cpu.h"
+#include "backends/cpu/conv_winograd.h"
+#include "backends/cpu/gemm.h"
+
+#define TGT __attribute__((target("avx2,fma")))
+#define NPOS 16 /* transform-domain positions, 4x4 */
+
+struct tfs_wino_filter {
+  int64_t c, kn;
+  tfs_gemm_packed *u[NPOS]; /* U at position i * 4 + j: c x kn */
+};
+
+/* ---- the switch -------------------------------------------------------- */
+
+static atomic_int g_env = -1; /* TFS_CONV_WINOGRAD: 1 on, 0 off; -1 unread */
+static atomic_int g_force = -1;
+static atomic_llong g_calls;
+
+int64_t tfs_conv__winograd_calls(void) { return atomic_load(&g_calls); }
+
+int tfs_conv_winograd_on(void) {
+  int f = atomic_load_explicit(&g_force, memory_order_relaxed);
+  if (f >= 0) return f;
+  int e = atomic_load_explicit(&g_env, memory_order_relaxed);
+  if (e < 0) {
+    const char *v = getenv("TFS_CONV_WINOGRAD");
+    e = !(v && strcmp(v, "0") == 0);
+    atomic_store(&g_env, e);
+  }
+  return e;
+}
+
+void tfs_conv__set_winograd(int on) {
+  atomic_store(&g_force, on < 0 ? -1 : on != 0);
+}
+
+/* Where the path pays on one AMD Zen 3 core (docs/PERFORMANCE.md): 24
+ * channels in and out were 1.33x faster at 56x56 and 16 were 9% slower;
+ * a 4x4 output of 512 channels was 1.5x faster. */
+#define WINO_MIN_DEPTH 24
+#define WINO_MIN_OUT 4
+
+int tfs_wino_filter_fits(const tfs_window *w, int64_t c, int64_t kh,
+                         int64_t kw, int64_t kc, int64_t kn) {
+  int hd = tfs_window_dim(w, 'H'), wd = tfs_window_dim(w, 'W');
+  return tfs_conv_winograd_on() && kh == 3 && kw == 3 && kc == c &&
+         kc >= WINO_MIN_DEPTH && kn >= WINO_MIN_DEPTH &&
+         w->strides[hd] == 1 &&
+         w->strides[wd] == 1 && w->dilations[hd] == 1 &&
+         w->dilations[wd] == 1;
+}
+
+int tfs_wino_fits(const conv_geom *g) {
+  return tfs_conv_winograd_on() && g->kh == 3 && g->kw == 3 &&
+         g->groups == 1 && g->kc == g->c && g->kc >= WINO_MIN_DEPTH &&
+         g->kn >= WINO_MIN_DEPTH &&
+         g->sh == 1 && g->sw == 1 && g->dh == 1 && g->dw == 1 &&
+         g->oh >= WINO_MIN_OUT && g->ow >= WINO_MIN_OUT;
+}
+
+/* ---- the filter transform ---------------------------------------------- */
+
+tfs_wino_filter *tfs_wino_filter_new(const float *f, int64_t c, int64_t kn) {
+  static const double G[4][3] = {
+      {1, 0, 0}, {0.5, 0.5, 0.5}, {0.5, -0.5, 0.5}, {0, 0, 1}};
+  tfs_wino_filter *wf = tfs_calloc(1, sizeof *wf);
+  float *u = tfs_malloc(sizeof(float) * (size_t)(NPOS * c * kn));
+  if (!wf || !u) goto oom;
+  wf->c = c;
+  wf->kn = kn;
+  for (int64_t q = 0; q < c; q++)
+    for (int64_t o = 0; o < kn; o++) {
+      double g[3][3], t[4][3];
+      for (int a = 0; a < 3; a++)
+        for (int b = 0; b < 3; b++) g[a][b] = f[((a * 3 + b) * c + q) * kn + o];
+      for (int i = 0; i < 4; i++)
+        for (int b = 0; b < 3; b++)
+          t[i][b] = G[i][0] * g[0][b] + G[i][1] * g[1][b] + G[i][2] * g[2][b];
+      for (int i = 0; i < 4; i++)
+        for (int j = 0; j < 4; j++)
+          u[((i * 4 + j) * c + q) * kn + o] =
+              (float)(t[i][0] * G[j][0] + t[i][1] * G[j][1] +
+                      t[i][2] * G[j][2]);
+    }
+  for (int p = 0; p < NPOS; p++) {
+    wf->u[p] = tfs_gemm_pack_b_f32(0, c, kn, u + p * c * kn, kn);
+    if (!wf->u[p]) goto oom;
+  }
+  tfs_free(u);
+  return wf;
+oom:
+  tfs_free(u);
+  tfs_wino_filter_free(wf);
+  return NULL;
+}
+
+void tfs_wino_filter_free(tfs_wino_filter *wf) {
+  if (!wf) return;
+  for (int p = 0; p < NPOS; p++) tfs_gemm_packed_free(wf->u[p]);
+  tfs_free(wf);
+}
+
+int64_t tfs_wino_filter_c(const tfs_wino_filter *wf) { return wf->c; }
+
+/* ---- tile transforms ------------------------------------------------------
+ * Input: channels [c0, c1) of the 16 pixels d[r * 4 + q] (a zero row where
+ * the tile leaves the image) to V position p at v + p * ldv.  Output:
+ * the 16 products m + p * ldm, channels [c0, c1), to the pixels y[0..3]
+ * (NULL past the output's edge).  The portable and AVX2 forms do the
+ * same additions in the same order. */
+
+static void in_scalar(const float *const *d, int64_t c0, int64_t c1,
+                      float *v, int64_t ldv) {
+  for (int64_t ch = c0; ch < c1; ch++) {
+    float t[16];
+    for (int j = 0; j < 4; j++) {
+      float d0 = d[j][ch], d1 = d[4 + j][ch], d2 = d[8 + j][ch],
+            d3 = d[12 + j][ch];
+      t[j] = d0 - d2;
+      t[4 + j] = d1 + d2;
+      t[8 + j] = d2 - d1;
+      t[12 + j] = d1 - d3;
+    }
+    for (int i = 0; i < 4; i++) {
+      const float *r = t + 4 * i;
+      v[(4 * i + 0) * ldv + ch] = r[0] - r[2];
+      v[(4 * i + 1) * ldv + ch] = r[1] + r[2];
+      v[(4 * i + 2) * ldv + ch] = r[2] - r[1];
+      v[(4 * i + 3) * ldv + ch] = r[1] - r[3];
+    }
+  }
+}
+
+static inline float relu_f(float x) { return x < 0.0f ? 0.0f : x; }
+
+static void out_scalar(const float *m, int64_t ldm, int64_t c0, int64_t c1,
+                       float *const *y, const float *bias, int relu) {
+  for (int64_t ch = c0; ch < c1; ch++) {
+    float s[2][4];
+    for (int j = 0; j < 4; j++) {
+      float m0 = m[j * ldm + ch], m1 = m[(4 + j) * ldm + ch],
+            m2 = m[(8 + j) * ldm + ch], m3 = m[(12 + j) * ldm + ch];
+      s[0][j] = m0 + m1 + m2;
+      s[1][j] = m1 - m2 - m3;
+    }
+    for (int i = 0; i < 2; i++) {
+      float r[2] = {s[i][0] + s[i][1] + s[i][2], s[i][1] - s[i][2] - s[i][3]};
+      for (int j = 0; j < 2; j++) {
+        if (!y[2 * i + j]) continue;
+        float x = bias ? r[j] + bias[ch] : r[j];
+        y[2 * i + j][ch] = relu ? relu_f(x) : x;
+      }
+    }
+  }
+}
+
+TGT static void in_avx2(const float *const *d, int64_t nc, float *v,
+                        int64_t ldv) {
+  int64_t ch = 0;
+  for (; ch + 8 <= nc; ch += 8) {
+    __m256 t[16];
+    for (int j = 0; j < 4; j++) {
+      __m256 d0 = _mm256_loadu_ps(d[j] + ch),
+             d1 = _mm256_loadu_ps(d[4 + j] + ch),
+             d2 = _mm256_loadu_ps(d[8 + j] + ch),
+             d3 = _mm256_loadu_ps(d[12 + j] + ch);
+      t[j] = _mm256_sub_ps(d0, d2);
+      t[4 + j] = _mm256_add_ps(d1, d2);
+      t[8 + j] = _mm256_sub_ps(d2, d1);
+      t[12 + j] = _mm256_sub_ps(d1, d3);
+    }
+    for (int i = 0; i < 4; i++) {
+      const __m256 *r = t + 4 * i;
+      _mm256_storeu_ps(v + (4 * i + 0) * ldv + ch, _mm256_sub_ps(r[0], r[2]));
+      _mm256_storeu_ps(v + (4 * i + 1) * ldv + ch, _mm256_add_ps(r[1], r[2]));
+      _mm256_storeu_ps(v + (4 * i + 2) * ldv + ch, _mm256_sub_ps(r[2], r[1]));
+      _mm256_storeu_ps(v + (4 * i + 3) * ldv + ch, _mm256_sub_ps(r[1], r[3]));
+    }
+  }
+  in_scalar(d, ch, nc, v, ldv);
+}
+
+TGT static void out_avx2(const float *m, int64_t ldm, int64_t nc,
+                         float *const *y, const float *bias, int relu) {
+  const __m256 zero = _mm256_setzero_ps();
+  int64_t ch = 0;
+  for (; ch + 8 <= nc; ch += 8) {
+    __m256 s[2][4];
+    for (int j = 0; j < 4; j++) {
+      __m256 m0 = _mm256_loadu_ps(m + j * ldm + ch),
+             m1 = _mm256_loadu_ps(m + (4 + j) * ldm + ch),
+             m2 = _mm256_loadu_ps(m + (8 + j) * ldm + ch),
+             m3 = _mm256_loadu_ps(m + (12 + j) * ldm + ch);
+      s[0][j] = _mm256_add_ps(_mm256_add_ps(m0, m1), m2);
+      s[1][j] = _mm256_sub_ps(_mm256_sub_ps(m1, m2), m3);
+    }
+    __m256 b = bias ? _mm256_loadu_ps(bias + ch) : zero;
+    for (int i = 0; i < 2; i++) {
+      __m256 r[2] = {
+          _mm256_add_ps(_mm256_add_ps(s[i][0], s[i][1]), s[i][2]),
+          _mm256_sub_ps(_mm256_sub_ps(s[i][1], s[i][2]), s[i][3])};
+      for (int j = 0; j < 2; j++) {
+        if (!y[2 * i + j]) continue;
+        __m256 x = bias ? _mm256_add_ps(r[j], b) : r[j];
+        /* max(0, x) returns x when x is NaN, and -0 for -0 */
+        if (relu) x = _mm256_max_ps(zero, x);
+        _mm256_storeu_ps(y[2 * i + j] + ch, x);
+      }
+    }
+  }
+  out_scalar(m, ldm, ch, nc, y, bias, relu);
+}
+
+/* ---- a run -------------------------------------------------------------- */
+
+typedef struct wino_job {
+  const conv_geom *g;
+  const tfs_wino_filter *wf;
+  const float *in, *zero, *bias;
+  float *out;
+  int relu, simd;
+  tfs_conv_done_fn done;
+  void *done_arg;
+  int64_t tw, th;         /* tiles per strip, strips per image */
+  int64_t strips, sper;   /* all strips, strips per block */
+  int64_t nblocks, nslots;
+  float *scratch;         /* nslots blocks of V then M */
+  size_t slot_floats;
+  struct tfs_threadpool *gemm_pool; /* the pool when nslots == 1 */
+} wino_job;
+
+/* Rows of one V matrix for the indirect micro-kernels. */
+typedef struct vrows {
+  const float *a;
+  int64_t lda;
+} vrows;
+
+static void vrows_fn(void *arg, int64_t r0, int64_t mb, const float **out) {
+  const vrows *v = arg;
+  for (int64_t i = 0; i < mb; i++) out[i] = v->a + (r0 + i) * v->lda;
+}
+
+/* Tile t of the block starting at strip s0: its image and top-left
+ * output pixel. */
+static void tile_at(const wino_job *j, int64_t s0, int64_t t, int64_t *img,
+                    int64_t *oy, int64_t *ox) {
+  int64_t gs = s0 + t / j->tw;
+  *img = gs / j->th;
+  *oy = 2 * (gs % j->th);
+  *ox = 2 * (t % j->tw);
+}
+
+static void block_input(const wino_job *j, int64_t s0, int64_t nt, float *v) {
+  const conv_geom *g = j->g;
+  const int64_t c = g->c;
+  for (int64_t t = 0; t < nt; t++) {
+    int64_t img, oy, ox;
+    tile_at(j, s0, t, &img, &oy, &ox);
+    const float *d[16];
+    for (int r = 0; r < 4; r++)
+      for (int q = 0; q < 4; q++) {
+        int64_t iy = oy - g->pt + r, ix = ox - g->pl + q;
+        d[r * 4 + q] = iy >= 0 && iy < g->h && ix >= 0 && ix < g->w
+                           ? j->in + ((img * g->h + iy) * g->w + ix) * c
+                           : j->zero;
+      }
+    if (j->simd)
+      in_avx2(d, c, v + t * c, nt * c);
+    else
+      in_scalar(d, 0, c, v + t * c, nt * c);
+  }
+}
+
+static void block_output(const wino_job *j, int64_t s0, int64_t nt,
+                         const float *m) {
+  const conv_geom *g = j->g;
+  const int64_t kn = g->kn;
+  for (int64_t t = 0; t < nt; t++) {
+    int64_t img, oy, ox;
+    tile_at(j, s0, t, &img, &oy, &ox);
+    float *y[4];
+    for (int i = 0; i < 2; i++)
+      for (int q = 0; q < 2; q++)
+        y[2 * i + q] = oy + i < g->oh && ox + q < g->ow
+                           ? j->out + ((img * g->oh + oy + i) * g->ow + ox +
+                                       q) * kn
+                           : NULL;
+    if (j->simd)
+      out_avx2(m + t * kn, nt * kn, kn, y, j->bias, j->relu);
+    else
+      out_scalar(m + t * kn, nt * kn, 0, kn, y, j->bias, j->relu);
+  }
+}
+
+/* Strips [s0, s0 + ns): transform, 16 products, transform back. */
+static void run_block(const wino_job *j, int64_t s0, int64_t ns, float *v) {
+  const conv_geom *g = j->g;
+  const int64_t nt = ns * j->tw, c = g->c, kn = g->kn;
+  float *m = v + NPOS * nt * c;
+  block_input(j, s0, nt, v);
+  static const int64_t segoff[1] = {0};
+  for (int p = 0; p < NPOS; p++) {
+    const tfs_gemm_packed *u = j->wf->u[p];
+    const float *a = v + p * nt * c;
+    float *mp = m + p * nt * kn;
+    vrows vr = {a, c};
+    tfs_gemm_indirect src = {vrows_fn, NULL, &vr, segoff, 1, c, NULL, 0};
+    if (!tfs_gemm_indirect_ok(u) ||
+        tfs_gemm_f32_indirect(nt, &src, u, mp, kn, j->gemm_pool))
+      tfs_gemm_f32_packed(0, nt, 1.0f, a, c, u, 0.0f, mp, kn, j->gemm_pool);
+  }
+  block_output(j, s0, nt, m);
+  if (!j->done) return;
+  for (int64_t s = s0; s < s0 + ns; s++) {
+    int64_t img = s / j->th, oy = 2 * (s % j->th);
+    int64_t rows = oy + 2 <= g->oh ? 2 : 1;
+    j->done(j->done_arg, (img * g->oh + oy) * g->ow, rows * g->ow, 0, kn);
+  }
+}
+
+/* Slot t runs blocks t, t + nslots, ... in its own scratch. */
+static void wino_slots(void *arg, int64_t t0, int64_t t1) {
+  const wino_job *j = arg;
+  for (int64_t t = t0; t < t1; t++) {
+    float *v = j->scratch + (size_t)t * j->slot_floats;
+    for (int64_t b = t; b < j->nblocks; b += j->nslots) {
+      int64_t s0 = b * j->sper;
+      int64_t ns = j->sper < j->strips - s0 ? j->sper : j->strips - s0;
+      run_block(j, s0, ns, v);
+    }
+  }
+}
+
+/* Tiles per block: the 16 V and 16 M matrices of a block in about 2 MiB,
+ * at least one strip (on Zen 3, 11-15% faster than 1 MiB at 56x56x64
+ * and 28x28x128, within 2% at 14x14x256; 4 MiB was slower). */
+#define WINO_BLOCK_BYTES (2 << 20)
+
+int tfs_wino_conv_f32(tfs_kernel_ctx *c, const conv_geom *g, const float *in,
+                      const tfs_wino_filter *wf, float *out,
+                      const float *bias, int relu, tfs_conv_done_fn done,
+                      void *done_arg) {
+  atomic_fetch_add_explicit(&g_calls, 1, memory_order_relaxed);
+  wino_job j;
+  memset(&j, 0, sizeof j);
+  j.g = g;
+  j.wf = wf;
+  j.in = in;
+  j.out = out;
+  j.bias = bias;
+  j.relu = relu;
+  j.done = done;
+  j.done_arg = done_arg;
+  j.simd = tfs_cpu_has(TFS_CPU_ISA_AVX2);
+  j.tw = (g->ow + 1) / 2;
+  j.th = (g->oh + 1) / 2;
+  j.strips = g->n * j.th;
+  int64_t per_tile = NPOS * (g->c + g->kn) * (int64_t)sizeof(float);
+  int64_t want = WINO_BLOCK_BYTES / per_tile / j.tw;
+  j.sper = want < 1 ? 1 : want;
+  j.nblocks = (j.strips + j.sper - 1) / j.sper;
+  int64_t flops_block = j.sper * j.tw * NPOS * g->c * g->kn * 2;
+  j.nslots = tfs_conv_slots(c, j.nblocks, flops_block / 32 + 1);
+  if (j.nslots <= 1) j.gemm_pool = tfs_kctx_intra_pool(c);
+  j.slot_floats = (size_t)(j.sper * j.tw * NPOS * (g->c + g->kn));
+  float *zero = tfs_kctx_scratch(c, sizeof(float) * (size_t)g->c);
+  j.scratch = tfs_kctx_scratch(
+      c, sizeof(float) * j.slot_floats * (size_t)j.nslots);
+  if (!zero || !j.scratch) return -1;
+  memset(zero, 0, sizeof(float) * (size_t)g->c);
+  j.zero = zero;
+  if (j.nslots <= 1)
+    wino_slots(&j, 0, 1);
+  else
+    tfs_kctx_parallel_for(c, j.nslots, flops_block / 32 + 1, wino_slots, &j);
+  return 0;
+}

@@ -1,0 +1,80 @@
+/*
+ * backends/cpu/conv_winograd.h - float 3x3, stride-1, undilated,
+ * ungrouped NHWC convolutions by Winograd's minimal filtering F(2x2, 3x3)
+ * (Lavin and Gray, 2015): each 2x2 block of output pixels comes from a
+ * 4x4 input tile through 16 products in the transform domain instead of
+ * 36, so the channel products do 16 multiply-adds per 4 output pixels
+ * where the direct convolution does 36 (2.25x fewer).
+ *
+ * The filter is transformed (U = G g G^T, in double, rounded once) and
+ * packed for the GEMM once, at prepare, when it is a constant.  A run
+ * cuts the output into strips of two rows; for a block of strips the
+ * input tiles are transformed (V = B^T d B: additions only) into 16
+ * matrices of tiles x input channels, each multiplied by its packed U on
+ * the project's GEMM (the indirect micro-kernels read V where it lies),
+ * and the 16 products are transformed back (Y = A^T M A: additions only)
+ * with the bias and Relu applied as the pixels are stored; other
+ * epilogues run per finished strip.  The transforms are AVX2 over eight
+ * channels at a time, or portable C with the same operations in the same
+ * order (the same bits).  Blocks are split over the intra-op pool.
+ *
+ * Error: against a float64 direct convolution, relative to each output's
+ * sum |x| |w| over its window, at most 1.1e-7 in tests/kernels/
+ * test_conv_winograd.c, where the direct float32 path reaches 2.6e-7
+ * (the sums are C deep instead of 9 C; docs/PERFORMANCE.md).  An input of
+ * +-Inf can give NaN where the direct sum gives +-Inf (Inf - Inf in the
+ * transforms), and sums near FLT_MAX can overflow in the transforms
+ * first.  NaN stays in the windows it lies in.
+ *
+ * TFS_CONV_WINOGRAD=0 in the environment (read once) or
+ * tfs_conv__set_winograd(0) turns the path off.
+ */
+#ifndef TFS_BACKENDS_CPU_CONV_WINOGRAD_H
+#define TFS_BACKENDS_CPU_CONV_WINOGRAD_H
+
+#include "backends/cpu/conv_common.h"
+
+/* A filter transformed and packed for the 16 products. */
+typedef struct tfs_wino_filter tfs_wino_filter;
+
+/* Whether the path is on: TFS_CONV_WINOGRAD (unset or anything but "0":
+ * on), unless tfs_conv__set_winograd overrides it.  Thread-safe. */
+int tfs_conv_winograd_on(void);
+
+/* Tests and benchmarks: 1 or 0 forces the path on or off (for filters
+ * prepared while it is on); -1 returns to the environment's answer. */
+void tfs_conv__set_winograd(int on);
+
+/* Tests: how many convolutions ran on the path in this process. */
+int64_t tfs_conv__winograd_calls(void);
+
+/* Whether a constant filter [kh, kw, kc, kn] of a Conv2D with window w
+ * and input depth c should be transformed at prepare: 3x3, strides and
+ * dilations 1, one group, and enough channels for the transforms to pay
+ * (kc >= 24 and kn >= 24), with the path on. */
+int tfs_wino_filter_fits(const tfs_window *w, int64_t c, int64_t kh,
+                         int64_t kw, int64_t kc, int64_t kn);
+
+/* Whether this call's geometry runs on the path: a filter that fits,
+ * output at least 4x4 pixels, and the path on. */
+int tfs_wino_fits(const conv_geom *g);
+
+/* Transforms and packs filter f (HWIO, [3, 3, c, kn], row-major).
+ * Returns NULL when memory runs out. */
+tfs_wino_filter *tfs_wino_filter_new(const float *f, int64_t c, int64_t kn);
+void tfs_wino_filter_free(tfs_wino_filter *wf);
+/* The input depth wf was made for. */
+int64_t tfs_wino_filter_c(const tfs_wino_filter *wf);
+
+/* out[n * oh * ow, kn] = conv(in NHWC) for a geometry tfs_wino_fits
+ * accepts and a filter made for its depths, split over the kernel's
+ * intra-op pool; bias (kn values, or NULL) and relu (max(0, x), NaN
+ * kept) are applied as pixels are stored, then done (or NULL) receives
+ * each finished strip of whole output rows (all kn channels).  Returns 0,
+ * or -1 after failing c when memory runs out. */
+int tfs_wino_conv_f32(tfs_kernel_ctx *c, const conv_geom *g, const float *in,
+                      const tfs_wino_filter *wf, float *out,
+                      const float *bias, int relu, tfs_conv_done_fn done,
+                      void *done_arg);
+
+#endif
