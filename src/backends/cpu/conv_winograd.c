@@ -19,6 +19,7 @@
 
 #include "core/alloc.h"
 #include "core/cpu.h"
+#include "core/threadpool.h"
 #include "backends/cpu/conv_winograd.h"
 #include "backends/cpu/gemm.h"
 
@@ -246,7 +247,7 @@ typedef struct wino_job {
   int64_t nblocks, nslots;
   float *scratch;         /* nslots blocks of V then M */
   size_t slot_floats;
-  struct tfs_threadpool *gemm_pool; /* the pool when nslots == 1 */
+  struct tfs_threadpool *pool; /* nslots == 1: the pool for the phases */
 } wino_job;
 
 /* Rows of one V matrix for the indirect micro-kernels. */
@@ -270,10 +271,12 @@ static void tile_at(const wino_job *j, int64_t s0, int64_t t, int64_t *img,
   *ox = 2 * (t % j->tw);
 }
 
-static void block_input(const wino_job *j, int64_t s0, int64_t nt, float *v) {
+/* Tiles [t0, t1) of the nt-tile block starting at strip s0 into V. */
+static void block_input(const wino_job *j, int64_t s0, int64_t nt,
+                        int64_t t0, int64_t t1, float *v) {
   const conv_geom *g = j->g;
   const int64_t c = g->c;
-  for (int64_t t = 0; t < nt; t++) {
+  for (int64_t t = t0; t < t1; t++) {
     int64_t img, oy, ox;
     tile_at(j, s0, t, &img, &oy, &ox);
     const float *d[16];
@@ -291,11 +294,12 @@ static void block_input(const wino_job *j, int64_t s0, int64_t nt, float *v) {
   }
 }
 
+/* Tiles [t0, t1) of the block from M to the output. */
 static void block_output(const wino_job *j, int64_t s0, int64_t nt,
-                         const float *m) {
+                         int64_t t0, int64_t t1, const float *m) {
   const conv_geom *g = j->g;
   const int64_t kn = g->kn;
-  for (int64_t t = 0; t < nt; t++) {
+  for (int64_t t = t0; t < t1; t++) {
     int64_t img, oy, ox;
     tile_at(j, s0, t, &img, &oy, &ox);
     float *y[4];
@@ -312,30 +316,81 @@ static void block_output(const wino_job *j, int64_t s0, int64_t nt,
   }
 }
 
+/* Product p of the block: M_p (nt x kn) = V_p (nt x c) * U_p. */
+static void block_product(const wino_job *j, int64_t nt, int p,
+                          const float *v, float *m,
+                          struct tfs_threadpool *pool) {
+  static const int64_t segoff[1] = {0};
+  const int64_t c = j->g->c, kn = j->g->kn;
+  const tfs_gemm_packed *u = j->wf->u[p];
+  const float *a = v + p * nt * c;
+  float *mp = m + p * nt * kn;
+  vrows vr = {a, c};
+  tfs_gemm_indirect src = {vrows_fn, NULL, &vr, segoff, 1, c, NULL, 0};
+  if (!tfs_gemm_indirect_ok(u) ||
+      tfs_gemm_f32_indirect(nt, &src, u, mp, kn, pool))
+    tfs_gemm_f32_packed(0, nt, 1.0f, a, c, u, 0.0f, mp, kn, pool);
+}
+
+/* The epilogue of strips [s0, s1). */
+static void block_done(const wino_job *j, int64_t s0, int64_t s1) {
+  const conv_geom *g = j->g;
+  for (int64_t s = s0; s < s1; s++) {
+    int64_t img = s / j->th, oy = 2 * (s % j->th);
+    int64_t rows = oy + 2 <= g->oh ? 2 : 1;
+    j->done(j->done_arg, (img * g->oh + oy) * g->ow, rows * g->ow, 0, g->kn);
+  }
+}
+
+/* One block's phases split over the pool (a single block: batch 1):
+ * tiles, then the 16 products one per task, then tiles and strips. */
+typedef struct phase {
+  const wino_job *j;
+  int64_t s0, nt;
+  float *v, *m;
+} phase;
+
+static void phase_in(void *arg, int64_t t0, int64_t t1) {
+  const phase *ph = arg;
+  block_input(ph->j, ph->s0, ph->nt, t0, t1, ph->v);
+}
+
+static void phase_mul(void *arg, int64_t p0, int64_t p1) {
+  const phase *ph = arg;
+  for (int64_t p = p0; p < p1; p++)
+    block_product(ph->j, ph->nt, (int)p, ph->v, ph->m, NULL);
+}
+
+static void phase_out(void *arg, int64_t t0, int64_t t1) {
+  const phase *ph = arg;
+  block_output(ph->j, ph->s0, ph->nt, t0, t1, ph->m);
+}
+
+static void phase_done(void *arg, int64_t s0, int64_t s1) {
+  const phase *ph = arg;
+  block_done(ph->j, ph->s0 + s0, ph->s0 + s1);
+}
+
 /* Strips [s0, s0 + ns): transform, 16 products, transform back. */
 static void run_block(const wino_job *j, int64_t s0, int64_t ns, float *v) {
   const conv_geom *g = j->g;
   const int64_t nt = ns * j->tw, c = g->c, kn = g->kn;
   float *m = v + NPOS * nt * c;
-  block_input(j, s0, nt, v);
-  static const int64_t segoff[1] = {0};
-  for (int p = 0; p < NPOS; p++) {
-    const tfs_gemm_packed *u = j->wf->u[p];
-    const float *a = v + p * nt * c;
-    float *mp = m + p * nt * kn;
-    vrows vr = {a, c};
-    tfs_gemm_indirect src = {vrows_fn, NULL, &vr, segoff, 1, c, NULL, 0};
-    if (!tfs_gemm_indirect_ok(u) ||
-        tfs_gemm_f32_indirect(nt, &src, u, mp, kn, j->gemm_pool))
-      tfs_gemm_f32_packed(0, nt, 1.0f, a, c, u, 0.0f, mp, kn, j->gemm_pool);
+  struct tfs_threadpool *pool = j->pool;
+  if (pool) {
+    phase ph = {j, s0, nt, v, m};
+    tfs_threadpool_parallel_for(pool, nt, 2 * c + 1, phase_in, &ph);
+    tfs_threadpool_parallel_for(pool, NPOS, tfs_gemm_cost_ns(nt, kn, c),
+                                phase_mul, &ph);
+    tfs_threadpool_parallel_for(pool, nt, 2 * kn + 1, phase_out, &ph);
+    if (j->done)
+      tfs_threadpool_parallel_for(pool, ns, 4 * j->tw * kn, phase_done, &ph);
+    return;
   }
-  block_output(j, s0, nt, m);
-  if (!j->done) return;
-  for (int64_t s = s0; s < s0 + ns; s++) {
-    int64_t img = s / j->th, oy = 2 * (s % j->th);
-    int64_t rows = oy + 2 <= g->oh ? 2 : 1;
-    j->done(j->done_arg, (img * g->oh + oy) * g->ow, rows * g->ow, 0, kn);
-  }
+  block_input(j, s0, nt, 0, nt, v);
+  for (int p = 0; p < NPOS; p++) block_product(j, nt, p, v, m, NULL);
+  block_output(j, s0, nt, 0, nt, m);
+  if (j->done) block_done(j, s0, s0 + ns);
 }
 
 /* Slot t runs blocks t, t + nslots, ... in its own scratch. */
@@ -381,7 +436,7 @@ int tfs_wino_conv_f32(tfs_kernel_ctx *c, const conv_geom *g, const float *in,
   j.nblocks = (j.strips + j.sper - 1) / j.sper;
   int64_t flops_block = j.sper * j.tw * NPOS * g->c * g->kn * 2;
   j.nslots = tfs_conv_slots(c, j.nblocks, flops_block / 32 + 1);
-  if (j.nslots <= 1) j.gemm_pool = tfs_kctx_intra_pool(c);
+  if (j.nslots <= 1) j.pool = tfs_kctx_intra_pool(c);
   j.slot_floats = (size_t)(j.sper * j.tw * NPOS * (g->c + g->kn));
   float *zero = tfs_kctx_scratch(c, sizeof(float) * (size_t)g->c);
   j.scratch = tfs_kctx_scratch(

@@ -16,7 +16,8 @@
  * with the bias and Relu applied as the pixels are stored; other
  * epilogues run per finished strip.  The transforms are AVX2 over eight
  * channels at a time, or portable C with the same operations in the same
- * order (the same bits).  Blocks are split over the intra-op pool.
+ * order (the same bits).  Blocks are split over the intra-op pool; a
+ * single block (batch 1) splits its phases over it instead.
  *
  * Error: against a float64 direct convolution, relative to each output's
  * sum |x| |w| over its window, at most 1.1e-7 in tests/kernels/
