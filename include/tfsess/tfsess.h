@@ -12,6 +12,7 @@
 #include "dtype.h"
 #include "eager.h"
 #include "function.h"
+#include "gradients.h"
 #include "graph.h"
 #include "graphdef.h"
 #include "checkpoint.h"

@@ -1,30 +1,12 @@
 /*
  * compat_c_api/unsupported.c - the parts of TensorFlow's C API that
- * tfsess does not have yet (gradients, SavedModels, in-place graph
- * edits): each exists and reports TF_UNIMPLEMENTED naming itself where it
- * has a status.
+ * tfsess does not have yet (SavedModels, in-place graph edits): each
+ * exists and reports TF_UNIMPLEMENTED naming itself where it has a
+ * status.
  */
 #include <string.h>
 
 #include "compat_c_api/capi_internal.h"
-
-/* ---- gradients ----------------------------------------------------------- */
-
-void TF_AddGradients(TF_Graph *g, TF_Output *y, int ny, TF_Output *x, int nx,
-                     TF_Output *dx, TF_Status *status, TF_Output *dy) {
-  (void)g, (void)y, (void)ny, (void)x, (void)nx, (void)dx, (void)dy;
-  tfs_capi__unimplemented(status, "TF_AddGradients",
-                          "symbolic gradients are not available yet");
-}
-
-void TF_AddGradientsWithPrefix(TF_Graph *g, const char *prefix, TF_Output *y,
-                               int ny, TF_Output *x, int nx, TF_Output *dx,
-                               TF_Status *status, TF_Output *dy) {
-  (void)g, (void)prefix, (void)y, (void)ny, (void)x, (void)nx, (void)dx;
-  (void)dy;
-  tfs_capi__unimplemented(status, "TF_AddGradientsWithPrefix",
-                          "symbolic gradients are not available yet");
-}
 
 /* ---- SavedModel ---------------------------------------------------------- */
 

@@ -118,6 +118,12 @@ int tfs_graph__arg_layout(const tfs_op_def *def, const tfs_attrs *attrs,
 void tfs_arg_layout_clear(tfs_arg_layout *l);
 
 /* TensorFlow's "{{node NAME}} = Op[attrs](inputs)" summary. */
+/* Sets attr `name` of d to a copy of from's value of it; nothing when
+ * `from` has no such attr.  A conflict with a value already set is
+ * reported by tfs_op_desc_finish, as with the public setters. */
+void tfs_op_desc__copy_attr(tfs_op_desc *d, const tfs_operation *from,
+                            const char *name);
+
 char *tfs_graph__summarize_node(const tfs_operation *op);
 
 /* "{{node NAME}}" */

@@ -104,6 +104,18 @@ static void set_attr(tfs_op_desc *d, const char *name, tfs_attr_value *v) {
   if (tfs_attrs_set(&d->attrs, name, v)) d->oom = 1;
 }
 
+void tfs_op_desc__copy_attr(tfs_op_desc *d, const tfs_operation *from,
+                            const char *name) {
+  const tfs_attr_value *v = from ? tfs_attrs_find(&from->attrs, name) : NULL;
+  if (!d || !v) return;
+  tfs_attr_value copy;
+  if (tfs_attr_value_copy(&copy, v)) {
+    d->oom = 1;
+    return;
+  }
+  set_attr(d, name, &copy);
+}
+
 static void set_attr_type(tfs_op_desc *d, const char *name, tfs_dtype t) {
   tfs_attr_value v;
   tfs_attr_type_val(&v, t);

@@ -480,8 +480,7 @@ TF_CAPI_EXPORT extern void TF_OperationToNodeDef(TF_Operation* oper,
 
 /* TF_NewWhile makes the condition and body graphs (with placeholder
  * inputs) for the caller to fill; TF_FinishWhile adds the TF1 loop to g
- * (all or nothing) and frees them, TF_AbortWhile frees them.  Gradients
- * (TF_AddGradients*) are TF_UNIMPLEMENTED. */
+ * (all or nothing) and frees them, TF_AbortWhile frees them. */
 
 typedef struct TF_WhileParams {
   const int ninputs;
@@ -502,6 +501,13 @@ TF_CAPI_EXPORT extern void TF_FinishWhile(const TF_WhileParams* params,
                                           TF_Output* outputs);
 TF_CAPI_EXPORT extern void TF_AbortWhile(const TF_WhileParams* params);
 
+/* Adds the symbolic gradients of sum(y) (each y weighted by its dx seed,
+ * OnesLike(y) when dx is NULL) with respect to x to g, under the scope
+ * "gradients" (made unique) or `prefix`, and writes them to dy[0..nx).
+ * An x no gradient reaches gets {NULL, -1}.  TensorFlow's errors: an x
+ * the y's do not depend on, "No gradient defined for op: OP", a prefix
+ * that names an existing node.  On error g is unchanged.  See
+ * tfsess/gradients.h for the ops that have gradients. */
 TF_CAPI_EXPORT void TF_AddGradients(TF_Graph* g, TF_Output* y, int ny,
                                     TF_Output* x, int nx, TF_Output* dx,
                                     TF_Status* status, TF_Output* dy);
