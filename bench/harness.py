@@ -128,6 +128,8 @@ def engine_cmd(engine, args, meta, w):
     if engine in ("tfsess", BASE):
         cmd = [os.path.join(build, "bench", "tfs_bench"), "--pb",
                meta["pb"], "--fetch", meta["tf_fetch"], "--mode", mode]
+        if meta.get("target"):
+            cmd += ["--target", meta["target"], "--init", meta["init"]]
         if meta.get("config"):
             cmd += ["--config", meta["config"]]
         elif w.get("intra"):

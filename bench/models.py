@@ -19,7 +19,7 @@ SEED = 20240611
 class Model:
     def __init__(self, name, graph_def, onnx_model, tf_feeds, tf_fetch,
                  onnx_feeds, onnx_fetch, inputs, onnx_inputs=None,
-                 config=None):
+                 config=None, target=None, init=None):
         self.name = name
         self.graph_def = graph_def
         self.onnx_model = onnx_model
@@ -30,6 +30,8 @@ class Model:
         self.inputs = inputs            # list of numpy arrays (TF layout)
         self.onnx_inputs = onnx_inputs or inputs
         self.config = config            # ConfigProto bytes, or None
+        self.target = target            # op run with every fetch, or None
+        self.init = init                # op run once first, or None
 
 
 def _tf():
@@ -308,6 +310,25 @@ for _n in (1000, 10000):
         lambda rng, n=_n: while_loop(rng, n, "v2", lower=False))
 
 
+def digits_train(rng):
+    """One training step of the digits MLP, batch 64: TensorFlow's own
+    tf.compat.v1 training graph (models/digits/train/train.pb: forward
+    pass, tf.gradients' subgraph, GradientDescentOptimizer), fetching the
+    loss and running "train"; its seeded initializers run first.  No ONNX
+    model: ONNX Runtime does not train."""
+    top = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    d = os.path.join(top, "models", "digits", "train")
+    with open(os.path.join(d, "train.pb"), "rb") as f:
+        gd = f.read()
+    x = np.load(os.path.join(d, "x_train.npy"))[:64]
+    y = np.load(os.path.join(d, "y_train.npy"))[:64]
+    return Model("digits_train", gd, None, ["x:0", "y:0"], "loss:0",
+                 [], None, [x, y], target="train", init="init")
+
+
+BUILDERS["digits_train"] = digits_train
+
+
 def write_all(outdir, names):
     """Writes MODEL.pb, MODEL.onnx, MODEL.json and feed .npy files."""
     import onnx
@@ -320,7 +341,8 @@ def write_all(outdir, names):
         base = os.path.join(outdir, name)
         with open(base + ".pb", "wb") as f:
             f.write(m.graph_def)
-        onnx.save(m.onnx_model, base + ".onnx")
+        if m.onnx_model is not None:
+            onnx.save(m.onnx_model, base + ".onnx")
         files, ofiles = [], []
         for i, (a, b) in enumerate(zip(m.inputs, m.onnx_inputs)):
             files.append(base + ".in%d.npy" % i)
@@ -331,6 +353,8 @@ def write_all(outdir, names):
                     tf_feeds=m.tf_feeds, tf_fetch=m.tf_fetch,
                     onnx_feeds=m.onnx_feeds, onnx_fetch=m.onnx_fetch,
                     inputs=files, onnx_inputs=ofiles)
+        if m.target:
+            meta["target"], meta["init"] = m.target, m.init
         if m.config is not None:
             meta["config"] = base + ".config.pb"
             with open(meta["config"], "wb") as f:

@@ -3,7 +3,9 @@ GraphDef into a tf.compat.v1.Session with the default ConfigProto (or the
 model's own, meta "config"; --intra N sets both intra- and inter-op
 threads to N) and times Session.run (mode "run") or a callable from
 Session.make_callable (mode "callable").  --save-output FILE.npy keeps
-the first run's output.  Protocol: benchlib.py."""
+the first run's output.  A model with meta "target" runs that op with
+every fetch (a training step), after its "init" op once.  Protocol:
+benchlib.py."""
 import argparse
 import json
 import os
@@ -47,13 +49,20 @@ def main():
     feeds = [g.get_tensor_by_name(n) for n in meta["tf_feeds"]]
     arrays = [np.load(f) for f in meta["inputs"]]
     fetch = g.get_tensor_by_name(meta["tf_fetch"])
+    if meta.get("init"):
+        sess.run(g.get_operation_by_name(meta["init"]))
+    fetches = fetch
+    if meta.get("target"):      # a training step: the fetch and the update
+        fetches = [fetch, g.get_operation_by_name(meta["target"])]
     if a.mode == "callable":
-        fn = sess.make_callable(fetch, feed_list=feeds)
+        fn = sess.make_callable(fetches, feed_list=feeds)
         run_once = lambda: fn(*arrays)  # noqa: E731
     else:
         fd = dict(zip(feeds, arrays))
-        run_once = lambda: sess.run(fetch, fd)  # noqa: E731
+        run_once = lambda: sess.run(fetches, fd)  # noqa: E731
     out = run_once()
+    if meta.get("target"):
+        out = out[0]
     if a.save_output:
         np.save(a.save_output, out)
     checksum = float(np.sum(out, dtype=np.float64))

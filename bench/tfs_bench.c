@@ -3,6 +3,8 @@
  * GraphDef through tfs_session_run or a callable (one or more threads)
  * and prints one JSON line (per-run microseconds, peak RSS, checksum);
  * `--config FILE` sets the session's options from ConfigProto bytes;
+ * `--target OP` runs OP with every fetch (a training step) and `--init
+ * OP` runs OP once first (a variable initializer);
  * `--save-output FILE.npy` writes the first run's output (the harness
  * compares it with TensorFlow's);
  * `--gemm N` times N^3 SGEMM of tfsess against OpenBLAS instead;
@@ -39,7 +41,7 @@ extern void cblas_sgemm(int, int, int, int, int, int, float, const float *,
 #define MAX_SAMPLES 400
 
 typedef struct {
-  const char *pb, *fetch, *mode, *config, *save;
+  const char *pb, *fetch, *mode, *config, *save, *target, *init;
   const char *feed_names[MAX_FEEDS], *feed_files[MAX_FEEDS];
   int nfeeds, threads, gemm, bf16;
   double seconds;
@@ -50,6 +52,7 @@ typedef struct {
   tfs_callable *c;
   tfs_output feeds[MAX_FEEDS], fetch;
   tfs_tensor *in[MAX_FEEDS];
+  tfs_operation *target; /* run with each fetch (a training step), or NULL */
   int nfeeds, callable;
 } engine;
 
@@ -66,7 +69,7 @@ static tfs_tensor *run_once(engine *e, tfs_status *st) {
     tfs_callable_run(e->c, e->in, e->nfeeds, &out, 1, st);
   else
     tfs_session_run(e->s, e->feeds, e->in, e->nfeeds, &e->fetch, &out, 1,
-                    NULL, 0, st);
+                    e->target ? &e->target : NULL, e->target ? 1 : 0, st);
   if (!tfs_status_ok(st)) die("run", st);
   return out;
 }
@@ -162,9 +165,18 @@ static int run_model(const args *a) {
   }
   e.fetch = tfs_graph_output_by_name(g, a->fetch, st);
   if (!e.fetch.oper) die(a->fetch, st);
+  if (a->target && !(e.target = tfs_graph_operation_by_name(g, a->target)))
+    die(a->target, NULL);
+  if (a->init) {
+    tfs_operation *init = tfs_graph_operation_by_name(g, a->init);
+    if (!init) die(a->init, NULL);
+    tfs_session_run(e.s, NULL, NULL, 0, NULL, NULL, 0, &init, 1, st);
+    if (!tfs_status_ok(st)) die(a->init, st);
+  }
   if (e.callable) {
     e.c = tfs_session_make_callable(e.s, e.feeds, e.nfeeds, &e.fetch, 1,
-                                    NULL, 0, NULL, st);
+                                    e.target ? &e.target : NULL,
+                                    e.target ? 1 : 0, NULL, st);
     if (!e.c) die("callable", st);
   }
   /* checksum of one output, then warm up (plans, memory plans, caches) */
@@ -409,6 +421,10 @@ int main(int argc, char **argv) {
       a.fetch = v, i++;
     } else if (!strcmp(argv[i], "--config")) {
       a.config = v, i++;
+    } else if (!strcmp(argv[i], "--target")) {
+      a.target = v, i++;
+    } else if (!strcmp(argv[i], "--init")) {
+      a.init = v, i++;
     } else if (!strcmp(argv[i], "--save-output")) {
       a.save = v, i++;
     } else if (!strcmp(argv[i], "--mode")) {
@@ -430,7 +446,8 @@ int main(int argc, char **argv) {
       i++;
     } else {
       fprintf(stderr, "usage: tfs_bench --pb MODEL.pb --feed NAME=FILE.npy "
-                      "--fetch NAME [--config CONFIG.pb] "
+                      "--fetch NAME [--target OP] [--init OP] "
+                      "[--config CONFIG.pb] "
                       "[--save-output OUT.npy] "
                       "[--mode run|callable] [--threads N] [--seconds S] "
                       "| --gemm N | --bf16 N\n");

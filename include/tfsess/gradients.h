@@ -11,6 +11,14 @@
  * differentiates, see tfs_gradient_kind); ops registered as having no
  * gradient (comparisons, Shape, StopGradient, ...) stop the propagation.
  *
+ * No gating: as in TensorFlow's C++ builder, the gradient of one input
+ * can be ready while other gradients that read the same variables are
+ * still being computed.  Ops that update variables in place should wait
+ * for every gradient (control dependencies on all of them, as TensorFlow's
+ * optimizers' gate_gradients does; see examples/train_digits.c), or a
+ * session running nodes in parallel may update a variable that is still
+ * being read.
+ *
  * Threads: like every graph edit, call from one thread at a time per
  * graph.  Sessions already created on the graph see the new operations in
  * their next plans.

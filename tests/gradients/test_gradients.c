@@ -5,6 +5,8 @@
  * unchanged after an error.
  */
 #include <CUnit/CUnit.h>
+#include <math.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "testutil.h"
@@ -280,6 +282,101 @@ static void test_bad_arguments(void) {
   teardown();
 }
 
+#ifndef TFS_TEST_SRCDIR
+#define TFS_TEST_SRCDIR "."
+#endif
+#define TRAIN_DIR TFS_TEST_SRCDIR "/models/digits/train"
+
+static tfs_tensor *read_npy(const char *file) {
+  char path[512];
+  snprintf(path, sizeof path, "%s/%s", TRAIN_DIR, file);
+  tfs_tensor *t = tfs_npy_read(path, st);
+  TFS_ASSERT_OK(st);
+  return t;
+}
+
+static tfs_tensor *batch_rows(const tfs_tensor *t, int64_t start, int64_t n) {
+  int r = tfs_tensor_ndims(t);
+  int64_t dims[2] = {n, r > 1 ? tfs_tensor_dim(t, 1) : 1};
+  size_t row = tfs_tensor_byte_size(t) / (size_t)tfs_tensor_dim(t, 0);
+  tfs_tensor *b = tfs_tensor_new_copy(
+      tfs_tensor_dtype(t), dims, r,
+      (const char *)tfs_tensor_data(t) + (size_t)start * row,
+      (size_t)n * row, st);
+  TFS_ASSERT_OK(st);
+  return b;
+}
+
+/* TensorFlow's own training graph (tf.gradients' subgraph with
+ * BroadcastGradientArgs, ReluGrad, BiasAddGrad and the Mean gradient,
+ * GradientDescentOptimizer, the Saver's nodes), imported and run: the
+ * initial values come from TensorFlow's checkpoint through the graph's
+ * save/restore_all and equal what the graph's own seeded initializers
+ * give; 100 steps reproduce TensorFlow's losses. */
+static void test_tensorflow_training_graph(void) {
+  setup();
+  char path[512];
+  snprintf(path, sizeof path, "%s/train.pb", TRAIN_DIR);
+  FILE *f = fopen(path, "rb");
+  CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+  static char bytes[1 << 16];
+  size_t len = fread(bytes, 1, sizeof bytes, f);
+  fclose(f);
+  tfs_import_results *r = tfs_graph_import_graphdef(g, bytes, len, NULL, st);
+  TFS_ASSERT_OK(st);
+  tfs_import_results_free(r);
+  tfs_session *s = tfs_session_new(g, NULL, st);
+  TFS_ASSERT_OK(st);
+  tfs_operation *init = tfs_graph_operation_by_name(g, "init");
+  tfs_operation *restore = tfs_graph_operation_by_name(g, "save/restore_all");
+  tfs_operation *train = tfs_graph_operation_by_name(g, "train");
+  tfs_output kernel = tfs_graph_output_by_name(g, "dense/kernel", st);
+  tfs_output loss = tfs_graph_output_by_name(g, "loss", st);
+  tfs_output prefix = tfs_graph_output_by_name(g, "save/Const", st);
+  tfs_output x = tfs_graph_output_by_name(g, "x", st);
+  tfs_output y = tfs_graph_output_by_name(g, "y", st);
+  TFS_ASSERT_OK(st);
+  /* the seeded initializers give the checkpoint's values bit for bit */
+  tfs_session_run(s, NULL, NULL, 0, NULL, NULL, 0, &init, 1, st);
+  TFS_ASSERT_OK(st);
+  tfs_tensor *from_init = tu_run1(s, kernel, NULL, NULL, 0);
+  snprintf(path, sizeof path, "%s/init", TRAIN_DIR);
+  tfs_tensor *p = tfs_tensor_scalar_string(path, strlen(path));
+  tfs_session_run(s, &prefix, &p, 1, NULL, NULL, 0, &restore, 1, st);
+  TFS_ASSERT_OK(st);
+  tfs_tensor_free(p);
+  tfs_tensor *restored = tu_run1(s, kernel, NULL, NULL, 0);
+  CU_ASSERT_EQUAL(memcmp(tfs_tensor_data(from_init), tfs_tensor_data(restored),
+                         tfs_tensor_byte_size(restored)),
+                  0);
+  tfs_tensor_free(from_init);
+  tfs_tensor_free(restored);
+  tfs_tensor *xs = read_npy("x_train.npy"), *ys = read_npy("y_train.npy");
+  tfs_tensor *want = read_npy("tf_loss.npy");
+  const float *wl = tfs_tensor_data(want);
+  double worst = 0;
+  for (int k = 0; k < 100; k++) {
+    tfs_output feeds[2] = {x, y};
+    tfs_tensor *fv[2] = {batch_rows(xs, (k % 10) * 64, 64),
+                         batch_rows(ys, (k % 10) * 64, 64)};
+    tfs_tensor *l = NULL;
+    tfs_session_run(s, feeds, fv, 2, &loss, &l, 1, &train, 1, st);
+    TFS_ASSERT_OK(st);
+    double d = fabs(tu_scalar_float(l) - wl[k]) / fabs(wl[k]);
+    if (d > worst) worst = d;
+    tfs_tensor_free(l);
+    tfs_tensor_free(fv[0]);
+    tfs_tensor_free(fv[1]);
+  }
+  if (worst >= 1e-3) fprintf(stderr, "\n  loss differs by %g\n", worst);
+  CU_ASSERT(worst < 1e-3);
+  tfs_tensor_free(xs);
+  tfs_tensor_free(ys);
+  tfs_tensor_free(want);
+  tfs_session_free(s);
+  teardown();
+}
+
 static const tfs_test_case kCases[] = {
     {"square", test_square},
     {"prefix", test_prefix},
@@ -292,6 +389,7 @@ static const tfs_test_case kCases[] = {
     {"resource_variable", test_resource_variable},
     {"prevent_gradient", test_prevent_gradient},
     {"bad_arguments", test_bad_arguments},
+    {"tensorflow_training_graph", test_tensorflow_training_graph},
     {NULL, NULL},
 };
 
