@@ -164,20 +164,12 @@ static void errors(TF_Status *s) {
          TF_Message(s));
 
   int64_t n = 3;
-  float vec[3] = {1.0f, 2.0f, 3.0f};
-  int32_t zero = 0;
+  float vec[3] = {2.0f, 3.0f, 4.0f}, q[3] = {1.0f, 1.5f, 2.0f};
   TF_Operation *vx = constant(g, "vx", &n, 1, vec, 3, s);
-  TF_Tensor *t = TF_AllocateTensor(TF_INT32, NULL, 0, sizeof zero);
-  memcpy(TF_TensorData(t), &zero, sizeof zero);
-  TF_OperationDescription *d = TF_NewOperation(g, "Const", "axis");
-  TF_SetAttrTensor(d, "value", t, s);
-  TF_SetAttrType(d, "dtype", TF_INT32);
-  TF_DeleteTensor(t);
-  TF_Operation *axis = TF_FinishOperation(d, s);
-  check(s, "axis");
-  TF_Operation *cp = op2(g, "Cumprod", "cp", vx, axis, s);
-  TF_Output co = {cp, 0}, vo = {vx, 0};
-  TF_AddGradients(g, &co, 1, &vo, 1, NULL, s, &dy);
+  TF_Operation *vq = constant(g, "vq", &n, 1, q, 3, s);
+  TF_Operation *zeta = op2(g, "Zeta", "zeta", vx, vq, s);
+  TF_Output zt = {zeta, 0}, vo = {vx, 0};
+  TF_AddGradients(g, &zt, 1, &vo, 1, NULL, s, &dy);
   printf("op without a gradient -> code %d\n    %s\n", TF_GetCode(s),
          TF_Message(s));
   TF_DeleteGraph(g);

@@ -37,10 +37,11 @@ typedef struct tfs_grad_entry {
 const tfs_grad_entry *tfs_grad__lookup(const char *op_type);
 
 /* Per-family tables the registry merges (grad_math.c, grad_array.c,
- * grad_reduce.c, grad_nn.c); each sets *n. */
+ * grad_reduce.c, grad_index.c, grad_nn.c); each sets *n. */
 const tfs_grad_entry *tfs_grad__math_table(int *n);
 const tfs_grad_entry *tfs_grad__array_table(int *n);
 const tfs_grad_entry *tfs_grad__reduce_table(int *n);
+const tfs_grad_entry *tfs_grad__index_table(int *n);
 const tfs_grad_entry *tfs_grad__nn_table(int *n);
 
 static inline int tfs_gb_ok(const tfs_gctx *c) { return tfs_status_ok(c->st); }

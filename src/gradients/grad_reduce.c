@@ -232,6 +232,14 @@ static void g_batch_matmul(tfs_gctx *c, tfs_operation *op,
   int v1 = !strcmp(op->def->name, "BatchMatMul");
   const char *type = v1 ? "BatchMatMul" : "BatchMatMulV2";
   tfs_output a = IN(0), b = IN(1);
+  if (tfs_gb_dtype(a) != tfs_gb_dtype(OUT(0)) ||
+      tfs_gb_dtype(b) != tfs_gb_dtype(OUT(0))) {
+    tfs_gb_fail(c, op, TFS_UNIMPLEMENTED,
+                "inputs of types %s and %s with a %s output",
+                tfs_dtype_name(tfs_gb_dtype(a)), tfs_dtype_name(tfs_gb_dtype(b)),
+                tfs_dtype_name(tfs_gb_dtype(OUT(0))));
+    return;
+  }
   tfs_output da, db;
   matmul_cases(c, type, a, b, dy[0], attr_bool(op, "adj_x"),
                attr_bool(op, "adj_y"), &da, &db);
@@ -317,6 +325,7 @@ static void g_unsorted_segment_sum(tfs_gctx *c, tfs_operation *op,
 static const tfs_grad_entry k_reduce[] = {
     {"BatchMatMul", g_batch_matmul},
     {"BatchMatMulV2", g_batch_matmul},
+    {"BatchMatMulV3", g_batch_matmul},
     {"Cumsum", g_cumsum},
     {"MatMul", g_matmul},
     {"Max", g_min_max},

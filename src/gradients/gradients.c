@@ -40,7 +40,7 @@ static int cmp_entry(const void *a, const void *b) {
 static void build_table(void) {
   const tfs_grad_entry *(*parts[])(int *) = {
       tfs_grad__math_table, tfs_grad__array_table, tfs_grad__reduce_table,
-      tfs_grad__nn_table};
+      tfs_grad__index_table, tfs_grad__nn_table};
   enum { NPARTS = sizeof parts / sizeof parts[0] };
   int n[NPARTS], total = 0;
   const tfs_grad_entry *t[NPARTS];

@@ -321,6 +321,96 @@ B(n_bn_v3_inf_nchw) { return bn(g, x, "FusedBatchNormV3", 0, "NCHW"); }
 B(n_bn) { return bn(g, x, "FusedBatchNorm", 1, "NHWC"); }
 B(n_bn_v2) { return bn(g, x, "FusedBatchNormV2", 0, "NHWC"); }
 
+/* ---- indexing, data flow, layout ----------------------------------- */
+
+B(i_gather_nd) {
+  tfs_output idx = OP2("Reshape", I32(1, 0, 0, 2, 1, 0), I32(3, 2), NULL);
+  return OP2("GatherNd", x[0], idx, NULL);
+}
+B(i_scatter_nd) {
+  tfs_output idx = OP2("Reshape", I32(3, 0, 1), I32(3, 1), NULL);
+  return OP3("ScatterNd", idx, x[0], I32(5, 2), NULL);
+}
+B(i_segment_max) {
+  /* no empty segment: its lowest() value would swamp the differences */
+  return OP3("UnsortedSegmentMax", x[0], I32(1, 0, 1, -1, 0), gc_i32s(g, 2),
+             NULL);
+}
+B(i_segment_min) {
+  return OP3("UnsortedSegmentMin", x[0], I32(2, 2, 0, 1), gc_i32s(g, 3),
+             NULL);
+}
+B(i_dynamic_stitch) {
+  tfs_output idx[2] = {I32(0, 3), I32(1, 2, 4)};
+  tfs_status *st = tfs_status_new();
+  tfs_op_desc *d = tfs_op_desc_new(g, "DynamicStitch", NULL);
+  tfs_op_desc_add_input_list(d, idx, 2);
+  tfs_op_desc_add_input_list(d, x, 2);
+  tfs_output o = {tfs_op_desc_finish(d, st), 0};
+  CU_ASSERT_PTR_NOT_NULL_FATAL(o.oper);
+  tfs_status_free(st);
+  return OP1("Square", o, NULL);
+}
+B(i_dynamic_partition) {
+  tfs_output p = OP2("DynamicPartition", x[0], I32(1, 0, 2, 1, 1),
+                     "num_partitions=i:3");
+  tfs_output s0 = OP2("Sum", OP1("Square", p, NULL), I32(0), NULL);
+  tfs_output s1 = OP2("Sum", OP1("Exp", gc_out(p, 1), NULL), I32(0), NULL);
+  tfs_output s2 = OP2("Sum", gc_out(p, 2), I32(0), NULL);
+  return OP2("AddV2", OP2("AddV2", s0, s1, NULL), s2, NULL);
+}
+B(i_matrix_diag) { return OP1("Square", OP1("MatrixDiag", x[0], NULL), NULL); }
+B(i_matrix_diag_part) { return OP1("MatrixDiagPart", x[0], NULL); }
+B(i_matrix_set_diag) { return OP2("MatrixSetDiag", x[0], x[1], NULL); }
+B(i_band_part) {
+  return OP3("MatrixBandPart", x[0], gc_i32s(g, 1), gc_i32s(g, 0), NULL);
+}
+B(i_space_to_batch) {
+  tfs_output pad = OP2("Reshape", I32(0, 1, 1, 0), I32(2, 2), NULL);
+  return OP3("SpaceToBatchND", x[0], I32(2, 2), pad, NULL);
+}
+B(i_batch_to_space) {
+  tfs_output crop = OP2("Reshape", I32(0, 1, 1, 0), I32(2, 2), NULL);
+  return OP3("BatchToSpaceND", x[0], I32(2, 2), crop, NULL);
+}
+B(i_space_to_depth) { return OP1("SpaceToDepth", x[0], "block_size=i:2"); }
+B(i_depth_to_space) { return OP1("DepthToSpace", x[0], "block_size=i:2"); }
+B(i_reverse_sequence) {
+  return OP2("ReverseSequence", x[0], I32(2, 4, 1),
+             "seq_dim=i:1;batch_dim=i:0");
+}
+B(i_roll) { return OP3("Roll", x[0], I32(2, -1), I32(0, 1), NULL); }
+B(i_cumprod) {
+  return OP2("Cumprod", x[0], gc_i32s(g, 1), "exclusive=b:0;reverse=b:1");
+}
+B(i_einsum) {
+  tfs_output in[2] = {x[0], x[1]};
+  tfs_status *st = tfs_status_new();
+  tfs_op_desc *d = tfs_op_desc_new(g, "Einsum", NULL);
+  tfs_op_desc_add_input_list(d, in, 2);
+  tfs_op_desc_set_attr_string(d, "equation", "abc,cd->abd", 11);
+  tfs_output o = {tfs_op_desc_finish(d, st), 0};
+  CU_ASSERT_PTR_NOT_NULL_FATAL(o.oper);
+  tfs_status_free(st);
+  return o;
+}
+B(i_bmm_v3) {
+  return OP2("BatchMatMulV3", x[0], x[1], "Tout=t:double;adj_y=b:1");
+}
+B(i_angle) {
+  tfs_output z = OP2("Complex", x[0], x[1], "Tout=t:complex128");
+  return OP1("Angle", z, "Tout=t:double");
+}
+/* the straight-through estimator: with 16 bits over [-2, 2] the steps
+ * (6e-5) are far below the float case's difference step (1e-2) */
+B(i_qdq) {
+  static const double lo = -2.0, hi = 2.0;
+  return OP3("QuantizeAndDequantizeV2", x[0],
+             gc_const(g, TFS_FLOAT, "s", &lo, 1),
+             gc_const(g, TFS_FLOAT, "s", &hi, 1),
+             "num_bits=i:16;range_given=b:1");
+}
+
 static const gc_case kCases[] = {
     {"Abs", "3x4", GC_AWAY, TFS_DOUBLE, u_abs},
     {"Acos", "7", GC_UNIT, TFS_DOUBLE, u_acos},
@@ -448,6 +538,27 @@ static const gc_case kCases[] = {
     {"FusedBatchNormV3", "2x3x3x2;2;2", GC_ALL, TFS_FLOAT, n_bn_v3_inf},
     {"FusedBatchNormV3", "2x2x3x3;2;2", GC_ALL, TFS_FLOAT, n_bn_v3_nchw},
     {"FusedBatchNormV3", "2x2x3x3;2;2", GC_ALL, TFS_FLOAT, n_bn_v3_inf_nchw},
+    {"GatherNd", "3x4", GC_ALL, TFS_DOUBLE, i_gather_nd},
+    {"ScatterNd", "3x2", GC_ALL, TFS_DOUBLE, i_scatter_nd},
+    {"UnsortedSegmentMax", "5x2", GC_ALL, TFS_DOUBLE, i_segment_max},
+    {"UnsortedSegmentMin", "4", GC_ALL, TFS_DOUBLE, i_segment_min},
+    {"DynamicStitch", "2x2;3x2", GC_ALL, TFS_DOUBLE, i_dynamic_stitch},
+    {"DynamicPartition", "5x2", GC_ALL, TFS_DOUBLE, i_dynamic_partition},
+    {"MatrixDiag", "2x3", GC_ALL, TFS_DOUBLE, i_matrix_diag},
+    {"MatrixDiagPart", "2x3x4", GC_ALL, TFS_DOUBLE, i_matrix_diag_part},
+    {"MatrixSetDiag", "2x3x4;2x3", GC_ALL, TFS_DOUBLE, i_matrix_set_diag},
+    {"MatrixBandPart", "4x4", GC_ALL, TFS_DOUBLE, i_band_part},
+    {"SpaceToBatchND", "1x3x3x2", GC_ALL, TFS_DOUBLE, i_space_to_batch},
+    {"BatchToSpaceND", "4x2x2x1", GC_ALL, TFS_DOUBLE, i_batch_to_space},
+    {"SpaceToDepth", "1x4x4x2", GC_ALL, TFS_DOUBLE, i_space_to_depth},
+    {"DepthToSpace", "1x2x2x8", GC_ALL, TFS_DOUBLE, i_depth_to_space},
+    {"ReverseSequence", "3x4x2", GC_ALL, TFS_DOUBLE, i_reverse_sequence},
+    {"Roll", "3x4", GC_ALL, TFS_DOUBLE, i_roll},
+    {"Cumprod", "2x4", GC_AWAY, TFS_DOUBLE, i_cumprod},
+    {"Einsum", "2x3x4;4x5", GC_ALL, TFS_DOUBLE, i_einsum},
+    {"BatchMatMulV3", "2x2x3;2x4x3", GC_ALL, TFS_DOUBLE, i_bmm_v3},
+    {"Angle", "2x3;2x3", GC_AWAY, TFS_DOUBLE, i_angle},
+    {"QuantizeAndDequantizeV2", "2x3", GC_ALL, TFS_FLOAT, i_qdq},
     {"FusedBatchNorm", "2x2x3x2;2;2", GC_ALL, TFS_FLOAT, n_bn},
     {"FusedBatchNormV2", "2x2x3x2;2;2", GC_ALL, TFS_FLOAT, n_bn_v2},
 };
@@ -456,8 +567,9 @@ static const gc_case kCases[] = {
 
 /* Ops with a gradient function checked by test_gradients.c instead of a
  * numeric case: they need variables or a disabled gradient. */
-static const char *const kElsewhere[] = {"ReadVariableOp",
-                                         "PreventGradient"};
+static const char *const kElsewhere[] = {"ReadVariableOp", "PreventGradient",
+                                         "ParallelDynamicStitch",
+                                         "QuantizeAndDequantizeV3"};
 
 static void test_all_cases(void) {
   int failed = 0;
