@@ -195,3 +195,21 @@ int tfs_sslice_compute(const tfs_tensor *begin, const tfs_tensor *end,
   }
   return 0;
 }
+
+int tfs_sslice_compute_run(const tfs_tensor *begin, const tfs_tensor *end,
+                           const tfs_tensor *strides, const tfs_shape *in,
+                           const tfs_sslice_masks *m, tfs_sslice *out,
+                           tfs_status *st) {
+  const tfs_shape *b = &begin->shape, *e = &end->shape, *s = &strides->shape;
+  if (b->rank != 1 || e->rank != 1 || s->rank != 1 ||
+      begin->nelems != end->nelems || begin->nelems != strides->nelems) {
+    char x[TFS_SHAPE_STRLEN], y[TFS_SHAPE_STRLEN], z[TFS_SHAPE_STRLEN];
+    tfs_status_setf(st, TFS_INVALID_ARGUMENT,
+                    "Expected begin, end, and strides to be 1D equal size "
+                    "tensors, but got shapes %s, %s, and %s instead.",
+                    tfs_shape_str(b, x, sizeof x), tfs_shape_str(e, y, sizeof y),
+                    tfs_shape_str(s, z, sizeof z));
+    return -1;
+  }
+  return tfs_sslice_compute(begin, end, strides, in, m, out, st);
+}

@@ -33,4 +33,13 @@ int tfs_sslice_compute(const tfs_tensor *begin, const tfs_tensor *end,
                        const tfs_sslice_masks *m, tfs_sslice *out,
                        tfs_status *st);
 
+/* tfs_sslice_compute for a kernel's known begin, end and strides, after
+ * the check TensorFlow's kernels make first: INVALID_ARGUMENT "Expected
+ * begin, end, and strides to be 1D equal size tensors, but got shapes A,
+ * B, and C instead." */
+int tfs_sslice_compute_run(const tfs_tensor *begin, const tfs_tensor *end,
+                           const tfs_tensor *strides, const tfs_shape *in,
+                           const tfs_sslice_masks *m, tfs_sslice *out,
+                           tfs_status *st);
+
 #endif

@@ -121,19 +121,8 @@ static int ss_prepare(tfs_kernel_init *ki) {
 static void strided_slice_compute(tfs_kernel_ctx *c) {
   const tfs_tensor *x = c->inputs[0], *bt = c->inputs[1], *et = c->inputs[2],
                    *st = c->inputs[3];
-  char a[TFS_SHAPE_STRLEN], b[TFS_SHAPE_STRLEN], d[TFS_SHAPE_STRLEN];
-  if (bt->shape.rank != 1 || et->shape.rank != 1 || st->shape.rank != 1 ||
-      bt->nelems != et->nelems || bt->nelems != st->nelems) {
-    tfs_kctx_fail(c, TFS_INVALID_ARGUMENT,
-                  "Expected begin, end, and strides to be 1D equal size "
-                  "tensors, but got shapes %s, %s, and %s instead.",
-                  tfs_shape_str(&bt->shape, a, sizeof a),
-                  tfs_shape_str(&et->shape, b, sizeof b),
-                  tfs_shape_str(&st->shape, d, sizeof d));
-    return;
-  }
   tfs_sslice sl;
-  if (tfs_sslice_compute(bt, et, st, &x->shape, c->state, &sl, c->st)) {
+  if (tfs_sslice_compute_run(bt, et, st, &x->shape, c->state, &sl, c->st)) {
     tfs_kctx_fail_status(c, c->st);
     return;
   }

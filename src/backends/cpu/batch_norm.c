@@ -16,6 +16,7 @@
 #include "core/alloc.h"
 #include "core/half.h"
 #include "backends/cpu/cpu_tables.h"
+#include "backends/cpu/lrn.h"
 #include "ops/nn_checks.h"
 
 typedef struct bn_state {
@@ -232,13 +233,8 @@ static void bn_compute(tfs_kernel_ctx *c) {
 
 /* ---- LRN ----------------------------------------------------------------- */
 
-typedef struct lrn_state {
-  int64_t radius;
-  float bias, alpha, beta;
-} lrn_state;
-
-static int lrn_prepare(tfs_kernel_init *ki) {
-  lrn_state *s = tfs_calloc(1, sizeof *s);
+int tfs_lrn_prepare(tfs_kernel_init *ki) {
+  tfs_lrn_state *s = tfs_calloc(1, sizeof *s);
   if (!s) return tfs_ki_error(ki, TFS_RESOURCE_EXHAUSTED, "out of memory");
   ki->state = s;
   s->radius = 5;
@@ -257,7 +253,7 @@ static int lrn_prepare(tfs_kernel_init *ki) {
 }
 
 typedef struct {
-  const lrn_state *s;
+  const tfs_lrn_state *s;
   const void *x;
   void *y;
   tfs_dtype dt;
@@ -267,7 +263,7 @@ typedef struct {
 
 static void lrn_range(void *arg, int64_t r0, int64_t r1) {
   lrn_job *j = arg;
-  const lrn_state *s = j->s;
+  const tfs_lrn_state *s = j->s;
   int64_t C = j->ch;
   float *sq = tfs_malloc(sizeof(float) * 2 * (size_t)C);
   if (!sq) {
@@ -324,6 +320,6 @@ const tfs_kernel_def tfs_cpu_kernels_batch_norm[] = {
      TFS_DT_BIT(TFS_FLOAT) | TFS_DT_BIT(TFS_HALF) | TFS_DT_BIT(TFS_BFLOAT16),
      bn_prepare, bn_compute, free, 0, NULL},
     {"LRN", "CPU", "T", TFS_DT_BIT(TFS_FLOAT) | TFS_DT_BIT(TFS_HALF),
-     lrn_prepare, lrn_compute, free, 0, NULL},
+     tfs_lrn_prepare, lrn_compute, free, 0, NULL},
     {NULL, NULL, NULL, 0, NULL, NULL, NULL, 0, NULL},
 };

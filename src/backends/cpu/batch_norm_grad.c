@@ -19,6 +19,7 @@
 #include "core/alloc.h"
 #include "core/half.h"
 #include "backends/cpu/cpu_tables.h"
+#include "backends/cpu/lrn.h"
 
 typedef struct bng_state {
   float epsilon;
@@ -187,32 +188,8 @@ static void bng_compute(tfs_kernel_ctx *c) {
  * TensorFlow's CPU kernel works in T: each step is rounded to T here too
  * (rnd is the identity for float). */
 
-typedef struct lrng_state {
-  int64_t radius;
-  float bias, alpha, beta;
-} lrng_state;
-
-static int lrng_prepare(tfs_kernel_init *ki) {
-  lrng_state *s = tfs_calloc(1, sizeof *s);
-  if (!s) return tfs_ki_error(ki, TFS_RESOURCE_EXHAUSTED, "out of memory");
-  ki->state = s;
-  s->radius = 5;
-  s->bias = 1.0f;
-  s->alpha = 1.0f;
-  s->beta = 0.5f;
-  tfs_attrs_get_int(ki->attrs, "depth_radius", &s->radius);
-  tfs_attrs_get_float(ki->attrs, "bias", &s->bias);
-  tfs_attrs_get_float(ki->attrs, "alpha", &s->alpha);
-  tfs_attrs_get_float(ki->attrs, "beta", &s->beta);
-  if (s->radius < 0 || s->radius > INT32_MAX)
-    return tfs_ki_error(ki, TFS_INVALID_ARGUMENT,
-                        "depth_radius = %lld larger than int max",
-                        (long long)s->radius);
-  return 0;
-}
-
 typedef struct {
-  const lrng_state *s;
+  const tfs_lrn_state *s;
   const void *g, *in, *out;
   float *acc; /* float accumulator for the whole output */
   tfs_dtype dt;
@@ -225,7 +202,7 @@ static inline float rnd(tfs_dtype dt, float v) {
 
 static void lrng_range(void *arg, int64_t r0, int64_t r1) {
   const lrng_job *j = arg;
-  const lrng_state *s = j->s;
+  const tfs_lrn_state *s = j->s;
   const tfs_dtype dt = j->dt;
   const int64_t C = j->ch;
   const float alpha = rnd(dt, s->alpha), beta = rnd(dt, s->beta);
@@ -297,6 +274,6 @@ const tfs_kernel_def tfs_cpu_kernels_batch_norm_grad[] = {
     {"FusedBatchNormGradV3", "CPU", "T", BN_T, bng_prepare, bng_compute,
      free, 0, NULL},
     {"LRNGrad", "CPU", "T", TFS_DT_BIT(TFS_FLOAT) | TFS_DT_BIT(TFS_HALF),
-     lrng_prepare, lrng_compute, free, 0, NULL},
+     tfs_lrn_prepare, lrng_compute, free, 0, NULL},
     {NULL, NULL, NULL, 0, NULL, NULL, NULL, 0, NULL},
 };
