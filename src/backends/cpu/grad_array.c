@@ -85,9 +85,9 @@ typedef struct {
 static int bias_grad_prepare(tfs_kernel_init *ki) {
   tfs_dtype dt = ki->in_types[0];
   bias_sum_fn fn = (unsigned)dt < 24 ? kBiasSum[dt] : NULL;
-  if (!fn)
-    return tfs_ki_error(ki, TFS_UNIMPLEMENTED,
-                        "BiasAddGrad is not implemented for %s",
+  if (!fn) /* every registered dtype has a table entry */
+    return tfs_ki_error(ki, TFS_INTERNAL,
+                        "BiasAddGrad: no sum for registered dtype %s",
                         tfs_dtype_name(dt));
   bias_state *s = tfs_malloc(sizeof *s);
   if (!s) return tfs_ki_error(ki, TFS_RESOURCE_EXHAUSTED, "out of memory");

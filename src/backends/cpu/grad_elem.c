@@ -180,8 +180,9 @@ static int grad_prepare(tfs_kernel_init *ki) {
   const grad_table *t = ki->kdata;
   tfs_dtype dt = ki->in_types[0];
   grad_fn fn = (unsigned)dt < 24 ? t->fn[dt] : NULL;
-  if (!fn)
-    return tfs_ki_error(ki, TFS_UNIMPLEMENTED, "%s is not implemented for %s",
+  if (!fn) /* every registered dtype has a table entry */
+    return tfs_ki_error(ki, TFS_INTERNAL,
+                        "%s: no function for registered dtype %s",
                         ki->op->name, tfs_dtype_name(dt));
   grad_state *s = tfs_malloc(sizeof *s);
   if (!s) return tfs_ki_error(ki, TFS_RESOURCE_EXHAUSTED, "out of memory");
