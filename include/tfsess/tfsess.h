@@ -19,6 +19,7 @@
 #include "io.h"
 #include "ops.h"
 #include "optimizer.h"
+#include "saved_model.h"
 #include "saver.h"
 #include "session.h"
 #include "status.h"

@@ -837,9 +837,24 @@ tfs_import_results *tfs_graph_import_graphdef(tfs_graph *g, const void *data,
       tfs_status_set(st, TFS_INVALID_ARGUMENT, "Invalid GraphDef");
     return NULL;
   }
+  tfs_import_results *r = tfs_graph__import_parsed(g, gd, opts, st);
+  tfs_pb__free(&gd->base);
+  return r;
+}
+
+tfs_import_results *tfs_graph__import_parsed(tfs_graph *g,
+                                             const Tensorflow__GraphDef *gd,
+                                             const tfs_import_options *opts,
+                                             tfs_status *st) {
+  static const tfs_import_options defaults;
+  TFS_CHECK_ARG(g != NULL && gd != NULL, st, NULL);
+  const tfs_import_options *o = opts ? opts : &defaults;
+  if (o->oom) {
+    TFS_OOM(st);
+    return NULL;
+  }
   if (gd->n_node > (size_t)INT32_MAX / 4) {
     tfs_status_set(st, TFS_INVALID_ARGUMENT, "GraphDef has too many nodes");
-    tfs_pb__free(&gd->base);
     return NULL;
   }
   if (o->max_nodes > 0 && (int64_t)gd->n_node > o->max_nodes) {
@@ -847,13 +862,9 @@ tfs_import_results *tfs_graph_import_graphdef(tfs_graph *g, const void *data,
                     "GraphDef has %zu nodes, over the import's limit of "
                     "%lld nodes",
                     gd->n_node, (long long)o->max_nodes);
-    tfs_pb__free(&gd->base);
     return NULL;
   }
-  if (check_versions(gd->versions, st)) {
-    tfs_pb__free(&gd->base);
-    return NULL;
-  }
+  if (check_versions(gd->versions, st)) return NULL;
   importer im;
   memset(&im, 0, sizeof im);
   im.g = g;
@@ -882,7 +893,6 @@ tfs_import_results *tfs_graph_import_graphdef(tfs_graph *g, const void *data,
   }
   pthread_mutex_unlock(&g->mu);
   importer_free(&im);
-  tfs_pb__free(&gd->base);
   if (r) tfs_status_clear(st);
   return r;
 }

@@ -8,6 +8,7 @@
 
 #include "graph_builder/graph_internal.h"
 #include "tfsess/graphdef.h"
+#include "proto/graph.pb-c.h"
 
 /* src_name:src_index in the GraphDef becomes dst; src_index -1 is the
  * control input "^src_name" (dst.index is -1 too when set through
@@ -49,5 +50,13 @@ struct tfs_import_results {
   char **missing_names;
   int *missing_idx;
 };
+
+/* tfs_graph_import_graphdef on a GraphDef already parsed (the graph of a
+ * SavedModel's MetaGraphDef): the same checks, results and errors, but
+ * `gd` stays the caller's. */
+tfs_import_results *tfs_graph__import_parsed(tfs_graph *g,
+                                             const Tensorflow__GraphDef *gd,
+                                             const tfs_import_options *opts,
+                                             tfs_status *st);
 
 #endif
