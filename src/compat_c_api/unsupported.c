@@ -1,27 +1,12 @@
 /*
  * compat_c_api/unsupported.c - the parts of TensorFlow's C API that
- * tfsess does not have yet (SavedModels, in-place graph edits): each
+ * tfsess does not have (in-place graph edits): each
  * exists and reports TF_UNIMPLEMENTED naming itself where it has a
  * status.
  */
 #include <string.h>
 
 #include "compat_c_api/capi_internal.h"
-
-/* ---- SavedModel ---------------------------------------------------------- */
-
-TF_Session *TF_LoadSessionFromSavedModel(
-    const TF_SessionOptions *session_options, const TF_Buffer *run_options,
-    const char *export_dir, const char *const *tags, int tags_len,
-    TF_Graph *graph, TF_Buffer *meta_graph_def, TF_Status *status) {
-  (void)session_options, (void)run_options, (void)export_dir, (void)tags;
-  (void)tags_len, (void)graph, (void)meta_graph_def;
-  tfs_capi__unimplemented(status, "TF_LoadSessionFromSavedModel",
-                          "SavedModels need graph functions and checkpoint "
-                          "restore, which are not available yet; import a "
-                          "frozen GraphDef with TF_GraphImportGraphDef");
-  return NULL;
-}
 
 /* ---- editing existing operations ---------------------------------------
  * tfsess operations never change once added (sessions may have planned

@@ -174,7 +174,7 @@ static int import_graph(tfs_saved_model *m, const Tensorflow__GraphDef *gd,
   static const Tensorflow__GraphDef empty = TENSORFLOW__GRAPH_DEF__INIT;
   if (!gd) gd = &empty;
   if (tfs_sm__validate_consts(gd, st)) return -1;
-  if (!(m->g = tfs_graph_new())) {
+  if (!m->g && !(m->g = tfs_graph_new())) {
     TFS_OOM(st);
     return -1;
   }
@@ -215,11 +215,10 @@ static int load_tags(tfs_saved_model *m, const Tensorflow__MetaGraphDef *mg,
   return 0;
 }
 
-tfs_saved_model *tfs_saved_model_load(const char *export_dir,
-                                      const char *const *tags, int ntags,
-                                      const tfs_session_options *opts,
-                                      const tfs_buffer *run_options,
-                                      tfs_status *st) {
+tfs_saved_model *tfs_sm__load(const char *export_dir, const char *const *tags,
+                              int ntags, const tfs_session_options *opts,
+                              const tfs_buffer *run_options, tfs_graph *into,
+                              tfs_status *st) {
   TFS_CHECK_ARG(export_dir != NULL && (tags != NULL || ntags <= 0), st,
                 NULL);
   for (int i = 0; i < ntags; i++) TFS_CHECK_ARG(tags[i] != NULL, st, NULL);
@@ -231,6 +230,8 @@ tfs_saved_model *tfs_saved_model_load(const char *export_dir,
     tfs_free(m);
     return NULL;
   }
+  m->g = into;
+  m->borrowed_graph = into != NULL;
   Tensorflow__SavedModel *sm = NULL;
   Tensorflow__MetaGraphDef *mg = NULL;
   int ok = (m->dir = tfs_strdup(export_dir)) != NULL;
@@ -256,6 +257,20 @@ tfs_saved_model *tfs_saved_model_load(const char *export_dir,
   return m;
 }
 
+tfs_saved_model *tfs_saved_model_load(const char *export_dir,
+                                      const char *const *tags, int ntags,
+                                      const tfs_session_options *opts,
+                                      const tfs_buffer *run_options,
+                                      tfs_status *st) {
+  return tfs_sm__load(export_dir, tags, ntags, opts, run_options, NULL, st);
+}
+
+tfs_session *tfs_sm__take_session(tfs_saved_model *m) {
+  tfs_session *s = m->s;
+  m->s = NULL;
+  return s;
+}
+
 void tfs_saved_model_free(tfs_saved_model *m) {
   if (!m) return;
   if (m->s) {
@@ -264,7 +279,7 @@ void tfs_saved_model_free(tfs_saved_model *m) {
     tfs_status_free(st);
     tfs_session_free(m->s);
   }
-  tfs_graph_free(m->g);
+  if (!m->borrowed_graph) tfs_graph_free(m->g);
   tfs_sm__free_signatures(m);
   for (int i = 0; i < m->ntags; i++) tfs_free(m->tags[i]);
   tfs_free(m->tags);

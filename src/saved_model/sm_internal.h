@@ -34,6 +34,7 @@ struct tfs_signature {
 struct tfs_saved_model {
   char *dir;
   tfs_graph *g;
+  int borrowed_graph; /* g is the caller's (TF_LoadSessionFromSavedModel) */
   tfs_session *s;
   int ntags;
   char **tags;
@@ -41,6 +42,17 @@ struct tfs_saved_model {
   tfs_signature *sigs; /* sorted by key */
   tfs_buffer *mg;      /* the chosen MetaGraphDef, serialized */
 };
+
+/* tfs_saved_model_load, importing into `into` (the caller's graph, which
+ * the model then does not free) when not NULL. */
+tfs_saved_model *tfs_sm__load(const char *export_dir, const char *const *tags,
+                              int ntags, const tfs_session_options *opts,
+                              const tfs_buffer *run_options, tfs_graph *into,
+                              tfs_status *st);
+
+/* Hands the model's session to the caller (tfs_saved_model_free then
+ * leaves it open). */
+tfs_session *tfs_sm__take_session(tfs_saved_model *m);
 
 /* Fills m->sigs from the MetaGraphDef's signature_def map.  0, or -1
  * with an error (a malformed tensor shape or default). */

@@ -584,9 +584,13 @@ static void expect_unimplemented(const char *fn) {
 static void test_unsupported(void) {
   setup();
   const char *tags[1] = {"serve"};
+  /* SavedModels load (tests/saved_model, examples/c_api/saved_model);
+   * a missing one is TensorFlow's NOT_FOUND */
   CU_ASSERT_PTR_NULL(TF_LoadSessionFromSavedModel(opts, NULL, "/nonexistent",
                                                   tags, 1, g, NULL, s));
-  expect_unimplemented("TF_LoadSessionFromSavedModel");
+  CT_ASSERT_PREFIX(s, TF_NOT_FOUND,
+                   "Could not find SavedModel .pb or .pbtxt at supplied "
+                   "export directory path: /nonexistent.");
   CU_ASSERT_PTR_NULL(TF_LoadLibrary("libfoo.so", s));
   expect_unimplemented("TF_LoadLibrary");
   CU_ASSERT_PTR_NULL(TF_NewServer("", 0, s));
