@@ -1,6 +1,6 @@
 /*
  * tests/saved_model/test_saved_model.c - the SavedModel loader against
- * SavedModels TensorFlow 2.21 exported (tests/data/saved_models, made by
+ * SavedModels TensorFlow 2.21 (and tf_keras 2.21) exported (tests/data/saved_models, made by
  * scripts/fixtures/gen_saved_models.py): each model's recorded calls
  * give TensorFlow's answers through tfs_saved_model_run, in order on one
  * loaded model; then the signature records, the MetaGraphDef handed back,
@@ -115,6 +115,7 @@ static void check_model(const char *name) {
 static void test_keras_mlp(void) { check_model("keras_mlp"); }
 static void test_keras_cnn(void) { check_model("keras_cnn"); }
 static void test_keras_lstm(void) { check_model("keras_lstm"); }
+static void test_tf_keras_gru(void) { check_model("tf_keras_gru"); }
 static void test_module(void) { check_model("module"); }
 static void test_tf1_simple(void) { check_model("tf1_simple"); }
 static void test_tf1_builder(void) { check_model("tf1_builder"); }
@@ -320,6 +321,7 @@ static const tfs_test_case kModelCases[] = {
     {"keras_mlp", test_keras_mlp},
     {"keras_cnn", test_keras_cnn},
     {"keras_lstm", test_keras_lstm},
+    {"tf_keras_gru", test_tf_keras_gru},
     {"module", test_module},
     {"tf1_simple", test_tf1_simple},
     {"tf1_builder", test_tf1_builder},
