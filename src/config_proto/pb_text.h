@@ -1,0 +1,58 @@
+/*
+ * config_proto/pb_text.h - the protobuf text format (what TensorFlow's
+ * saved_model.pbtxt, graph.pbtxt and Python's text_format.MessageToString
+ * write) read into protobuf-c messages, for any message type tfsess
+ * compiles.
+ */
+#ifndef TFS_CONFIG_PROTO_PB_TEXT_H
+#define TFS_CONFIG_PROTO_PB_TEXT_H
+
+#include <protobuf-c/protobuf-c.h>
+#include <stddef.h>
+
+#include "tfsess/status.h"
+
+/* Parses `len` bytes of text (need not be NUL-terminated) as a message of
+ * type `desc` and returns it; free it with tfs_pb__free.
+ *
+ * The syntax is protobuf's TextFormat: `#` comments; `name: value` for
+ * scalars; `name { ... }`, `name: { ... }` or `name < ... >` for messages;
+ * repeated fields by repetition or as lists `name: [a, b]`; an optional
+ * `,` or `;` after each field.  Integers are decimal, hex (0x) or octal
+ * (leading 0), optionally negative, range-checked for the field's type;
+ * floats take exponents, a trailing f, inf / infinity / nan in any case,
+ * and integers; bools true / false / True / False / t / f / 1 / 0; enums
+ * a name or a number (any number for proto3's open enums); strings and
+ * bytes in single or double quotes with C escapes (octal, \x, \u and \U
+ * as UTF-8), adjacent literals joined.  Map fields are repeated entries
+ * `m { key: ... value: ... }`.  In a tensorflow.AnyValue (the stand-in
+ * for google.protobuf.Any) `[type.googleapis.com/tensorflow.X] { ... }`
+ * parses the block as tensorflow.X, packs it into `value` and sets
+ * `type_url`; X must be a message type tfsess compiles.
+ *
+ * As protobuf does, a non-repeated field given twice, a second member of
+ * a oneof, and messages nested deeper than TFS_PB_MAX_DEPTH are errors.
+ * Strings are C strings: a \0 escape in a string field cuts it short
+ * (bytes fields keep every byte).
+ *
+ * skip_fields is NULL or a NULL-terminated list of fully qualified field
+ * names ("tensorflow.MetaGraphDef.object_graph_def") that tfsess's schemas
+ * do not model: their values are checked for syntax and dropped.  Any
+ * other unknown field name is an error.
+ *
+ * On failure returns NULL with INVALID_ARGUMENT "LINE:COLUMN: problem"
+ * (1-based, tabs advancing to the next multiple of 8 as protobuf counts
+ * them) worded as protobuf's parser words it, e.g. `3:5: Message type
+ * "tensorflow.SavedModel" has no field named "foo".`, or with
+ * RESOURCE_EXHAUSTED when memory runs out. */
+ProtobufCMessage *tfs_pb__parse_text(const ProtobufCMessageDescriptor *desc,
+                                     const char *text, size_t len,
+                                     const char *const *skip_fields,
+                                     tfs_status *st);
+
+/* The message descriptor tfsess compiles whose full name (e.g.
+ * "tensorflow.AssetFileDef") is `name` (`len` bytes), or NULL. */
+const ProtobufCMessageDescriptor *tfs_pb__find_message(const char *name,
+                                                       size_t len);
+
+#endif
