@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "config_proto/pb_text.h"
 #include "config_proto/pb_util.h"
 #include "core/alloc.h"
 #include "core/status.h"
@@ -55,6 +56,11 @@ static int read_all(const char *path, char **out, size_t *len,
   return 0;
 }
 
+/* The TF2 object graph is not modelled (a session loader never reads it):
+ * in text it is skipped. */
+static const char *const kSkipText[] = {
+    "tensorflow.MetaGraphDef.object_graph_def", NULL};
+
 /* The SavedModel proto of `dir`: binary saved_model.pb first, else the
  * text saved_model.pbtxt. */
 static Tensorflow__SavedModel *read_saved_model(const char *dir,
@@ -85,13 +91,35 @@ static Tensorflow__SavedModel *read_saved_model(const char *dir,
     }
     return sm;
   }
-  tfs_status_setf(st, TFS_NOT_FOUND,
-                  "Could not find SavedModel .pb or .pbtxt at supplied "
-                  "export directory path: %s. Check that the directory "
-                  "exists and that you have the right permissions for "
-                  "accessing it.",
-                  dir);
-  return NULL;
+  path = tfs_asprintf("%s/saved_model.pbtxt", dir);
+  if (!path) {
+    TFS_OOM(st);
+    return NULL;
+  }
+  rc = read_all(path, &data, &len, st);
+  tfs_free(path);
+  if (rc < 0) return NULL;
+  if (rc == 1) {
+    tfs_status_setf(st, TFS_NOT_FOUND,
+                    "Could not find SavedModel .pb or .pbtxt at supplied "
+                    "export directory path: %s. Check that the directory "
+                    "exists and that you have the right permissions for "
+                    "accessing it.",
+                    dir);
+    return NULL;
+  }
+  Tensorflow__SavedModel *sm = (Tensorflow__SavedModel *)tfs_pb__parse_text(
+      &tensorflow__saved_model__descriptor, data, len, kSkipText, st);
+  tfs_free(data);
+  if (!sm && tfs_status_code(st) != TFS_RESOURCE_EXHAUSTED) {
+    char *why = tfs_strdup(tfs_status_message(st));
+    tfs_status_setf(st, TFS_DATA_LOSS,
+                    "Could not parse SavedModel proto from %s/"
+                    "saved_model.pbtxt: %s",
+                    dir, why ? why : "");
+    tfs_free(why);
+  }
+  return sm;
 }
 
 /* ---- tags ---------------------------------------------------------------- */

@@ -317,6 +317,48 @@ static void test_run_errors(void) {
   tfs_status_free(st);
 }
 
+/* The same SavedModel written as text (saved_model.pbtxt, the
+ * tests/data/pbtxt copy TensorFlow printed) with the binary's variables:
+ * TensorFlow's answers again; a broken text names line and column. */
+static void test_pbtxt(void) {
+  const char *dir = it_tmp("pbtxt_model");
+  char cmd[4096];
+  snprintf(cmd, sizeof cmd,
+           "rm -rf %s && mkdir -p %s && cp %s %s/saved_model.pbtxt && "
+           "cp -r %s/variables %s/",
+           dir, dir, it_src("tests/data/pbtxt/tf1_simple.pbtxt"), dir,
+           model_dir("tests/data/saved_models/tf1_simple"), dir);
+  CU_ASSERT_EQUAL_FATAL(system(cmd), 0);
+  tfs_status *st = tfs_status_new();
+  tfs_saved_model *m = tfs_saved_model_load(dir, NULL, 0, NULL, NULL, st);
+  TFS_ASSERT_OK(st);
+  const char *rel = "tests/data/saved_models/tf1_simple";
+  tfs_tensor *in[2] = {tfs_npy_read(data_file(rel, "0_in_a.npy"), st),
+                       tfs_npy_read(data_file(rel, "0_in_b.npy"), st)};
+  TFS_ASSERT_OK(st);
+  const char *keys[2] = {"a", "b"}, *okeys[1] = {"s"};
+  tfs_tensor *got = NULL;
+  tfs_saved_model_run(m, "serving_default", keys, in, 2, okeys, &got, 1, st);
+  TFS_ASSERT_OK(st);
+  tfs_tensor *want = tfs_npy_read(data_file(rel, "0_out_s.npy"), st);
+  char err[256];
+  CU_ASSERT_EQUAL(tc_compare(got, want, 1e-5, 1e-5, err, sizeof err), 0);
+  tfs_tensor_free(got);
+  tfs_tensor_free(want);
+  tfs_tensor_free(in[0]);
+  tfs_tensor_free(in[1]);
+  tfs_saved_model_free(m);
+  snprintf(cmd, sizeof cmd, "%s/saved_model.pbtxt", dir);
+  static const char bad[] = "saved_model_schema_version: 1\n"
+                            "meta_graphs { bogus: 2 }\n";
+  CU_ASSERT_EQUAL(it_write_file(cmd, bad, strlen(bad)), 0);
+  CU_ASSERT_PTR_NULL(tfs_saved_model_load(dir, NULL, 0, NULL, NULL, st));
+  TFS_ASSERT_ERROR(st, TFS_DATA_LOSS, "saved_model.pbtxt: 2:20: Message type "
+                   "\"tensorflow.MetaGraphDef\" has no field named "
+                   "\"bogus\".");
+  tfs_status_free(st);
+}
+
 static const tfs_test_case kModelCases[] = {
     {"keras_mlp", test_keras_mlp},
     {"keras_cnn", test_keras_cnn},
@@ -326,6 +368,7 @@ static const tfs_test_case kModelCases[] = {
     {"tf1_simple", test_tf1_simple},
     {"tf1_builder", test_tf1_builder},
     {"text_vocab", test_text_vocab},
+    {"pbtxt", test_pbtxt},
     {NULL, NULL},
 };
 
