@@ -26,6 +26,7 @@
 #ifndef TFSESS_SAVED_MODEL_H
 #define TFSESS_SAVED_MODEL_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include "buffer.h"
@@ -74,6 +75,34 @@ TFS_API void tfs_saved_model_meta_graph(const tfs_saved_model *m,
 /* The chosen MetaGraph's tags, in the file's order: borrowed. */
 TFS_API int tfs_saved_model_num_tags(const tfs_saved_model *m);
 TFS_API const char *tfs_saved_model_tag(const tfs_saved_model *m, int i);
+
+/* ---- fingerprint --------------------------------------------------------- */
+
+/* fingerprint.pb of a SavedModel directory (TensorFlow 2.11 and later
+ * write it; loading never needs it), as
+ * tf.saved_model.experimental.read_fingerprint reads it. */
+typedef struct tfs_saved_model_fingerprint {
+  uint64_t saved_model_checksum;
+  uint64_t graph_def_program_hash;
+  uint64_t signature_def_hash;
+  uint64_t saved_object_graph_hash;
+  uint64_t checkpoint_hash;
+  int32_t producer; /* version.producer of the fingerprint format */
+} tfs_saved_model_fingerprint;
+
+/* Reads export_dir/fingerprint.pb into *out.  0, or -1 with NOT_FOUND
+ * "DIR/fingerprint.pb; No such file or directory" or DATA_LOSS for bytes
+ * that do not parse.  Thread-safe. */
+TFS_API int tfs_saved_model_read_fingerprint(const char *export_dir,
+                                             tfs_saved_model_fingerprint *out,
+                                             tfs_status *st);
+
+/* The "singleprint" of a fingerprint, as Fingerprint.singleprint() makes
+ * it: "graph_def_program_hash/signature_def_hash/saved_object_graph_hash/
+ * checkpoint_hash" in decimal, written into buf (cap bytes, truncated,
+ * always NUL-terminated when cap > 0).  Returns the length it needs. */
+TFS_API int tfs_saved_model_singleprint(const tfs_saved_model_fingerprint *fp,
+                                        char *buf, size_t cap);
 
 /* ---- signatures ---------------------------------------------------------- */
 

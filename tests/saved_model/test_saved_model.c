@@ -359,6 +359,48 @@ static void test_pbtxt(void) {
   tfs_status_free(st);
 }
 
+/* fingerprint.pb read as tf.saved_model.experimental.read_fingerprint
+ * reads it (fingerprint.txt holds TensorFlow's values); TF1 exports have
+ * none. */
+static void test_fingerprints(void) {
+  static const char *const names[] = {"keras_mlp", "keras_cnn", "keras_lstm",
+                                      "tf_keras_gru", "module", "text_vocab",
+                                      NULL};
+  tfs_status *st = tfs_status_new();
+  for (int i = 0; names[i]; i++) {
+    char rel[256], key[64], want_single[256], got_single[256];
+    snprintf(rel, sizeof rel, "tests/data/saved_models/%s", names[i]);
+    tfs_saved_model_fingerprint fp;
+    CU_ASSERT_EQUAL(tfs_saved_model_read_fingerprint(model_dir(rel), &fp, st),
+                    0);
+    TFS_ASSERT_OK(st);
+    FILE *f = fopen(data_file(rel, "fingerprint.txt"), "r");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+    unsigned long long want[5];
+    for (int k = 0; k < 5; k++)
+      CU_ASSERT_EQUAL(fscanf(f, "%63s %llu", key, &want[k]), 2);
+    CU_ASSERT_EQUAL(fscanf(f, " singleprint %255s", want_single), 1);
+    fclose(f);
+    CU_ASSERT_EQUAL(fp.saved_model_checksum, want[0]);
+    CU_ASSERT_EQUAL(fp.graph_def_program_hash, want[1]);
+    CU_ASSERT_EQUAL(fp.signature_def_hash, want[2]);
+    CU_ASSERT_EQUAL(fp.saved_object_graph_hash, want[3]);
+    CU_ASSERT_EQUAL(fp.checkpoint_hash, want[4]);
+    int n = tfs_saved_model_singleprint(&fp, got_single, sizeof got_single);
+    CU_ASSERT_EQUAL(n, (int)strlen(want_single));
+    CU_ASSERT_STRING_EQUAL(got_single, want_single);
+  }
+  tfs_saved_model_fingerprint fp;
+  const char *dir = model_dir("tests/data/saved_models/tf1_simple");
+  CU_ASSERT_EQUAL(tfs_saved_model_read_fingerprint(dir, &fp, st), -1);
+  char want[1200];
+  snprintf(want, sizeof want, "%s/fingerprint.pb; No such file or directory",
+           dir);
+  TFS_ASSERT_MESSAGE(st, want);
+  CU_ASSERT_EQUAL(tfs_status_code(st), TFS_NOT_FOUND);
+  tfs_status_free(st);
+}
+
 static const tfs_test_case kModelCases[] = {
     {"keras_mlp", test_keras_mlp},
     {"keras_cnn", test_keras_cnn},
@@ -369,6 +411,7 @@ static const tfs_test_case kModelCases[] = {
     {"tf1_builder", test_tf1_builder},
     {"text_vocab", test_text_vocab},
     {"pbtxt", test_pbtxt},
+    {"fingerprints", test_fingerprints},
     {NULL, NULL},
 };
 
