@@ -8,7 +8,8 @@
 # Uses $top_srcdir (make check sets it); runs in the build directory.
 src="${top_srcdir:-.}"
 passed=0 failed=0
-for t in graphdef run config npy npz tfrecord c_api strings checkpoint; do
+for t in graphdef run config npy npz tfrecord c_api strings checkpoint \
+         saved_model; do
   prog="./fuzz/replay_$t"
   if [ ! -x "$prog" ]; then
     echo "skip: $prog not built"

@@ -268,6 +268,65 @@ static void test_load_errors(void) {
   tfs_status_free(st);
 }
 
+/* Loads a saved_model.pbtxt holding `text` from a scratch directory. */
+static tfs_saved_model *load_text(const char *name, const char *text,
+                                  tfs_status *st) {
+  const char *dir = it_tmp(name);
+  char path[1200];
+  snprintf(path, sizeof path, "mkdir -p %s", dir);
+  CU_ASSERT_EQUAL(system(path), 0);
+  snprintf(path, sizeof path, "%s/saved_model.pbtxt", dir);
+  CU_ASSERT_EQUAL(it_write_file(path, text, strlen(text)), 0);
+  return tfs_saved_model_load(dir, NULL, 0, NULL, NULL, st);
+}
+
+/* TensorFlow's checks before the session is created, in graph nodes and
+ * function bodies; an init op collection with two ops. */
+static void test_graph_checks(void) {
+  tfs_status *st = tfs_status_new();
+  CU_ASSERT_PTR_NULL(load_text(
+      "no_value", "meta_graphs { meta_info_def { tags: \"serve\" } "
+      "graph_def { node { name: \"c\" op: \"Const\" } } }", st));
+  TFS_ASSERT_MESSAGE(st, "Saved model contains node \"c\" which is a "
+                         "constant tensor but no value has been provided");
+  CU_ASSERT_EQUAL(tfs_status_code(st), TFS_FAILED_PRECONDITION);
+  CU_ASSERT_PTR_NULL(load_text(
+      "unknown_elems",
+      "meta_graphs { meta_info_def { tags: \"serve\" } graph_def { "
+      "library { function { signature { name: \"f\" } node_def { "
+      "name: \"k\" op: \"Const\" attr { key: \"value\" value { tensor { "
+      "dtype: DT_FLOAT tensor_shape { dim { size: -1 } } } } } } } } } }",
+      st));
+  TFS_ASSERT_MESSAGE(st, "Saved model contains node \"k\" (op \"Const\") "
+                         "which initializes from a tensor with -1 elements");
+  CU_ASSERT_PTR_NULL(load_text(
+      "recursive",
+      "meta_graphs { meta_info_def { tags: \"serve\" } graph_def { "
+      "library { function { signature { name: \"f\" } node_def { "
+      "name: \"again\" op: \"f\" } } } } }", st));
+  TFS_ASSERT_MESSAGE(st, "Function f is self recursive and TensorFlow does "
+                         "not support this scenario.");
+  CU_ASSERT_PTR_NULL(load_text(
+      "two_main_ops",
+      "meta_graphs { meta_info_def { tags: \"serve\" } graph_def { "
+      "node { name: \"a\" op: \"NoOp\" } node { name: \"b\" op: "
+      "\"NoOp\" } } collection_def { key: \"legacy_init_op\" value { "
+      "node_list { value: \"a\" value: \"b\" } } } }", st));
+  TFS_ASSERT_ERROR(st, TFS_FAILED_PRECONDITION,
+                   "Expected exactly one main op in : ");
+  /* a SavedModel without variables or Saver loads; its init op runs */
+  tfs_saved_model *m = load_text(
+      "init_only",
+      "meta_graphs { meta_info_def { tags: \"serve\" } graph_def { "
+      "node { name: \"a\" op: \"NoOp\" } } collection_def { key: "
+      "\"saved_model_main_op\" value { node_list { value: \"a\" } } } }",
+      st);
+  TFS_ASSERT_OK(st);
+  CU_ASSERT_EQUAL(tfs_saved_model_num_signatures(m), 0);
+  tfs_saved_model_free(m);
+  tfs_status_free(st);
+}
+
 static void test_run_errors(void) {
   tfs_status *st = tfs_status_new();
   tfs_saved_model *m = load("module", st);
@@ -420,6 +479,7 @@ static const tfs_test_case kApiCases[] = {
     {"all_outputs_and_session", test_all_outputs_and_session},
     {"meta_graph_bytes", test_meta_graph_bytes},
     {"load_errors", test_load_errors},
+    {"graph_checks", test_graph_checks},
     {"run_errors", test_run_errors},
     {NULL, NULL},
 };
