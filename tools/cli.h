@@ -148,6 +148,11 @@ typedef struct tfs_cli_feed {
  * status (TFS_CLI_USAGE for a malformed spec) after reporting; free with
  * tfs_cli_feed_clear either way. */
 int tfs_cli_feed_parse(tfs_graph *g, const char *spec, tfs_cli_feed *f);
+/* Only splits a --feed spec into name, file and npz key (port unset);
+ * `expect` names the left side in the usage error ("KEY").  Returns 0 or
+ * an exit status after reporting; free with tfs_cli_feed_clear. */
+int tfs_cli_feed_split(const char *spec, const char *expect,
+                       tfs_cli_feed *f);
 void tfs_cli_feed_clear(tfs_cli_feed *f);
 /* Loads the whole value of a feed; a new tensor or NULL (reported). */
 tfs_tensor *tfs_cli_feed_load(const tfs_cli_feed *f);
@@ -181,5 +186,42 @@ void tfs_cli_stats_add(tfs_cli_stats *s, const tfs_tensor *t, int append);
 /* "NAME: float [2,3] min -1 mean 0.5 max 2" (+ " -> PATH" when path). */
 void tfs_cli_stats_print(FILE *out, const char *name, const char *path,
                          const tfs_cli_stats *s);
+
+/* ---- SavedModel directories (cli_saved_model.c) -------------------------- */
+
+/* Non-zero when `path` is a directory: taken as a SavedModel (the loader
+ * then wants saved_model.pb in it, and says so), where a GraphDef is a
+ * file. */
+int tfs_cli_is_saved_model(const char *path);
+
+/* A --tags list: "serve,extra" split on ',' with blanks and empty items
+ * dropped (as saved_model_cli reads --tag_set). */
+typedef struct tfs_cli_tags {
+  int n;
+  char **v;
+} tfs_cli_tags;
+/* Parses `list` (NULL: "serve").  Returns 0, or an exit status after
+ * reporting (an empty list is a usage error). */
+int tfs_cli_tags_parse(const char *list, tfs_cli_tags *t);
+void tfs_cli_tags_free(tfs_cli_tags *t);
+
+/* Loads the SavedModel in `dir` for the --tags list `tags` (NULL: serve)
+ * with the session flags.  Returns the model (caller frees) or NULL
+ * after reporting the loader's error. */
+tfs_saved_model *tfs_cli_load_saved_model(const char *dir, const char *tags,
+                                          const tfs_cli_session *sess);
+
+/* The output file of a signature output: "<key>.npy" with '/' turned
+ * into "__", under `dir` (saved_model_cli run's naming).  malloc'd; NULL
+ * on OOM. */
+char *tfs_cli_key_path(const char *dir, const char *key);
+
+/* `inspect DIR` (inspect_saved_model.c): what saved_model_cli show
+ * prints.  tag_sets: the tag-set listing (show --dir); tags (NULL: all
+ * MetaGraphs, as show --all) with signature NULL: the signature keys
+ * (show --tag_set); with a signature: its inputs and outputs
+ * (--signature_def).  Returns an exit status. */
+int tfs_cli_inspect_saved_model(const char *dir, int tag_sets,
+                                const char *tags, const char *signature);
 
 #endif /* TFS_TOOLS_CLI_H */

@@ -84,13 +84,14 @@ int tfs_cli_resolve(tfs_graph *g, const char *name, const char *what,
   return rc;
 }
 
-int tfs_cli_feed_parse(tfs_graph *g, const char *spec, tfs_cli_feed *f) {
+int tfs_cli_feed_split(const char *spec, const char *expect,
+                       tfs_cli_feed *f) {
   memset(f, 0, sizeof *f);
   f->spec = spec;
   const char *eq = strchr(spec, '=');
   if (!eq || eq == spec || !eq[1])
-    return tfs_cli_usage_error("--feed '%s': expected NAME[:INDEX]=FILE.npy",
-                               spec);
+    return tfs_cli_usage_error("--feed '%s': expected %s=FILE.npy", spec,
+                               expect);
   f->name = tfs_strndup(spec, (size_t)(eq - spec));
   f->file = tfs_strdup(eq + 1);
   if (!f->name || !f->file) return tfs_cli_error("out of memory");
@@ -100,6 +101,12 @@ int tfs_cli_feed_parse(tfs_graph *g, const char *spec, tfs_cli_feed *f) {
     npz[4] = 0;
     if (!f->npz_key) return tfs_cli_error("out of memory");
   }
+  return 0;
+}
+
+int tfs_cli_feed_parse(tfs_graph *g, const char *spec, tfs_cli_feed *f) {
+  int rc = tfs_cli_feed_split(spec, "NAME[:INDEX]", f);
+  if (rc) return rc;
   return tfs_cli_resolve(g, f->name, "feed", &f->port) ? TFS_CLI_FAILED : 0;
 }
 

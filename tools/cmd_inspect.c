@@ -2,7 +2,9 @@
  * tools/cmd_inspect.c - `tfsess inspect`: a summary of a GraphDef file in
  * the spirit of TensorFlow's summarize_graph: inputs, likely outputs, op
  * histogram, parameter count, and the nodes this build cannot run.  Works
- * on the raw GraphDef, so graphs that would not import still inspect.
+ * on the raw GraphDef, so graphs that would not import still inspect.  A
+ * SavedModel directory prints what saved_model_cli show prints
+ * (inspect_saved_model.c).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -16,13 +18,50 @@
 #include "proto/graph.pb-c.h"
 
 static const tfs_cli_help kInspectHelp = {
-    "inspect MODEL.pb",
+    "inspect MODEL.pb | SAVED_MODEL_DIR [--tag-sets | --tags TAG,... "
+    "[--signature KEY]]",
     "Summarizes the GraphDef in MODEL.pb: its inputs (placeholders with\n"
     "dtype and shape), likely outputs (nodes nothing consumes), an op\n"
     "histogram, the parameter count (elements of Const nodes and of\n"
     "variables), and the nodes whose op this build does not register or\n"
-    "has no CPU kernel for.",
+    "has no CPU kernel for.\n"
+    "A SavedModel directory prints what TensorFlow's saved_model_cli show\n"
+    "--all prints: every MetaGraph's signatures with their inputs and\n"
+    "outputs, and the ops it uses (sorted).",
     1, 1};
+
+typedef struct inspect_args {
+  int tag_sets;
+  const char *tags, *signature;
+} inspect_args;
+
+static int set_tag_sets(void *c, const char *v) {
+  ((inspect_args *)c)->tag_sets = 1;
+  return 0;
+}
+static int set_tags(void *c, const char *v) {
+  tfs_cli_tags t; /* checked here: a bad list is a usage error */
+  if (tfs_cli_tags_parse(v, &t)) return -1;
+  tfs_cli_tags_free(&t);
+  ((inspect_args *)c)->tags = v;
+  return 0;
+}
+static int set_signature(void *c, const char *v) {
+  ((inspect_args *)c)->signature = v;
+  return 0;
+}
+
+static const tfs_cli_opt kInspectOpts[] = {
+    {"tag-sets", NULL,
+     "list the tag sets of the MetaGraphs (saved_model_cli show --dir)",
+     set_tag_sets},
+    {"tags", "TAG[,TAG...]",
+     "list the signature keys of this MetaGraph (show --tag_set)", set_tags},
+    {"signature", "KEY",
+     "show this signature's inputs and outputs (show --signature_def; "
+     "tags default to serve)",
+     set_signature},
+    {NULL, NULL, NULL, NULL}};
 
 typedef Tensorflow__NodeDef node_def;
 
@@ -304,8 +343,16 @@ static void print_functions(const Tensorflow__GraphDef *gd) {
 int tfs_cli_cmd_inspect(int argc, char **argv) {
   char *pos[1];
   int npos;
-  int rc = tfs_cli_parse(argc, argv, &kInspectHelp, NULL, 0, pos, &npos);
+  inspect_args a = {0, NULL, NULL};
+  tfs_cli_group groups[] = {{"SavedModel", kInspectOpts, &a}};
+  int rc = tfs_cli_parse(argc, argv, &kInspectHelp, groups, 1, pos, &npos);
   if (rc) return rc > 0 ? TFS_CLI_OK : TFS_CLI_USAGE;
+  if (a.tag_sets && (a.tags || a.signature))
+    return tfs_cli_usage_error("--tag-sets lists every tag set; it takes no "
+                               "--tags or --signature");
+  if (tfs_cli_is_saved_model(pos[0]) || a.tag_sets || a.tags || a.signature)
+    return tfs_cli_inspect_saved_model(pos[0], a.tag_sets, a.tags,
+                                       a.signature);
   size_t len;
   uint8_t *bytes = tfs_cli_read_file(pos[0], &len);
   if (!bytes) return TFS_CLI_FAILED;

@@ -7,6 +7,11 @@
  * runs operations once first (variable initialisers); --runs N repeats
  * the run (state such as variables carries over) and keeps the last
  * outputs.
+ *
+ * MODEL may also be a SavedModel directory: it is loaded for --tags
+ * (default serve) and signature --signature (default serving_default) is
+ * run, feeds and fetches named by the signature's keys (every output in
+ * key order without --fetch), each fetch written to DIR/<key>.npy.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -19,6 +24,8 @@ typedef struct run_args {
   int64_t batch; /* 0: one run over the whole feeds */
   int64_t runs;  /* 0: once */
   int quiet;
+  const char *tags;      /* SavedModel: --tags, or NULL (serve) */
+  const char *signature; /* SavedModel: --signature, or NULL */
 } run_args;
 
 typedef struct run_state {
@@ -31,6 +38,8 @@ typedef struct run_state {
   tfs_operation **targets;
   char **paths;         /* output file per fetch, or NULL without --out */
   tfs_cli_stats *stats; /* per fetch */
+  tfs_saved_model *sm;  /* a SavedModel directory: runs go through it */
+  const char **feed_keys; /* SavedModel: the feeds' signature keys */
 } run_state;
 
 static int add_feed(void *c, const char *v) {
@@ -60,6 +69,17 @@ static int set_quiet(void *c, const char *v) {
   ((run_args *)c)->quiet = 1;
   return 0;
 }
+static int set_tags(void *c, const char *v) {
+  tfs_cli_tags t; /* checked here: a bad list is a usage error */
+  if (tfs_cli_tags_parse(v, &t)) return -1;
+  tfs_cli_tags_free(&t);
+  ((run_args *)c)->tags = v;
+  return 0;
+}
+static int set_signature(void *c, const char *v) {
+  ((run_args *)c)->signature = v;
+  return 0;
+}
 
 static const tfs_cli_opt kRunOpts[] = {
     {"feed", "NAME[:i]=FILE",
@@ -83,15 +103,28 @@ static const tfs_cli_opt kRunOpts[] = {
      "fetches; .npy feeds are read a batch at a time",
      set_batch},
     {"quiet", NULL, "do not print the summary line of each fetch", set_quiet},
+    {"tags", "TAG[,TAG...]",
+     "SavedModel: the tag set of the MetaGraph to load (default serve)",
+     set_tags},
+    {"signature", "KEY",
+     "SavedModel: the signature to run (default serving_default); --feed "
+     "and --fetch name its input and output keys, each fetch is written "
+     "to DIR/<key>.npy",
+     set_signature},
     {NULL, NULL, NULL, NULL}};
 
 static const tfs_cli_help kRunHelp = {
-    "run MODEL.pb [--feed NAME[:i]=FILE.npy ...] [--fetch NAME[:i] ...] "
+    "run MODEL.pb|SAVED_MODEL_DIR [--feed NAME[:i]=FILE.npy ...] "
+    "[--fetch NAME[:i] ...] "
     "[--target NODE ...] [--init NODE ...] [--runs N] [--out DIR] "
-    "[--batch N] [options]",
+    "[--batch N] [--tags TAG,... --signature KEY] [options]",
     "Runs the graph in MODEL.pb (a GraphDef, e.g. a frozen TensorFlow model)\n"
     "once with the given feeds, or once per batch with --batch, and prints\n"
-    "dtype, shape, min, mean and max of every fetched tensor.",
+    "dtype, shape, min, mean and max of every fetched tensor.  A SavedModel\n"
+    "directory (saved_model.pb) runs one of its signatures: feeds and\n"
+    "fetches are the signature's input and output keys (--feed KEY=FILE,\n"
+    "--fetch KEY), without --fetch every output is fetched, and --out\n"
+    "writes DIR/<key>.npy.",
     1, 1};
 
 /* ---- setup --------------------------------------------------------------- */
@@ -116,24 +149,85 @@ static int run_inits(run_state *r) {
   return rc;
 }
 
-static int setup(run_state *r, const char *model, tfs_cli_session *sess) {
+/* The per-feed and per-fetch arrays, once their counts are known. */
+static int alloc_arrays(run_state *r) {
   run_args *a = r->a;
-  int rc;
-  if (a->fetches.n == 0 && a->targets.n == 0)
-    return tfs_cli_usage_error("nothing to run: give --fetch or --target");
-  if (a->runs > 1 && a->batch)
-    return tfs_cli_usage_error("--runs and --batch cannot be combined");
-  r->g = tfs_cli_load_graph(model);
-  if (!r->g) return TFS_CLI_FAILED;
   r->feeds = calloc((size_t)a->feeds.n + 1, sizeof *r->feeds);
   r->feed_ports = calloc((size_t)a->feeds.n + 1, sizeof *r->feed_ports);
+  r->feed_keys = calloc((size_t)a->feeds.n + 1, sizeof *r->feed_keys);
   r->fetch_ports = calloc((size_t)a->fetches.n + 1, sizeof *r->fetch_ports);
   r->targets = calloc((size_t)a->targets.n + 1, sizeof *r->targets);
   r->paths = calloc((size_t)a->fetches.n + 1, sizeof *r->paths);
   r->stats = calloc((size_t)a->fetches.n + 1, sizeof *r->stats);
-  if (!r->feeds || !r->feed_ports || !r->fetch_ports || !r->targets ||
-      !r->paths || !r->stats)
+  if (!r->feeds || !r->feed_ports || !r->feed_keys || !r->fetch_ports ||
+      !r->targets || !r->paths || !r->stats)
     return tfs_cli_error("out of memory");
+  return TFS_CLI_OK;
+}
+
+/* A SavedModel directory: load it, pick the signature, take the feeds and
+ * fetches as its keys (checked by tfs_saved_model_run). */
+static int setup_saved_model(run_state *r, const char *dir,
+                             tfs_cli_session *sess) {
+  run_args *a = r->a;
+  int rc;
+  if (a->targets.n || a->inits.n)
+    return tfs_cli_usage_error(
+        "--target and --init name graph operations; a SavedModel directory "
+        "runs a signature (--signature KEY)");
+  r->sm = tfs_cli_load_saved_model(dir, a->tags, sess);
+  if (!r->sm) return TFS_CLI_FAILED;
+  const char *key = a->signature ? a->signature : "serving_default";
+  const tfs_signature *sig = tfs_saved_model_find_signature(r->sm, key);
+  if (!sig) {
+    /* the loader's message, which lists the signatures there are */
+    tfs_status *st = tfs_status_new();
+    tfs_saved_model_run(r->sm, key, NULL, NULL, 0, NULL, NULL, 0, st);
+    rc = tfs_cli_status_error(st);
+    tfs_status_free(st);
+    return rc;
+  }
+  int all = a->fetches.n == 0;
+  for (int i = 0; all && i < tfs_signature_num_outputs(sig); i++)
+    if (tfs_cli_list_add(&a->fetches,
+                         tfs_tensor_info_key(tfs_signature_output(sig, i))))
+      return TFS_CLI_FAILED;
+  if ((rc = alloc_arrays(r))) return rc;
+  for (int i = 0; i < a->feeds.n; i++) {
+    if ((rc = tfs_cli_feed_split(a->feeds.v[i], "KEY", &r->feeds[i])))
+      return rc;
+    r->feed_keys[i] = r->feeds[i].name;
+  }
+  for (int i = 0; i < a->fetches.n; i++) {
+    for (int j = 0; j < i; j++)
+      if (strcmp(a->fetches.v[j], a->fetches.v[i]) == 0)
+        return tfs_cli_usage_error("fetch '%s' is given twice",
+                                   a->fetches.v[i]);
+  }
+  if (a->out_dir) {
+    if (tfs_cli_mkdirs(a->out_dir)) return TFS_CLI_FAILED;
+    for (int i = 0; i < a->fetches.n; i++) {
+      r->paths[i] = tfs_cli_key_path(a->out_dir, a->fetches.v[i]);
+      if (!r->paths[i]) return tfs_cli_error("out of memory");
+    }
+  }
+  return TFS_CLI_OK;
+}
+
+static int setup(run_state *r, const char *model, tfs_cli_session *sess) {
+  run_args *a = r->a;
+  int rc;
+  if (a->runs > 1 && a->batch)
+    return tfs_cli_usage_error("--runs and --batch cannot be combined");
+  /* --tags or --signature: a SavedModel even where the directory is
+   * missing, so that the loader's message says what it looked for */
+  if (tfs_cli_is_saved_model(model) || a->tags || a->signature)
+    return setup_saved_model(r, model, sess);
+  if (a->fetches.n == 0 && a->targets.n == 0)
+    return tfs_cli_usage_error("nothing to run: give --fetch or --target");
+  r->g = tfs_cli_load_graph(model);
+  if (!r->g) return TFS_CLI_FAILED;
+  if ((rc = alloc_arrays(r))) return rc;
   for (int i = 0; i < a->feeds.n; i++) {
     if ((rc = tfs_cli_feed_parse(r->g, a->feeds.v[i], &r->feeds[i]))) return rc;
     r->feed_ports[i] = r->feeds[i].port;
@@ -177,8 +271,13 @@ static void print_stats(const run_state *r) {
 static int run_step(run_state *r, tfs_tensor **in, tfs_tensor **out,
                     const char *context) {
   tfs_status *st = tfs_status_new();
-  tfs_session_run(r->s, r->feed_ports, in, r->a->feeds.n, r->fetch_ports, out,
-                  r->a->fetches.n, r->targets, r->a->targets.n, st);
+  if (r->sm)
+    tfs_saved_model_run(r->sm, r->a->signature, r->feed_keys, in,
+                        r->a->feeds.n, r->a->fetches.v, out, r->a->fetches.n,
+                        st);
+  else
+    tfs_session_run(r->s, r->feed_ports, in, r->a->feeds.n, r->fetch_ports,
+                    out, r->a->fetches.n, r->targets, r->a->targets.n, st);
   int rc = TFS_CLI_OK;
   if (!tfs_status_ok(st))
     rc = tfs_cli_error("%s%s", context, tfs_status_message(st));
@@ -418,11 +517,13 @@ int tfs_cli_cmd_run(int argc, char **argv) {
   if (rc == TFS_CLI_OK) rc = a.batch ? run_batched(&r) : run_whole(&r);
   tfs_session_free(r.s);
   tfs_graph_free(r.g);
+  tfs_saved_model_free(r.sm);
   for (int i = 0; r.feeds && i < a.feeds.n; i++)
     tfs_cli_feed_clear(&r.feeds[i]);
   for (int i = 0; r.paths && i < a.fetches.n; i++) free(r.paths[i]);
   free(r.feeds);
   free(r.feed_ports);
+  free(r.feed_keys);
   free(r.fetch_ports);
   free(r.targets);
   free(r.paths);

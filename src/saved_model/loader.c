@@ -63,8 +63,7 @@ static const char *const kSkipText[] = {
 
 /* The SavedModel proto of `dir`: binary saved_model.pb first, else the
  * text saved_model.pbtxt. */
-static Tensorflow__SavedModel *read_saved_model(const char *dir,
-                                                tfs_status *st) {
+Tensorflow__SavedModel *tfs_sm__read(const char *dir, tfs_status *st) {
   char *path = tfs_asprintf("%s/saved_model.pb", dir);
   if (!path) {
     TFS_OOM(st);
@@ -264,7 +263,7 @@ tfs_saved_model *tfs_sm__load(const char *export_dir, const char *const *tags,
   Tensorflow__MetaGraphDef *mg = NULL;
   int ok = (m->dir = tfs_strdup(export_dir)) != NULL;
   if (!ok) TFS_OOM(st);
-  ok = ok && (sm = read_saved_model(export_dir, st)) != NULL;
+  ok = ok && (sm = tfs_sm__read(export_dir, st)) != NULL;
   ok = ok && (mg = pick_meta_graph(sm, set, nset, st)) != NULL;
   ok = ok && keep_meta_graph(m, mg, st) == 0 && load_tags(m, mg, st) == 0;
   ok = ok && import_graph(m, mg->graph_def, opts, st) == 0;

@@ -7,6 +7,7 @@
 #define TFS_SAVED_MODEL_SM_INTERNAL_H
 
 #include "proto/meta_graph.pb-c.h"
+#include "proto/saved_model.pb-c.h"
 #include "tfsess/saved_model.h"
 
 struct tfs_tensor_info {
@@ -42,6 +43,12 @@ struct tfs_saved_model {
   tfs_signature *sigs; /* sorted by key */
   tfs_buffer *mg;      /* the chosen MetaGraphDef, serialized */
 };
+
+/* The SavedModel proto of `dir`: saved_model.pb, else saved_model.pbtxt
+ * (the object graph skipped).  Free with tfs_pb__free.  NULL with
+ * TensorFlow's NOT_FOUND when neither exists, DATA_LOSS when the file does
+ * not parse. */
+Tensorflow__SavedModel *tfs_sm__read(const char *dir, tfs_status *st);
 
 /* tfs_saved_model_load, importing into `into` (the caller's graph, which
  * the model then does not free) when not NULL. */

@@ -1,0 +1,405 @@
+/*
+ * tests/tools/test_cli_saved_model.c - `tfsess run` and `tfsess inspect`
+ * on the SavedModel directories TensorFlow exported
+ * (tests/data/saved_models): each model's recorded calls through `run`
+ * with --feed / --fetch by signature key against TensorFlow's answers,
+ * `inspect` against what saved_model_cli show printed for the same
+ * directory (scripts/fixtures/gen_saved_model_cli.py), session flags,
+ * --batch, --runs, and the errors of a missing directory, wrong tags, an unknown
+ * signature or key.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli_util.h"
+#include "conformance.h"
+#include "iotest.h"
+#include "testutil.h"
+
+#define MAXT 8
+#define SM "tests/data/saved_models"
+
+static const char *const kModels[] = {"keras_mlp",  "keras_cnn",  "keras_lstm",
+                                      "module",     "tf1_simple", "tf1_builder",
+                                      "text_vocab", NULL};
+
+/* One recorded call of calls.txt. */
+typedef struct call {
+  char sig[128];
+  int nin, nout;
+  char in_key[MAXT][64], out_key[MAXT][64];
+  char in_file[MAXT][128], out_file[MAXT][128];
+} call;
+
+typedef struct calls {
+  char tags[256]; /* "serve,extra" */
+  int n;
+  call c[16];
+} calls;
+
+static void read_calls(const char *name, calls *cs) {
+  char path[512], line[512];
+  snprintf(path, sizeof path, SM "/%s/calls.txt", name);
+  FILE *f = fopen(it_src(path), "r");
+  CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+  memset(cs, 0, sizeof *cs);
+  while (fgets(line, sizeof line, f)) {
+    line[strcspn(line, "\n")] = 0;
+    char a[128] = "", b[128] = "";
+    if (strncmp(line, "tags ", 5) == 0) {
+      for (char *t = strtok(line + 5, " "); t; t = strtok(NULL, " ")) {
+        size_t used = strlen(cs->tags);
+        snprintf(cs->tags + used, sizeof cs->tags - used, "%s%s",
+                 used ? "," : "", t);
+      }
+    } else if (sscanf(line, "call %127s", a) == 1 && cs->n < 16) {
+      snprintf(cs->c[cs->n++].sig, sizeof cs->c[0].sig, "%s", a);
+    } else if (sscanf(line, "in %127s %127s", a, b) == 2 && cs->n) {
+      call *c = &cs->c[cs->n - 1];
+      snprintf(c->in_key[c->nin], 64, "%s", a);
+      snprintf(c->in_file[c->nin++], 128, "%s", b);
+    } else if (sscanf(line, "out %127s %127s", a, b) == 2 && cs->n) {
+      call *c = &cs->c[cs->n - 1];
+      snprintf(c->out_key[c->nout], 64, "%s", a);
+      snprintf(c->out_file[c->nout++], 128, "%s", b);
+    }
+  }
+  fclose(f);
+  CU_ASSERT_TRUE_FATAL(cs->n > 0 && cs->tags[0]);
+}
+
+/* Compares OUT/<key>.npy with the recorded output of each of c's keys. */
+static void check_outputs(const char *name, const call *c, const char *out) {
+  for (int k = 0; k < c->nout; k++) {
+    char path[4200], rel[512], err[512];
+    snprintf(path, sizeof path, "%s/%s.npy", out, c->out_key[k]);
+    tfs_tensor *got = load(path);
+    snprintf(rel, sizeof rel, SM "/%s/%s", name, c->out_file[k]);
+    tfs_tensor *want = load(it_src(rel));
+    int rc = got && want ? tc_compare(got, want, 1e-5, 1e-5, err, sizeof err)
+                         : -1;
+    if (rc)
+      fprintf(stderr, "\n  %s %s output %s: %s\n", name, c->sig, c->out_key[k],
+              got && want ? err : "missing");
+    CU_ASSERT_EQUAL(rc, 0);
+    tfs_tensor_free(got);
+    tfs_tensor_free(want);
+  }
+}
+
+/* `tfsess run` for call c of `name` in a process of its own; extra
+ * arguments appended.  Returns the exit status (0 checked). */
+static int run_call(const char *name, const calls *cs, const call *c,
+                    const char *out_dir, const char *extra, int fetch) {
+  char args[6000], out[4096];
+  snprintf(out, sizeof out, "%s", out_dir); /* it_tmp's buffers rotate */
+  int n = snprintf(args, sizeof args,
+                   "run " SM "/%s/model --tags %s --signature %s --out '%s'",
+                   name, cs->tags, c->sig, out);
+  for (int k = 0; k < c->nin; k++)
+    n += snprintf(args + n, sizeof args - (size_t)n,
+                  " --feed %s=" SM "/%s/%s", c->in_key[k], name,
+                  c->in_file[k]);
+  for (int k = 0; fetch && k < c->nout; k++)
+    n += snprintf(args + n, sizeof args - (size_t)n, " --fetch %s",
+                  c->out_key[k]);
+  snprintf(args + n, sizeof args - (size_t)n, " %s", extra);
+  result r = tfsess("%s", args);
+  if (r.status != 0)
+    fprintf(stderr, "\n  tfsess %s\n  exit %d: %s\n", args, r.status, r.err);
+  CU_ASSERT_EQUAL(r.status, 0);
+  CU_ASSERT_STRING_EQUAL(r.err, "");
+  /* one summary line per fetch, naming its key and file */
+  int quiet = strstr(extra, "--quiet") != NULL;
+  CU_ASSERT_EQUAL(count_lines(r.out), quiet ? 0 : c->nout);
+  for (int k = 0; !quiet && k < c->nout; k++) {
+    char want[4400];
+    snprintf(want, sizeof want, "%s: ", c->out_key[k]);
+    CU_ASSERT_PTR_NOT_NULL(strstr(r.out, want));
+    snprintf(want, sizeof want, " -> %s/%s.npy\n", out, c->out_key[k]);
+    CU_ASSERT_PTR_NOT_NULL(strstr(r.out, want));
+  }
+  int status = r.status;
+  result_free(&r);
+  return status;
+}
+
+/* ---- run ----------------------------------------------------------------- */
+
+/* Every recorded call, each in a fresh process.  A call that follows one
+ * changing the model's state cannot be replayed so: in `module`,
+ * "accumulate" adds to the variable "predict" reads, so only its first
+ * call of each signature (predict, then the first accumulate) is run. */
+static void test_run_recorded_calls(void) {
+  for (int m = 0; kModels[m]; m++) {
+    calls cs;
+    read_calls(kModels[m], &cs);
+    int stateful = strcmp(kModels[m], "module") == 0;
+    for (int i = 0; i < cs.n; i++) {
+      int seen = 0;
+      for (int j = 0; j < i; j++) seen |= !strcmp(cs.c[j].sig, cs.c[i].sig);
+      if (stateful && seen) continue;
+      char name[64], out[4096];
+      snprintf(name, sizeof name, "%s_%d", kModels[m], i);
+      snprintf(out, sizeof out, "%s", it_tmp(name));
+      if (run_call(kModels[m], &cs, &cs.c[i], out, "", 1) == 0)
+        check_outputs(kModels[m], &cs.c[i], out);
+    }
+  }
+}
+
+/* Without --fetch every output of the signature, in key order; session
+ * flags apply to the SavedModel's session; --batch cuts the feeds. */
+static void test_run_defaults_and_flags(void) {
+  calls cs;
+  read_calls("keras_mlp", &cs);
+  const call *c = &cs.c[0];
+  char out[4096], cfg_path[4096], b2[4096];
+  snprintf(out, sizeof out, "%s", it_tmp("all"));
+  snprintf(cfg_path, sizeof cfg_path, "%s", it_tmp("cfg.pb"));
+  snprintf(b2, sizeof b2, "%s", it_tmp("b2"));
+  result r = tfsess("run " SM "/keras_mlp/model --feed extra=" SM
+                    "/keras_mlp/%s --feed features=" SM
+                    "/keras_mlp/%s --out '%s' --intra 3 --inter 2 "
+                    "--save-config '%s'",
+                    c->in_file[0], c->in_file[1], out, cfg_path);
+  CU_ASSERT_EQUAL_FATAL(r.status, 0);
+  CU_ASSERT_EQUAL(count_lines(r.out), 2);
+  char *o0 = strstr(r.out, "output_0: float [");
+  char *o1 = strstr(r.out, "output_1:");
+  CU_ASSERT_TRUE(o0 == r.out && o1 > o0);
+  result_free(&r);
+  check_outputs("keras_mlp", c, out);
+  size_t n;
+  uint8_t *cfg = it_read_file(cfg_path, &n);
+  /* intra_op_parallelism_threads: 3, inter_op_parallelism_threads: 2 */
+  CU_ASSERT_EQUAL_FATAL(n, 4);
+  CU_ASSERT_EQUAL(memcmp(cfg, "\x10\x03\x28\x02", 4), 0);
+  free(cfg);
+  /* two rows at a time, the fetches appended; --quiet prints nothing */
+  if (run_call("keras_mlp", &cs, c, b2, "--batch 2 --quiet", 1) == 0)
+    check_outputs("keras_mlp", c, b2);
+}
+
+/* --runs N keeps the loaded model between runs: accumulating the first
+ * recorded delta twice gives TensorFlow's first total plus that delta. */
+static void test_run_state_carries_over(void) {
+  char out[4096], path[4200];
+  snprintf(out, sizeof out, "%s", it_tmp("acc"));
+  result r = tfsess("run " SM "/module/model --signature accumulate --feed "
+                    "delta=" SM "/module/1_in_delta.npy --runs 2 --out '%s' "
+                    "--quiet",
+                    out);
+  CU_ASSERT_EQUAL_FATAL(r.status, 0);
+  result_free(&r);
+  snprintf(path, sizeof path, "%s/total.npy", out);
+  tfs_tensor *got = load(path);
+  tfs_tensor *want = load(it_src(SM "/module/1_out_total.npy"));
+  tfs_tensor *delta = load(it_src(SM "/module/1_in_delta.npy"));
+  CU_ASSERT_EQUAL_FATAL(tfs_tensor_num_elements(want),
+                        tfs_tensor_num_elements(delta));
+  for (int64_t i = 0; i < tfs_tensor_num_elements(want); i++)
+    ((float *)tfs_tensor_data(want))[i] +=
+        ((const float *)tfs_tensor_data(delta))[i];
+  char err[512];
+  int rc = tc_compare(got, want, 1e-5, 1e-5, err, sizeof err);
+  if (rc) fprintf(stderr, "\n  accumulate twice: %s\n", err);
+  CU_ASSERT_EQUAL(rc, 0);
+  tfs_tensor_free(got);
+  tfs_tensor_free(want);
+  tfs_tensor_free(delta);
+}
+
+static void test_run_errors(void) {
+  const char *mlp = SM "/keras_mlp/model";
+  const char *feeds = "--feed extra=" SM "/keras_mlp/0_in_extra.npy --feed "
+                      "features=" SM "/keras_mlp/0_in_features.npy";
+  result r = tfsess("run no/such/dir --tags serve");
+  assert_fails(&r, 1,
+               "tfsess run: Could not find SavedModel .pb or .pbtxt at "
+               "supplied export directory path: no/such/dir. Check that "
+               "the directory exists");
+  r = tfsess("run " SM "/keras_mlp");
+  assert_fails(&r, 1, "at supplied export directory path: " SM "/keras_mlp.");
+  r = tfsess("run %s --tags serve,gpu %s", mlp, feeds);
+  assert_fails(&r, 1,
+               "tfsess run: Could not find meta graph def matching "
+               "supplied tags: { serve gpu }.");
+  r = tfsess("run %s --signature nope %s", mlp, feeds);
+  assert_fails(&r, 1,
+               "tfsess run: Could not find signature \"nope\". Please "
+               "choose from: __saved_model_init_op, serve, "
+               "serving_default\n");
+  r = tfsess("run %s %s --feed nope=" SM "/keras_mlp/0_in_extra.npy", mlp,
+             feeds);
+  assert_fails(&r, 1,
+               "tfsess run: Signature \"serving_default\" has no input "
+               "named \"nope\"; its inputs: extra, features\n");
+  r = tfsess("run %s %s --fetch output_0 --fetch nope", mlp, feeds);
+  assert_fails(&r, 1,
+               "Signature \"serving_default\" has no output named "
+               "\"nope\"; its outputs: output_0, output_1\n");
+  r = tfsess("run %s --feed extra=" SM "/keras_mlp/0_in_extra.npy", mlp);
+  assert_fails(&r, 1,
+               "Signature \"serving_default\" input \"features\" is "
+               "missing and has no default");
+  r = tfsess("run %s --feed extra", mlp);
+  assert_fails(&r, 2, "--feed 'extra': expected KEY=FILE.npy");
+  r = tfsess("run %s %s --fetch output_0 --fetch output_0", mlp, feeds);
+  assert_fails(&r, 2, "fetch 'output_0' is given twice");
+  r = tfsess("run %s %s --target NoOp", mlp, feeds);
+  assert_fails(&r, 2, "a SavedModel directory runs a signature");
+  r = tfsess("run %s --tags ,", mlp);
+  assert_fails(&r, 2, "--tags ',': expected TAG[,TAG...]");
+}
+
+/* ---- inspect ------------------------------------------------------------- */
+
+static char *read_text(const char *rel) {
+  size_t n;
+  char *s = (char *)it_read_file(it_src(rel), &n);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(s);
+  s = realloc(s, n + 1);
+  s[n] = 0;
+  return s;
+}
+
+static int cmp_str(const void *a, const void *b) {
+  return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* The items of a Python set's repr "{'a', 'b'}", sorted and re-joined. */
+static void sorted_set(const char *s, char *buf, size_t cap) {
+  char tmp[8192];
+  snprintf(tmp, sizeof tmp, "%s", s);
+  char *items[512];
+  int n = 0;
+  char *body = tmp[0] == '{' ? tmp + 1 : tmp;
+  body[strcspn(body, "}")] = 0;
+  for (char *t = strtok(body, ", "); t && n < 512; t = strtok(NULL, ", "))
+    items[n++] = t;
+  qsort(items, (size_t)n, sizeof *items, cmp_str);
+  size_t used = 0;
+  buf[0] = 0;
+  for (int i = 0; i < n && used < cap; i++)
+    used += (size_t)snprintf(buf + used, cap - used, "%s%s", i ? "," : "",
+                             items[i]);
+}
+
+/* Compares line by line; "contains the following ops:" lines as sets.
+ * Returns the number of differing lines (printed). */
+static int compare_show(const char *name, const char *got, const char *want) {
+  static const char kOps[] = "contains the following ops: ";
+  int bad = 0, line = 1;
+  while (*got || *want) {
+    size_t lg = strcspn(got, "\n"), lw = strcspn(want, "\n");
+    char g[8192], w[8192];
+    snprintf(g, sizeof g, "%.*s", (int)lg, got);
+    snprintf(w, sizeof w, "%.*s", (int)lw, want);
+    char *og = strstr(g, kOps), *ow = strstr(w, kOps);
+    int same;
+    if (og && ow && og - g == ow - w && !strncmp(g, w, (size_t)(og - g))) {
+      char sg[8192], sw[8192];
+      sorted_set(og + sizeof kOps - 1, sg, sizeof sg);
+      sorted_set(ow + sizeof kOps - 1, sw, sizeof sw);
+      same = strcmp(sg, sw) == 0;
+    } else {
+      same = strcmp(g, w) == 0 && (got[lg] == '\n') == (want[lw] == '\n');
+    }
+    if (!same && bad++ < 3)
+      fprintf(stderr, "\n  %s line %d:\n    got  %s\n    want %s\n", name,
+              line, g, w);
+    got += lg + (got[lg] == '\n');
+    want += lw + (want[lw] == '\n');
+    line++;
+  }
+  return bad;
+}
+
+/* `inspect DIR` is `saved_model_cli show --dir DIR --all` up to the
+ * "Concrete Functions:" of a TF2 export, which it reports as not listed. */
+static void test_inspect_show_all(void) {
+  static const char kConcrete[] = "\nConcrete Functions:";
+  for (int m = 0; kModels[m]; m++) {
+    char rel[256];
+    snprintf(rel, sizeof rel, SM "/%s/show_all.txt", kModels[m]);
+    char *want = read_text(rel);
+    result r = tfsess("inspect " SM "/%s/model", kModels[m]);
+    CU_ASSERT_EQUAL(r.status, 0);
+    CU_ASSERT_STRING_EQUAL(r.err, "");
+    char *cw = strstr(want, kConcrete), *cg = strstr(r.out, kConcrete);
+    CU_ASSERT_EQUAL((cw != NULL), (cg != NULL));
+    if (cw) *cw = 0;
+    if (cg) {
+      CU_ASSERT_STRING_EQUAL(cg, "\nConcrete Functions: N/A (tfsess does not "
+                                 "read the object graph they are listed "
+                                 "from)\n");
+      *cg = 0;
+    }
+    CU_ASSERT_EQUAL(compare_show(kModels[m], r.out, want), 0);
+    result_free(&r);
+    free(want);
+  }
+}
+
+/* The other show modes are matched byte for byte. */
+static void test_inspect_show_modes(void) {
+  for (int m = 0; kModels[m]; m++) {
+    calls cs;
+    read_calls(kModels[m], &cs);
+    static const char *const files[] = {"show.txt", "show_tag_set.txt",
+                                        "show_signature.txt"};
+    for (int k = 0; k < 3; k++) {
+      char rel[256];
+      snprintf(rel, sizeof rel, SM "/%s/%s", kModels[m], files[k]);
+      char *want = read_text(rel);
+      result r = k == 0   ? tfsess("inspect " SM "/%s/model --tag-sets",
+                                   kModels[m])
+                 : k == 1 ? tfsess("inspect " SM "/%s/model --tags %s",
+                                   kModels[m], cs.tags)
+                          : tfsess("inspect " SM
+                                   "/%s/model --tags %s --signature %s",
+                                   kModels[m], cs.tags, cs.c[0].sig);
+      CU_ASSERT_EQUAL(r.status, 0);
+      if (strcmp(r.out, want) != 0)
+        fprintf(stderr, "\n  %s %s:\n--- got\n%s--- want\n%s", kModels[m],
+                files[k], r.out, want);
+      CU_ASSERT_STRING_EQUAL(r.out, want);
+      result_free(&r);
+      free(want);
+    }
+  }
+}
+
+static void test_inspect_errors(void) {
+  const char *mlp = SM "/keras_mlp/model";
+  result r = tfsess("inspect no/such/dir --tag-sets");
+  assert_fails(&r, 1,
+               "tfsess inspect: Could not find SavedModel .pb or .pbtxt at "
+               "supplied export directory path: no/such/dir.");
+  r = tfsess("inspect %s --tags serve,gpu", mlp);
+  assert_fails(&r, 1,
+               "MetaGraphDef associated with tag-set serve,gpu could not be "
+               "found in the SavedModel. Please use one of the following "
+               "tag-sets: ['serve']\n");
+  r = tfsess("inspect %s --signature nope", mlp);
+  assert_fails(&r, 1,
+               "Could not find signature \"nope\". Please choose from: "
+               "__saved_model_init_op, serve, serving_default\n");
+  r = tfsess("inspect %s --tag-sets --tags serve", mlp);
+  assert_fails(&r, 2, "--tag-sets lists every tag set");
+}
+
+static const tfs_test_case cli_sm_cases[] = {
+    {"run_recorded_calls", test_run_recorded_calls},
+    {"run_defaults_and_flags", test_run_defaults_and_flags},
+    {"run_state_carries_over", test_run_state_carries_over},
+    {"run_errors", test_run_errors},
+    {"inspect_show_all", test_inspect_show_all},
+    {"inspect_show_modes", test_inspect_show_modes},
+    {"inspect_errors", test_inspect_errors},
+    {NULL, NULL}};
+
+const tfs_test_suite tfs_test_suites[] = {{"cli_saved_model", cli_sm_cases},
+                                          {NULL, NULL}};
