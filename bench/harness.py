@@ -24,7 +24,8 @@ the medians of the load's wall time (inside the process: TensorFlow's
 `import` is reported on its own line), the first signature call, their
 sum, a later call, the process's peak RSS and that peak over the RSS
 before the load (after `import tensorflow` for TensorFlow), and each
-output against TensorFlow's.  --models all runs every group.
+output against TensorFlow's (docs/PERFORMANCE.md, "SavedModel loading",
+has the latest table).  --models all runs every group.
 Started by bench/run; only the standard library is needed here (the
 engines run under --python).
 
