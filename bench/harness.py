@@ -12,12 +12,25 @@ also run OpenVINO (its default precision, and f32) and LiteRT; every
 engine's output is checked against TensorFlow's (max abs difference over
 the output's max abs value <= 1e-3, else the cell says "mismatch"), and
 the table has "tfsess / best peer" (the best peer's time over tfsess's:
-> 1, tfsess is faster) and the best peer's name.  --models all runs both.
+> 1, tfsess is faster) and the best peer's name.  The SavedModel rows
+(--models savedmodel; saved_models.py builds a Keras 3 export and a TF1
+SavedModelBuilder export of a 25.2M-parameter MLP, 100 MB of float32
+weights) time loading: each round starts, per SavedModel, one fresh
+process per loader (tfsess's tfs_saved_model_load in bench/sm_bench,
+TensorFlow's tf.compat.v1.saved_model.loader.load into a Session and
+tf.saved_model.load in bench/tf_sm_bench.py; the order rotates every
+round) after the files were read once into the page cache; the table has
+the medians of the load's wall time (inside the process: TensorFlow's
+`import` is reported on its own line), the first signature call, their
+sum, a later call, the process's peak RSS and that peak over the RSS
+before the load (after `import tensorflow` for TensorFlow), and each
+output against TensorFlow's (docs/PERFORMANCE.md, "SavedModel loading",
+has the latest table).  --models all runs every group.
 Started by bench/run; only the standard library is needed here (the
 engines run under --python).
 
   python3 bench/harness.py --build BUILD --python PY [--out DIR]
-      [--models basic|arch|all] [--rounds 3] [--seconds 1.5]
+      [--models basic|arch|savedmodel|all] [--rounds 3] [--seconds 1.5]
       [--only SUBSTRING] [--batch 1,8] [--intra 1,2] [--markdown FILE]
       [--engines tfsess,tensorflow,onnxruntime,openvino,openvino-f32,litert]
       [--base-build BASE] [--json FILE] [--timeout S]
@@ -47,7 +60,7 @@ import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
-from workloads import ARCH_WORKLOADS, WORKLOADS  # noqa: E402
+from workloads import ARCH_WORKLOADS, SM_WORKLOADS, WORKLOADS  # noqa: E402
 
 ENGINES = ("tfsess", "tensorflow", "onnxruntime")   # the basic rows
 ARCH_ENGINES = ENGINES + ("openvino", "openvino-f32", "litert")
@@ -208,6 +221,17 @@ def generate(args, workloads):
                                                    w["model"] + ".json"))})
     env = dict(os.environ, TF_CPP_MIN_LOG_LEVEL="2")
     basic, arch = missing("basic"), missing("arch")
+    sms = sorted({w["sm"] for w in workloads if "sm" in w and not
+                  os.path.exists(os.path.join(args.out, w["sm"] + ".json"))})
+    if sms:
+        log("generating SavedModels with TensorFlow (log in %s): %s" % (
+            os.path.join(args.out, "saved_models.log"), ", ".join(sms)))
+        os.makedirs(args.out, exist_ok=True)
+        with open(os.path.join(args.out, "saved_models.log"), "a") as lf:
+            subprocess.run([args.python, os.path.join(HERE,
+                                                      "saved_models.py"),
+                            args.out] + sms, env=env, stdout=lf,
+                           stderr=subprocess.STDOUT)
     if basic:
         log("generating models with TensorFlow: " + ", ".join(basic))
         subprocess.run([args.python, os.path.join(HERE, "models.py"),
@@ -451,6 +475,148 @@ def base_table(res, workloads, args):
     return "\n".join(rows)
 
 
+# ---- SavedModel load rows (--models savedmodel) ----------------------------
+
+SM_ENGINES = ("tfsess", "tf1-loader", "tf2-loader")
+SM_LABELS = {"tfsess": "tfsess (tfs_saved_model_load)",
+             "tf1-loader": "TF1 loader (tf.compat.v1.saved_model.loader."
+                           "load in a Session)",
+             "tf2-loader": "TF2 loader (tf.saved_model.load)"}
+SM_FIELDS = ("load_us", "first_call_us", "call_us", "import_us",
+             "rss_kb", "rss_kb_base", "rss_kb_loaded")
+
+
+def sm_engines(args):
+    """tfsess's loader when tfsess is selected, TensorFlow's two loaders
+    when tensorflow is."""
+    return [e for e in SM_ENGINES
+            if ("tfsess" if e == "tfsess" else "tensorflow") in args.engines]
+
+
+def sm_cmd(engine, args, meta, w):
+    out = os.path.join(args.out, "outputs", "%s.%s.npy" % (w["sm"], engine))
+    if engine == "tfsess":
+        cmd = [os.path.join(args.build, "bench", "sm_bench"), "--dir",
+               meta["dir"], "--signature", meta["signature"], "--input",
+               "%s=%s" % (meta["input_key"], meta["input"]), "--output",
+               meta["output_key"]]
+        for t in meta["tags"]:
+            cmd += ["--tag", t]
+    else:
+        cmd = [args.python, os.path.join(HERE, "tf_sm_bench.py"), "--meta",
+               os.path.join(args.out, w["sm"] + ".json"), "--loader",
+               engine[:3]]
+    return cmd + ["--save-output", out], out
+
+
+def warm_page_cache(meta):
+    """Reads every file of the SavedModel once, so that every engine's
+    loads read it from the page cache alike."""
+    for d, _, files in os.walk(meta["dir"]):
+        for f in files:
+            with open(os.path.join(d, f), "rb") as fh:
+                while fh.read(1 << 24):
+                    pass
+
+
+def measure_sm(args, workloads):
+    """Round r: every SavedModel row, each loader in a fresh process (the
+    loaders' order rotates by one every round)."""
+    engines = sm_engines(args)
+    res = {(w["name"], e): dict({k: [] for k in SM_FIELDS}, error=None,
+                                rel_diff=None, version=None)
+           for w in workloads for e in engines}
+    os.makedirs(os.path.join(args.out, "outputs"), exist_ok=True)
+    metas = {w["name"]: load_sm_meta(args, w) for w in workloads}
+    for w in workloads:
+        if "dir" in metas[w["name"]]:
+            warm_page_cache(metas[w["name"]])
+    for r in range(args.rounds):
+        order = engines[r % len(engines):] + engines[:r % len(engines)]
+        for w in workloads:
+            meta = metas[w["name"]]
+            for e in order:
+                cell = res[(w["name"], e)]
+                if cell["error"]:
+                    continue
+                if "dir" not in meta:
+                    cell["error"] = meta.get("error", "no SavedModel")
+                    continue
+                cmd, out_path = sm_cmd(e, args, meta, w)
+                out, err = run_json(cmd, timeout=args.timeout)
+                if err:
+                    cell["error"] = err
+                    log("  %s / %s: %s" % (w["name"], e, err))
+                    continue
+                for k in SM_FIELDS:
+                    if k in out:
+                        cell[k].append(out[k])
+                cell["version"] = out.get("version")
+                if cell["rel_diff"] is None:
+                    try:
+                        cell["rel_diff"], _ = rel_diff(out_path, meta["ref"])
+                    except (OSError, ValueError) as ex:
+                        cell["error"] = "output: %s" % str(ex)[:200]
+                log("round %d  %-48s %-10s load %s, first call %s, "
+                    "peak RSS %.0f MB" % (
+                        r + 1, w["name"], e, fmt_us(out["load_us"]),
+                        fmt_us(out["first_call_us"]),
+                        out["rss_kb"] / 1024.0))
+    return res
+
+
+def load_sm_meta(args, w):
+    path = os.path.join(args.out, w["sm"] + ".json")
+    if not os.path.exists(path):
+        return dict(error="SavedModel not generated (see %s)" %
+                    os.path.join(args.out, "saved_models.log"))
+    return json.load(open(path))
+
+
+def sm_table(res, workloads, args):
+    """Medians over the rounds of each loader's fresh processes: load wall
+    time, the first call, their sum (time to the first answer), a later
+    call, peak RSS (absolute, and over the process's RSS before the load:
+    after `import tensorflow` for TensorFlow), the RSS right after the
+    load over that base, and the output against TensorFlow's."""
+    def med(c, k):
+        return statistics.median(c[k]) if c[k] else None
+
+    rows = ["| SavedModel | loader | load | first call | load + first call "
+            "| later call | peak RSS MB | peak RSS over base MB | RSS after "
+            "load over base MB | output |",
+            "|---|---|---|---|---|---|---|---|---|---|"]
+    imports = []
+    for w in workloads:
+        for e in sm_engines(args):
+            c = res[(w["name"], e)]
+            if not c["load_us"]:
+                rows.append("| %s | %s | n/a (%s) | | | | | | | |" % (
+                    w["name"], SM_LABELS[e],
+                    (c["error"] or "not run").replace("|", "\\|")))
+                continue
+            imports += c["import_us"]
+            load, first = med(c, "load_us"), med(c, "first_call_us")
+            base, peak = med(c, "rss_kb_base"), med(c, "rss_kb")
+            d = c["rel_diff"]
+            ok = ("matches TF (%s)" % fmt_diff(d) if d is not None and
+                  d <= MAX_REL_DIFF else "MISMATCH (%s)" % fmt_diff(d)
+                  if d is not None else "-")
+            rows.append("| %s | %s | %s | %s | %s | %s | %.0f | %.0f | %.0f "
+                        "| %s |" % (
+                            w["name"], SM_LABELS[e], fmt_us(load),
+                            fmt_us(first), fmt_us(load + first),
+                            fmt_us(med(c, "call_us")), peak / 1024.0,
+                            (peak - base) / 1024.0,
+                            (med(c, "rss_kb_loaded") - base) / 1024.0, ok))
+    if imports:
+        rows.append("")
+        rows.append("`import tensorflow` (not in TensorFlow's load times): "
+                    "median %s over %d processes." % (
+                        fmt_us(statistics.median(imports)), len(imports)))
+    return "\n".join(rows)
+
+
 def cpu_flags():
     try:
         for ln in open("/proc/cpuinfo"):
@@ -545,14 +711,19 @@ def select(args):
     if args.models in ("arch", "all"):
         rows += [w for w in ARCH_WORKLOADS
                  if w["batch"] in args.batch and w["intra"] in args.intra]
+    if args.models in ("savedmodel", "all"):
+        rows += SM_WORKLOADS
     return [w for w in rows if args.only in w["name"]]
 
 
-def versions_line(res, workloads, args):
+def versions_line(res, workloads, args, sm_res=None):
     found = {}
     for (_, e), c in res.items():
         if c.get("version") and e != BASE:
             found.setdefault(e, c["version"])
+    for c in (sm_res or {}).values():   # TensorFlow's loaders
+        if c.get("version"):
+            found.setdefault("tensorflow", c["version"])
     names = [e for e in ARCH_ENGINES if e in found and e != "tfsess" and
              e != "openvino-f32"]
     return "Versions: %s; %d round%s, interleaved; medians of all " \
@@ -566,8 +737,8 @@ def main():
     p.add_argument("--build", required=True)
     p.add_argument("--python", required=True)
     p.add_argument("--out")
-    p.add_argument("--models", choices=("basic", "arch", "all"),
-                   default="basic")
+    p.add_argument("--models", default="basic",
+                   choices=("basic", "arch", "savedmodel", "all"))
     p.add_argument("--rounds", type=int, default=3)
     p.add_argument("--seconds", type=float, default=1.5)
     p.add_argument("--only", default="")
@@ -598,18 +769,23 @@ def main():
         p.error("no rows selected")
     basic = [w for w in workloads if w["group"] == "basic"]
     arch = [w for w in workloads if w["group"] == "arch"]
+    sm = [w for w in workloads if w["group"] == "savedmodel"]
     generate(args, workloads)
     t0, load0 = time.time(), os.getloadavg()[0]
-    res = measure_all(args, workloads)
+    res = measure_all(args, basic + arch)
+    sm_res = measure_sm(args, sm) if sm else {}
     load1 = os.getloadavg()[0]
     text = ["Machine: " + machine(),
             "%s (%.0f s; load average %.1f at the start, %.1f at the "
-            "end)" % (versions_line(res, workloads, args), time.time() - t0,
+            "end)" % (versions_line(res, workloads, args, sm_res),
+                      time.time() - t0,
                       load0, load1)]
     if basic:
         text += ["", table(res, basic)]
     if arch:
         text += ["", arch_table(res, arch, args)]
+    if sm:
+        text += ["", sm_table(sm_res, sm, args)]
     if args.base_build:
         text += ["", base_table(res, workloads, args)]
     if args.json:
@@ -625,7 +801,11 @@ def main():
                             rss_kb=c["rss"] or None,
                             version=c.get("version"))
                        for (w, e), c in res.items()
-                       if c["us"] or c["error"] or c["mismatch"]],
+                       if c["us"] or c["error"] or c["mismatch"]] +
+                      [dict(workload=w, engine=e, error=c["error"],
+                            max_rel_diff=c["rel_diff"],
+                            **{k: c[k] for k in SM_FIELDS})
+                       for (w, e), c in sm_res.items()],
                       f, indent=1)
     if basic and not args.no_gemm:
         text += ["", gemm_section(args)]

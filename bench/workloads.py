@@ -21,6 +21,10 @@
            intra_op_num_threads, OpenVINO's INFERENCE_NUM_THREADS, LiteRT's
            num_threads)
   batch    the batch size (arch rows)
+  sm       (SM_WORKLOADS, group "savedmodel") a SavedModel built by
+           saved_models.py, loaded in a fresh process per load by tfsess
+           (sm_bench) and by TensorFlow's TF1 and TF2 loaders
+           (tf_sm_bench.py)
 
 A new workload is a new entry here (and a builder in models.py when it
 needs a new graph).
@@ -98,5 +102,13 @@ ARCH_WORKLOADS = [
     dict(name="%s, batch %d, %d thread%s" % (label, b, t, "s" * (t > 1)),
          model="%s_b%d" % (arch, b), group="arch", batch=b, intra=t)
     for arch, label in ARCHS for b in ARCH_BATCHES for t in ARCH_THREADS]
+
+# SavedModel load time, first call and peak RSS (saved_models.py)
+SM_WORKLOADS = [
+    dict(name="SavedModel load (Keras export, 100 MB of weights)",
+         sm="sm_keras_mlp", group="savedmodel"),
+    dict(name="SavedModel load (TF1 SavedModelBuilder, 100 MB of weights)",
+         sm="sm_tf1_mlp", group="savedmodel"),
+]
 
 MODELS = sorted({w["model"] for w in WORKLOADS if "model" in w})

@@ -186,6 +186,14 @@ tfs_tensor *tfs_kctx_alloc_output(tfs_kernel_ctx *c, int i,
 tfs_tensor *tfs_kctx_forward_or_alloc(tfs_kernel_ctx *c, int in, int i,
                                       const tfs_shape *shape);
 
+/* Input `in` with the executor's reference, when the kernel may keep it
+ * past the run (a variable's new value): the kernel's read is the slot's
+ * last, nothing else holds the tensor or its buffer, and the buffer is
+ * tfsess's own heap memory (not an arena slot, not the caller's).  The
+ * slot no longer holds it; the caller owns the reference.  Else NULL
+ * (copy the input instead). */
+tfs_tensor *tfs_kctx_take_input(tfs_kernel_ctx *c, int in);
+
 /* Sets output i to `t`, taking ownership. */
 void tfs_kctx_set_output(tfs_kernel_ctx *c, int i, tfs_tensor *t);
 

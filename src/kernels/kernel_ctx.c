@@ -152,6 +152,18 @@ tfs_tensor *tfs_kctx_forward_or_alloc(tfs_kernel_ctx *c, int in, int i,
   return tfs_kctx_alloc_output(c, i, shape);
 }
 
+tfs_tensor *tfs_kctx_take_input(tfs_kernel_ctx *c, int in) {
+  tfs_tensor *t = c->inputs[in];
+  if (!(c->forwardable >> in & 1) || !c->input_slots ||
+      !c->input_slots[in] || *c->input_slots[in] != t ||
+      !tfs_tensor__is_exclusive(t) || t->embedded ||
+      t->buf->kind != TFS_BUF_OWNED)
+    return NULL;
+  *c->input_slots[in] = NULL;
+  c->forwardable &= ~(1ull << in);
+  return t;
+}
+
 void tfs_kctx_set_output(tfs_kernel_ctx *c, int i, tfs_tensor *t) {
   tfs_tensor_free(c->outputs[i]);
   c->outputs[i] = t;

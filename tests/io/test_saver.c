@@ -439,6 +439,25 @@ static void test_keyed_and_handle(void) {
   TFS_ASSERT_OK(st);
   tfs_tensor *want = tfs_npy_read(data("want_a.npy"), st);
   CU_ASSERT(same_tensor(got, want));
+  /* the variable keeps the restored tensor itself: an update after the
+   * read leaves the read value alone */
+  int64_t dims[] = {2, 3};
+  tfs_tensor *ones = tu_floats(dims, 2, (const float[]){1, 1, 1, 1, 1, 1});
+  tfs_output one = tfs_op_const(g, "ones", ones, st);
+  tfs_operation *inc =
+      tfs_op_assign_add_variable(g, "inc", (tfs_output){h, 0}, one, st);
+  TFS_ASSERT_OK(st);
+  tfs_session_run(s, NULL, NULL, 0, NULL, NULL, 0, &inc, 1, st);
+  TFS_ASSERT_OK(st);
+  CU_ASSERT(same_tensor(got, want));
+  tfs_tensor *after = NULL;
+  tfs_session_run(s, NULL, NULL, 0, &out, &after, 1, NULL, 0, st);
+  TFS_ASSERT_OK(st);
+  for (int i = 0; after && i < 6; i++)
+    CU_ASSERT_EQUAL(((const float *)tfs_tensor_data(after))[i],
+                    ((const float *)tfs_tensor_data(want))[i] + 1.0f);
+  tfs_tensor_free(after);
+  tfs_tensor_free(ones);
   tfs_tensor_free(got);
   tfs_tensor_free(want);
   /* saved under the key */

@@ -742,10 +742,61 @@ static const tfs_test_case error_cases[] = {
     {"closed_session", test_closed_session},
     {"kernel_errors_name_the_node", test_kernel_errors_name_the_node},
     {NULL, NULL}};
+/* AssignVariableOp keeps its value tensor only when nothing else holds it:
+ * a fed tensor, a fetched one and an earlier read stay what they were. */
+static void test_assign_variable_value_ownership(void) {
+  setup();
+  int64_t two = 2;
+  tfs_output x = tfs_op_placeholder(g, "x", TFS_FLOAT, &two, 1, st);
+  tfs_output h = tfs_op_var_handle(g, "v", TFS_FLOAT, &two, 1, st);
+  tfs_output y = tfs_op_add(g, "y", x, x, st);
+  tfs_operation *set_x = tfs_op_assign_variable(g, "set_x", h, x, st);
+  tfs_operation *set_y = tfs_op_assign_variable(g, "set_y", h, y, st);
+  tfs_output read = tfs_op_read_variable(g, "read", h, TFS_FLOAT, st);
+  TFS_ASSERT_OK(st);
+  tfs_session *s = new_session();
+  tfs_tensor *xv = tu_floats(&two, 1, (const float[]){1, 2});
+  /* the caller's feed */
+  tfs_session_run(s, &x, &xv, 1, NULL, NULL, 0, &set_x, 1, st);
+  TFS_ASSERT_OK(st);
+  ((float *)tfs_tensor_data(xv))[0] = 100;
+  tfs_tensor *r1 = tu_run1(s, read, NULL, NULL, 0);
+  CU_ASSERT_EQUAL(((float *)tfs_tensor_data(r1))[0], 1.0f);
+  /* a value also fetched */
+  tfs_tensor *yv = NULL;
+  tfs_session_run(s, &x, &xv, 1, &y, &yv, 1, &set_y, 1, st);
+  TFS_ASSERT_OK(st);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(yv);
+  CU_ASSERT_EQUAL(((float *)tfs_tensor_data(yv))[1], 4.0f);
+  ((float *)tfs_tensor_data(yv))[1] = -1;
+  tfs_tensor *r2 = tu_run1(s, read, NULL, NULL, 0);
+  CU_ASSERT_EQUAL(((float *)tfs_tensor_data(r2))[0], 200.0f);
+  CU_ASSERT_EQUAL(((float *)tfs_tensor_data(r2))[1], 4.0f);
+  /* a value nothing else reads (kept by the variable): earlier reads keep
+   * theirs */
+  ((float *)tfs_tensor_data(xv))[0] = 7;
+  tfs_session_run(s, &x, &xv, 1, NULL, NULL, 0, &set_y, 1, st);
+  TFS_ASSERT_OK(st);
+  tfs_tensor *r3 = tu_run1(s, read, NULL, NULL, 0);
+  CU_ASSERT_EQUAL(((float *)tfs_tensor_data(r3))[0], 14.0f);
+  CU_ASSERT_EQUAL(((float *)tfs_tensor_data(r1))[0], 1.0f);
+  CU_ASSERT_EQUAL(((float *)tfs_tensor_data(r2))[0], 200.0f);
+  CU_ASSERT_EQUAL(((float *)tfs_tensor_data(r2))[1], 4.0f);
+  tfs_tensor_free(r1);
+  tfs_tensor_free(r2);
+  tfs_tensor_free(r3);
+  tfs_tensor_free(yv);
+  tfs_tensor_free(xv);
+  tfs_session_free(s);
+  teardown();
+}
+
 static const tfs_test_case var_cases[] = {
     {"ref_variables", test_ref_variables},
     {"assign_validate_shape_at_run", test_assign_validate_shape_at_run},
     {"resource_variables", test_resource_variables},
+    {"assign_variable_value_ownership",
+     test_assign_variable_value_ownership},
     {NULL, NULL}};
 
 const tfs_test_suite tfs_test_suites[] = {{"run", run_cases},

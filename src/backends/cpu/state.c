@@ -334,12 +334,14 @@ static void assign_variable_compute(tfs_kernel_ctx *c) {
                   tfs_dtype_name(value->dtype));
     return;
   }
-  tfs_tensor *copy = tfs_tensor__copy(value, c->st);
-  if (!copy) {
+  /* the value itself when this is its last use (a restored tensor), as
+   * TensorFlow's AssignVariableOp forwards its input; else a copy */
+  tfs_tensor *t = tfs_kctx_take_input(c, 1);
+  if (!t && !(t = tfs_tensor__copy(value, c->st))) {
     tfs_kctx_fail_status(c, c->st);
     return;
   }
-  tfs_variable_write(v, copy);
+  tfs_variable_write(v, t);
 }
 
 static void resource_update(tfs_kernel_ctx *c, upd_fn fn) {
