@@ -27,6 +27,7 @@ extern const tfs_op_spec tfs_ops_segment[];
 extern const tfs_op_spec tfs_ops_special[];
 extern const tfs_op_spec tfs_ops_image[];
 extern const tfs_op_spec tfs_ops_matrix[];
+extern const tfs_op_spec tfs_ops_parse_example[];
 extern const tfs_op_spec tfs_ops_grad[];
 extern const tfs_op_spec tfs_ops_conv_grad[];
 extern const tfs_op_spec tfs_ops_linalg[];

@@ -23,7 +23,7 @@ static const tfs_op_spec *const kFamilies[] = {
     tfs_ops_control_flow,
     tfs_ops_functional, tfs_ops_tensor_array,
     tfs_ops_list, tfs_ops_segment, tfs_ops_bits, tfs_ops_special, tfs_ops_image,
-    tfs_ops_matrix,
+    tfs_ops_matrix, tfs_ops_parse_example,
     tfs_ops_grad,
     tfs_ops_linalg,
     tfs_ops_lookup,

@@ -120,6 +120,7 @@ static void test_module(void) { check_model("module"); }
 static void test_tf1_simple(void) { check_model("tf1_simple"); }
 static void test_tf1_builder(void) { check_model("tf1_builder"); }
 static void test_text_vocab(void) { check_model("text_vocab"); }
+static void test_estimator_style(void) { check_model("estimator_style"); }
 
 static tfs_saved_model *load(const char *name, tfs_status *st) {
   char rel[256];
@@ -469,6 +470,7 @@ static const tfs_test_case kModelCases[] = {
     {"tf1_simple", test_tf1_simple},
     {"tf1_builder", test_tf1_builder},
     {"text_vocab", test_text_vocab},
+    {"estimator_style", test_estimator_style},
     {"pbtxt", test_pbtxt},
     {"fingerprints", test_fingerprints},
     {NULL, NULL},

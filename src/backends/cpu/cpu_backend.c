@@ -40,6 +40,7 @@ const tfs_kernel_def *const tfs_cpu_kernel_tables[] = {
     tfs_cpu_kernels_image_combined_nms, tfs_cpu_kernels_image_crop,
     tfs_cpu_kernels_image_color, tfs_cpu_kernels_matrix_diag,
     tfs_cpu_kernels_matrix_det, tfs_cpu_kernels_sparse,
+    tfs_cpu_kernels_parse_example,
     tfs_cpu_kernels_grad_elem, tfs_cpu_kernels_grad_array,
     tfs_cpu_kernels_lookup, tfs_cpu_kernels_string_hash,
     tfs_cpu_kernels_image_scale,

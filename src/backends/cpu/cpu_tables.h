@@ -77,6 +77,7 @@ extern const tfs_kernel_def tfs_cpu_kernels_string_hash[];
 extern const tfs_kernel_def tfs_cpu_kernels_image_scale[];
 extern const tfs_kernel_def tfs_cpu_kernels_save_restore[];
 extern const tfs_kernel_def tfs_cpu_kernels_sparse[];
+extern const tfs_kernel_def tfs_cpu_kernels_parse_example[];
 extern const tfs_kernel_def tfs_cpu_kernels_image_patches[];
 extern const tfs_kernel_def tfs_cpu_kernels_pool3d[];
 extern const tfs_kernel_def tfs_cpu_kernels_pool_argmax[];
