@@ -163,6 +163,13 @@ static int feed_asset(tfs_saved_model *m, feeds *f,
       ti && ti->encoding_case == TENSORFLOW__TENSOR_INFO__ENCODING_NAME
           ? ti->name
           : "";
+  /* an asset listed twice for one tensor (TF1 builders add a
+   * TextFileInitializer's file to ASSET_FILEPATHS again when the caller
+   * lists it too) is fed once */
+  tfs_output o;
+  if (tfs_sm__find_tensor(m->g, name, &o, st)) return -1;
+  for (int i = 0; i < f->n; i++)
+    if (f->out[i].oper == o.oper && f->out[i].index == o.index) return 0;
   return feed_path(m->g, f, name, m->dir, "assets", a->filename, st);
 }
 

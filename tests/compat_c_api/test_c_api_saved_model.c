@@ -185,7 +185,7 @@ static int run_call(const char *dir, TF_Graph *g, TF_Session *s,
 static const char *const kModels[] = {
     "keras_mlp", "keras_cnn",   "keras_lstm",  "tf_keras_gru",
     "module",    "tf1_simple",  "tf1_builder", "text_vocab",
-    NULL};
+    "estimator_style", NULL};
 
 static void test_saved_models(void) {
   int failed = 0, ran = 0;

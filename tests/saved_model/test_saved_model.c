@@ -325,6 +325,21 @@ static void test_graph_checks(void) {
   TFS_ASSERT_OK(st);
   CU_ASSERT_EQUAL(tfs_saved_model_num_signatures(m), 0);
   tfs_saved_model_free(m);
+  /* one asset tensor listed twice is fed once */
+  m = load_text(
+      "asset_twice",
+      "meta_graphs { meta_info_def { tags: \"serve\" } graph_def { "
+      "node { name: \"p\" op: \"Placeholder\" attr { key: \"dtype\" "
+      "value { type: DT_STRING } } } node { name: \"init\" op: "
+      "\"Identity\" input: \"p\" attr { key: \"T\" value { type: "
+      "DT_STRING } } } } collection_def { key: \"saved_model_main_op\" "
+      "value { node_list { value: \"init\" } } } asset_file_def { "
+      "tensor_info { name: \"p:0\" } filename: \"v.txt\" } "
+      "asset_file_def { tensor_info { name: \"p:0\" } filename: "
+      "\"v.txt\" } }",
+      st);
+  TFS_ASSERT_OK(st);
+  tfs_saved_model_free(m);
   tfs_status_free(st);
 }
 
