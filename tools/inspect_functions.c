@@ -928,8 +928,9 @@ int tfs_cli_print_concrete_functions(const Tensorflow__SavedModel *sm) {
   static const char kFailed[] =
       " N/A (could not be listed due to unknown reasons)\n";
   static const char kUnsupported[] =
-      " N/A (tfsess does not print the type specs or tensors these "
-      "functions' signatures hold)\n";
+      " N/A (tfsess does not print some values of these functions' "
+      "signatures: type specs, tensors, or shapes saved_model_cli cannot "
+      "list)\n";
   if (sm->n_meta_graphs != 1) {
     /* Python's load needs tags to pick one of several MetaGraphs */
     printf("\nConcrete Functions:%s", kFailed);
