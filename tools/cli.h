@@ -224,4 +224,11 @@ char *tfs_cli_key_path(const char *dir, const char *key);
 int tfs_cli_inspect_saved_model(const char *dir, int tag_sets,
                                 const char *tags, const char *signature);
 
+/* The "Concrete Functions:" section of `inspect DIR` for a SavedModel
+ * whose MetaGraph carries an object graph (inspect_functions.c): what
+ * saved_model_cli show --all prints after loading the model in Python.
+ * Returns an exit status. */
+struct Tensorflow__SavedModel;
+int tfs_cli_print_concrete_functions(const struct Tensorflow__SavedModel *sm);
+
 #endif /* TFS_TOOLS_CLI_H */

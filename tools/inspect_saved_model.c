@@ -10,11 +10,10 @@
  *   inspect DIR --tags T --signature K
  *                                     show ... --tag_set T --signature_def K
  *
- * The output is saved_model_cli's byte for byte, with two differences:
- * the "contains the following ops:" set is printed sorted (Python prints
- * a set in an order that changes from run to run), and the "Concrete
- * Functions" of a TF2 export, which saved_model_cli lists by loading the
- * object graph in Python, are reported as not listed.
+ * The output is saved_model_cli's byte for byte, except that the
+ * "contains the following ops:" set is printed sorted (Python prints a
+ * set in an order that changes from run to run).  The "Concrete
+ * Functions" of a TF2 export come from inspect_functions.c.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -358,8 +357,7 @@ static int show_all(const Tensorflow__SavedModel *sm) {
   }
   free(order);
   if (rc == TFS_CLI_OK && object_graph)
-    printf("\nConcrete Functions: N/A (tfsess does not read the object "
-           "graph they are listed from)\n");
+    rc = tfs_cli_print_concrete_functions(sm);
   return rc;
 }
 
