@@ -70,13 +70,6 @@ ProtobufCMessage *tfs_pb__parse_text(const ProtobufCMessageDescriptor *desc,
 int tfs_pb__print_text(const ProtobufCMessage *m, tfs_buffer *out,
                        tfs_status *st);
 
-/* Puts the entries of every map field in `m` (nested messages included)
- * in key order, the order the text format prints them in and
- * deterministic serialization packs them in, so equal messages pack to
- * equal bytes whatever order their maps arrived in.  Returns 0, or -1
- * when memory runs out (the maps are then partly sorted). */
-int tfs_pb__sort_maps(ProtobufCMessage *m);
-
 /* The message descriptor tfsess compiles whose full name (e.g.
  * "tensorflow.AssetFileDef") is `name` (`len` bytes), or NULL. */
 const ProtobufCMessageDescriptor *tfs_pb__find_message(const char *name,

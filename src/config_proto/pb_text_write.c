@@ -373,41 +373,6 @@ static int print_map(printer *P, const ProtobufCFieldDescriptor *f,
   return 0;
 }
 
-/* Sorts the entries of every map field of m, and of the messages in it,
- * by key.  Returns 0, or -1 when memory runs out (m is then partly
- * sorted). */
-static int sort_maps(ProtobufCMessage *m, int depth) {
-  if (depth > TFS_PB_MAX_DEPTH) return 0;
-  const ProtobufCMessageDescriptor *d = m->descriptor;
-  for (unsigned i = 0; i < d->n_fields; i++) {
-    const ProtobufCFieldDescriptor *f = &d->fields[i];
-    if (f->type != PROTOBUF_C_TYPE_MESSAGE) continue;
-    /* a oneof's members share their storage */
-    if ((f->flags & PROTOBUF_C_FIELD_FLAG_ONEOF) &&
-        *(const uint32_t *)MEMBER(m, f->quantifier_offset) != f->id)
-      continue;
-    void *p = (char *)m + f->offset;
-    if (f->label != PROTOBUF_C_LABEL_REPEATED) {
-      ProtobufCMessage *sub = *(ProtobufCMessage **)p;
-      if (sub && sort_maps(sub, depth + 1)) return -1;
-      continue;
-    }
-    size_t n = *(const size_t *)MEMBER(m, f->quantifier_offset);
-    ProtobufCMessage **v = *(ProtobufCMessage ***)p;
-    for (size_t k = 0; k < n; k++)
-      if (v[k] && sort_maps(v[k], depth + 1)) return -1;
-    if (n < 2 || !is_map(f)) continue;
-    const ProtobufCMessage **tmp =
-        n <= SIZE_MAX / sizeof *tmp ? tfs_malloc(n * sizeof *tmp) : NULL;
-    if (!tmp) return -1;
-    sort_entries((const ProtobufCMessage **)v, tmp, n);
-    tfs_free(tmp);
-  }
-  return 0;
-}
-
-int tfs_pb__sort_maps(ProtobufCMessage *m) { return sort_maps(m, 0); }
-
 /* ---- messages ------------------------------------------------------------ */
 
 /* A tensorflow.AnyValue (google.protobuf.Any) whose type tfsess knows and

@@ -8,7 +8,6 @@
 #include <pthread.h>
 #include <string.h>
 
-#include "config_proto/pb_text.h"
 #include "core/alloc.h"
 #include "core/status.h"
 #include "core/strbuf.h"
@@ -81,13 +80,6 @@ static int add_owned(tfs_graph *g, uint8_t *bytes, size_t len,
     if (oom) return TFS_OOM(st), -1;
     tfs_status_set(st, TFS_INVALID_ARGUMENT, "Invalid FunctionDef");
     return -1;
-  }
-  /* maps in key order: the same function packs to the same bytes in an
-   * export whether it came from binary or text */
-  if (tfs_pb__sort_maps(&fd->base)) {
-    tfs_pb__free(&fd->base);
-    tfs_free(bytes);
-    return TFS_OOM(st), -1;
   }
   const char *name = fd->signature ? fd->signature->name : "";
   int rc = -1;

@@ -347,16 +347,14 @@ static void check_case(const char *c) {
   fixture_path(rel, sizeof rel, c, ".pbtxt");
   char *text = read_file(rel, &tl);
   tfs_graph *gt = import_text(text, tl), *gb = import_bin(bin, bl);
-  /* the same graph: the same exported bytes */
-  tfs_buffer et = {NULL, 0, NULL}, eb = {NULL, 0, NULL};
+  /* the same graph: the same export, but for the order of map entries in
+   * function bodies, which a library keeps as they came (the binary's
+   * order; the text lists them sorted), so compared as text */
+  tfs_buffer et = {NULL, 0, NULL}, tb = {NULL, 0, NULL};
   export_bin(gt, &et);
-  export_bin(gb, &eb);
-  int same =
-      et.length == eb.length && memcmp(et.data, eb.data, et.length) == 0;
-  if (!same)
-    fprintf(stderr, "\n  %s: text and binary imports export differently\n",
-            c);
-  CU_ASSERT_TRUE(same);
+  tfs_status *st = tfs_status_new();
+  tfs_graph_to_graphdef_text(gb, &tb, st);
+  TFS_ASSERT_OK(st);
   /* and the same outputs, TensorFlow's */
   tfs_tensor *ot[TC_MAX_ITEMS] = {NULL}, *ob[TC_MAX_ITEMS] = {NULL};
   run_case(gt, dir, &m, ot);
@@ -368,10 +366,10 @@ static void check_case(const char *c) {
   }
   /* the text tfsess prints is TensorFlow's text of the exported GraphDef,
    * and reads back as the same graph */
-  tfs_status *st = tfs_status_new();
   tfs_buffer pt = {NULL, 0, NULL};
   tfs_graph_to_graphdef_text(gt, &pt, st);
   TFS_ASSERT_OK(st);
+  CU_ASSERT_TRUE(same_text(c, pt.data, pt.length, tb.data, tb.length));
   CU_ASSERT_EQUAL(((const char *)pt.data)[pt.length], 0);
   const char *dump = getenv("TFS_PBTXT_EXPORT_DIR");
   if (dump && *dump) {
@@ -391,7 +389,7 @@ static void check_case(const char *c) {
   if (e2.data_deallocator) e2.data_deallocator((void *)e2.data, e2.length);
   if (pt.data_deallocator) pt.data_deallocator((void *)pt.data, pt.length);
   if (et.data_deallocator) et.data_deallocator((void *)et.data, et.length);
-  if (eb.data_deallocator) eb.data_deallocator((void *)eb.data, eb.length);
+  if (tb.data_deallocator) tb.data_deallocator((void *)tb.data, tb.length);
   tfs_graph_free(g2);
   tfs_graph_free(gt);
   tfs_graph_free(gb);
