@@ -111,6 +111,28 @@ TFS_API void tfs_graph_to_graphdef_pruned(tfs_graph *g,
                                           int ntargets, tfs_buffer *out,
                                           tfs_status *st);
 
+/* The graph as a text GraphDef (a .pbtxt, protobuf's text format) in the
+ * empty buffer `out` (freed by tfs_buffer_free; the text is followed by a
+ * NUL byte that `length` does not count).  The text is what TensorFlow's
+ * Python text_format.MessageToString prints for the GraphDef that
+ * tfs_graph_to_graphdef exports, byte for byte: fields in field-number
+ * order, two-space indentation, attrs as key / value blocks sorted by key,
+ * strings C-escaped (octal escapes for non-printable bytes), floats in
+ * their shortest round-trip form, dtypes by name. */
+TFS_API void tfs_graph_to_graphdef_text(tfs_graph *g, tfs_buffer *out,
+                                        tfs_status *st);
+
+/* tfs_graph_import_graphdef for a text GraphDef: `len` bytes of `text`
+ * (NUL not needed) as tf.io.write_graph(as_text=True) or
+ * text_format.MessageToString writes them, any syntax protobuf's text
+ * parser accepts (comments, `<>` blocks, lists, both quote kinds).  Text
+ * that does not parse fails with INVALID_ARGUMENT "Invalid GraphDef text:
+ * LINE:COLUMN: problem" in protobuf's wording; the rest (options, results,
+ * errors, the graph unchanged on error) is tfs_graph_import_graphdef's. */
+TFS_API tfs_import_results *tfs_graph_import_graphdef_text(
+    tfs_graph *g, const char *text, size_t len,
+    const tfs_import_options *opts, tfs_status *st);
+
 TFS_END_DECLS
 
 #endif /* TFSESS_GRAPHDEF_H */

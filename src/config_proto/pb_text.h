@@ -10,6 +10,7 @@
 #include <protobuf-c/protobuf-c.h>
 #include <stddef.h>
 
+#include "tfsess/buffer.h"
 #include "tfsess/status.h"
 
 /* Parses `len` bytes of text (need not be NUL-terminated) as a message of
@@ -49,6 +50,25 @@ ProtobufCMessage *tfs_pb__parse_text(const ProtobufCMessageDescriptor *desc,
                                      const char *text, size_t len,
                                      const char *const *skip_fields,
                                      tfs_status *st);
+
+/* Writes `m` in the text format into the empty buffer `out` (freed by
+ * tfs_buffer_free), byte for byte as Python's
+ * text_format.MessageToString(m) writes it: the fields that are set (for
+ * proto3 scalars, not zero / empty; oneof members when they are the
+ * case) in field-number order, `name: value` or `name {` ... `}`, two
+ * spaces of indentation per level, one field per line; strings and bytes
+ * in double quotes, escaped as protobuf's CEscape escapes them (\n \r
+ * \t \" \' \\ by name, other bytes below 32 or from 127 up as three
+ * octal digits); float fields with the fewest digits (six at least) that
+ * read back as the same float and doubles with the fewest that read back
+ * exactly, written as Python writes a float ("1.0", "1e-05", "inf",
+ * "nan"); enums by name (an unknown value as its number); map fields as
+ * `key` / `value` entries sorted by key; a tensorflow.AnyValue whose type
+ * tfsess compiles as `[type_url] { ... }`.  Unknown fields are left out.
+ * Returns 0, or -1 with an error (non-empty buffer, out of memory,
+ * nesting deeper than TFS_PB_MAX_DEPTH). */
+int tfs_pb__print_text(const ProtobufCMessage *m, tfs_buffer *out,
+                       tfs_status *st);
 
 /* The message descriptor tfsess compiles whose full name (e.g.
  * "tensorflow.AssetFileDef") is `name` (`len` bytes), or NULL. */

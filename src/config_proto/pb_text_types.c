@@ -15,6 +15,7 @@
 #include "proto/config.pb-c.h"
 #include "proto/event.pb-c.h"
 #include "proto/fingerprint.pb-c.h"
+#include "proto/full_type.pb-c.h"
 #include "proto/function.pb-c.h"
 #include "proto/graph.pb-c.h"
 #include "proto/meta_graph.pb-c.h"
@@ -144,6 +145,8 @@ static const struct {
      offsetof(Tensorflow__CollectionDef, kind_case), "kind"},
     {&tensorflow__tensor_info__descriptor,
      offsetof(Tensorflow__TensorInfo, encoding_case), "encoding"},
+    {&tensorflow__full_type_def__descriptor,
+     offsetof(Tensorflow__FullTypeDef, attr_case), "attr"},
     {&tensorflow__tensor_slice_proto__extent__descriptor,
      offsetof(Tensorflow__TensorSliceProto__Extent, has_length_case),
      "has_length"},
