@@ -397,12 +397,16 @@ static void test_run_errors(void) {
  * TensorFlow's answers again; a broken text names line and column. */
 static void test_pbtxt(void) {
   const char *dir = it_tmp("pbtxt_model");
-  char cmd[4096];
+  char cmd[4096], text[1024], vars[1024];
+  /* it_src returns one static buffer: copy before the next call */
+  snprintf(text, sizeof text, "%s",
+           it_src("tests/data/pbtxt/tf1_simple.pbtxt"));
+  snprintf(vars, sizeof vars, "%s/variables",
+           model_dir("tests/data/saved_models/tf1_simple"));
   snprintf(cmd, sizeof cmd,
            "rm -rf %s && mkdir -p %s && cp %s %s/saved_model.pbtxt && "
-           "cp -r %s/variables %s/",
-           dir, dir, it_src("tests/data/pbtxt/tf1_simple.pbtxt"), dir,
-           model_dir("tests/data/saved_models/tf1_simple"), dir);
+           "cp -r %s %s/",
+           dir, dir, text, dir, vars, dir);
   CU_ASSERT_EQUAL_FATAL(system(cmd), 0);
   tfs_status *st = tfs_status_new();
   tfs_saved_model *m = tfs_saved_model_load(dir, NULL, 0, NULL, NULL, st);
