@@ -2,7 +2,6 @@
  * saved_model/fingerprint.c - a SavedModel's fingerprint.pb
  * (FingerprintDef) and its singleprint.  See tfsess/saved_model.h.
  */
-#include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
@@ -12,41 +11,7 @@
 #include "core/status.h"
 #include "core/util.h"
 #include "proto/fingerprint.pb-c.h"
-#include "tfsess/saved_model.h"
-
-/* The whole file, or NULL with an error. */
-static char *slurp(const char *path, size_t *len, tfs_status *st) {
-  FILE *f = fopen(path, "rb");
-  if (!f) {
-    tfs_status_setf(st, errno == ENOENT ? TFS_NOT_FOUND : TFS_PERMISSION_DENIED,
-                    "%s; %s", path, strerror(errno));
-    return NULL;
-  }
-  char *buf = NULL;
-  size_t n = 0, cap = 0;
-  int bad = 0;
-  for (;;) {
-    if (n == cap && tfs_grow((void **)&buf, &cap, n + 4096, 1)) {
-      bad = 1;
-      TFS_OOM(st);
-      break;
-    }
-    size_t got = fread(buf + n, 1, cap - n, f);
-    n += got;
-    if (got == 0) break;
-  }
-  if (!bad && ferror(f)) {
-    bad = 1;
-    tfs_status_setf(st, TFS_DATA_LOSS, "%s: read error", path);
-  }
-  fclose(f);
-  if (bad) {
-    tfs_free(buf);
-    return NULL;
-  }
-  *len = n;
-  return buf;
-}
+#include "saved_model/sm_internal.h"
 
 int tfs_saved_model_read_fingerprint(const char *export_dir,
                                      tfs_saved_model_fingerprint *out,
@@ -58,8 +23,11 @@ int tfs_saved_model_read_fingerprint(const char *export_dir,
     return -1;
   }
   size_t len = 0;
-  char *data = slurp(path, &len, st);
-  if (!data) {
+  char *data = NULL;
+  int rc = tfs_sm__read_file(path, &data, &len, st);
+  if (rc == 1)
+    tfs_status_setf(st, TFS_NOT_FOUND, "%s; No such file or directory", path);
+  if (rc) {
     tfs_free(path);
     return -1;
   }

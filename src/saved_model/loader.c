@@ -21,9 +21,8 @@
 
 /* ---- reading ------------------------------------------------------------- */
 
-/* Reads a whole file.  0; 1 when it does not exist; -1 with an error. */
-static int read_all(const char *path, char **out, size_t *len,
-                    tfs_status *st) {
+int tfs_sm__read_file(const char *path, char **out, size_t *len,
+                      tfs_status *st) {
   FILE *f = fopen(path, "rb");
   if (!f) {
     if (errno == ENOENT || errno == ENOTDIR) return 1;
@@ -71,7 +70,7 @@ Tensorflow__SavedModel *tfs_sm__read(const char *dir, tfs_status *st) {
   }
   char *data = NULL;
   size_t len = 0;
-  int rc = read_all(path, &data, &len, st);
+  int rc = tfs_sm__read_file(path, &data, &len, st);
   tfs_free(path);
   if (rc < 0) return NULL;
   if (rc == 0) {
@@ -95,7 +94,7 @@ Tensorflow__SavedModel *tfs_sm__read(const char *dir, tfs_status *st) {
     TFS_OOM(st);
     return NULL;
   }
-  rc = read_all(path, &data, &len, st);
+  rc = tfs_sm__read_file(path, &data, &len, st);
   tfs_free(path);
   if (rc < 0) return NULL;
   if (rc == 1) {
