@@ -214,8 +214,9 @@ static int float_list(rd *r, tfs_ex_sink *s) {
     if (!s->growing && keep > s->cap) keep = s->cap;
     if ((size_t)(r->lim - r->pos) < keep * 4) return 1;
     if (reserve(s, keep, 4)) return -1;
-    char *dst = (char *)s->data + (s->growing ? s->len : 0) * 4;
-    if (keep) memcpy(dst, r->pos, keep * 4);
+    if (keep) /* s->data may be NULL when nothing is kept */
+      memcpy((char *)s->data + (s->growing ? s->len : 0) * 4, r->pos,
+             keep * 4);
     r->pos += keep * 4;
     if (s->growing) s->len += keep;
     s->count += k;
