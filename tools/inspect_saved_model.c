@@ -238,8 +238,8 @@ static int print_inputs_outputs(const signature_def *s, int indent) {
 typedef struct op_walk {
   tfs_map functions; /* name -> FunctionDef */
   tfs_map used;      /* op and function names */
-  const Tensorflow__FunctionDef **todo;
-  size_t ntodo;
+  const Tensorflow__FunctionDef **pending;
+  size_t npending;
 } op_walk;
 
 static const Tensorflow__AttrValue *node_attr(const Tensorflow__NodeDef *n,
@@ -253,7 +253,7 @@ static const Tensorflow__AttrValue *node_attr(const Tensorflow__NodeDef *n,
 static int mark_used(op_walk *w, const char *op) {
   if (tfs_map_get_str(&w->used, op)) return 0;
   const Tensorflow__FunctionDef *f = tfs_map_get_str(&w->functions, op);
-  if (f) w->todo[w->ntodo++] = f; /* each function once: todo holds all */
+  if (f) w->pending[w->npending++] = f; /* each function pushed once */
   return tfs_map_put_str(&w->used, op, (void *)op);
 }
 
@@ -276,16 +276,16 @@ static const char **ops_used(const Tensorflow__GraphDef *gd, size_t *n) {
   op_walk w = {TFS_MAP_INIT, TFS_MAP_INIT, NULL, 0};
   const Tensorflow__FunctionDefLibrary *lib = gd ? gd->library : NULL;
   size_t nfun = lib ? lib->n_function : 0;
-  w.todo = calloc(nfun + 1, sizeof *w.todo);
-  int rc = w.todo ? 0 : -1;
+  w.pending = calloc(nfun + 1, sizeof *w.pending);
+  int rc = w.pending ? 0 : -1;
   for (size_t i = 0; rc == 0 && i < nfun; i++)
     if (lib->function[i]->signature)
       rc = tfs_map_put_str(&w.functions, lib->function[i]->signature->name,
                            lib->function[i]);
   for (size_t i = 0; rc == 0 && gd && i < gd->n_node; i++)
     rc = process_node(&w, gd->node[i]);
-  while (rc == 0 && w.ntodo) {
-    const Tensorflow__FunctionDef *f = w.todo[--w.ntodo];
+  while (rc == 0 && w.npending) {
+    const Tensorflow__FunctionDef *f = w.pending[--w.npending];
     for (size_t i = 0; rc == 0 && i < f->n_node_def; i++)
       rc = process_node(&w, f->node_def[i]);
   }
@@ -296,7 +296,7 @@ static const char **ops_used(const Tensorflow__GraphDef *gd, size_t *n) {
     if (!tfs_map_get_str(&w.functions, e->value)) ops[k++] = e->value;
   if (ops) qsort(ops, k, sizeof *ops, cmp_str);
   *n = k;
-  free(w.todo);
+  free(w.pending);
   tfs_map_free(&w.functions);
   tfs_map_free(&w.used);
   return ops;
