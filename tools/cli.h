@@ -167,6 +167,9 @@ int tfs_cli_resolve_targets(tfs_graph *g, const tfs_cli_list *names,
  * into "__", under `dir`.  malloc'd (caller frees); NULL on OOM. */
 char *tfs_cli_fetch_path(const char *dir, const char *fetch_name);
 
+/* Non-zero when `path` names a text GraphDef (ends in .pbtxt). */
+int tfs_cli_is_pbtxt(const char *path);
+
 /* Creates a directory and its parents.  Returns 0 or -1 (reported). */
 int tfs_cli_mkdirs(const char *dir);
 

@@ -57,7 +57,11 @@ tfs_graph *tfs_cli_load_graph(const char *path) {
     tfs_import_options_set_max_nesting(io, g_import_nesting);
     tfs_import_options_set_max_nodes(io, g_import_nodes);
   }
-  if (g && st && io) r = tfs_graph_import_graphdef(g, bytes, len, io, st);
+  if (g && st && io)
+    r = tfs_cli_is_pbtxt(path)
+            ? tfs_graph_import_graphdef_text(g, (const char *)bytes, len, io,
+                                             st)
+            : tfs_graph_import_graphdef(g, bytes, len, io, st);
   tfs_import_options_free(io);
   free(bytes);
   if (!r) {
@@ -185,6 +189,11 @@ char *tfs_cli_fetch_path(const char *dir, const char *fetch_name) {
   }
   tfs_strbuf_printf(&b, "_%s.npy", index);
   return tfs_strbuf_take(&b);
+}
+
+int tfs_cli_is_pbtxt(const char *path) {
+  size_t n = strlen(path);
+  return n >= 6 && strcmp(path + n - 6, ".pbtxt") == 0;
 }
 
 int tfs_cli_mkdirs(const char *dir) {

@@ -114,11 +114,12 @@ static const tfs_cli_opt kRunOpts[] = {
     {NULL, NULL, NULL, NULL}};
 
 static const tfs_cli_help kRunHelp = {
-    "run MODEL.pb|SAVED_MODEL_DIR [--feed NAME[:i]=FILE.npy ...] "
+    "run MODEL.pb|MODEL.pbtxt|SAVED_MODEL_DIR [--feed NAME[:i]=FILE.npy ...] "
     "[--fetch NAME[:i] ...] "
     "[--target NODE ...] [--init NODE ...] [--runs N] [--out DIR] "
     "[--batch N] [--tags TAG,... --signature KEY] [options]",
-    "Runs the graph in MODEL.pb (a GraphDef, e.g. a frozen TensorFlow model)\n"
+    "Runs the graph in MODEL.pb (a GraphDef, e.g. a frozen TensorFlow model;\n"
+    "MODEL.pbtxt: a text GraphDef)\n"
     "once with the given feeds, or once per batch with --batch, and prints\n"
     "dtype, shape, min, mean and max of every fetched tensor.  A SavedModel\n"
     "directory (saved_model.pb) runs one of its signatures: feeds and\n"
