@@ -33,6 +33,8 @@ extern const char *tfs_cli_command;
 int tfs_cli_error(const char *fmt, ...) TFS_PRINTF(1, 2);
 /* Same with TFS_CLI_USAGE and a hint to use --help. */
 int tfs_cli_usage_error(const char *fmt, ...) TFS_PRINTF(1, 2);
+/* "tfsess CMD: warning: MESSAGE" on one line to stderr. */
+void tfs_cli_warning(const char *fmt, ...) TFS_PRINTF(1, 2);
 /* tfs_cli_error with the status message. */
 int tfs_cli_status_error(const tfs_status *st);
 
@@ -142,9 +144,16 @@ typedef struct tfs_cli_feed {
   char *file;       /* file part */
   char *npz_key;    /* or NULL */
   tfs_output port;
+  /* What the feed takes (tfs_cli_feed_expect_*): dtype (TFS_INVALID: not
+   * known, nothing checked) and shape (rank -1: any; dim -1: any). */
+  tfs_dtype want_dtype;
+  int want_rank;
+  int64_t want_dims[TFS_MAX_RANK];
+  int warned; /* the precision warning was printed */
 } tfs_cli_feed;
 
-/* Splits a --feed spec and resolves the tensor.  Returns 0, or an exit
+/* Splits a --feed spec, resolves the tensor and takes its dtype and
+ * inferred shape as what the feed expects.  Returns 0, or an exit
  * status (TFS_CLI_USAGE for a malformed spec) after reporting; free with
  * tfs_cli_feed_clear either way. */
 int tfs_cli_feed_parse(tfs_graph *g, const char *spec, tfs_cli_feed *f);
@@ -154,8 +163,28 @@ int tfs_cli_feed_parse(tfs_graph *g, const char *spec, tfs_cli_feed *f);
 int tfs_cli_feed_split(const char *spec, const char *expect,
                        tfs_cli_feed *f);
 void tfs_cli_feed_clear(tfs_cli_feed *f);
-/* Loads the whole value of a feed; a new tensor or NULL (reported). */
-tfs_tensor *tfs_cli_feed_load(const tfs_cli_feed *f);
+/* Loads the whole value of a feed as its file holds it; a new tensor or
+ * NULL (reported). */
+tfs_tensor *tfs_cli_feed_read(const tfs_cli_feed *f);
+/* Loads the whole value of a feed, made to fit it with
+ * tfs_cli_feed_conform; a new tensor or NULL (reported). */
+tfs_tensor *tfs_cli_feed_load(tfs_cli_feed *f);
+
+/* ---- feed dtypes (cli_feed_dtype.c) -------------------------------------- */
+
+/* What a feed expects: the graph tensor's dtype and inferred shape, or a
+ * SavedModel signature input's. */
+void tfs_cli_feed_expect_graph(tfs_graph *g, tfs_cli_feed *f);
+void tfs_cli_feed_expect_info(const tfs_tensor_info *ti, tfs_cli_feed *f);
+/* --strict-dtypes: refuse every dtype mismatch instead of converting. */
+void tfs_cli_set_strict_dtypes(int strict);
+/* Checks *t against what `f` expects and converts a numeric value of
+ * another dtype in place (as np.asarray(value, dtype) does for
+ * Session.run's feed_dict), warning once per feed when values round and
+ * failing when one is out of the target's range.  Errors read "feed 'x'
+ * (file a.npy): expected float [?,4], got double [3,5]".  Returns 0 or
+ * an exit status (reported). */
+int tfs_cli_feed_conform(tfs_cli_feed *f, tfs_tensor **t);
 /* Non-zero when the feed's file is a .npz. */
 int tfs_cli_feed_is_npz(const tfs_cli_feed *f);
 

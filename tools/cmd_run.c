@@ -24,6 +24,7 @@ typedef struct run_args {
   int64_t batch; /* 0: one run over the whole feeds */
   int64_t runs;  /* 0: once */
   int quiet;
+  int strict_dtypes;     /* --strict-dtypes */
   const char *tags;      /* SavedModel: --tags, or NULL (serve) */
   const char *signature; /* SavedModel: --signature, or NULL */
 } run_args;
@@ -69,6 +70,10 @@ static int set_quiet(void *c, const char *v) {
   ((run_args *)c)->quiet = 1;
   return 0;
 }
+static int set_strict_dtypes(void *c, const char *v) {
+  ((run_args *)c)->strict_dtypes = 1;
+  return 0;
+}
 static int set_tags(void *c, const char *v) {
   tfs_cli_tags t; /* checked here: a bad list is a usage error */
   if (tfs_cli_tags_parse(v, &t)) return -1;
@@ -103,6 +108,10 @@ static const tfs_cli_opt kRunOpts[] = {
      "fetches; .npy feeds are read a batch at a time",
      set_batch},
     {"quiet", NULL, "do not print the summary line of each fetch", set_quiet},
+    {"strict-dtypes", NULL,
+     "refuse a feed whose dtype differs from the tensor's instead of "
+     "converting it (as feed_dict does; a lossy conversion warns)",
+     set_strict_dtypes},
     {"tags", "TAG[,TAG...]",
      "SavedModel: the tag set of the MetaGraph to load (default serve)",
      set_tags},
@@ -125,7 +134,8 @@ static const tfs_cli_help kRunHelp = {
     "directory (saved_model.pb) runs one of its signatures: feeds and\n"
     "fetches are the signature's input and output keys (--feed KEY=FILE,\n"
     "--fetch KEY), without --fetch every output is fetched, and --out\n"
-    "writes DIR/<key>.npy.",
+    "writes DIR/<key>.npy.  A feed of another numeric dtype is converted\n"
+    "(float64 into a float placeholder).",
     1, 1};
 
 /* ---- setup --------------------------------------------------------------- */
@@ -198,6 +208,8 @@ static int setup_saved_model(run_state *r, const char *dir,
     if ((rc = tfs_cli_feed_split(a->feeds.v[i], "KEY", &r->feeds[i])))
       return rc;
     r->feed_keys[i] = r->feeds[i].name;
+    const tfs_tensor_info *ti = tfs_signature_find_input(sig, r->feeds[i].name);
+    if (ti) tfs_cli_feed_expect_info(ti, &r->feeds[i]);
   }
   for (int i = 0; i < a->fetches.n; i++) {
     for (int j = 0; j < i; j++)
@@ -220,6 +232,7 @@ static int setup(run_state *r, const char *model, tfs_cli_session *sess) {
   int rc;
   if (a->runs > 1 && a->batch)
     return tfs_cli_usage_error("--runs and --batch cannot be combined");
+  tfs_cli_set_strict_dtypes(a->strict_dtypes);
   /* --tags or --signature: a SavedModel even where the directory is
    * missing, so that the loader's message says what it looked for */
   if (tfs_cli_is_saved_model(model) || a->tags || a->signature)
@@ -359,8 +372,8 @@ static int open_sources(run_state *r, batch_src *src, int64_t *rows) {
   for (int i = 0; rc == TFS_CLI_OK && i < r->a->feeds.n; i++) {
     const tfs_cli_feed *f = &r->feeds[i];
     int nd;
-    if (tfs_cli_feed_is_npz(f)) {
-      if (!(src[i].whole = tfs_cli_feed_load(f))) {
+    if (tfs_cli_feed_is_npz(f)) { /* each batch is checked as it is cut */
+      if (!(src[i].whole = tfs_cli_feed_read(f))) {
         rc = TFS_CLI_FAILED;
         break;
       }
@@ -452,6 +465,8 @@ static int run_one_batch(run_state *r, batch_src *src, int64_t start,
     if (!in[i])
       rc = tfs_cli_error("%sfeed '%s': %s", ctx, r->feeds[i].name,
                          tfs_status_message(st));
+    else
+      rc = tfs_cli_feed_conform(&r->feeds[i], &in[i]);
   }
   if (rc == TFS_CLI_OK) rc = run_step(r, in, out, ctx);
   for (int i = 0; rc == TFS_CLI_OK && i < nt; i++)
