@@ -219,6 +219,22 @@ void tfs_cli_stats_add(tfs_cli_stats *s, const tfs_tensor *t, int append);
 void tfs_cli_stats_print(FILE *out, const char *name, const char *path,
                          const tfs_cli_stats *s);
 
+/* ---- output files (cli_output.c) ----------------------------------------- */
+
+/* Removes the registered temporaries on SIGINT, SIGTERM and SIGHUP. */
+void tfs_cli_output_handlers(void);
+/* 0 when `path` may be written: it does not exist, or `force`; else -1
+ * after "PATH: already exists (use --force to overwrite)". */
+int tfs_cli_output_check(const char *path, int force);
+/* Creates DIR/.NAME.tmpXXXXXX next to `path` and registers it for
+ * removal on a signal.  malloc'd name, or NULL (reported). */
+char *tfs_cli_output_temp(const char *path);
+/* Renames the temporary onto `path` and frees it.  Returns 0 or -1
+ * (reported; the temporary is removed). */
+int tfs_cli_output_commit(char *tmp, const char *path);
+/* Removes and frees a temporary (NULL: nothing). */
+void tfs_cli_output_discard(char *tmp);
+
 /* ---- SavedModel directories (cli_saved_model.c) -------------------------- */
 
 /* Non-zero when `path` is a directory: taken as a SavedModel (the loader

@@ -24,6 +24,7 @@ typedef struct run_args {
   int64_t batch; /* 0: one run over the whole feeds */
   int64_t runs;  /* 0: once */
   int quiet;
+  int force;             /* --force: overwrite existing outputs */
   int strict_dtypes;     /* --strict-dtypes */
   const char *tags;      /* SavedModel: --tags, or NULL (serve) */
   const char *signature; /* SavedModel: --signature, or NULL */
@@ -41,6 +42,7 @@ typedef struct run_state {
   tfs_cli_stats *stats; /* per fetch */
   tfs_saved_model *sm;  /* a SavedModel directory: runs go through it */
   const char **feed_keys; /* SavedModel: the feeds' signature keys */
+  char **tmps;          /* --batch: the temporary file per fetch */
 } run_state;
 
 static int add_feed(void *c, const char *v) {
@@ -68,6 +70,10 @@ static int set_batch(void *c, const char *v) {
 }
 static int set_quiet(void *c, const char *v) {
   ((run_args *)c)->quiet = 1;
+  return 0;
+}
+static int set_force(void *c, const char *v) {
+  ((run_args *)c)->force = 1;
   return 0;
 }
 static int set_strict_dtypes(void *c, const char *v) {
@@ -108,6 +114,10 @@ static const tfs_cli_opt kRunOpts[] = {
      "fetches; .npy feeds are read a batch at a time",
      set_batch},
     {"quiet", NULL, "do not print the summary line of each fetch", set_quiet},
+    {"force", NULL,
+     "overwrite output files that exist (outputs are written to a "
+     "temporary file and renamed when the run succeeded)",
+     set_force},
     {"strict-dtypes", NULL,
      "refuse a feed whose dtype differs from the tensor's instead of "
      "converting it (as feed_dict does; a lossy conversion warns)",
@@ -135,7 +145,8 @@ static const tfs_cli_help kRunHelp = {
     "fetches are the signature's input and output keys (--feed KEY=FILE,\n"
     "--fetch KEY), without --fetch every output is fetched, and --out\n"
     "writes DIR/<key>.npy.  A feed of another numeric dtype is converted\n"
-    "(float64 into a float placeholder).",
+    "(float64 into a float placeholder); outputs appear only when the run\n"
+    "succeeds and do not overwrite files without --force.",
     1, 1};
 
 /* ---- setup --------------------------------------------------------------- */
@@ -222,6 +233,7 @@ static int setup_saved_model(run_state *r, const char *dir,
     for (int i = 0; i < a->fetches.n; i++) {
       r->paths[i] = tfs_cli_key_path(a->out_dir, a->fetches.v[i]);
       if (!r->paths[i]) return tfs_cli_error("out of memory");
+      if (tfs_cli_output_check(r->paths[i], a->force)) return TFS_CLI_FAILED;
     }
   }
   return TFS_CLI_OK;
@@ -262,6 +274,7 @@ static int setup(run_state *r, const char *model, tfs_cli_session *sess) {
     for (int i = 0; i < a->fetches.n; i++) {
       r->paths[i] = tfs_cli_fetch_path(a->out_dir, a->fetches.v[i]);
       if (!r->paths[i]) return tfs_cli_error("out of memory");
+      if (tfs_cli_output_check(r->paths[i], a->force)) return TFS_CLI_FAILED;
     }
   }
   tfs_session_options *opts = tfs_cli_session_options(sess);
@@ -316,16 +329,32 @@ static int run_whole(run_state *r) {
     }
     rc = run_step(r, in, out, "");
   }
+  char **tmp = calloc((size_t)nt + 1, sizeof *tmp);
+  if (!tmp && rc == TFS_CLI_OK) rc = tfs_cli_error("out of memory");
   tfs_status *st = tfs_status_new();
   for (int i = 0; rc == TFS_CLI_OK && i < nt; i++) {
     tfs_cli_stats_add(&r->stats[i], out[i], 0);
     if (!r->paths[i]) continue;
-    tfs_npy_write(r->paths[i], out[i], st);
+    if (!(tmp[i] = tfs_cli_output_temp(r->paths[i]))) {
+      rc = TFS_CLI_FAILED;
+      break;
+    }
+    tfs_npy_write(tmp[i], out[i], st);
     if (!tfs_status_ok(st))
       rc = tfs_cli_error("fetch '%s': %s", r->a->fetches.v[i],
                          tfs_status_message(st));
   }
   tfs_status_free(st);
+  /* every output written: only now do they replace anything */
+  for (int i = 0; tmp && i < nt; i++) {
+    if (!tmp[i]) continue;
+    if (rc == TFS_CLI_OK)
+      rc = tfs_cli_output_commit(tmp[i], r->paths[i]) ? TFS_CLI_FAILED
+                                                      : TFS_CLI_OK;
+    else
+      tfs_cli_output_discard(tmp[i]);
+  }
+  free(tmp);
   if (rc == TFS_CLI_OK) print_stats(r);
   for (int i = 0; in && i < nf; i++) tfs_tensor_free(in[i]);
   for (int i = 0; out && i < nt; i++) tfs_tensor_free(out[i]);
@@ -437,9 +466,16 @@ static int collect(run_state *r, int i, const tfs_tensor *t, int64_t rows,
   tfs_cli_stats_add(&r->stats[i], t, !first);
   if (!r->paths[i]) return TFS_CLI_OK;
   tfs_status *st = tfs_status_new();
-  if (!*w)
-    *w = tfs_npy_writer_open(r->paths[i], tfs_tensor_dtype(t),
+  if (!*w && !r->tmps[i]) {
+    /* streamed into a temporary, renamed after the last batch */
+    r->tmps[i] = tfs_cli_output_temp(r->paths[i]);
+    if (!r->tmps[i]) {
+      tfs_status_free(st);
+      return TFS_CLI_FAILED;
+    }
+    *w = tfs_npy_writer_open(r->tmps[i], tfs_tensor_dtype(t),
                              tfs_tensor_dims(t) + 1, nd - 1, st);
+  }
   if (*w) tfs_npy_writer_append(*w, t, st);
   int rc = TFS_CLI_OK;
   if (!tfs_status_ok(st))
@@ -483,9 +519,10 @@ static int run_batched(run_state *r) {
   int nf = r->a->feeds.n, nt = r->a->fetches.n;
   batch_src *src = calloc((size_t)nf + 1, sizeof *src);
   tfs_npy_writer **writers = calloc((size_t)nt + 1, sizeof *writers);
+  r->tmps = calloc((size_t)nt + 1, sizeof *r->tmps);
   int64_t rows = 0, b = r->a->batch;
-  int rc = src && writers ? open_sources(r, src, &rows)
-                          : tfs_cli_error("out of memory");
+  int rc = src && writers && r->tmps ? open_sources(r, src, &rows)
+                                     : tfs_cli_error("out of memory");
   /* Always at least one run, so that zero rows still give outputs. */
   for (int64_t start = 0; rc == TFS_CLI_OK && (start < rows || start == 0);
        start += b) {
@@ -496,6 +533,7 @@ static int run_batched(run_state *r) {
   for (int i = 0; writers && i < nt; i++) {
     if (!writers[i]) continue;
     if (rc == TFS_CLI_OK) {
+      /* patches the header's row count */
       tfs_npy_writer_close(writers[i], st);
       if (!tfs_status_ok(st)) rc = tfs_cli_status_error(st);
     } else {
@@ -503,6 +541,16 @@ static int run_batched(run_state *r) {
     }
   }
   tfs_status_free(st);
+  for (int i = 0; r->tmps && i < nt; i++) {
+    if (!r->tmps[i]) continue;
+    if (rc == TFS_CLI_OK)
+      rc = tfs_cli_output_commit(r->tmps[i], r->paths[i]) ? TFS_CLI_FAILED
+                                                          : TFS_CLI_OK;
+    else
+      tfs_cli_output_discard(r->tmps[i]);
+  }
+  free(r->tmps);
+  r->tmps = NULL;
   for (int i = 0; src && i < nf; i++) {
     tfs_npy_reader_free(src[i].reader);
     tfs_tensor_free(src[i].whole);
@@ -529,6 +577,7 @@ int tfs_cli_cmd_run(int argc, char **argv) {
   run_state r;
   memset(&r, 0, sizeof r);
   r.a = &a;
+  tfs_cli_output_handlers();
   rc = setup(&r, pos[0], &sess);
   if (rc == TFS_CLI_OK) rc = a.batch ? run_batched(&r) : run_whole(&r);
   tfs_session_free(r.s);
