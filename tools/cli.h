@@ -235,6 +235,33 @@ int tfs_cli_output_commit(char *tmp, const char *path);
 /* Removes and frees a temporary (NULL: nothing). */
 void tfs_cli_output_discard(char *tmp);
 
+/* ---- progress line (progress.c) ------------------------------------------ */
+
+typedef struct tfs_cli_progress {
+  int mode;            /* --progress 1, --no-progress 0, else -1: a tty */
+  int enabled;
+  const char *unit;    /* "rows", "runs" */
+  int64_t total, done; /* done: updated atomically */
+  int64_t start_ns, last_ns, interval_ns;
+  int drawing, drawn, open, width;
+} tfs_cli_progress;
+
+#define TFS_CLI_PROGRESS_INIT {-1, 0, NULL, 0, 0, 0, 0, 0, 0, 0, 0, 0}
+
+/* --progress / --no-progress, applied to a tfs_cli_progress. */
+extern const tfs_cli_opt tfs_cli_progress_opts[];
+/* Starts counting `total` units. */
+void tfs_cli_progress_start(tfs_cli_progress *p, const char *unit,
+                            int64_t total);
+/* Adds n done units (thread-safe); redraws when the interval passed. */
+void tfs_cli_progress_add(tfs_cli_progress *p, int64_t n);
+/* Ends the line: the final totals with a newline when `ok` and anything
+ * was drawn (or --progress), else only a newline where a line is open. */
+void tfs_cli_progress_finish(tfs_cli_progress *p, int ok);
+/* Ends an open progress line so that a message starts on its own line
+ * (tfs_cli_error calls it). */
+void tfs_cli_progress_break(void);
+
 /* ---- SavedModel directories (cli_saved_model.c) -------------------------- */
 
 /* Non-zero when `path` is a directory: taken as a SavedModel (the loader

@@ -19,6 +19,7 @@ const char *tfs_cli_command;
 
 static void print_error(const char *kind, const char *fmt, va_list ap) {
   char *msg = tfs_vasprintf(fmt, ap);
+  tfs_cli_progress_break(); /* the message gets a line of its own */
   if (tfs_cli_command)
     fprintf(stderr, "tfsess %s: %s", tfs_cli_command, kind);
   else

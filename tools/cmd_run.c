@@ -26,6 +26,7 @@ typedef struct run_args {
   int quiet;
   int force;             /* --force: overwrite existing outputs */
   int strict_dtypes;     /* --strict-dtypes */
+  tfs_cli_progress progress;
   const char *tags;      /* SavedModel: --tags, or NULL (serve) */
   const char *signature; /* SavedModel: --signature, or NULL */
 } run_args;
@@ -523,12 +524,16 @@ static int run_batched(run_state *r) {
   int64_t rows = 0, b = r->a->batch;
   int rc = src && writers && r->tmps ? open_sources(r, src, &rows)
                                      : tfs_cli_error("out of memory");
+  tfs_cli_progress *p = &r->a->progress;
+  if (rc == TFS_CLI_OK) tfs_cli_progress_start(p, "rows", rows);
   /* Always at least one run, so that zero rows still give outputs. */
   for (int64_t start = 0; rc == TFS_CLI_OK && (start < rows || start == 0);
        start += b) {
     int64_t count = rows - start < b ? rows - start : b;
     rc = run_one_batch(r, src, start, count, start == 0, writers);
+    if (rc == TFS_CLI_OK) tfs_cli_progress_add(p, count);
   }
+  tfs_cli_progress_finish(p, rc == TFS_CLI_OK);
   tfs_status *st = tfs_status_new();
   for (int i = 0; writers && i < nt; i++) {
     if (!writers[i]) continue;
@@ -564,12 +569,15 @@ static int run_batched(run_state *r) {
 int tfs_cli_cmd_run(int argc, char **argv) {
   run_args a;
   memset(&a, 0, sizeof a);
+  a.progress = (tfs_cli_progress)TFS_CLI_PROGRESS_INIT;
   tfs_cli_session sess = TFS_CLI_SESSION_INIT;
   tfs_cli_group groups[] = {{"Run", kRunOpts, &a},
+                            {"Progress (--batch)", tfs_cli_progress_opts,
+                             &a.progress},
                             {"Session", tfs_cli_session_opts, &sess}};
   char *pos[1];
   int npos;
-  int rc = tfs_cli_parse(argc, argv, &kRunHelp, groups, 2, pos, &npos);
+  int rc = tfs_cli_parse(argc, argv, &kRunHelp, groups, 3, pos, &npos);
   if (rc) {
     rc = rc > 0 ? TFS_CLI_OK : TFS_CLI_USAGE;
     goto out_args;
