@@ -43,6 +43,7 @@ typedef struct run_state {
   tfs_cli_stats *stats; /* per fetch */
   tfs_saved_model *sm;  /* a SavedModel directory: runs go through it */
   const char **feed_keys; /* SavedModel: the feeds' signature keys */
+  int config_only;      /* --save-config with nothing to run: done */
   char **tmps;          /* --batch: the temporary file per fetch */
 } run_state;
 
@@ -147,7 +148,8 @@ static const tfs_cli_help kRunHelp = {
     "--fetch KEY), without --fetch every output is fetched, and --out\n"
     "writes DIR/<key>.npy.  A feed of another numeric dtype is converted\n"
     "(float64 into a float placeholder); outputs appear only when the run\n"
-    "succeeds and do not overwrite files without --force.",
+    "succeeds and do not overwrite files without --force.  With\n"
+    "--save-config and nothing to run, only the config is written.",
     1, 1};
 
 /* ---- setup --------------------------------------------------------------- */
@@ -246,6 +248,15 @@ static int setup(run_state *r, const char *model, tfs_cli_session *sess) {
   if (a->runs > 1 && a->batch)
     return tfs_cli_usage_error("--runs and --batch cannot be combined");
   tfs_cli_set_strict_dtypes(a->strict_dtypes);
+  if (sess->save_config && !a->feeds.n && !a->fetches.n && !a->targets.n &&
+      !a->inits.n) {
+    /* only the config: built (and written) without loading the model */
+    tfs_session_options *opts = tfs_cli_session_options(sess);
+    if (!opts) return TFS_CLI_FAILED;
+    tfs_session_options_free(opts);
+    r->config_only = 1;
+    return TFS_CLI_OK;
+  }
   /* --tags or --signature: a SavedModel even where the directory is
    * missing, so that the loader's message says what it looked for */
   if (tfs_cli_is_saved_model(model) || a->tags || a->signature)
@@ -587,7 +598,8 @@ int tfs_cli_cmd_run(int argc, char **argv) {
   r.a = &a;
   tfs_cli_output_handlers();
   rc = setup(&r, pos[0], &sess);
-  if (rc == TFS_CLI_OK) rc = a.batch ? run_batched(&r) : run_whole(&r);
+  if (rc == TFS_CLI_OK && !r.config_only)
+    rc = a.batch ? run_batched(&r) : run_whole(&r);
   tfs_session_free(r.s);
   tfs_graph_free(r.g);
   tfs_saved_model_free(r.sm);
