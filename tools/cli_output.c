@@ -87,6 +87,10 @@ char *tfs_cli_output_temp(const char *path) {
     free(tmp);
     return NULL;
   }
+  /* mkstemp makes it 0600; an output gets what a new file would get */
+  mode_t mask = umask(0);
+  umask(mask);
+  fchmod(fd, 0666 & ~mask);
   close(fd);
   return tmp;
 }

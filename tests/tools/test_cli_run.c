@@ -343,6 +343,10 @@ static void test_outputs_atomic(void) {
   /* an existing output is refused, and left as it was */
   struct stat before, after;
   CU_ASSERT_EQUAL(stat(path, &before), 0);
+  /* the permissions of a new file (not mkstemp's 0600) */
+  mode_t mask = umask(0);
+  umask(mask);
+  CU_ASSERT_EQUAL(before.st_mode & 0777, 0666 & ~mask);
   r = tfsess("run " DIGITS " --feed x=" X_TEST " --fetch probs --out '%s'",
              dir);
   char want[4400];
