@@ -33,6 +33,8 @@ extern const char *tfs_cli_command;
 int tfs_cli_error(const char *fmt, ...) TFS_PRINTF(1, 2);
 /* Same with TFS_CLI_USAGE and a hint to use --help. */
 int tfs_cli_usage_error(const char *fmt, ...) TFS_PRINTF(1, 2);
+/* "tfsess CMD: warning: MESSAGE" on one line to stderr. */
+void tfs_cli_warning(const char *fmt, ...) TFS_PRINTF(1, 2);
 /* tfs_cli_error with the status message. */
 int tfs_cli_status_error(const tfs_status *st);
 
@@ -142,9 +144,16 @@ typedef struct tfs_cli_feed {
   char *file;       /* file part */
   char *npz_key;    /* or NULL */
   tfs_output port;
+  /* What the feed takes (tfs_cli_feed_expect_*): dtype (TFS_INVALID: not
+   * known, nothing checked) and shape (rank -1: any; dim -1: any). */
+  tfs_dtype want_dtype;
+  int want_rank;
+  int64_t want_dims[TFS_MAX_RANK];
+  int warned; /* the precision warning was printed */
 } tfs_cli_feed;
 
-/* Splits a --feed spec and resolves the tensor.  Returns 0, or an exit
+/* Splits a --feed spec, resolves the tensor and takes its dtype and
+ * inferred shape as what the feed expects.  Returns 0, or an exit
  * status (TFS_CLI_USAGE for a malformed spec) after reporting; free with
  * tfs_cli_feed_clear either way. */
 int tfs_cli_feed_parse(tfs_graph *g, const char *spec, tfs_cli_feed *f);
@@ -154,8 +163,28 @@ int tfs_cli_feed_parse(tfs_graph *g, const char *spec, tfs_cli_feed *f);
 int tfs_cli_feed_split(const char *spec, const char *expect,
                        tfs_cli_feed *f);
 void tfs_cli_feed_clear(tfs_cli_feed *f);
-/* Loads the whole value of a feed; a new tensor or NULL (reported). */
-tfs_tensor *tfs_cli_feed_load(const tfs_cli_feed *f);
+/* Loads the whole value of a feed as its file holds it; a new tensor or
+ * NULL (reported). */
+tfs_tensor *tfs_cli_feed_read(const tfs_cli_feed *f);
+/* Loads the whole value of a feed, made to fit it with
+ * tfs_cli_feed_conform; a new tensor or NULL (reported). */
+tfs_tensor *tfs_cli_feed_load(tfs_cli_feed *f);
+
+/* ---- feed dtypes (cli_feed_dtype.c) -------------------------------------- */
+
+/* What a feed expects: the graph tensor's dtype and inferred shape, or a
+ * SavedModel signature input's. */
+void tfs_cli_feed_expect_graph(tfs_graph *g, tfs_cli_feed *f);
+void tfs_cli_feed_expect_info(const tfs_tensor_info *ti, tfs_cli_feed *f);
+/* --strict-dtypes: refuse every dtype mismatch instead of converting. */
+void tfs_cli_set_strict_dtypes(int strict);
+/* Checks *t against what `f` expects and converts a numeric value of
+ * another dtype in place (as np.asarray(value, dtype) does for
+ * Session.run's feed_dict), warning once per feed when values round and
+ * failing when one is out of the target's range.  Errors read "feed 'x'
+ * (file a.npy): expected float [?,4], got double [3,5]".  Returns 0 or
+ * an exit status (reported). */
+int tfs_cli_feed_conform(tfs_cli_feed *f, tfs_tensor **t);
 /* Non-zero when the feed's file is a .npz. */
 int tfs_cli_feed_is_npz(const tfs_cli_feed *f);
 
@@ -166,6 +195,9 @@ int tfs_cli_resolve_targets(tfs_graph *g, const tfs_cli_list *names,
 /* The output file name of a fetch: "<name>_<index>.npy" with '/' turned
  * into "__", under `dir`.  malloc'd (caller frees); NULL on OOM. */
 char *tfs_cli_fetch_path(const char *dir, const char *fetch_name);
+
+/* Non-zero when `path` names a text GraphDef (ends in .pbtxt). */
+int tfs_cli_is_pbtxt(const char *path);
 
 /* Creates a directory and its parents.  Returns 0 or -1 (reported). */
 int tfs_cli_mkdirs(const char *dir);
@@ -186,6 +218,49 @@ void tfs_cli_stats_add(tfs_cli_stats *s, const tfs_tensor *t, int append);
 /* "NAME: float [2,3] min -1 mean 0.5 max 2" (+ " -> PATH" when path). */
 void tfs_cli_stats_print(FILE *out, const char *name, const char *path,
                          const tfs_cli_stats *s);
+
+/* ---- output files (cli_output.c) ----------------------------------------- */
+
+/* Removes the registered temporaries on SIGINT, SIGTERM and SIGHUP. */
+void tfs_cli_output_handlers(void);
+/* 0 when `path` may be written: it does not exist, or `force`; else -1
+ * after "PATH: already exists (use --force to overwrite)". */
+int tfs_cli_output_check(const char *path, int force);
+/* Creates DIR/.NAME.tmpXXXXXX next to `path` and registers it for
+ * removal on a signal.  malloc'd name, or NULL (reported). */
+char *tfs_cli_output_temp(const char *path);
+/* Renames the temporary onto `path` and frees it.  Returns 0 or -1
+ * (reported; the temporary is removed). */
+int tfs_cli_output_commit(char *tmp, const char *path);
+/* Removes and frees a temporary (NULL: nothing). */
+void tfs_cli_output_discard(char *tmp);
+
+/* ---- progress line (progress.c) ------------------------------------------ */
+
+typedef struct tfs_cli_progress {
+  int mode;            /* --progress 1, --no-progress 0, else -1: a tty */
+  int enabled;
+  const char *unit;    /* "rows", "runs" */
+  int64_t total, done; /* done: updated atomically */
+  int64_t start_ns, last_ns, interval_ns;
+  int drawing, drawn, open, width;
+} tfs_cli_progress;
+
+#define TFS_CLI_PROGRESS_INIT {-1, 0, NULL, 0, 0, 0, 0, 0, 0, 0, 0, 0}
+
+/* --progress / --no-progress, applied to a tfs_cli_progress. */
+extern const tfs_cli_opt tfs_cli_progress_opts[];
+/* Starts counting `total` units. */
+void tfs_cli_progress_start(tfs_cli_progress *p, const char *unit,
+                            int64_t total);
+/* Adds n done units (thread-safe); redraws when the interval passed. */
+void tfs_cli_progress_add(tfs_cli_progress *p, int64_t n);
+/* Ends the line: the final totals with a newline when `ok` and anything
+ * was drawn (or --progress), else only a newline where a line is open. */
+void tfs_cli_progress_finish(tfs_cli_progress *p, int ok);
+/* Ends an open progress line so that a message starts on its own line
+ * (tfs_cli_error calls it). */
+void tfs_cli_progress_break(void);
 
 /* ---- SavedModel directories (cli_saved_model.c) -------------------------- */
 

@@ -57,7 +57,11 @@ tfs_graph *tfs_cli_load_graph(const char *path) {
     tfs_import_options_set_max_nesting(io, g_import_nesting);
     tfs_import_options_set_max_nodes(io, g_import_nodes);
   }
-  if (g && st && io) r = tfs_graph_import_graphdef(g, bytes, len, io, st);
+  if (g && st && io)
+    r = tfs_cli_is_pbtxt(path)
+            ? tfs_graph_import_graphdef_text(g, (const char *)bytes, len, io,
+                                             st)
+            : tfs_graph_import_graphdef(g, bytes, len, io, st);
   tfs_import_options_free(io);
   free(bytes);
   if (!r) {
@@ -107,7 +111,9 @@ int tfs_cli_feed_split(const char *spec, const char *expect,
 int tfs_cli_feed_parse(tfs_graph *g, const char *spec, tfs_cli_feed *f) {
   int rc = tfs_cli_feed_split(spec, "NAME[:INDEX]", f);
   if (rc) return rc;
-  return tfs_cli_resolve(g, f->name, "feed", &f->port) ? TFS_CLI_FAILED : 0;
+  if (tfs_cli_resolve(g, f->name, "feed", &f->port)) return TFS_CLI_FAILED;
+  tfs_cli_feed_expect_graph(g, f);
+  return 0;
 }
 
 void tfs_cli_feed_clear(tfs_cli_feed *f) {
@@ -149,12 +155,21 @@ static tfs_tensor *load_npz(const tfs_cli_feed *f, tfs_status *st) {
   return t;
 }
 
-tfs_tensor *tfs_cli_feed_load(const tfs_cli_feed *f) {
+tfs_tensor *tfs_cli_feed_read(const tfs_cli_feed *f) {
   tfs_status *st = tfs_status_new();
   tfs_tensor *t =
       tfs_cli_feed_is_npz(f) ? load_npz(f, st) : tfs_npy_read(f->file, st);
   if (!t) tfs_cli_error("feed '%s': %s", f->name, tfs_status_message(st));
   tfs_status_free(st);
+  return t;
+}
+
+tfs_tensor *tfs_cli_feed_load(tfs_cli_feed *f) {
+  tfs_tensor *t = tfs_cli_feed_read(f);
+  if (t && tfs_cli_feed_conform(f, &t)) {
+    tfs_tensor_free(t);
+    t = NULL;
+  }
   return t;
 }
 
@@ -185,6 +200,11 @@ char *tfs_cli_fetch_path(const char *dir, const char *fetch_name) {
   }
   tfs_strbuf_printf(&b, "_%s.npy", index);
   return tfs_strbuf_take(&b);
+}
+
+int tfs_cli_is_pbtxt(const char *path) {
+  size_t n = strlen(path);
+  return n >= 6 && strcmp(path + n - 6, ".pbtxt") == 0;
 }
 
 int tfs_cli_mkdirs(const char *dir) {

@@ -17,12 +17,13 @@ const char *tfs_cli_command;
 
 /* ---- errors -------------------------------------------------------------- */
 
-static void print_error(const char *fmt, va_list ap) {
+static void print_error(const char *kind, const char *fmt, va_list ap) {
   char *msg = tfs_vasprintf(fmt, ap);
+  tfs_cli_progress_break(); /* the message gets a line of its own */
   if (tfs_cli_command)
-    fprintf(stderr, "tfsess %s: ", tfs_cli_command);
+    fprintf(stderr, "tfsess %s: %s", tfs_cli_command, kind);
   else
-    fprintf(stderr, "tfsess: ");
+    fprintf(stderr, "tfsess: %s", kind);
   if (!msg) {
     fprintf(stderr, "out of memory\n");
     return;
@@ -44,15 +45,22 @@ static void print_error(const char *fmt, va_list ap) {
 int tfs_cli_error(const char *fmt, ...) {
   va_list ap;
   va_start(ap, fmt);
-  print_error(fmt, ap);
+  print_error("", fmt, ap);
   va_end(ap);
   return TFS_CLI_FAILED;
+}
+
+void tfs_cli_warning(const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  print_error("warning: ", fmt, ap);
+  va_end(ap);
 }
 
 int tfs_cli_usage_error(const char *fmt, ...) {
   va_list ap;
   va_start(ap, fmt);
-  print_error(fmt, ap);
+  print_error("", fmt, ap);
   va_end(ap);
   return TFS_CLI_USAGE;
 }

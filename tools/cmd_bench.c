@@ -61,6 +61,9 @@ static const tfs_cli_help kBenchHelp = {
     "  bench: runs=N p50_us=X p90_us=Y mean_us=Z",
     1, 1};
 
+/* the progress line of the runs (warm-up included), shared by threads */
+static tfs_cli_progress g_progress = TFS_CLI_PROGRESS_INIT;
+
 typedef struct bench_job {
   tfs_callable *c;
   tfs_tensor **in;
@@ -91,6 +94,7 @@ static void *bench_main(void *arg) {
       out[i] = NULL;
     }
     if (r >= j->warmup) j->us[r - j->warmup] = (double)(t1 - t0) / 1000.0;
+    tfs_cli_progress_add(&g_progress, 1);
   }
 done:
   free(out);
@@ -144,6 +148,8 @@ static int bench(bench_args *a, tfs_graph *g, tfs_session *s) {
   if (!c) rc = tfs_cli_status_error(st);
   tfs_status_free(st);
   if (!c) goto out;
+  tfs_cli_progress_start(&g_progress, "runs",
+                         (a->warmup + a->runs) * nthreads);
   for (int64_t t = 0; t < nthreads; t++) {
     jobs[t] = (bench_job){c, in, nf, nt, a->runs, a->warmup,
                           us + t * a->runs, ""};
@@ -156,6 +162,7 @@ static int bench(bench_args *a, tfs_graph *g, tfs_session *s) {
   }
   for (int64_t t = 0; nthreads > 1 && t < nthreads; t++)
     if (jobs[t].runs) pthread_join(th[t], NULL);
+  tfs_cli_progress_finish(&g_progress, 1);
   for (int64_t t = 0; t < nthreads; t++)
     if (jobs[t].err[0]) {
       rc = tfs_cli_error("%s", jobs[t].err);
@@ -189,10 +196,11 @@ int tfs_cli_cmd_bench(int argc, char **argv) {
   bench_args a = {{0}, {0}, {0}, 100, 10, 1};
   tfs_cli_session sess = TFS_CLI_SESSION_INIT;
   tfs_cli_group groups[] = {{"Benchmark", kBenchOpts, &a},
+                            {"Progress", tfs_cli_progress_opts, &g_progress},
                             {"Session", tfs_cli_session_opts, &sess}};
   char *pos[1];
   int npos = 0, rc;
-  rc = tfs_cli_parse(argc, argv, &kBenchHelp, groups, 2, pos, &npos);
+  rc = tfs_cli_parse(argc, argv, &kBenchHelp, groups, 3, pos, &npos);
   if (rc) {
     rc = rc > 0 ? TFS_CLI_OK : TFS_CLI_USAGE;
     goto done;

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "config_proto/pb_text.h"
 #include "config_proto/pb_util.h"
 #include "core/attr_value.h"
 #include "core/hashmap.h"
@@ -18,13 +19,16 @@
 #include "proto/graph.pb-c.h"
 
 static const tfs_cli_help kInspectHelp = {
-    "inspect MODEL.pb | SAVED_MODEL_DIR [--tag-sets | --tags TAG,... "
+    "inspect MODEL.pb|MODEL.pbtxt | SAVED_MODEL_DIR "
+    "[--tag-sets | --tags TAG,... "
     "[--signature KEY]]",
-    "Summarizes the GraphDef in MODEL.pb: its inputs (placeholders with\n"
+    "Summarizes the GraphDef in MODEL.pb (MODEL.pbtxt: a text GraphDef):\n"
+    "its inputs (placeholders with\n"
     "dtype and shape), likely outputs (nodes nothing consumes), an op\n"
     "histogram, the parameter count (elements of Const nodes and of\n"
     "variables), and the nodes whose op this build does not register or\n"
-    "has no CPU kernel for.\n"
+    "has no CPU kernel for (also inside library functions); the exit\n"
+    "status is then 1, 0 when every op can run.\n"
     "A SavedModel directory prints what TensorFlow's saved_model_cli show\n"
     "--all prints: every MetaGraph's signatures with their inputs and\n"
     "outputs, and the ops it uses (sorted).",
@@ -358,10 +362,28 @@ int tfs_cli_cmd_inspect(int argc, char **argv) {
   if (!bytes) return TFS_CLI_FAILED;
   /* the library's one protobuf entry point: its nesting limit keeps a
    * hostile file from overflowing protobuf-c's recursive parser */
-  int oom;
-  Tensorflow__GraphDef *gd = (Tensorflow__GraphDef *)tfs_pb__unpack(
-      &tensorflow__graph_def__descriptor, bytes, len, &oom);
-  free(bytes);
+  int oom = 0;
+  Tensorflow__GraphDef *gd;
+  if (tfs_cli_is_pbtxt(pos[0])) {
+    tfs_status *st = tfs_status_new();
+    if (!st) {
+      free(bytes);
+      return tfs_cli_error("%s: out of memory", pos[0]);
+    }
+    gd = (Tensorflow__GraphDef *)tfs_pb__parse_text(
+        &tensorflow__graph_def__descriptor, (const char *)bytes, len, NULL,
+        st);
+    if (!gd)
+      rc = tfs_cli_error("%s: Invalid GraphDef text: %s", pos[0],
+                         tfs_status_message(st));
+    tfs_status_free(st);
+    free(bytes);
+    if (!gd) return rc;
+  } else {
+    gd = (Tensorflow__GraphDef *)tfs_pb__unpack(
+        &tensorflow__graph_def__descriptor, bytes, len, &oom);
+    free(bytes);
+  }
   if (!gd && oom) return tfs_cli_error("%s: out of memory", pos[0]);
   if (!gd)
     return tfs_cli_error("%s: Invalid GraphDef (the bytes do not parse as "
@@ -376,7 +398,7 @@ int tfs_cli_cmd_inspect(int argc, char **argv) {
   print_histogram(gd);
   print_parameters(gd);
   print_functions(gd);
-  print_unrunnable(gd);
+  rc = print_unrunnable(gd) ? TFS_CLI_FAILED : TFS_CLI_OK;
   tfs_pb__free(&gd->base);
-  return TFS_CLI_OK;
+  return rc;
 }

@@ -48,7 +48,9 @@ static int set_internal(void *c, const char *v) {
 }
 
 static const tfs_cli_opt kOptOpts[] = {
-    {"output", "OUT.pb", "where to write the optimized GraphDef (also -o)",
+    {"output", "OUT.pb",
+     "where to write the optimized GraphDef (also -o); a name ending in "
+     ".pbtxt gets a text GraphDef",
      set_output},
     {"fetch", "NAME[:i]",
      "an output to keep (repeatable); none: every node without consumers",
@@ -76,7 +78,9 @@ static const tfs_cli_help kOptHelp = {
     "Rewrites a GraphDef with the graph optimizer (pruning, constant "
     "folding,\ncommon subgraph elimination, arithmetic simplification, "
     "fusions, ...) and\nwrites the result.  Fetches and targets keep their "
-    "names, so the output\nruns with the same feeds and fetches.",
+    "names, so the output\nruns with the same feeds and fetches.  MODEL and "
+    "OUT may be text GraphDefs\n(.pbtxt, as tf.io.write_graph(as_text=True) "
+    "writes them).",
     1, 1};
 
 /* "-o FILE" is "--output FILE". */
@@ -145,7 +149,10 @@ static int optimize(opt_args *a, const char *model) {
     tfs_cli_status_error(st);
     goto done;
   }
-  tfs_graph_to_graphdef(og, out, st);
+  if (tfs_cli_is_pbtxt(a->output))
+    tfs_graph_to_graphdef_text(og, out, st);
+  else
+    tfs_graph_to_graphdef(og, out, st);
   if (!tfs_status_ok(st)) {
     tfs_cli_status_error(st);
     goto done;

@@ -24,6 +24,9 @@ typedef struct run_args {
   int64_t batch; /* 0: one run over the whole feeds */
   int64_t runs;  /* 0: once */
   int quiet;
+  int force;             /* --force: overwrite existing outputs */
+  int strict_dtypes;     /* --strict-dtypes */
+  tfs_cli_progress progress;
   const char *tags;      /* SavedModel: --tags, or NULL (serve) */
   const char *signature; /* SavedModel: --signature, or NULL */
 } run_args;
@@ -40,6 +43,8 @@ typedef struct run_state {
   tfs_cli_stats *stats; /* per fetch */
   tfs_saved_model *sm;  /* a SavedModel directory: runs go through it */
   const char **feed_keys; /* SavedModel: the feeds' signature keys */
+  int config_only;      /* --save-config with nothing to run: done */
+  char **tmps;          /* --batch: the temporary file per fetch */
 } run_state;
 
 static int add_feed(void *c, const char *v) {
@@ -67,6 +72,14 @@ static int set_batch(void *c, const char *v) {
 }
 static int set_quiet(void *c, const char *v) {
   ((run_args *)c)->quiet = 1;
+  return 0;
+}
+static int set_force(void *c, const char *v) {
+  ((run_args *)c)->force = 1;
+  return 0;
+}
+static int set_strict_dtypes(void *c, const char *v) {
+  ((run_args *)c)->strict_dtypes = 1;
   return 0;
 }
 static int set_tags(void *c, const char *v) {
@@ -103,6 +116,14 @@ static const tfs_cli_opt kRunOpts[] = {
      "fetches; .npy feeds are read a batch at a time",
      set_batch},
     {"quiet", NULL, "do not print the summary line of each fetch", set_quiet},
+    {"force", NULL,
+     "overwrite output files that exist (outputs are written to a "
+     "temporary file and renamed when the run succeeded)",
+     set_force},
+    {"strict-dtypes", NULL,
+     "refuse a feed whose dtype differs from the tensor's instead of "
+     "converting it (as feed_dict does; a lossy conversion warns)",
+     set_strict_dtypes},
     {"tags", "TAG[,TAG...]",
      "SavedModel: the tag set of the MetaGraph to load (default serve)",
      set_tags},
@@ -114,17 +135,21 @@ static const tfs_cli_opt kRunOpts[] = {
     {NULL, NULL, NULL, NULL}};
 
 static const tfs_cli_help kRunHelp = {
-    "run MODEL.pb|SAVED_MODEL_DIR [--feed NAME[:i]=FILE.npy ...] "
+    "run MODEL.pb|MODEL.pbtxt|SAVED_MODEL_DIR [--feed NAME[:i]=FILE.npy ...] "
     "[--fetch NAME[:i] ...] "
     "[--target NODE ...] [--init NODE ...] [--runs N] [--out DIR] "
     "[--batch N] [--tags TAG,... --signature KEY] [options]",
-    "Runs the graph in MODEL.pb (a GraphDef, e.g. a frozen TensorFlow model)\n"
+    "Runs the graph in MODEL.pb (a GraphDef, e.g. a frozen TensorFlow model;\n"
+    "MODEL.pbtxt: a text GraphDef)\n"
     "once with the given feeds, or once per batch with --batch, and prints\n"
     "dtype, shape, min, mean and max of every fetched tensor.  A SavedModel\n"
     "directory (saved_model.pb) runs one of its signatures: feeds and\n"
     "fetches are the signature's input and output keys (--feed KEY=FILE,\n"
     "--fetch KEY), without --fetch every output is fetched, and --out\n"
-    "writes DIR/<key>.npy.",
+    "writes DIR/<key>.npy.  A feed of another numeric dtype is converted\n"
+    "(float64 into a float placeholder); outputs appear only when the run\n"
+    "succeeds and do not overwrite files without --force.  With\n"
+    "--save-config and nothing to run, only the config is written.",
     1, 1};
 
 /* ---- setup --------------------------------------------------------------- */
@@ -197,6 +222,8 @@ static int setup_saved_model(run_state *r, const char *dir,
     if ((rc = tfs_cli_feed_split(a->feeds.v[i], "KEY", &r->feeds[i])))
       return rc;
     r->feed_keys[i] = r->feeds[i].name;
+    const tfs_tensor_info *ti = tfs_signature_find_input(sig, r->feeds[i].name);
+    if (ti) tfs_cli_feed_expect_info(ti, &r->feeds[i]);
   }
   for (int i = 0; i < a->fetches.n; i++) {
     for (int j = 0; j < i; j++)
@@ -209,6 +236,7 @@ static int setup_saved_model(run_state *r, const char *dir,
     for (int i = 0; i < a->fetches.n; i++) {
       r->paths[i] = tfs_cli_key_path(a->out_dir, a->fetches.v[i]);
       if (!r->paths[i]) return tfs_cli_error("out of memory");
+      if (tfs_cli_output_check(r->paths[i], a->force)) return TFS_CLI_FAILED;
     }
   }
   return TFS_CLI_OK;
@@ -219,6 +247,16 @@ static int setup(run_state *r, const char *model, tfs_cli_session *sess) {
   int rc;
   if (a->runs > 1 && a->batch)
     return tfs_cli_usage_error("--runs and --batch cannot be combined");
+  tfs_cli_set_strict_dtypes(a->strict_dtypes);
+  if (sess->save_config && !a->feeds.n && !a->fetches.n && !a->targets.n &&
+      !a->inits.n) {
+    /* only the config: built (and written) without loading the model */
+    tfs_session_options *opts = tfs_cli_session_options(sess);
+    if (!opts) return TFS_CLI_FAILED;
+    tfs_session_options_free(opts);
+    r->config_only = 1;
+    return TFS_CLI_OK;
+  }
   /* --tags or --signature: a SavedModel even where the directory is
    * missing, so that the loader's message says what it looked for */
   if (tfs_cli_is_saved_model(model) || a->tags || a->signature)
@@ -248,6 +286,7 @@ static int setup(run_state *r, const char *model, tfs_cli_session *sess) {
     for (int i = 0; i < a->fetches.n; i++) {
       r->paths[i] = tfs_cli_fetch_path(a->out_dir, a->fetches.v[i]);
       if (!r->paths[i]) return tfs_cli_error("out of memory");
+      if (tfs_cli_output_check(r->paths[i], a->force)) return TFS_CLI_FAILED;
     }
   }
   tfs_session_options *opts = tfs_cli_session_options(sess);
@@ -302,16 +341,32 @@ static int run_whole(run_state *r) {
     }
     rc = run_step(r, in, out, "");
   }
+  char **tmp = calloc((size_t)nt + 1, sizeof *tmp);
+  if (!tmp && rc == TFS_CLI_OK) rc = tfs_cli_error("out of memory");
   tfs_status *st = tfs_status_new();
   for (int i = 0; rc == TFS_CLI_OK && i < nt; i++) {
     tfs_cli_stats_add(&r->stats[i], out[i], 0);
     if (!r->paths[i]) continue;
-    tfs_npy_write(r->paths[i], out[i], st);
+    if (!(tmp[i] = tfs_cli_output_temp(r->paths[i]))) {
+      rc = TFS_CLI_FAILED;
+      break;
+    }
+    tfs_npy_write(tmp[i], out[i], st);
     if (!tfs_status_ok(st))
       rc = tfs_cli_error("fetch '%s': %s", r->a->fetches.v[i],
                          tfs_status_message(st));
   }
   tfs_status_free(st);
+  /* every output written: only now do they replace anything */
+  for (int i = 0; tmp && i < nt; i++) {
+    if (!tmp[i]) continue;
+    if (rc == TFS_CLI_OK)
+      rc = tfs_cli_output_commit(tmp[i], r->paths[i]) ? TFS_CLI_FAILED
+                                                      : TFS_CLI_OK;
+    else
+      tfs_cli_output_discard(tmp[i]);
+  }
+  free(tmp);
   if (rc == TFS_CLI_OK) print_stats(r);
   for (int i = 0; in && i < nf; i++) tfs_tensor_free(in[i]);
   for (int i = 0; out && i < nt; i++) tfs_tensor_free(out[i]);
@@ -358,8 +413,8 @@ static int open_sources(run_state *r, batch_src *src, int64_t *rows) {
   for (int i = 0; rc == TFS_CLI_OK && i < r->a->feeds.n; i++) {
     const tfs_cli_feed *f = &r->feeds[i];
     int nd;
-    if (tfs_cli_feed_is_npz(f)) {
-      if (!(src[i].whole = tfs_cli_feed_load(f))) {
+    if (tfs_cli_feed_is_npz(f)) { /* each batch is checked as it is cut */
+      if (!(src[i].whole = tfs_cli_feed_read(f))) {
         rc = TFS_CLI_FAILED;
         break;
       }
@@ -423,9 +478,16 @@ static int collect(run_state *r, int i, const tfs_tensor *t, int64_t rows,
   tfs_cli_stats_add(&r->stats[i], t, !first);
   if (!r->paths[i]) return TFS_CLI_OK;
   tfs_status *st = tfs_status_new();
-  if (!*w)
-    *w = tfs_npy_writer_open(r->paths[i], tfs_tensor_dtype(t),
+  if (!*w && !r->tmps[i]) {
+    /* streamed into a temporary, renamed after the last batch */
+    r->tmps[i] = tfs_cli_output_temp(r->paths[i]);
+    if (!r->tmps[i]) {
+      tfs_status_free(st);
+      return TFS_CLI_FAILED;
+    }
+    *w = tfs_npy_writer_open(r->tmps[i], tfs_tensor_dtype(t),
                              tfs_tensor_dims(t) + 1, nd - 1, st);
+  }
   if (*w) tfs_npy_writer_append(*w, t, st);
   int rc = TFS_CLI_OK;
   if (!tfs_status_ok(st))
@@ -451,6 +513,8 @@ static int run_one_batch(run_state *r, batch_src *src, int64_t start,
     if (!in[i])
       rc = tfs_cli_error("%sfeed '%s': %s", ctx, r->feeds[i].name,
                          tfs_status_message(st));
+    else
+      rc = tfs_cli_feed_conform(&r->feeds[i], &in[i]);
   }
   if (rc == TFS_CLI_OK) rc = run_step(r, in, out, ctx);
   for (int i = 0; rc == TFS_CLI_OK && i < nt; i++)
@@ -467,19 +531,25 @@ static int run_batched(run_state *r) {
   int nf = r->a->feeds.n, nt = r->a->fetches.n;
   batch_src *src = calloc((size_t)nf + 1, sizeof *src);
   tfs_npy_writer **writers = calloc((size_t)nt + 1, sizeof *writers);
+  r->tmps = calloc((size_t)nt + 1, sizeof *r->tmps);
   int64_t rows = 0, b = r->a->batch;
-  int rc = src && writers ? open_sources(r, src, &rows)
-                          : tfs_cli_error("out of memory");
+  int rc = src && writers && r->tmps ? open_sources(r, src, &rows)
+                                     : tfs_cli_error("out of memory");
+  tfs_cli_progress *p = &r->a->progress;
+  if (rc == TFS_CLI_OK) tfs_cli_progress_start(p, "rows", rows);
   /* Always at least one run, so that zero rows still give outputs. */
   for (int64_t start = 0; rc == TFS_CLI_OK && (start < rows || start == 0);
        start += b) {
     int64_t count = rows - start < b ? rows - start : b;
     rc = run_one_batch(r, src, start, count, start == 0, writers);
+    if (rc == TFS_CLI_OK) tfs_cli_progress_add(p, count);
   }
+  tfs_cli_progress_finish(p, rc == TFS_CLI_OK);
   tfs_status *st = tfs_status_new();
   for (int i = 0; writers && i < nt; i++) {
     if (!writers[i]) continue;
     if (rc == TFS_CLI_OK) {
+      /* patches the header's row count */
       tfs_npy_writer_close(writers[i], st);
       if (!tfs_status_ok(st)) rc = tfs_cli_status_error(st);
     } else {
@@ -487,6 +557,16 @@ static int run_batched(run_state *r) {
     }
   }
   tfs_status_free(st);
+  for (int i = 0; r->tmps && i < nt; i++) {
+    if (!r->tmps[i]) continue;
+    if (rc == TFS_CLI_OK)
+      rc = tfs_cli_output_commit(r->tmps[i], r->paths[i]) ? TFS_CLI_FAILED
+                                                          : TFS_CLI_OK;
+    else
+      tfs_cli_output_discard(r->tmps[i]);
+  }
+  free(r->tmps);
+  r->tmps = NULL;
   for (int i = 0; src && i < nf; i++) {
     tfs_npy_reader_free(src[i].reader);
     tfs_tensor_free(src[i].whole);
@@ -500,12 +580,15 @@ static int run_batched(run_state *r) {
 int tfs_cli_cmd_run(int argc, char **argv) {
   run_args a;
   memset(&a, 0, sizeof a);
+  a.progress = (tfs_cli_progress)TFS_CLI_PROGRESS_INIT;
   tfs_cli_session sess = TFS_CLI_SESSION_INIT;
   tfs_cli_group groups[] = {{"Run", kRunOpts, &a},
+                            {"Progress (--batch)", tfs_cli_progress_opts,
+                             &a.progress},
                             {"Session", tfs_cli_session_opts, &sess}};
   char *pos[1];
   int npos;
-  int rc = tfs_cli_parse(argc, argv, &kRunHelp, groups, 2, pos, &npos);
+  int rc = tfs_cli_parse(argc, argv, &kRunHelp, groups, 3, pos, &npos);
   if (rc) {
     rc = rc > 0 ? TFS_CLI_OK : TFS_CLI_USAGE;
     goto out_args;
@@ -513,8 +596,10 @@ int tfs_cli_cmd_run(int argc, char **argv) {
   run_state r;
   memset(&r, 0, sizeof r);
   r.a = &a;
+  tfs_cli_output_handlers();
   rc = setup(&r, pos[0], &sess);
-  if (rc == TFS_CLI_OK) rc = a.batch ? run_batched(&r) : run_whole(&r);
+  if (rc == TFS_CLI_OK && !r.config_only)
+    rc = a.batch ? run_batched(&r) : run_whole(&r);
   tfs_session_free(r.s);
   tfs_graph_free(r.g);
   tfs_saved_model_free(r.sm);

@@ -143,8 +143,8 @@ static void test_cli_run_conformance_case(void) {
  * TensorFlow serialized (tests/data/wire) passed through unchanged. */
 static void test_cli_save_config(void) {
   const char *g = "tests/conformance/seed/session_config/graph.pb";
-  result r = tfsess("run %s --fetch product --quiet --out '%s' --intra 3 "
-                    "--inter 2 --save-config '%s'",
+  result r = tfsess("run %s --fetch product --quiet --force --out '%s' "
+                    "--intra 3 --inter 2 --save-config '%s'",
                     g, it_tmp("sc"), it_tmp("flags.pb"));
   CU_ASSERT_EQUAL(r.status, 0);
   result_free(&r);
@@ -154,7 +154,7 @@ static void test_cli_save_config(void) {
   CU_ASSERT_EQUAL_FATAL(n, 4);
   CU_ASSERT_EQUAL(memcmp(got, "\x10\x03\x28\x02", 4), 0);
   free(got);
-  r = tfsess("run %s --fetch product --quiet --out '%s' --config "
+  r = tfsess("run %s --fetch product --quiet --force --out '%s' --config "
              "tests/data/wire/config_defaults.pb --save-config '%s'",
              g, it_tmp("sc"), it_tmp("same.pb"));
   CU_ASSERT_EQUAL(r.status, 0);
@@ -166,8 +166,8 @@ static void test_cli_save_config(void) {
   CU_ASSERT_EQUAL(memcmp(got, tf, m), 0);
   free(got);
   free(tf);
-  r = tfsess("run %s --fetch product --quiet --out '%s' --save-config "
-             "'%s/no/such/dir/c.pb'",
+  r = tfsess("run %s --fetch product --quiet --force --out '%s' "
+             "--save-config '%s/no/such/dir/c.pb'",
              g, it_tmp("sc"), it_tmpdir());
   assert_fails(&r, 1, "/no/such/dir/c.pb: cannot write");
 }
@@ -348,7 +348,7 @@ static void test_cli_inspect(void) {
       "\x0a\x09\x0a\x01m\x12\x04NoOp";
   it_write_file(it_tmp("odd.pb"), gd, sizeof gd - 1);
   r = tfsess("inspect '%s'", it_tmp("odd.pb"));
-  CU_ASSERT_EQUAL(r.status, 0);
+  CU_ASSERT_EQUAL(r.status, 1); /* an op that cannot run */
   CU_ASSERT_PTR_NOT_NULL(strstr(r.out, "Cannot run (1 node):\n"));
   CU_ASSERT_PTR_NOT_NULL(strstr(r.out,
                                 "  NoSuchOpAtAll: not registered in "
@@ -503,6 +503,7 @@ static void test_cli_inspect_functions(void) {
   it_write_file(it_tmp("renamed.pb"), pb, len);
   free(pb);
   r = tfsess("inspect '%s'", it_tmp("renamed.pb"));
+  CU_ASSERT_EQUAL(r.status, 1);
   CU_ASSERT_PTR_NOT_NULL(strstr(
       r.out, "Cannot run (7 nodes):\n  AddV9: not registered in this build: "
              "while_body_321/add, while_body_321/add_1"));
@@ -809,7 +810,8 @@ static int cli_case(const char *dir, char *err, size_t cap) {
   int rc = tc_manifest_parse(dir, &m, err, cap);
   char cmd[16384], out[4200];
   snprintf(out, sizeof out, "%s", it_tmp("cases"));
-  snprintf(cmd, sizeof cmd, "run '%s/graph.pb' --quiet --out '%s'", dir, out);
+  snprintf(cmd, sizeof cmd, "run '%s/graph.pb' --quiet --force --out '%s'",
+           dir, out);
   for (int i = 0; i < m.nfeeds; i++) {
     char f[9000];
     snprintf(f, sizeof f, "%s=%s/%s", m.feeds[i].name, dir, m.feeds[i].file);

@@ -96,7 +96,8 @@ static int run_call(const char *name, const calls *cs, const call *c,
   char args[6000], out[4096];
   snprintf(out, sizeof out, "%s", out_dir); /* it_tmp's buffers rotate */
   int n = snprintf(args, sizeof args,
-                   "run " SM "/%s/model --tags %s --signature %s --out '%s'",
+                   "run " SM "/%s/model --tags %s --signature %s --force "
+                   "--out '%s'",
                    name, cs->tags, c->sig, out);
   for (int k = 0; k < c->nin; k++)
     n += snprintf(args + n, sizeof args - (size_t)n,
