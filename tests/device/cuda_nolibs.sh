@@ -45,7 +45,7 @@ prog=tests/device/test_cuda_nolibs
 if [ -x "$prog" ]; then
   if "$prog" cuda_missing_libs; then ok "cuDNN and cuBLAS missing"
   else bad "$prog cuda_missing_libs"; fi
-  if CUDA_VISIBLE_DEVICES= "$prog" cuda_no_gpu; then ok "no GPU"
+  if CUDA_VISIBLE_DEVICES='' "$prog" cuda_no_gpu; then ok "no GPU"
   else bad "$prog cuda_no_gpu"; fi
 else
   echo "($prog not built: CUnit missing; its checks are left out)"
@@ -55,7 +55,7 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 m=$top/models/digits
 for gpu in visible hidden; do
-  if [ $gpu = hidden ]; then set -- env CUDA_VISIBLE_DEVICES=; else set -- env; fi
+  if [ $gpu = hidden ]; then set -- env CUDA_VISIBLE_DEVICES=''; else set -- env; fi
   if "$@" LD_LIBRARY_PATH=/nonexistent TFS_CUDNN_LIBRARY=/nonexistent/libcudnn.so \
        TFS_CUBLAS_LIBRARY=/nonexistent/libcublas.so \
        ./tfsess run "$m/graph.pb" --feed "x=$m/x_test.npy" --fetch probs \
