@@ -40,26 +40,27 @@ _tfsess() {
     local cmds
     cmds=$("$_tfsess_prog" --help 2>/dev/null |
       sed -n '/^Commands:/,/^$/s/^  \([a-z][a-z_-]*\) .*/\1/p' | tr '\n' ' ')
-    COMPREPLY=($(compgen -W "$cmds help --help --version" -- "$cur"))
+    mapfile -t COMPREPLY < <(compgen -W "$cmds help --help --version" -- "$cur")
     return
   fi
   local cmd=${words[1]}
   if [[ $cmd == help ]]; then
-    ((cword == 2)) && COMPREPLY=($(compgen -W "$("$_tfsess_prog" --help 2>/dev/null |
-      sed -n '/^Commands:/,/^$/s/^  \([a-z][a-z_-]*\) .*/\1/p')" -- "$cur"))
+    ((cword == 2)) && mapfile -t COMPREPLY < <(compgen -W "$("$_tfsess_prog" \
+      --help 2>/dev/null |
+      sed -n '/^Commands:/,/^$/s/^  \([a-z][a-z_-]*\) .*/\1/p')" -- "$cur")
     return
   fi
 
   # --NAME=VALUE: complete VALUE as a file
   if [[ $cur == --*=* ]]; then
     local pre=${cur%%=*}= val=${cur#*=}
-    COMPREPLY=($(compgen -f -- "$val"))
+    mapfile -t COMPREPLY < <(compgen -f -- "$val")
     COMPREPLY=("${COMPREPLY[@]/#/$pre}")
     compopt -o filenames 2>/dev/null
     return
   fi
   if [[ $cur == -* ]]; then
-    COMPREPLY=($(compgen -W "$(_tfsess_options "$cmd")" -- "$cur"))
+    mapfile -t COMPREPLY < <(compgen -W "$(_tfsess_options "$cmd")" -- "$cur")
     return
   fi
   # the value of an option that takes one, or a positional argument
@@ -68,7 +69,7 @@ _tfsess() {
   if [[ $prev == --* ]] && _tfsess_takes_value "$cmd" "$prev" &&
      [[ $cur == *=* ]]; then
     local pre=${cur%%=*}= val=${cur#*=}
-    COMPREPLY=($(compgen -f -- "$val"))
+    mapfile -t COMPREPLY < <(compgen -f -- "$val")
     COMPREPLY=("${COMPREPLY[@]/#/$pre}")
     compopt -o filenames 2>/dev/null
     return
@@ -76,7 +77,7 @@ _tfsess() {
   if declare -F _filedir >/dev/null 2>&1; then
     _filedir
   else
-    COMPREPLY=($(compgen -f -- "$cur"))
+    mapfile -t COMPREPLY < <(compgen -f -- "$cur")
     compopt -o filenames 2>/dev/null
   fi
 }
