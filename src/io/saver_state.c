@@ -16,7 +16,6 @@
 #include <unistd.h>
 
 #include "core/alloc.h"
-#include "core/file.h"
 #include "core/status.h"
 #include "core/strbuf.h"
 #include "io/saver_internal.h"
@@ -460,13 +459,22 @@ static int parse_state(const char *text, size_t len,
   }
 }
 
-/* The file's text, or NULL when it is missing or unreadable. */
 static char *read_all(const char *path, size_t *len) {
-  char *text = NULL;
-  tfs_status *st = tfs_status_new();
-  int rc = st ? tfs_read_file(path, &text, len, st) : -1;
-  tfs_status_free(st);
-  return rc == 0 ? text : NULL;
+  FILE *f = fopen(path, "rb");
+  if (!f) return NULL;
+  tfs_strbuf b = TFS_STRBUF_INIT;
+  char buf[4096];
+  size_t n;
+  while ((n = fread(buf, 1, sizeof buf, f)) > 0) tfs_strbuf_append(&b, buf, n);
+  int bad = ferror(f) || b.oom;
+  fclose(f);
+  *len = b.len;
+  if (bad) {
+    tfs_strbuf_free(&b);
+    return NULL;
+  }
+  char *s = tfs_strbuf_take(&b);
+  return s ? s : tfs_strdup("");
 }
 
 tfs_checkpoint_state *tfs_checkpoint_state_read(const char *dir,

@@ -11,7 +11,6 @@
 
 #include "config_proto/pb_util.h"
 #include "core/alloc.h"
-#include "core/file.h"
 #include "core/status.h"
 #include "io/sstable.h"
 #include "io/tensor_bundle.h"
@@ -37,6 +36,40 @@ struct tfs_bundle_reader {
 };
 
 /* ---- opening ------------------------------------------------------------- */
+
+static int read_file(const char *path, uint8_t **out, size_t *len,
+                     tfs_status *st) {
+  FILE *f = fopen(path, "rb");
+  if (!f) return -2;
+  uint8_t *buf = NULL;
+  size_t n = 0, cap = 0;
+  for (;;) {
+    if (n == cap) {
+      cap = cap ? 2 * cap : 65536;
+      uint8_t *b = tfs_realloc(buf, cap);
+      if (!b) {
+        tfs_free(buf);
+        fclose(f);
+        tfs_status_set(st, TFS_RESOURCE_EXHAUSTED, "out of memory");
+        return -1;
+      }
+      buf = b;
+    }
+    size_t got = fread(buf + n, 1, cap - n, f);
+    n += got;
+    if (got == 0) break;
+  }
+  int err = ferror(f);
+  fclose(f);
+  if (err) {
+    tfs_free(buf);
+    tfs_status_setf(st, TFS_DATA_LOSS, "%s: read error", path);
+    return -1;
+  }
+  *out = buf;
+  *len = n;
+  return 0;
+}
 
 static int check_shape(const char *path, r_entry *r, tfs_status *st) {
   const Tensorflow__TensorShapeProto *s = r->e->shape;
@@ -160,16 +193,16 @@ tfs_bundle_reader *tfs_bundle_reader_open(const char *prefix,
     goto fail;
   }
   memcpy(r->prefix, prefix, plen + 1);
-  char *data = NULL;
+  uint8_t *data = NULL;
   size_t len = 0;
-  int rc = tfs_read_file(path, &data, &len, st);
-  if (rc == 1)
+  int rc = read_file(path, &data, &len, st);
+  if (rc == -2)
     tfs_status_setf(st, TFS_NOT_FOUND,
                     "Unsuccessful TensorSliceReader constructor: Failed to "
                     "find any matching files for %s", prefix);
   if (rc) goto fail;
   open_ctx c = {r, path, st, 0};
-  rc = tfs_sst_scan((const uint8_t *)data, len, path, on_entry, &c, st);
+  rc = tfs_sst_scan(data, len, path, on_entry, &c, st);
   tfs_free(data);
   if (rc) goto fail;
   if (!c.seen_header) {

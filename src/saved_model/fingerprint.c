@@ -8,7 +8,6 @@
 
 #include "config_proto/pb_util.h"
 #include "core/alloc.h"
-#include "core/file.h"
 #include "core/status.h"
 #include "core/util.h"
 #include "proto/fingerprint.pb-c.h"
@@ -25,7 +24,7 @@ int tfs_saved_model_read_fingerprint(const char *export_dir,
   }
   size_t len = 0;
   char *data = NULL;
-  int rc = tfs_read_file(path, &data, &len, st);
+  int rc = tfs_sm__read_file(path, &data, &len, st);
   if (rc == 1)
     tfs_status_setf(st, TFS_NOT_FOUND, "%s; No such file or directory", path);
   if (rc) {

@@ -12,7 +12,6 @@
 #include "config_proto/pb_text.h"
 #include "config_proto/pb_util.h"
 #include "core/alloc.h"
-#include "core/file.h"
 #include "core/status.h"
 #include "core/strbuf.h"
 #include "core/util.h"
@@ -21,6 +20,40 @@
 #include "saved_model/sm_internal.h"
 
 /* ---- reading ------------------------------------------------------------- */
+
+int tfs_sm__read_file(const char *path, char **out, size_t *len,
+                      tfs_status *st) {
+  FILE *f = fopen(path, "rb");
+  if (!f) {
+    if (errno == ENOENT || errno == ENOTDIR) return 1;
+    tfs_status_setf(st, TFS_PERMISSION_DENIED, "%s; %s", path,
+                    strerror(errno));
+    return -1;
+  }
+  char *buf = NULL;
+  size_t n = 0, cap = 0;
+  for (;;) {
+    if (n == cap && tfs_grow((void **)&buf, &cap, n + 65536, 1)) {
+      tfs_free(buf);
+      fclose(f);
+      TFS_OOM(st);
+      return -1;
+    }
+    size_t got = fread(buf + n, 1, cap - n, f);
+    n += got;
+    if (got == 0) break;
+  }
+  int err = ferror(f);
+  fclose(f);
+  if (err) {
+    tfs_free(buf);
+    tfs_status_setf(st, TFS_DATA_LOSS, "%s: read error", path);
+    return -1;
+  }
+  *out = buf;
+  *len = n;
+  return 0;
+}
 
 /* The TF2 object graph is not modelled (a session loader never reads it):
  * in text it is skipped. */
@@ -37,7 +70,7 @@ Tensorflow__SavedModel *tfs_sm__read(const char *dir, tfs_status *st) {
   }
   char *data = NULL;
   size_t len = 0;
-  int rc = tfs_read_file(path, &data, &len, st);
+  int rc = tfs_sm__read_file(path, &data, &len, st);
   tfs_free(path);
   if (rc < 0) return NULL;
   if (rc == 0) {
@@ -61,7 +94,7 @@ Tensorflow__SavedModel *tfs_sm__read(const char *dir, tfs_status *st) {
     TFS_OOM(st);
     return NULL;
   }
-  rc = tfs_read_file(path, &data, &len, st);
+  rc = tfs_sm__read_file(path, &data, &len, st);
   tfs_free(path);
   if (rc < 0) return NULL;
   if (rc == 1) {

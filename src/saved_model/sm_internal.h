@@ -44,6 +44,12 @@ struct tfs_saved_model {
   tfs_buffer *mg;      /* the chosen MetaGraphDef, serialized */
 };
 
+/* Reads a whole file into *out (free with tfs_free).  0; 1 when it does
+ * not exist (nothing set); -1 with an error (PERMISSION_DENIED "PATH;
+ * reason", DATA_LOSS on a read error, RESOURCE_EXHAUSTED). */
+int tfs_sm__read_file(const char *path, char **out, size_t *len,
+                      tfs_status *st);
+
 /* The SavedModel proto of `dir`: saved_model.pb, else saved_model.pbtxt
  * (the object graph skipped).  Free with tfs_pb__free.  NULL with
  * TensorFlow's NOT_FOUND when neither exists, DATA_LOSS when the file does

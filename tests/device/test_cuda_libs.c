@@ -1,8 +1,8 @@
 /*
  * tests/device/test_cuda_libs.c - the CUDA build's libraries as a process
- * sees them, on any machine (no GPU needed): cuBLAS stays unmapped through
- * sessions that run MatMul on the CPU, opens on first use with every entry
- * point resolved, and its statuses read as TensorFlow prints them.
+ * sees them, on any machine (no GPU needed): cuBLAS and cuDNN stay unmapped
+ * through sessions that run on the CPU, open on first use with every entry
+ * point resolved, and their statuses read as TensorFlow prints them.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -13,6 +13,7 @@
 /* First of the suite: nothing has asked for cuBLAS yet. */
 static void test_cublas_not_loaded_by_cpu_runs(void) {
   CU_ASSERT_EQUAL(tfs_cuda__cublas_loaded(), 0);
+  CU_ASSERT_EQUAL(tfs_cuda__cudnn_loaded(), 0);
   tfs_status *st = tfs_status_new();
   tfs_graph *g = tfs_graph_new();
   tfs_output x = dt_placeholder(g, "x", TFS_FLOAT);
@@ -28,6 +29,7 @@ static void test_cublas_not_loaded_by_cpu_runs(void) {
   const float *o = tfs_tensor_data(out);
   CU_ASSERT_TRUE(o[0] == 7 && o[1] == 10 && o[2] == 15 && o[3] == 22);
   CU_ASSERT_EQUAL(tfs_cuda__cublas_loaded(), 0);
+  CU_ASSERT_EQUAL(tfs_cuda__cudnn_loaded(), 0);
   tfs_tensor_free(out);
   tfs_tensor_free(xv);
   tfs_session_free(s);
@@ -69,10 +71,31 @@ static void test_cublas_status_message(void) {
   tfs_status_free(st);
 }
 
+static void test_cudnn_opens_on_first_use(void) {
+  tfs_status *st = tfs_status_new();
+  const tfs_cudnn_api *dn = tfs_cuda__cudnn(st);
+  TFS_ASSERT_OK(st);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(dn);
+  CU_ASSERT_EQUAL(tfs_cuda__cudnn_loaded(), 1);
+  CU_ASSERT_PTR_EQUAL(tfs_cuda__cudnn(st), dn); /* loaded once */
+#define TFS_CUDNN_CHECK(f) CU_ASSERT_PTR_NOT_NULL(dn->f);
+  TFS_CUDNN_FUNCS(TFS_CUDNN_CHECK)
+#undef TFS_CUDNN_CHECK
+  /* a descriptor needs no GPU */
+  cudnnTensorDescriptor_t d = NULL;
+  CU_ASSERT_EQUAL(dn->cudnnCreateTensorDescriptor(&d), CUDNN_STATUS_SUCCESS);
+  CU_ASSERT_EQUAL(dn->cudnnDestroyTensorDescriptor(d), CUDNN_STATUS_SUCCESS);
+  CU_ASSERT_EQUAL(
+      tfs_cuda__check_dnn(CUDNN_STATUS_BAD_PARAM, "cudnnSetStream", st), -1);
+  TFS_ASSERT_ERROR(st, TFS_INTERNAL, "cudnnSetStream: CUDNN_STATUS_BAD_PARAM");
+  tfs_status_free(st);
+}
+
 static const tfs_test_case kLibs[] = {
     {"cublas_not_loaded_by_cpu_runs", test_cublas_not_loaded_by_cpu_runs},
     {"cublas_opens_on_first_use", test_cublas_opens_on_first_use},
     {"cublas_status_message", test_cublas_status_message},
+    {"cudnn_opens_on_first_use", test_cudnn_opens_on_first_use},
     {NULL, NULL}};
 
 const tfs_test_suite tfs_test_suites[] = {{"cuda_libs", kLibs}, {NULL, NULL}};

@@ -5,9 +5,7 @@
  * loader, the CUDA device opens the library the first time a MatMul runs
  * on a GPU and resolves the few entry points it calls.
  */
-#include <dlfcn.h>
 #include <pthread.h>
-#include <stdio.h>
 #include <string.h>
 
 #include "backends/cuda/cuda_device.h"
@@ -25,24 +23,13 @@ static int g_ok;
 static char g_err[512];
 
 static int resolve(void *lib, const char *name, void **fn) {
-  *fn = dlsym(lib, name);
-  if (*fn) return 0;
-  snprintf(g_err, sizeof g_err, "%s has no symbol %s", CUBLAS_SONAME, name);
-  return -1;
+  return tfs_cuda__dso_sym(lib, CUBLAS_SONAME, name, fn, g_err, sizeof g_err);
 }
 
 static void load(void) {
-  /* the toolkit's directory first (the rpath of a CUDA build), then the
-   * loader's search path */
-  void *lib = dlopen(TFS_CUDA_LIBDIR "/" CUBLAS_SONAME, RTLD_NOW | RTLD_LOCAL);
-  if (!lib) lib = dlopen(CUBLAS_SONAME, RTLD_NOW | RTLD_LOCAL);
-  if (!lib) {
-    const char *why = dlerror();
-    snprintf(g_err, sizeof g_err,
-             "Could not load dynamic library '%s'; dlerror: %s", CUBLAS_SONAME,
-             why ? why : "unknown");
-    return;
-  }
+  void *lib = tfs_cuda__dso_open("TFS_CUBLAS_LIBRARY", TFS_CUDA_LIBDIR,
+                                 CUBLAS_SONAME, g_err, sizeof g_err);
+  if (!lib) return;
   if (resolve(lib, "cublasCreate_v2", (void **)&g_api.create) ||
       resolve(lib, "cublasDestroy_v2", (void **)&g_api.destroy) ||
       resolve(lib, "cublasSetStream_v2", (void **)&g_api.set_stream) ||
@@ -65,9 +52,5 @@ const tfs_cublas_api *tfs_cuda__cublas(tfs_status *st) {
 }
 
 int tfs_cuda__cublas_loaded(void) {
-  void *h = dlopen(CUBLAS_SONAME, RTLD_NOW | RTLD_NOLOAD);
-  if (!h) h = dlopen(TFS_CUDA_LIBDIR "/" CUBLAS_SONAME, RTLD_NOW | RTLD_NOLOAD);
-  if (!h) return 0;
-  dlclose(h); /* drops the reference RTLD_NOLOAD took */
-  return 1;
+  return tfs_cuda__dso_loaded(TFS_CUDA_LIBDIR, CUBLAS_SONAME);
 }

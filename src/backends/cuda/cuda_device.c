@@ -38,7 +38,11 @@ int tfs_cuda__check_blas(cublasStatus_t e, const char *what, tfs_status *st) {
 
 int tfs_cuda__check_dnn(cudnnStatus_t e, const char *what, tfs_status *st) {
   if (e == CUDNN_STATUS_SUCCESS) return 0;
-  tfs_status_setf(st, TFS_INTERNAL, "%s: %s", what, cudnnGetErrorString(e));
+  /* a status comes from a call through the table: it is loaded */
+  const tfs_cudnn_api *dn = tfs_cuda__cudnn(st);
+  if (!dn) return -1;
+  tfs_status_setf(st, TFS_INTERNAL, "%s: %s", what,
+                  dn->cudnnGetErrorString(e));
   return -1;
 }
 
@@ -72,11 +76,14 @@ cublasHandle_t tfs_cuda__blas(tfs_cuda_dev *d, tfs_status *st) {
 
 cudnnHandle_t tfs_cuda__dnn(tfs_cuda_dev *d, tfs_status *st) {
   if (!d->dnn) {
+    const tfs_cudnn_api *dn = tfs_cuda__cudnn(st);
+    if (!dn) return NULL;
     cudnnHandle_t h;
-    if (tfs_cuda__check_dnn(cudnnCreate(&h), "cudnnCreate", st)) return NULL;
-    if (tfs_cuda__check_dnn(cudnnSetStream(h, d->compute), "cudnnSetStream",
-                            st)) {
-      cudnnDestroy(h);
+    if (tfs_cuda__check_dnn(dn->cudnnCreate(&h), "cudnnCreate", st))
+      return NULL;
+    if (tfs_cuda__check_dnn(dn->cudnnSetStream(h, d->compute),
+                            "cudnnSetStream", st)) {
+      dn->cudnnDestroy(h);
       return NULL;
     }
     d->dnn = h;
@@ -175,6 +182,16 @@ static const tfs_kernel_def *cuda_find_kernel(tfs_device *d,
     tfs_status_setf(st, TFS_INVALID_ARGUMENT,
                     "No OpKernel was registered to support Op '%s' used by "
                     "{{node %s}} on GPU with these attrs", op->name, node);
+    return NULL;
+  }
+  /* a cuDNN kernel exists only where cuDNN loads: elsewhere the placer
+   * sees no GPU kernel (soft placement runs the node on the CPU) */
+  if (kd && kd->dnn && !tfs_cuda__cudnn(st)) {
+    char why[600];
+    snprintf(why, sizeof why, "%s", tfs_status_message(st));
+    tfs_status_setf(st, TFS_FAILED_PRECONDITION,
+                    "Op '%s' used by {{node %s}} needs cuDNN on GPU: %s",
+                    op->name, node, why);
     return NULL;
   }
   return k;

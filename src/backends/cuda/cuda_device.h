@@ -60,12 +60,63 @@ typedef struct tfs_cublas_api {
  * process; thread-safe).  The table is static: never freed.  NULL with
  * FAILED_PRECONDITION "Could not load dynamic library 'libcublas.so.N';
  * dlerror: ..." (TensorFlow's wording) or a missing symbol's name when
- * the library cannot be used; the same error on every later call. */
+ * the library cannot be used; the same error on every later call.
+ * TFS_CUBLAS_LIBRARY in the environment names the one file to open
+ * instead of TFS_CUDA_LIBDIR/libcublas.so.N and the search path. */
 const tfs_cublas_api *tfs_cuda__cublas(tfs_status *st);
 
 /* 1 when cuBLAS is mapped into the process (by tfs_cuda__cublas or by
  * anyone else), 0 when not; loads nothing.  Thread-safe. */
 int tfs_cuda__cublas_loaded(void);
+
+/* The cuDNN entry points the device calls (X(name) for each), resolved
+ * from the library opened on first use (backends/cuda/cuda_dnn_dso.c). */
+#define TFS_CUDNN_FUNCS(X)                                                  \
+  X(cudnnCreate) X(cudnnDestroy) X(cudnnSetStream) X(cudnnGetErrorString)   \
+  X(cudnnCreateTensorDescriptor) X(cudnnDestroyTensorDescriptor)            \
+  X(cudnnSetTensor4dDescriptor) X(cudnnCreateFilterDescriptor)              \
+  X(cudnnDestroyFilterDescriptor) X(cudnnSetFilter4dDescriptor)             \
+  X(cudnnCreateConvolutionDescriptor) X(cudnnDestroyConvolutionDescriptor)  \
+  X(cudnnSetConvolution2dDescriptor) X(cudnnSetConvolutionGroupCount)       \
+  X(cudnnSetConvolutionMathType) X(cudnnGetConvolutionForwardAlgorithm_v7)  \
+  X(cudnnConvolutionForward) X(cudnnCreatePoolingDescriptor)                \
+  X(cudnnDestroyPoolingDescriptor) X(cudnnSetPooling2dDescriptor)           \
+  X(cudnnPoolingForward) X(cudnnDeriveBNTensorDescriptor)                   \
+  X(cudnnBatchNormalizationForwardInference)                                \
+  X(cudnnBatchNormalizationForwardTraining)
+
+/* One member per entry point, named as the function: api->cudnnCreate(). */
+typedef struct tfs_cudnn_api {
+#define TFS_CUDNN_MEMBER(f) __typeof__(f) *f;
+  TFS_CUDNN_FUNCS(TFS_CUDNN_MEMBER)
+#undef TFS_CUDNN_MEMBER
+} tfs_cudnn_api;
+
+/* The cuDNN entry points, loading the library the first time (once per
+ * process; thread-safe; never freed).  NULL with FAILED_PRECONDITION
+ * "Could not load dynamic library 'libcudnn.so.N'; dlerror: ..." or a
+ * missing symbol's name when it cannot be used, the same on every later
+ * call.  TFS_CUDNN_LIBRARY in the environment names the one file to open
+ * instead of TFS_CUDNN_LIBDIR/libcudnn.so.N and the loader's search path. */
+const tfs_cudnn_api *tfs_cuda__cudnn(tfs_status *st);
+
+/* 1 when cuDNN is mapped into the process, 0 when not; loads nothing. */
+int tfs_cuda__cudnn_loaded(void);
+
+/* The loaders' common part (backends/cuda/cuda_dso.c).  Opens the file
+ * named by the environment variable env when it is set and not empty
+ * (that file only), else dir/soname, else soname on the loader's search
+ * path; NULL with TensorFlow's "Could not load dynamic library '<name>';
+ * dlerror: <why>" in err. */
+void *tfs_cuda__dso_open(const char *env, const char *dir,
+                         const char *soname, char *err, size_t errlen);
+
+/* dlsym(lib, sym) into *fn; -1 with "<libname> has no symbol <sym>". */
+int tfs_cuda__dso_sym(void *lib, const char *libname, const char *sym,
+                      void **fn, char *err, size_t errlen);
+
+/* 1 when soname (or dir/soname) is mapped into the process; loads nothing. */
+int tfs_cuda__dso_loaded(const char *dir, const char *soname);
 
 /* Makes d the calling thread's current CUDA device. */
 int tfs_cuda__activate(tfs_cuda_dev *d, tfs_status *st);

@@ -26,11 +26,22 @@ static cudnnDataType_t dnn_type(int type) {
 }
 
 /* A 4-D descriptor of (n, c, h, w) in the layout of `nchw`. */
-static cudnnStatus_t set4d(cudnnTensorDescriptor_t d, int nchw, int type,
-                           int64_t n, int64_t c, int64_t h, int64_t w) {
-  return cudnnSetTensor4dDescriptor(
+static cudnnStatus_t set4d(const tfs_cudnn_api *dn, cudnnTensorDescriptor_t d,
+                           int nchw, int type, int64_t n, int64_t c,
+                           int64_t h, int64_t w) {
+  return dn->cudnnSetTensor4dDescriptor(
       d, nchw ? CUDNN_TENSOR_NCHW : CUDNN_TENSOR_NHWC, dnn_type(type), (int)n,
       (int)c, (int)h, (int)w);
+}
+
+/* The cuDNN table into *api; -1 after failing ki when cuDNN cannot be
+ * loaded (the device's kernel lookup has refused the node already then,
+ * unless something else holds the kernel). */
+static int dnn_api(tfs_kernel_init *ki, const tfs_cudnn_api **api) {
+  *api = tfs_cuda__cudnn(ki->st);
+  if (*api) return 0;
+  return tfs_ki_error(ki, TFS_FAILED_PRECONDITION, "%s",
+                      tfs_status_message(ki->st));
 }
 
 /* ---- Conv2D --------------------------------------------------------------- */
@@ -38,6 +49,7 @@ static cudnnStatus_t set4d(cudnnTensorDescriptor_t d, int nchw, int type,
 typedef struct conv_state {
   tfs_cu_state base;
   tfs_window w;
+  const tfs_cudnn_api *api;
   /* guarded by: base.dev->lib_mu */
   cudnnTensorDescriptor_t xd, yd;
   cudnnFilterDescriptor_t fd;
@@ -50,10 +62,10 @@ typedef struct conv_state {
 static void conv_release(void *p) {
   conv_state *s = p;
   if (!s) return;
-  if (s->xd) cudnnDestroyTensorDescriptor(s->xd);
-  if (s->yd) cudnnDestroyTensorDescriptor(s->yd);
-  if (s->fd) cudnnDestroyFilterDescriptor(s->fd);
-  if (s->cd) cudnnDestroyConvolutionDescriptor(s->cd);
+  if (s->xd) s->api->cudnnDestroyTensorDescriptor(s->xd);
+  if (s->yd) s->api->cudnnDestroyTensorDescriptor(s->yd);
+  if (s->fd) s->api->cudnnDestroyFilterDescriptor(s->fd);
+  if (s->cd) s->api->cudnnDestroyConvolutionDescriptor(s->cd);
   free(s);
 }
 
@@ -64,9 +76,12 @@ static int conv_prepare(tfs_kernel_init *ki) {
     return tfs_ki_error(ki, TFS_INVALID_ARGUMENT, "%s",
                         tfs_status_message(ki->st));
   if (tfs_conv_check_batch_depth(ki, &s->w, TFS_UNIMPLEMENTED)) return -1;
-  if (cudnnCreateTensorDescriptor(&s->xd) || cudnnCreateTensorDescriptor(&s->yd) ||
-      cudnnCreateFilterDescriptor(&s->fd) ||
-      cudnnCreateConvolutionDescriptor(&s->cd))
+  if (dnn_api(ki, &s->api)) return -1;
+  const tfs_cudnn_api *dn = s->api;
+  if (dn->cudnnCreateTensorDescriptor(&s->xd) ||
+      dn->cudnnCreateTensorDescriptor(&s->yd) ||
+      dn->cudnnCreateFilterDescriptor(&s->fd) ||
+      dn->cudnnCreateConvolutionDescriptor(&s->cd))
     return tfs_ki_error(ki, TFS_INTERNAL, "cuDNN descriptors: out of memory");
   return 0;
 }
@@ -93,26 +108,27 @@ static int conv_setup(conv_state *s, const conv_geom *g, int64_t h,
   int nchw = s->w.nchw, type = s->base.type;
   int64_t key[10] = {g->n, h, w, g->c, g->kh, g->kw, g->kc, g->kn, ph, pw};
   if (s->key[0] != 0 && memcmp(key, s->key, sizeof key) == 0) return 0;
-  cudnnDataType_t ct = type == TFS_CU_F64 ? CUDNN_DATA_DOUBLE
-                                          : CUDNN_DATA_FLOAT;
-  if (tfs_cuda__check_dnn(set4d(s->xd, nchw, type, g->n, g->c, h, w),
+  cudnnDataType_t ct =
+      type == TFS_CU_F64 ? CUDNN_DATA_DOUBLE : CUDNN_DATA_FLOAT;
+  if (tfs_cuda__check_dnn(set4d(s->api, s->xd, nchw, type, g->n, g->c, h, w),
                           "cudnnSetTensor4dDescriptor", st) ||
-      tfs_cuda__check_dnn(set4d(s->yd, nchw, type, g->n, g->oc, g->oh, g->ow),
-                          "cudnnSetTensor4dDescriptor", st) ||
-      tfs_cuda__check_dnn(cudnnSetFilter4dDescriptor(
+      tfs_cuda__check_dnn(
+          set4d(s->api, s->yd, nchw, type, g->n, g->oc, g->oh, g->ow),
+          "cudnnSetTensor4dDescriptor", st) ||
+      tfs_cuda__check_dnn(s->api->cudnnSetFilter4dDescriptor(
                               s->fd, dnn_type(type),
                               nchw ? CUDNN_TENSOR_NCHW : CUDNN_TENSOR_NHWC,
                               (int)g->kn, (int)g->kc, (int)g->kh, (int)g->kw),
                           "cudnnSetFilter4dDescriptor", st) ||
-      tfs_cuda__check_dnn(cudnnSetConvolution2dDescriptor(
-                              s->cd, (int)ph, (int)pw, (int)g->sh, (int)g->sw,
-                              (int)g->dh, (int)g->dw, CUDNN_CROSS_CORRELATION,
-                              ct),
-                          "cudnnSetConvolution2dDescriptor", st) ||
-      tfs_cuda__check_dnn(cudnnSetConvolutionGroupCount(s->cd,
-                                                        (int)g->groups),
-                          "cudnnSetConvolutionGroupCount", st) ||
-      tfs_cuda__check_dnn(cudnnSetConvolutionMathType(
+      tfs_cuda__check_dnn(
+          s->api->cudnnSetConvolution2dDescriptor(
+              s->cd, (int)ph, (int)pw, (int)g->sh, (int)g->sw, (int)g->dh,
+              (int)g->dw, CUDNN_CROSS_CORRELATION, ct),
+          "cudnnSetConvolution2dDescriptor", st) ||
+      tfs_cuda__check_dnn(
+          s->api->cudnnSetConvolutionGroupCount(s->cd, (int)g->groups),
+          "cudnnSetConvolutionGroupCount", st) ||
+      tfs_cuda__check_dnn(s->api->cudnnSetConvolutionMathType(
                               s->cd, type == TFS_CU_F16 || type == TFS_CU_BF16
                                          ? CUDNN_TENSOR_OP_MATH
                                          : CUDNN_FMA_MATH),
@@ -120,7 +136,7 @@ static int conv_setup(conv_state *s, const conv_geom *g, int64_t h,
     return -1;
   cudnnConvolutionFwdAlgoPerf_t perf[CUDNN_CONVOLUTION_FWD_ALGO_COUNT];
   int found = 0;
-  if (tfs_cuda__check_dnn(cudnnGetConvolutionForwardAlgorithm_v7(
+  if (tfs_cuda__check_dnn(s->api->cudnnGetConvolutionForwardAlgorithm_v7(
                               dnn, s->xd, s->fd, s->cd, s->yd,
                               CUDNN_CONVOLUTION_FWD_ALGO_COUNT, &found, perf),
                           "cudnnGetConvolutionForwardAlgorithm_v7", st))
@@ -179,9 +195,9 @@ static int conv_run(conv_state *s, const conv_geom *g, const void *x,
   double d1 = 1, d0 = 0;
   int dbl = s->base.type == TFS_CU_F64;
   rc = tfs_cuda__check_dnn(
-      cudnnConvolutionForward(dnn, dbl ? (void *)&d1 : (void *)&f1, s->xd, x,
-                              s->fd, filt, s->cd, s->algo, ws, s->ws_bytes,
-                              dbl ? (void *)&d0 : (void *)&f0, s->yd, y),
+      s->api->cudnnConvolutionForward(
+          dnn, dbl ? (void *)&d1 : (void *)&f1, s->xd, x, s->fd, filt, s->cd,
+          s->algo, ws, s->ws_bytes, dbl ? (void *)&d0 : (void *)&f0, s->yd, y),
       "cudnnConvolutionForward", st);
 done:
   tfs_cuda__free(d, padded);
@@ -227,6 +243,7 @@ typedef struct pool_state {
   tfs_cu_state base;
   tfs_window w;
   int is_max;
+  const tfs_cudnn_api *api;
   cudnnTensorDescriptor_t xd, yd;  /* guarded by: base.dev->lib_mu */
   cudnnPoolingDescriptor_t pd;
 } pool_state;
@@ -234,9 +251,9 @@ typedef struct pool_state {
 static void pool_release(void *p) {
   pool_state *s = p;
   if (!s) return;
-  if (s->xd) cudnnDestroyTensorDescriptor(s->xd);
-  if (s->yd) cudnnDestroyTensorDescriptor(s->yd);
-  if (s->pd) cudnnDestroyPoolingDescriptor(s->pd);
+  if (s->xd) s->api->cudnnDestroyTensorDescriptor(s->xd);
+  if (s->yd) s->api->cudnnDestroyTensorDescriptor(s->yd);
+  if (s->pd) s->api->cudnnDestroyPoolingDescriptor(s->pd);
   free(s);
 }
 
@@ -257,8 +274,11 @@ static int pool_prepare(tfs_kernel_init *ki) {
     return tfs_ki_error(ki, TFS_UNIMPLEMENTED,
                         "Pooling is not yet supported on the batch "
                         "dimension.");
-  if (cudnnCreateTensorDescriptor(&s->xd) || cudnnCreateTensorDescriptor(&s->yd) ||
-      cudnnCreatePoolingDescriptor(&s->pd))
+  if (dnn_api(ki, &s->api)) return -1;
+  const tfs_cudnn_api *dn = s->api;
+  if (dn->cudnnCreateTensorDescriptor(&s->xd) ||
+      dn->cudnnCreateTensorDescriptor(&s->yd) ||
+      dn->cudnnCreatePoolingDescriptor(&s->pd))
     return tfs_ki_error(ki, TFS_INTERNAL, "cuDNN descriptors: out of memory");
   return 0;
 }
@@ -285,25 +305,23 @@ static int pool_cudnn(pool_state *s, const tfs_cu_pool *g, const void *x,
   double d1 = 1, d0 = 0;
   int dbl = type == TFS_CU_F64;
   return tfs_cuda__check_dnn(
-             cudnnSetPooling2dDescriptor(
+             s->api->cudnnSetPooling2dDescriptor(
                  s->pd,
                  s->is_max ? CUDNN_POOLING_MAX
                            : CUDNN_POOLING_AVERAGE_COUNT_EXCLUDE_PADDING,
                  CUDNN_NOT_PROPAGATE_NAN, (int)g->kh, (int)g->kw, (int)g->pt,
                  (int)g->pl, (int)g->sh, (int)g->sw),
              "cudnnSetPooling2dDescriptor", st) ||
-                 tfs_cuda__check_dnn(set4d(s->xd, nchw, type, g->n, g->c,
-                                           g->h, g->w),
-                                     "cudnnSetTensor4dDescriptor", st) ||
-                 tfs_cuda__check_dnn(set4d(s->yd, nchw, type, g->n, g->c,
-                                           g->oh, g->ow),
-                                     "cudnnSetTensor4dDescriptor", st) ||
                  tfs_cuda__check_dnn(
-                     cudnnPoolingForward(dnn, s->pd,
-                                         dbl ? (void *)&d1 : (void *)&f1,
-                                         s->xd, x,
-                                         dbl ? (void *)&d0 : (void *)&f0,
-                                         s->yd, y),
+                     set4d(s->api, s->xd, nchw, type, g->n, g->c, g->h, g->w),
+                     "cudnnSetTensor4dDescriptor", st) ||
+                 tfs_cuda__check_dnn(
+                     set4d(s->api, s->yd, nchw, type, g->n, g->c, g->oh, g->ow),
+                     "cudnnSetTensor4dDescriptor", st) ||
+                 tfs_cuda__check_dnn(
+                     s->api->cudnnPoolingForward(
+                         dnn, s->pd, dbl ? (void *)&d1 : (void *)&f1, s->xd, x,
+                         dbl ? (void *)&d0 : (void *)&f0, s->yd, y),
                      "cudnnPoolingForward", st)
              ? -1
              : 0;
@@ -366,14 +384,15 @@ typedef struct bn_state {
   tfs_cu_state base;
   float epsilon, factor;
   int training, nchw;
+  const tfs_cudnn_api *api;
   cudnnTensorDescriptor_t xd, bd; /* guarded by: base.dev->lib_mu */
 } bn_state;
 
 static void bn_release(void *p) {
   bn_state *s = p;
   if (!s) return;
-  if (s->xd) cudnnDestroyTensorDescriptor(s->xd);
-  if (s->bd) cudnnDestroyTensorDescriptor(s->bd);
+  if (s->xd) s->api->cudnnDestroyTensorDescriptor(s->xd);
+  if (s->bd) s->api->cudnnDestroyTensorDescriptor(s->bd);
   free(s);
 }
 
@@ -389,7 +408,9 @@ static int bn_prepare(tfs_kernel_init *ki) {
   size_t len = 0;
   const char *fmt = tfs_attrs_get_string(ki->attrs, "data_format", &len);
   s->nchw = fmt && len == 4 && memcmp(fmt, "NCHW", 4) == 0;
-  if (cudnnCreateTensorDescriptor(&s->xd) || cudnnCreateTensorDescriptor(&s->bd))
+  if (dnn_api(ki, &s->api)) return -1;
+  if (s->api->cudnnCreateTensorDescriptor(&s->xd) ||
+      s->api->cudnnCreateTensorDescriptor(&s->bd))
     return tfs_ki_error(ki, TFS_INTERNAL, "cuDNN descriptors: out of memory");
   return 0;
 }
@@ -425,9 +446,10 @@ static int bn_run(bn_state *s, tfs_kernel_ctx *c, tfs_tensor *y,
   size_t cb = (size_t)ch * sizeof(float);
   cudnnHandle_t dnn = tfs_cuda__dnn(d, st);
   if (!dnn ||
-      tfs_cuda__check_dnn(set4d(s->xd, s->nchw, s->base.type, n, ch, h, w),
-                          "cudnnSetTensor4dDescriptor", st) ||
-      tfs_cuda__check_dnn(cudnnDeriveBNTensorDescriptor(
+      tfs_cuda__check_dnn(
+          set4d(s->api, s->xd, s->nchw, s->base.type, n, ch, h, w),
+          "cudnnSetTensor4dDescriptor", st) ||
+      tfs_cuda__check_dnn(s->api->cudnnDeriveBNTensorDescriptor(
                               s->bd, s->xd, CUDNN_BATCHNORM_SPATIAL),
                           "cudnnDeriveBNTensorDescriptor", st))
     return -1;
@@ -436,7 +458,7 @@ static int bn_run(bn_state *s, tfs_kernel_ctx *c, tfs_tensor *y,
   const void *mean = c->inputs[3]->data, *var = c->inputs[4]->data;
   if (!s->training) {
     return tfs_cuda__check_dnn(
-               cudnnBatchNormalizationForwardInference(
+               s->api->cudnnBatchNormalizationForwardInference(
                    dnn, CUDNN_BATCHNORM_SPATIAL, &one, &zero, s->xd, x->data,
                    s->xd, y->data, s->bd, scale, offset, mean, var,
                    (double)s->epsilon),
@@ -463,7 +485,7 @@ static int bn_run(bn_state *s, tfs_kernel_ctx *c, tfs_tensor *y,
       return -1;
   }
   return tfs_cuda__check_dnn(
-      cudnnBatchNormalizationForwardTraining(
+      s->api->cudnnBatchNormalizationForwardTraining(
           dnn, CUDNN_BATCHNORM_SPATIAL, &one, &zero, s->xd, x->data, s->xd,
           y->data, s->bd, scale, offset, (double)s->factor, outs[1]->data,
           outs[2]->data, (double)s->epsilon, outs[3]->data, outs[4]->data),
@@ -508,21 +530,21 @@ static int bn3_accepts(const tfs_attrs *a) {
   return u == TFS_FLOAT;
 }
 
-static const tfs_cu_kdata kNone = {0, NULL};
-static const tfs_cu_kdata kBn3 = {0, bn3_accepts};
+static const tfs_cu_kdata kDnn = {0, NULL, 1};
+static const tfs_cu_kdata kBn3 = {0, bn3_accepts, 1};
 #define CONV_T (TFS_DT_BIT(TFS_FLOAT) | TFS_DT_BIT(TFS_HALF) | \
                 TFS_DT_BIT(TFS_DOUBLE) | TFS_DT_BIT(TFS_BFLOAT16))
 #define BN_T (TFS_DT_BIT(TFS_FLOAT) | TFS_DT_BIT(TFS_HALF))
 
 const tfs_kernel_def tfs_cuda_kernels_dnn[] = {
     {"Conv2D", "GPU", "T", CONV_T, conv_prepare, conv_compute, conv_release,
-     TFS_KERNEL_EXPENSIVE, &kNone},
+     TFS_KERNEL_EXPENSIVE, &kDnn},
     {"MaxPool", "GPU", "T", CONV_T, pool_prepare, pool_compute, pool_release,
-     0, &kNone},
+     0, &kDnn},
     {"AvgPool", "GPU", "T", CONV_T, pool_prepare, pool_compute, pool_release,
-     0, &kNone},
+     0, &kDnn},
     {"FusedBatchNorm", "GPU", "T", TFS_DT_BIT(TFS_FLOAT), bn_prepare,
-     bn_compute, bn_release, 0, &kNone},
+     bn_compute, bn_release, 0, &kDnn},
     {"FusedBatchNormV3", "GPU", "T", BN_T, bn_prepare, bn_compute, bn_release,
      0, &kBn3},
     {NULL, NULL, NULL, 0, NULL, NULL, NULL, 0, NULL},

@@ -19,12 +19,14 @@ typedef struct tfs_cu_state {
   float alpha; /* LeakyRelu's slope */
 } tfs_cu_state;
 
-/* Static data of every CUDA kernel def: its launcher op code and, when
- * one type attr cannot say it (Cast: SrcT and DstT), a check of the
- * node's attrs that the GPU device's kernel lookup applies. */
+/* Static data of every CUDA kernel def: its launcher op code, when one
+ * type attr cannot say it (Cast: SrcT and DstT) a check of the node's
+ * attrs that the GPU device's kernel lookup applies, and dnn = 1 for a
+ * kernel that calls cuDNN (offered only where cuDNN loads). */
 typedef struct tfs_cu_kdata {
   int op;
   int (*accepts)(const tfs_attrs *attrs);
+  int dnn;
 } tfs_cu_kdata;
 
 /* The TFS_CU_* code of dt, or -1. */
