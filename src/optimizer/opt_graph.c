@@ -529,6 +529,60 @@ int tfs_og__kill_unused(tfs_ograph *g, int i) {
   return killed;
 }
 
+/* The originals of node i: its list, else its name when imported. */
+static int origins(const tfs_ograph *g, int i, const char *const **out) {
+  const tfs_onode *n = &g->n[i];
+  if (n->norig > 0) {
+    *out = n->orig;
+    return n->norig;
+  }
+  *out = &n->name;
+  return n->src ? 1 : 0;
+}
+
+int tfs_og__add_origins(tfs_ograph *g, int dst, int src) {
+  const char *const *from;
+  int nfrom = origins(g, src, &from);
+  if (nfrom == 0 || dst == src) return 0;
+  const char *const *have;
+  int nhave = origins(g, dst, &have);
+  int nnew = 0;
+  for (int k = 0; k < nfrom; k++) {
+    int dup = 0;
+    for (int j = 0; j < nhave && !dup; j++) dup = strcmp(have[j], from[k]) == 0;
+    for (int j = 0; j < k && !dup; j++) dup = strcmp(from[j], from[k]) == 0;
+    nnew += !dup;
+  }
+  if (nnew == 0) return 0;
+  if (tfs_og__touch(g)) goto oom;
+  const char **v =
+      tfs_oarena__alloc(g->arena, sizeof(char *) * (size_t)(nhave + nnew));
+  if (!v) goto oom;
+  int n = 0;
+  for (int j = 0; j < nhave; j++) v[n++] = have[j];
+  for (int k = 0; k < nfrom; k++) {
+    int dup = 0;
+    for (int j = 0; j < n && !dup; j++) dup = strcmp(v[j], from[k]) == 0;
+    if (!dup) v[n++] = from[k];
+  }
+  g->n[dst].orig = v;
+  g->n[dst].norig = n;
+  return 0;
+oom:
+  g->oom = 1;
+  return -1;
+}
+
+void tfs_og__export_origins(const tfs_ograph *g, int i, tfs_node_spec *spec) {
+  const tfs_onode *n = &g->n[i];
+  spec->norig = 0;
+  spec->orig_names = NULL;
+  if (n->norig == 0 || (n->norig == 1 && strcmp(n->orig[0], n->name) == 0))
+    return;
+  spec->norig = n->norig;
+  spec->orig_names = n->orig;
+}
+
 const char *tfs_og__unique_name(tfs_ograph *g, const char *base) {
   if (tfs_og__find(g, base) < 0) return tfs_oarena__strdup(g->arena, base);
   for (int k = 1;; k++) {
