@@ -546,25 +546,27 @@ int tfs_og__add_origins(tfs_ograph *g, int dst, int src) {
   if (nfrom == 0 || dst == src) return 0;
   const char *const *have;
   int nhave = origins(g, dst, &have);
-  int nnew = 0;
-  for (int k = 0; k < nfrom; k++) {
-    int dup = 0;
-    for (int j = 0; j < nhave && !dup; j++) dup = strcmp(have[j], from[k]) == 0;
-    for (int j = 0; j < k && !dup; j++) dup = strcmp(from[j], from[k]) == 0;
-    nnew += !dup;
-  }
-  if (nnew == 0) return 0;
-  if (tfs_og__touch(g)) goto oom;
-  const char **v =
-      tfs_oarena__alloc(g->arena, sizeof(char *) * (size_t)(nhave + nnew));
-  if (!v) goto oom;
+  if (nfrom > TFS_OG_MAX_ORIG) nfrom = TFS_OG_MAX_ORIG;
+  const char *tmp[2 * TFS_OG_MAX_ORIG];
   int n = 0;
-  for (int j = 0; j < nhave; j++) v[n++] = have[j];
+  for (int j = 0; j < nhave && j < TFS_OG_MAX_ORIG; j++) tmp[n++] = have[j];
   for (int k = 0; k < nfrom; k++) {
     int dup = 0;
-    for (int j = 0; j < n && !dup; j++) dup = strcmp(v[j], from[k]) == 0;
-    if (!dup) v[n++] = from[k];
+    for (int j = 0; j < n && !dup; j++) dup = strcmp(tmp[j], from[k]) == 0;
+    if (!dup) tmp[n++] = from[k];
   }
+  if (n == nhave) return 0;
+  if (n > TFS_OG_MAX_ORIG) {
+    /* full: the node's own name stays (its record gets the time) */
+    for (int j = TFS_OG_MAX_ORIG; j < n; j++)
+      if (strcmp(tmp[j], g->n[dst].name) == 0)
+        tmp[TFS_OG_MAX_ORIG - 1] = tmp[j];
+    n = TFS_OG_MAX_ORIG;
+  }
+  if (tfs_og__touch(g)) goto oom;
+  const char **v = tfs_oarena__alloc(g->arena, sizeof(char *) * (size_t)n);
+  if (!v) goto oom;
+  memcpy(v, tmp, sizeof(char *) * (size_t)n);
   g->n[dst].orig = v;
   g->n[dst].norig = n;
   return 0;

@@ -209,9 +209,14 @@ int tfs_og__kill_unused(tfs_ograph *g, int i);
  * name them.  tfs_og__add takes spec->orig_from; tfs_og__replace appends
  * the replaced node's originals after those. */
 
+/* A list grows to at most this many names (a large folded constant
+ * subgraph would otherwise make lists quadratic in its size). */
+#define TFS_OG_MAX_ORIG 64
+
 /* Appends the originals of node src (its list, else its own name when it
- * was imported) to node dst's, skipping names already there.  src may
- * be dead.  Returns 0, or -1 on OOM (g->oom set). */
+ * was imported) to node dst's, skipping names already there, up to
+ * TFS_OG_MAX_ORIG names (dst's own name among them kept).  src may be
+ * dead.  Returns 0, or -1 on OOM (g->oom set). */
 int tfs_og__add_origins(tfs_ograph *g, int dst, int src);
 
 /* The original names node i exports (spec->norig / orig_names): none

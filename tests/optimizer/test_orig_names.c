@@ -370,11 +370,40 @@ static void test_orig_names__constant_folding(void) {
   ot_teardown();
 }
 
+/* A long folded chain: the list stops at TFS_OG_MAX_ORIG names and keeps
+ * the node's own. */
+static void test_orig_names__long_fold_capped(void) {
+  ot_setup();
+  tfs_output x = ot_placeholder("x", 2);
+  tfs_output c = ot_const_like("c", 1.5f);
+  char name[32];
+  for (int i = 0; i < 100; i++) {
+    snprintf(name, sizeof name, "neg%d", i);
+    c = tfs_op_unary(g, "Neg", name, c, st);
+  }
+  tfs_op_desc *d = tfs_op_desc_new(g, "Mul", "y");
+  tfs_op_desc_add_input(d, x);
+  tfs_op_desc_add_input(d, c);
+  tfs_operation *y = tfs_op_desc_finish(d, st);
+  TFS_ASSERT_OK(st);
+  tfs_output yo = {y, 0};
+  tfs_graph *og = ot_optimize(&x, 1, &yo, 1, "constfold");
+  CU_ASSERT_STRING_EQUAL(ot_type(og, "neg99"), "Const");
+  tfs_operation *op = tfs_graph_operation_by_name(og, "neg99");
+  CU_ASSERT_PTR_NOT_NULL_FATAL(op);
+  CU_ASSERT_EQUAL(op->norig, 64);
+  CU_ASSERT_TRUE(has_name(orig_of(og, "neg99"), "neg99"));
+  CU_ASSERT_TRUE(has_name(orig_of(og, "neg99"), "neg98"));
+  tfs_graph_free(og);
+  ot_teardown();
+}
+
 static const tfs_test_case cases[] = {
     {"conv_stats", test_orig_names__conv_stats},
     {"graphdef_round_trip", test_orig_names__graphdef_round_trip},
     {"accumulate", test_orig_names__accumulate},
     {"constant_folding", test_orig_names__constant_folding},
+    {"long_fold_capped", test_orig_names__long_fold_capped},
     {NULL, NULL}};
 
 const tfs_test_suite tfs_test_suites[] = {{"orig_names", cases},
