@@ -151,7 +151,11 @@ TFS_API void tfs_session_run(tfs_session *s, const tfs_output *feeds,
  * when run_metadata is not NULL, RunMetadata bytes written into it (it
  * must be empty: "Passing non-empty run_metadata is invalid."); with
  * tracing on they hold step_stats (per node: start, end, outputs,
- * device).  "Unparseable RunOptions proto" for bad bytes. */
+ * device), naming the caller's nodes: a node the optimizer fused or
+ * folded is reported under each node it replaced, the kernel's time on
+ * its own name and zero-length records for the others (label
+ * "a = _FusedMatMul(x, w, b) [fused into c]").  "Unparseable RunOptions
+ * proto" for bad bytes. */
 TFS_API void tfs_session_run_ex(tfs_session *s,
                                 const tfs_buffer *run_options,
                                 const tfs_output *feeds,

@@ -35,6 +35,7 @@ static void op_destroy(tfs_operation *op) {
     tfs_free(op->consumers);
   }
   tfs_free(op->control_outputs);
+  tfs_graph__free_orig_names(op);
   tfs_free(op);
 }
 

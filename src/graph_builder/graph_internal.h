@@ -52,6 +52,10 @@ struct tfs_operation {
   tfs_consumer_list *consumers;     /* per output */
   int ncontrol_out, control_out_cap;
   tfs_operation **control_outputs;
+  /* NodeDef.experimental_debug_info.original_node_names: the user's nodes
+   * an optimizer rewrite replaced by this one (owned; norig 0: none) */
+  int norig;
+  char **orig_names;
 };
 
 struct tfs_graph {
@@ -84,6 +88,8 @@ typedef struct tfs_node_spec {
                                   unknown until then, as in TensorFlow */
   int ncontrol;
   tfs_operation *const *control_inputs;
+  int norig;                   /* original node names (copied) */
+  const char *const *orig_names;
 } tfs_node_spec;
 
 /* Validates a node against its op definition (attrs present, kinds and
@@ -91,6 +97,13 @@ typedef struct tfs_node_spec {
  * it.  Errors are TensorFlow's messages.  Caller holds g->mu. */
 tfs_operation *tfs_graph__add_node(tfs_graph *g, tfs_node_spec *spec,
                                    tfs_status *st);
+
+/* Copies orig_names[0..n) into op's original node names (replacing
+ * any); 0, or -1 on OOM with op's names unchanged. */
+int tfs_graph__set_orig_names(tfs_operation *op, int n,
+                              const char *const *orig_names);
+/* Frees op's original node names. */
+void tfs_graph__free_orig_names(tfs_operation *op);
 
 /* Makes `src` input k of `op` (TensorFlow's Graph::UpdateEdge, or the
  * importer's back edge into a Merge, whose input was NULL until then):

@@ -68,6 +68,15 @@ Tensorflow__NodeDef *tfs_graph__node_def_proto(const tfs_operation *op,
     }
     nd->n_attr = nattr;
   }
+  if (op->norig > 0) {
+    Tensorflow__NodeDef__ExperimentalDebugInfo *dbg =
+        tfs_pb_arena_alloc(a, sizeof(*dbg));
+    if (!dbg) goto oom;
+    tensorflow__node_def__experimental_debug_info__init(dbg);
+    dbg->original_node_names = op->orig_names; /* borrowed */
+    dbg->n_original_node_names = (size_t)op->norig;
+    nd->experimental_debug_info = dbg;
+  }
   return nd;
 oom:
   TFS_OOM(st);

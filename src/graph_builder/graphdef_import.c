@@ -5,6 +5,7 @@
  * applied (prefix, input map, control dependencies, uniquified names,
  * default device), all or nothing, errors in TensorFlow's wording.
  */
+#include <limits.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -595,6 +596,13 @@ static int add_one(importer *im, int o, tfs_status *st) {
       .ncontrol = r.nctrl,
       .control_inputs = r.ctrl,
   };
+  const Tensorflow__NodeDef__ExperimentalDebugInfo *dbg =
+      nd->experimental_debug_info;
+  if (dbg && dbg->n_original_node_names > 0 &&
+      dbg->n_original_node_names < (size_t)INT_MAX) {
+    spec.norig = (int)dbg->n_original_node_names;
+    spec.orig_names = (const char *const *)dbg->original_node_names;
+  }
   gn->op = tfs_graph__add_node(im->g, &spec, st);
   if (!gn->op) goto done;
   for (int i = 0; i < gn->nouts; i++)

@@ -507,6 +507,9 @@ tfs_operation *tfs_graph__add_node(tfs_graph *g, tfs_node_spec *spec,
     if (!dup) op->control_inputs[op->ncontrol++] = c;
   }
   if (infer_shapes(op, st)) goto fail;
+  if (spec->norig > 0 &&
+      tfs_graph__set_orig_names(op, spec->norig, spec->orig_names))
+    goto oom;
 
   /* Link in; on failure undo every link made so far. */
   if (tfs_grow((void **)&g->ops, &g->cap, g->nops + 1,
@@ -549,9 +552,33 @@ fail:
     tfs_free(op->out_shapes);
     tfs_free(op->consumers);
     tfs_free(op->control_inputs);
+    tfs_graph__free_orig_names(op);
     tfs_free(op);
   }
   return NULL;
+}
+
+int tfs_graph__set_orig_names(tfs_operation *op, int n,
+                              const char *const *orig_names) {
+  char **v = tfs_calloc((size_t)n + 1, sizeof(char *));
+  if (!v) return -1;
+  for (int i = 0; i < n; i++) {
+    if ((v[i] = tfs_strdup(orig_names[i])) != NULL) continue;
+    for (int k = 0; k < i; k++) tfs_free(v[k]);
+    tfs_free(v);
+    return -1;
+  }
+  tfs_graph__free_orig_names(op);
+  op->orig_names = v;
+  op->norig = n;
+  return 0;
+}
+
+void tfs_graph__free_orig_names(tfs_operation *op) {
+  for (int i = 0; i < op->norig; i++) tfs_free(op->orig_names[i]);
+  tfs_free(op->orig_names);
+  op->orig_names = NULL;
+  op->norig = 0;
 }
 
 int tfs_graph__set_input(tfs_operation *op, int k, tfs_output src,

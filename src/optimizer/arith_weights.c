@@ -102,6 +102,19 @@ static int rebuild_as(tfs_opt_ctx *c, int v, int p, tfs_oref x,
   return tfs_opt__rebuild(c, v, op, &a, 2, in);
 }
 
+/* After a fold: node r (rebuilt) stands for the nodes in gone[] that
+ * went, and r's new weights (input 1) for the old weights and scale
+ * constants in wgone[] that went.  0, or -1 on OOM. */
+static int absorb_folded(tfs_opt_ctx *c, int r, const int *gone, int ngone,
+                         const int *wgone, int nwgone) {
+  int w = c->g->n[r].nin > 1 ? c->g->n[r].in[1].node : -1;
+  for (int i = 0; i < ngone; i++)
+    if (tfs_opt__absorb(c, r, gone[i])) return -1;
+  for (int i = 0; w >= 0 && i < nwgone; i++)
+    if (tfs_opt__absorb(c, w, wgone[i])) return -1;
+  return 0;
+}
+
 /* Scale values of constant t for n channels (a scalar, or n values along
  * the last dimension, other dims 1); 0 entries of a divisor refuse. */
 static int read_scale(const tfs_tensor *t, int64_t n, int divide, double *out,
@@ -159,11 +172,12 @@ static int fold_output_scale(tfs_opt_ctx *c, int v) {
     tfs_tensor *w2 = tfs_arith__scaled_weights(g, p, w, scale, cnt, c->st);
     tfs_free(scale);
     if (!w2) return -1;
+    int wgone[2] = {g->n[p].in[1].node, n->in[k].node};
     int rc = rebuild_as(c, v, p, g->n[p].in[0], w2);
     tfs_tensor_free(w2);
     if (rc < 0) return -1;
     tfs_og__kill_unused(g, p);
-    return 1;
+    return absorb_folded(c, rc, &p, 1, wgone, 2) ? -1 : 1;
   }
   return 0;
 }
@@ -186,6 +200,7 @@ static int fold_input_scale(tfs_opt_ctx *c, int v) {
     if (!tfs_shape_equal(tfs_og__shape(g, x), &g->n[q].out_shapes[0])) continue;
     double scale = tfs_opt__get(s, 0);
     int wn = g->n[v].in[1].node;
+    int wgone[2] = {wn, g->n[q].in[k].node};
     tfs_tensor *w2 = tfs_arith__scaled_weights(g, v, w, &scale, 1, c->st);
     if (!w2) return -1;
     int rc = rebuild_as(c, v, v, x, w2);
@@ -193,7 +208,7 @@ static int fold_input_scale(tfs_opt_ctx *c, int v) {
     if (rc < 0) return -1;
     tfs_og__kill_unused(g, q);
     if (tfs_og__live(g, wn)) tfs_og__kill_unused(g, wn);
-    return 1;
+    return absorb_folded(c, rc, &q, 1, wgone, 2) ? -1 : 1;
   }
   return 0;
 }
@@ -338,10 +353,14 @@ static int fold_scale_through_bias(tfs_opt_ctx *c, int v) {
     /* the contraction keeps its name with the scaled weights */
     int nq = kb >= 0 ? rebuild_as(c, q, q, g->n[q].in[0], w2) : -1;
     tfs_tensor_free(w2);
+    const char *vname = g->n[v].name;
     if (nq < 0 || rebuild_bias_add(c, v, (tfs_oref){nq, 0}, kb, fmt)) return -1;
     if (tfs_og__live(g, ba)) tfs_og__kill_unused(g, ba);
     if (tfs_og__live(g, wn)) tfs_og__kill_unused(g, wn);
-    return 1;
+    return absorb_folded(c, tfs_og__find(g, vname), &ba, 1, NULL, 0) ||
+                   absorb_folded(c, nq, NULL, 0, &wn, 1)
+               ? -1
+               : 1;
   }
   return 0;
 }
@@ -388,9 +407,11 @@ static int fold_shift(tfs_opt_ctx *c, int v) {
     expand(t, cnt, ch);
     int kb = channel_const(c, v, dt, b, NULL, t, sub ? -1 : 1, ch);
     tfs_free(t);
+    const char *vname = g->n[v].name;
     if (kb < 0 || rebuild_bias_add(c, v, y, kb, fmt)) return -1;
     if (bias_add && tfs_og__live(g, p)) tfs_og__kill_unused(g, p);
-    return 1;
+    if (!bias_add) return 1;
+    return absorb_folded(c, tfs_og__find(g, vname), &p, 1, NULL, 0) ? -1 : 1;
   }
   return 0;
 }

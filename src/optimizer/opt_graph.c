@@ -529,6 +529,62 @@ int tfs_og__kill_unused(tfs_ograph *g, int i) {
   return killed;
 }
 
+/* The originals of node i: its list, else its name when imported. */
+static int origins(const tfs_ograph *g, int i, const char *const **out) {
+  const tfs_onode *n = &g->n[i];
+  if (n->norig > 0) {
+    *out = n->orig;
+    return n->norig;
+  }
+  *out = &n->name;
+  return n->src ? 1 : 0;
+}
+
+int tfs_og__add_origins(tfs_ograph *g, int dst, int src) {
+  const char *const *from;
+  int nfrom = origins(g, src, &from);
+  if (nfrom == 0 || dst == src) return 0;
+  const char *const *have;
+  int nhave = origins(g, dst, &have);
+  if (nfrom > TFS_OG_MAX_ORIG) nfrom = TFS_OG_MAX_ORIG;
+  const char *tmp[2 * TFS_OG_MAX_ORIG];
+  int n = 0;
+  for (int j = 0; j < nhave && j < TFS_OG_MAX_ORIG; j++) tmp[n++] = have[j];
+  for (int k = 0; k < nfrom; k++) {
+    int dup = 0;
+    for (int j = 0; j < n && !dup; j++) dup = strcmp(tmp[j], from[k]) == 0;
+    if (!dup) tmp[n++] = from[k];
+  }
+  if (n == nhave) return 0;
+  if (n > TFS_OG_MAX_ORIG) {
+    /* full: the node's own name stays (its record gets the time) */
+    for (int j = TFS_OG_MAX_ORIG; j < n; j++)
+      if (strcmp(tmp[j], g->n[dst].name) == 0)
+        tmp[TFS_OG_MAX_ORIG - 1] = tmp[j];
+    n = TFS_OG_MAX_ORIG;
+  }
+  if (tfs_og__touch(g)) goto oom;
+  const char **v = tfs_oarena__alloc(g->arena, sizeof(char *) * (size_t)n);
+  if (!v) goto oom;
+  memcpy(v, tmp, sizeof(char *) * (size_t)n);
+  g->n[dst].orig = v;
+  g->n[dst].norig = n;
+  return 0;
+oom:
+  g->oom = 1;
+  return -1;
+}
+
+void tfs_og__export_origins(const tfs_ograph *g, int i, tfs_node_spec *spec) {
+  const tfs_onode *n = &g->n[i];
+  spec->norig = 0;
+  spec->orig_names = NULL;
+  if (n->norig == 0 || (n->norig == 1 && strcmp(n->orig[0], n->name) == 0))
+    return;
+  spec->norig = n->norig;
+  spec->orig_names = n->orig;
+}
+
 const char *tfs_og__unique_name(tfs_ograph *g, const char *base) {
   if (tfs_og__find(g, base) < 0) return tfs_oarena__strdup(g->arena, base);
   for (int k = 1;; k++) {

@@ -67,6 +67,11 @@ typedef struct tfs_onode {
   int *cfan;                           /* control consumers */
   const tfs_operation *src; /* the source op when imported, else NULL */
   unsigned flags;
+  /* the user's nodes this one stands for (NodeDef experimental_debug_info
+   * original_node_names; immutable, shared): norig 0 means the node
+   * itself when imported, none when a pass added it */
+  int norig;
+  const char *const *orig;
 } tfs_onode;
 
 typedef struct tfs_ograph {
@@ -146,6 +151,8 @@ typedef struct tfs_onode_spec {
   const tfs_oref *in;
   int nctrl;
   const int *ctrl; /* fed nodes among them are dropped */
+  int norig_from;  /* the new node stands for these nodes' originals */
+  const int *orig_from;
 } tfs_onode_spec;
 
 /* Adds a node: fills default attrs, derives input/output dtypes, checks
@@ -194,6 +201,27 @@ void tfs_og__kill(tfs_ograph *g, int i);
  * tfs_og__removable), then, recursively, producers that this leaves
  * without consumers.  Returns how many nodes went. */
 int tfs_og__kill_unused(tfs_ograph *g, int i);
+
+/* ---- original node names -------------------------------------------------
+ * A pass that replaces, fuses, folds or merges nodes records the user's
+ * nodes the result stands for (TensorFlow's NodeDef
+ * experimental_debug_info.original_node_names), so that step stats can
+ * name them.  tfs_og__add takes spec->orig_from; tfs_og__replace appends
+ * the replaced node's originals after those. */
+
+/* A list grows to at most this many names (a large folded constant
+ * subgraph would otherwise make lists quadratic in its size). */
+#define TFS_OG_MAX_ORIG 64
+
+/* Appends the originals of node src (its list, else its own name when it
+ * was imported) to node dst's, skipping names already there, up to
+ * TFS_OG_MAX_ORIG names (dst's own name among them kept).  src may be
+ * dead.  Returns 0, or -1 on OOM (g->oom set). */
+int tfs_og__add_origins(tfs_ograph *g, int dst, int src);
+
+/* The original names node i exports (spec->norig / orig_names): none
+ * when its list is empty or only its own name. */
+void tfs_og__export_origins(const tfs_ograph *g, int i, tfs_node_spec *spec);
 
 /* A fresh unique name from `base` (arena memory); NULL on OOM. */
 const char *tfs_og__unique_name(tfs_ograph *g, const char *base);

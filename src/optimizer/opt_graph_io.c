@@ -111,6 +111,8 @@ int tfs_og__import(tfs_ograph *g, tfs_graph *src, const uint8_t *keep, int *map,
     n->out_shapes = op->out_shapes;
     n->nout = op->noutputs;
     n->src = op;
+    n->norig = op->norig;
+    n->orig = (const char *const *)op->orig_names;
     n->in = (tfs_oref *)(void *)p;
     p += sizeof(tfs_oref) * (size_t)op->ninputs;
     n->incap = -op->ninputs;
@@ -233,6 +235,7 @@ tfs_graph *tfs_og__export(tfs_ograph *g, tfs_status *st) {
         .ncontrol = n->nctrl,
         .control_inputs = ctl,
     };
+    tfs_og__export_origins(g, order[j], &spec);
     made[order[j]] = tfs_graph__add_node(out, &spec, st);
     tfs_attrs_clear(&a);
     if (!made[order[j]]) {
@@ -509,6 +512,8 @@ int tfs_og__add(tfs_ograph *g, const tfs_onode_spec *spec, tfs_status *st) {
   if (tfs_map_put_str(&g->names, n->name, (void *)(intptr_t)(idx + 1)) ||
       tfs_og__link_new(g, idx))
     goto oom_node;
+  for (int k = 0; k < spec->norig_from; k++)
+    if (tfs_og__add_origins(g, idx, spec->orig_from[k])) goto oom_node;
   tfs_arg_layout_clear(&l);
   tfs_attrs_clear(&local);
   tfs_status_clear(st);
@@ -603,6 +608,7 @@ static int replace(tfs_ograph *g, int old, const tfs_onode_spec *spec,
       g->oom = 1;
     return -1;
   }
+  if (tfs_og__add_origins(g, nw, old)) goto oom;
   tfs_onode *o = &g->n[old];
   for (int p = 0; p < o->nout; p++) {
     if (!tfs_og__port_uses(g, old, p)) continue;

@@ -79,6 +79,13 @@ int tfs_opt__rebuild(tfs_opt_ctx *c, int old, const char *op, tfs_attrs *attrs,
   return r;
 }
 
+int tfs_opt__absorb(tfs_opt_ctx *c, int dst, int gone) {
+  if (gone < 0 || tfs_og__live(c->g, gone)) return 0;
+  if (tfs_og__add_origins(c->g, dst, gone) == 0) return 0;
+  TFS_OOM(c->st);
+  return -1;
+}
+
 tfs_tensor *tfs_opt__tensor(tfs_dtype dt, const tfs_shape *s, tfs_status *st) {
   return tfs_tensor__alloc(dt, s, st);
 }

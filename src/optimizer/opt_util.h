@@ -17,6 +17,10 @@ int tfs_opt__bypass(tfs_opt_ctx *c, int n, tfs_oref src);
 
 /* Replaces node `old` by a node of `op` with `attrs` (consumed) and
  * inputs, keeping old's name, device and control inputs. */
+/* When node `gone` was removed, node dst stands for it from now on: its
+ * original names go to dst's (tfs_og__add_origins).  0, or -1 with an
+ * out-of-memory error. */
+int tfs_opt__absorb(tfs_opt_ctx *c, int dst, int gone);
 int tfs_opt__rebuild(tfs_opt_ctx *c, int old, const char *op, tfs_attrs *attrs,
                      int nin, const tfs_oref *in);
 

@@ -177,9 +177,10 @@ static int transpose(tfs_opt_ctx *c, int v) {
     return -1;
   }
   tfs_oref in[2] = {x, {k, 0}};
-  if (tfs_opt__rebuild(c, v, "Transpose", &a, 2, in) < 0) return -1;
+  int nv = tfs_opt__rebuild(c, v, "Transpose", &a, 2, in);
+  if (nv < 0) return -1;
   tfs_og__kill_unused(g, p);
-  return 1;
+  return tfs_opt__absorb(c, nv, p) ? -1 : 1;
 }
 
 /* ---- Reshapes
@@ -199,7 +200,7 @@ static int reshape(tfs_opt_ctx *c, int v) {
     return -1;
   }
   tfs_og__kill_unused(g, p);
-  return 1;
+  return tfs_opt__absorb(c, v, p) ? -1 : 1;
 }
 
 /* ---- Add(x, x), AddN(x, ..., x) -> Mul(x, n) -------------------------------
@@ -317,10 +318,11 @@ static int hoist(tfs_opt_ctx *c, int v) {
     in[0] = (tfs_oref){inner, 0};
     in[1] = common;
   }
-  if (tfs_opt__rebuild(c, v, outer_op, &oa2, 2, in) < 0) return -1;
+  int nv = tfs_opt__rebuild(c, v, outer_op, &oa2, 2, in);
+  if (nv < 0) return -1;
   tfs_og__kill_unused(g, a);
   tfs_og__kill_unused(g, b);
-  return 1;
+  return tfs_opt__absorb(c, nv, a) || tfs_opt__absorb(c, nv, b) ? -1 : 1;
 }
 
 /* ---- Pow(x, c) with a constant exponent (TensorFlow's ConvertPow) -------- */

@@ -104,7 +104,7 @@ static int replace_with_consts(fold_state *fs, int v, tfs_tensor **vals) {
     return -1;
   }
   for (int k = 0; k < nin; k++) producers[k] = g->n[v].in[k].node;
-  int rc = -1;
+  int rc = -1, first_made = g->nn;
   if (g->n[v].nout == 1) {
     tfs_attrs a;
     tfs_attrs_init(&a);
@@ -137,6 +137,7 @@ static int replace_with_consts(fold_state *fs, int v, tfs_tensor **vals) {
           tfs_og__add_const(g, NULL, base, device, vals[p], nctrl, ctrl, c->st);
       tfs_free(base);
       if (k < 0 || note_made(fs, k)) goto done;
+      if (tfs_og__add_origins(g, k, v)) goto oom;
       tfs_oref from = {v, p}, to = {k, 0};
       if (tfs_og__forward(g, from, to)) goto oom;
     }
@@ -145,6 +146,14 @@ static int replace_with_consts(fold_state *fs, int v, tfs_tensor **vals) {
   }
   for (int k = 0; k < nin; k++)
     if (tfs_og__live(g, producers[k])) tfs_og__kill_unused(g, producers[k]);
+  /* the constants made stand for v and for the inputs folded away */
+  for (int m = first_made; m < g->nn; m++) {
+    if (!tfs_og__live(g, m)) continue;
+    for (int k = 0; k < nin; k++)
+      if (!tfs_og__live(g, producers[k]) &&
+          tfs_og__add_origins(g, m, producers[k]))
+        goto oom;
+  }
   rc = 0;
   goto done;
 oom:

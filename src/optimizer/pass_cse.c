@@ -157,6 +157,8 @@ static int merge(tfs_opt_ctx *c, int keep, int dup) {
     if (tfs_og__forward(g, from, to)) return -1;
   }
   if (tfs_og__forward_ctrl(g, dup, &keep, 1)) return -1;
+  /* keep computes dup's value from now on: it stands for dup too */
+  if (tfs_og__add_origins(g, keep, dup)) return -1;
   tfs_og__kill(g, dup);
   return 0;
 }

@@ -696,6 +696,7 @@ static tfs_operation *export_node(tfs_graph *out, tfs_ograph *g, int i,
                         .device = n->device, .attrs = &a, .ninputs = n->nin,
                         .inputs = ins, .ncontrol = n->nctrl,
                         .control_inputs = ctl};
+  tfs_og__export_origins(g, i, &spec);
   tfs_operation *op = tfs_graph__add_node(out, &spec, st);
   tfs_attrs_clear(&a);
   if (!op)

@@ -47,13 +47,20 @@ int tfs_remap__replace(tfs_opt_ctx *c, int root, const char *op,
     tfs_onode *x = &g->n[nodes[i]];
     for (int k = 0; k < x->nctrl; k++) ctrl[n++] = x->ctrl[k];
   }
+  /* the fused node stands for the chain, in data-flow order: the
+   * contraction b, the inner node a, then root (appended by replace) */
+  int from[2], nfrom = 0;
+  if (b >= 0) from[nfrom++] = b;
+  if (a >= 0) from[nfrom++] = a;
   tfs_onode_spec spec = {.op = op,
                          .device = g->n[root].device,
                          .attrs = attrs,
                          .nin = nin,
                          .in = in,
                          .nctrl = n,
-                         .ctrl = ctrl};
+                         .ctrl = ctrl,
+                         .norig_from = nfrom,
+                         .orig_from = from};
   int r = tfs_og__replace(g, root, &spec, c->st);
   tfs_free(ctrl);
   if (r < 0) return -1;
@@ -674,6 +681,15 @@ int tfs_remap__replace_act(tfs_opt_ctx *c, const tfs_remap_act *a,
   if (k >= 0) {
     for (int i = 0; i < a->ninner; i++)
       if (tfs_og__live(g, a->inner[i])) tfs_og__kill_unused(g, a->inner[i]);
+    /* the subgraph's nodes that went are computed by the fused node */
+    for (int i = 0; i < a->ninner && k >= 0; i++)
+      if (!tfs_og__live(g, a->inner[i]) &&
+          tfs_og__add_origins(g, k, a->inner[i])) {
+        TFS_OOM(c->st);
+        k = -1;
+      }
+  }
+  if (k >= 0) {
     for (int i = 0; i < nr; i++)
       if (tfs_og__live(g, rin[i])) tfs_og__kill_unused(g, rin[i]);
   }

@@ -83,7 +83,10 @@ static Tensorflow__NodeOutput *output_out(const tfs_node_output_stats *o,
   return no;
 }
 
-/* TensorFlow's label: "name = Op(x, y:1, ^c)", the NodeDef's inputs. */
+/* TensorFlow's label: "name = Op(x, y:1, ^c)", the NodeDef's inputs.
+ * For one of the user's nodes a rewrite replaced, the kernel that ran:
+ * "conv/Conv2D = _FusedConv2D(x, w, b) [fused into conv/Relu]", the
+ * node that ran only named when it is not this one. */
 static char *timeline_label(const tfs_node_stats *n, const char *name,
                             tfs_pb_arena *a) {
   tfs_strbuf b = TFS_STRBUF_INIT;
@@ -98,6 +101,8 @@ static char *timeline_label(const tfs_node_stats *n, const char *name,
     tfs_strbuf_printf(&b, "%s^%s", i || op->ninputs ? ", " : "",
                       op->control_inputs[i]->name);
   tfs_strbuf_puts(&b, ")");
+  if (n->fused_into && strcmp(n->fused_into, name) != 0)
+    tfs_strbuf_printf(&b, " [fused into %s]", n->fused_into);
   char *s = b.oom ? NULL : tfs_pb_arena_strdup(a, tfs_strbuf_str(&b));
   tfs_strbuf_free(&b);
   return s;

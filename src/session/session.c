@@ -385,6 +385,9 @@ void tfs_session_run_ex(tfs_session *s, const tfs_buffer *run_options,
   if (plan)
     tfs_plan__run(s, plan, &ro, feed_values, fetch_values,
                   trace ? &stats : NULL, st);
+  /* records of rewritten nodes name the user's nodes they replaced */
+  if (trace && plan && tfs_step_stats__attribute_originals(&stats))
+    stats.oom = 1;
   if (run_metadata) /* node names belong to the plan's graph */
     write_run_metadata(trace && plan ? &stats : NULL, run_metadata,
                        fetch_values, nfetches, st);

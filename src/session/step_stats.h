@@ -36,6 +36,10 @@ typedef struct tfs_node_stats {
   uint32_t thread_id;
   int noutputs;
   tfs_node_output_stats *outputs; /* owned */
+  const char *fused_into;    /* NULL, or (borrowed) the name of the node
+                                that ran when node_name is one of the
+                                user's nodes it replaced (see
+                                tfs_step_stats__attribute_originals) */
 } tfs_node_stats;
 
 typedef struct tfs_step_stats {
@@ -56,5 +60,15 @@ typedef struct tfs_run_options {
 } tfs_run_options;
 
 void tfs_step_stats_clear(tfs_step_stats *s);
+
+/* Names the user's nodes: a record of a node that carries original node
+ * names (an optimizer rewrite, NodeDef experimental_debug_info) becomes
+ * one record per original name, in their order, each with fused_into set
+ * to the node that ran.  The record whose name is the node's own name
+ * (else the last one: the end of the fused chain) keeps the whole time and
+ * the outputs; the others start at the same time and last zero
+ * nanoseconds.  Other records are unchanged.  Returns 0, or -1 when
+ * memory runs out (the stats are unchanged). */
+int tfs_step_stats__attribute_originals(tfs_step_stats *s);
 
 #endif

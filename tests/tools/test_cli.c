@@ -13,6 +13,7 @@
 #include "conformance.h"
 #include "io/events.h"
 #include "iotest.h"
+#include "proto/config.pb-c.h"
 #include "proto/event.pb-c.h"
 #include "proto/graph.pb-c.h"
 #include "testutil.h"
@@ -594,6 +595,35 @@ static void test_cli_ops_missing_from(void) {
   result_free(&r);
 }
 
+/* The traced run's profile names the graph's own nodes: the optimizer
+ * fuses MatMul + BiasAdd + Relu, and the MatMul and BiasAdd are still
+ * reported (zero-length, "[fused into ...]"), as is every MatMul. */
+static void check_profile_names(const Tensorflow__GraphDef *gd,
+                                const ProtobufCBinaryData *bytes) {
+  Tensorflow__RunMetadata *m =
+      tensorflow__run_metadata__unpack(NULL, bytes->len, bytes->data);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(m);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(m->step_stats);
+  int fused = 0, matmuls = 0, in_graph_matmuls = 0;
+  for (size_t i = 0; i < gd->n_node; i++)
+    in_graph_matmuls += strcmp(gd->node[i]->op, "MatMul") == 0;
+  for (size_t d = 0; d < m->step_stats->n_dev_stats; d++) {
+    const Tensorflow__DeviceStepStats *ds = m->step_stats->dev_stats[d];
+    for (size_t k = 0; k < ds->n_node_stats; k++) {
+      const Tensorflow__NodeExecStats *ns = ds->node_stats[k];
+      const Tensorflow__NodeDef *nd = NULL;
+      for (size_t i = 0; i < gd->n_node && !nd; i++)
+        if (strcmp(gd->node[i]->name, ns->node_name) == 0) nd = gd->node[i];
+      CU_ASSERT_PTR_NOT_NULL(nd);
+      fused += strstr(ns->timeline_label, "[fused into ") != NULL;
+      matmuls += nd && strcmp(nd->op, "MatMul") == 0;
+    }
+  }
+  CU_ASSERT(fused >= 2);
+  CU_ASSERT_EQUAL(matmuls, in_graph_matmuls);
+  tensorflow__run_metadata__free_unpacked(m, NULL);
+}
+
 static void test_cli_tensorboard(void) {
   result r = tfsess(
       "tensorboard models/digits/graph.pb --logdir '%s' "
@@ -612,16 +642,23 @@ static void test_cli_tensorboard(void) {
   const void *d;
   size_t len;
   int kinds[4] = {0}, n = 0;
+  Tensorflow__GraphDef *gd = NULL;
   while (n < 4 && tfs_record_reader_next(rd, &d, &len, st) == 1) {
     Tensorflow__Event *ev = tensorflow__event__unpack(NULL, len, d);
     CU_ASSERT_PTR_NOT_NULL_FATAL(ev);
     kinds[n++] = ev->what_case;
+    if (ev->what_case == TENSORFLOW__EVENT__WHAT_GRAPH_DEF && !gd)
+      gd = tensorflow__graph_def__unpack(NULL, ev->graph_def.len,
+                                         ev->graph_def.data);
     if (ev->what_case == TENSORFLOW__EVENT__WHAT_TAGGED_RUN_METADATA) {
       CU_ASSERT_STRING_EQUAL(ev->tagged_run_metadata->tag, TFS_EVENTS_RUN_TAG);
       CU_ASSERT(ev->tagged_run_metadata->run_metadata.len > 10);
+      CU_ASSERT_PTR_NOT_NULL_FATAL(gd);
+      check_profile_names(gd, &ev->tagged_run_metadata->run_metadata);
     }
     tensorflow__event__free_unpacked(ev, NULL);
   }
+  tensorflow__graph_def__free_unpacked(gd, NULL);
   TFS_ASSERT_OK(st);
   CU_ASSERT_EQUAL(n, 3);
   CU_ASSERT_EQUAL(kinds[0], TENSORFLOW__EVENT__WHAT_FILE_VERSION);
