@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/alloc.h"
 #include "iotest.h"
 #include "json_mini.h"
 #include "proto/config.pb-c.h"
@@ -226,6 +227,54 @@ static void test_escapes_and_fields(void) {
   tfs_status_free(st);
 }
 
+/* Every allocation fails in turn: NULL with RESOURCE_EXHAUSTED, or the
+ * whole text (no crash, no leak: the sanitizer build checks). */
+static void test_survives_failed_allocations(void) {
+  Tensorflow__RunMetadata md = TENSORFLOW__RUN_METADATA__INIT;
+  Tensorflow__StepStats ss = TENSORFLOW__STEP_STATS__INIT;
+  Tensorflow__DeviceStepStats ds = TENSORFLOW__DEVICE_STEP_STATS__INIT;
+  Tensorflow__NodeExecStats ns[2] = {TENSORFLOW__NODE_EXEC_STATS__INIT,
+                                     TENSORFLOW__NODE_EXEC_STATS__INIT};
+  Tensorflow__NodeOutput no = TENSORFLOW__NODE_OUTPUT__INIT;
+  Tensorflow__NodeOutput *nop = &no;
+  Tensorflow__TensorDescription td = TENSORFLOW__TENSOR_DESCRIPTION__INIT;
+  Tensorflow__DeviceStepStats *dsp = &ds;
+  Tensorflow__NodeExecStats *nsp[2] = {&ns[0], &ns[1]};
+  md.step_stats = &ss;
+  ss.n_dev_stats = 1;
+  ss.dev_stats = &dsp;
+  ds.device = "/device:CPU:0";
+  ds.n_node_stats = 2;
+  ds.node_stats = nsp;
+  ns[0].node_name = "a";
+  ns[0].timeline_label = "a = Const()";
+  ns[0].n_output = 1;
+  ns[0].output = &nop;
+  no.tensor_description = &td;
+  td.dtype = TENSORFLOW__DATA_TYPE__DT_FLOAT;
+  ns[1].node_name = "b";
+  ns[1].timeline_label = "b = Neg(a, ^a)";
+  uint8_t buf[512];
+  size_t len = tensorflow__run_metadata__pack(&md, buf);
+  tfs_status *st = tfs_status_new();
+  int done = 0;
+  for (long n = 1; n < 200 && !done; n++) {
+    tfs_status_clear(st);
+    tfs_alloc_fail_at(n);
+    char *text = tfs_trace_json(buf, len, NULL, st);
+    long used = tfs_alloc_fail_at(0);
+    if (text) {
+      TFS_ASSERT_OK(st);
+      done = used < n; /* nothing failed: every allocation was tried */
+    } else {
+      TFS_ASSERT_ERROR(st, TFS_RESOURCE_EXHAUSTED, "");
+    }
+    free(text);
+  }
+  CU_ASSERT(done);
+  tfs_status_free(st);
+}
+
 static void test_not_a_trace(void) {
   tfs_status *st = tfs_status_new();
   CU_ASSERT_PTR_NULL(tfs_trace_json("\xff\xff\xff", 3, NULL, st));
@@ -256,6 +305,7 @@ static const tfs_test_case trace_cases[] = {
     {"run_trace", test_run_trace},
     {"escapes_and_fields", test_escapes_and_fields},
     {"not_a_trace", test_not_a_trace},
+    {"survives_failed_allocations", test_survives_failed_allocations},
     {"json_parser_is_strict", test_json_parser_is_strict},
     {NULL, NULL}};
 
