@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "core/hashmap.h"
 #include "io/trace_step.h"
 #include "proto/config.pb-c.h"
 
@@ -99,6 +100,7 @@ int tfs_cli_profile_add(tfs_cli_profile *p, const tfs_buffer *md,
   if (!st) return tfs_cli_error("out of memory");
   if (tfs_trace__read(md->data, md->length, g, &t, st))
     rc = tfs_cli_error("--profile: %s", tfs_status_message(st));
+  tfs_map names = TFS_MAP_INIT; /* the first run's nodes, counted once */
   for (int i = 0; rc == 0 && i < t.n; i++) {
     const tfs_trace_node *n = &t.nodes[i];
     op_row *r = row_for(p, n->op[0] ? n->op : "(unknown)");
@@ -108,12 +110,12 @@ int tfs_cli_profile_add(tfs_cli_profile *p, const tfs_buffer *md,
     }
     r->calls++;
     r->total_ns += n->dur_ns;
-    if (p->runs) continue;
-    int seen = 0; /* nodes are counted once, in the first run */
-    for (int j = 0; j < i && !seen; j++)
-      seen = !strcmp(t.nodes[j].name, n->name);
-    r->nodes += !seen;
+    if (p->runs || tfs_map_get_str(&names, n->name)) continue;
+    if (tfs_map_put_str(&names, n->name, (void *)n))
+      rc = tfs_cli_error("out of memory");
+    r->nodes++;
   }
+  tfs_map_free(&names);
   if (rc == 0) p->runs++;
   tfs_trace__clear(&t);
   tfs_status_free(st);

@@ -172,18 +172,24 @@ static void put_metadata(tfs_strbuf *b, const tfs_trace_step *t) {
                       "\"pid\":%d,\"args\":{\"sort_index\":%d}}",
                       d, d);
   }
-  for (int i = 0; i < t->n; i++) {
+  /* the (device, thread) pairs seen: few, however many nodes ran */
+  const tfs_trace_node **seen = tfs_calloc((size_t)t->n + 1, sizeof(void *));
+  int nseen = 0;
+  if (!seen) b->oom = 1;
+  for (int i = 0; seen && i < t->n; i++) {
     const tfs_trace_node *n = &t->nodes[i];
-    int seen = 0;
-    for (int j = 0; j < i && !seen; j++)
-      seen = t->nodes[j].tid == n->tid &&
-             t->nodes[j].device_index == n->device_index;
-    if (seen) continue;
+    int k = 0;
+    while (k < nseen && (seen[k]->tid != n->tid ||
+                         seen[k]->device_index != n->device_index))
+      k++;
+    if (k < nseen) continue;
+    seen[nseen++] = n;
     tfs_strbuf_printf(b,
                       ",\n{\"ph\":\"M\",\"name\":\"thread_name\",\"pid\":%d,"
                       "\"tid\":%u,\"args\":{\"name\":\"thread %u\"}}",
                       n->device_index, n->tid, n->tid);
   }
+  tfs_free(seen);
 }
 
 char *tfs_trace_json(const void *run_metadata, size_t len, tfs_graph *g,

@@ -11,6 +11,7 @@
 
 #include "config_proto/pb_util.h"
 #include "core/alloc.h"
+#include "core/hashmap.h"
 #include "core/status.h"
 #include "proto/config.pb-c.h"
 
@@ -100,21 +101,38 @@ static int read_node(const Tensorflow__NodeExecStats *ns, tfs_graph *g,
   return 0;
 }
 
-/* Joins every input to the output its producer recorded in this step
- * (the producer's first execution that recorded that slot). */
-static void join_inputs(tfs_trace_step *t) {
+static const tfs_trace_output *output_of(const tfs_trace_node *p,
+                                         int slot) {
+  for (int o = 0; o < p->noutputs; o++)
+    if (p->outputs[o].slot == slot) return &p->outputs[o];
+  return NULL;
+}
+
+/* Joins every input to the output its producer recorded in this step:
+ * the producer's first execution, or the first one that recorded that
+ * slot (a node in a loop runs more than once).  Returns 0, -1 on OOM. */
+static int join_inputs(tfs_trace_step *t) {
+  tfs_map first = TFS_MAP_INIT; /* node name -> its first record */
+  for (int i = 0; i < t->n; i++)
+    if (!tfs_map_get_str(&first, t->nodes[i].name) &&
+        tfs_map_put_str(&first, t->nodes[i].name, &t->nodes[i])) {
+      tfs_map_free(&first);
+      return -1;
+    }
   for (int i = 0; i < t->n; i++) {
     tfs_trace_node *n = &t->nodes[i];
     for (int k = 0; k < n->ninputs; k++) {
       tfs_trace_input *in = &n->inputs[k];
-      for (int j = 0; j < t->n && !in->out; j++) {
-        const tfs_trace_node *p = &t->nodes[j];
-        if (strcmp(p->name, in->node) != 0) continue;
-        for (int o = 0; o < p->noutputs; o++)
-          if (p->outputs[o].slot == in->slot) in->out = &p->outputs[o];
-      }
+      const tfs_trace_node *p = tfs_map_get_str(&first, in->node);
+      if (!p) continue;
+      in->out = output_of(p, in->slot);
+      for (int j = (int)(p - t->nodes) + 1; !in->out && j < t->n; j++)
+        if (strcmp(t->nodes[j].name, in->node) == 0)
+          in->out = output_of(&t->nodes[j], in->slot);
     }
   }
+  tfs_map_free(&first);
+  return 0;
 }
 
 int tfs_trace__read(const void *run_metadata, size_t len, tfs_graph *g,
@@ -157,7 +175,7 @@ int tfs_trace__read(const void *run_metadata, size_t len, tfs_graph *g,
       if (read_node(ds->node_stats[i], g, n, &pv->arena)) goto oom;
     }
   }
-  join_inputs(out);
+  if (join_inputs(out)) goto oom;
   return 0;
 oom:
   TFS_OOM(st);
