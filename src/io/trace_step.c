@@ -192,14 +192,3 @@ void tfs_trace__clear(tfs_trace_step *t) {
   }
   memset(t, 0, sizeof(*t));
 }
-
-const char *tfs_trace__output_str(const tfs_trace_output *o, char *buf,
-                                  size_t size) {
-  char sh[TFS_SHAPE_STRLEN];
-  if (o->shape.rank < 0)
-    snprintf(buf, size, "%s<unknown>", tfs_dtype_name(o->dtype));
-  else
-    snprintf(buf, size, "%s%s", tfs_dtype_name(o->dtype),
-             tfs_dims_str(o->shape.dims, o->shape.rank, sh, sizeof sh));
-  return buf;
-}

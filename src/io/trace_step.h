@@ -66,9 +66,4 @@ int tfs_trace__read(const void *run_metadata, size_t len, tfs_graph *g,
                     tfs_trace_step *out, tfs_status *st);
 void tfs_trace__clear(tfs_trace_step *t);
 
-/* "float[2,3]", "int32[?,4]", "float<unknown>" into buf (at least
- * TFS_SHAPE_STRLEN + 32 bytes). */
-const char *tfs_trace__output_str(const tfs_trace_output *o, char *buf,
-                                  size_t size);
-
 #endif /* TFS_IO_TRACE_STEP_H */
