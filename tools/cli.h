@@ -281,6 +281,15 @@ void tfs_cli_run_and_trace(tfs_session *s, tfs_graph *g, const char *path,
                            tfs_operation *const *targets, int ntargets,
                            tfs_status *st);
 
+/* tfs_saved_model_run traced, written to `path` the same way. */
+void tfs_cli_saved_model_run_and_trace(tfs_saved_model *m, const char *key,
+                                       const char *path,
+                                       const char *const *input_keys,
+                                       tfs_tensor *const *in, int ninputs,
+                                       const char *const *output_keys,
+                                       tfs_tensor **out, int noutputs,
+                                       tfs_status *st);
+
 /* Per-op-type times over traced runs (bench --profile). */
 typedef struct tfs_cli_profile tfs_cli_profile;
 /* NULL when memory runs out. */

@@ -13,15 +13,32 @@
 #include "io/trace_step.h"
 #include "proto/config.pb-c.h"
 
+/* FULL_TRACE RunOptions bytes into buf (16 bytes); returns the buffer. */
+static tfs_buffer full_trace(uint8_t *buf) {
+  Tensorflow__RunOptions ro = TENSORFLOW__RUN_OPTIONS__INIT;
+  ro.trace_level = TENSORFLOW__RUN_OPTIONS__TRACE_LEVEL__FULL_TRACE;
+  tfs_buffer b = {buf, tensorflow__run_options__pack(&ro, buf), NULL};
+  return b;
+}
+
+/* Writes md's trace to path; a failure goes to st as "--trace ...". */
+static void write_trace(const char *path, const tfs_buffer *md, tfs_graph *g,
+                        tfs_status *st) {
+  tfs_trace_json_write(path, md->data, md->length, g, st);
+  if (!tfs_status_ok(st)) {
+    char msg[1024];
+    snprintf(msg, sizeof msg, "--trace %s", tfs_status_message(st));
+    tfs_status_set(st, tfs_status_code(st), msg);
+  }
+}
+
 void tfs_cli_run_traced(tfs_session *s, const tfs_output *feeds,
                         tfs_tensor *const *in, int nfeeds,
                         const tfs_output *fetches, tfs_tensor **out,
                         int nfetches, tfs_operation *const *targets,
                         int ntargets, tfs_buffer *md, tfs_status *st) {
-  Tensorflow__RunOptions ro = TENSORFLOW__RUN_OPTIONS__INIT;
-  ro.trace_level = TENSORFLOW__RUN_OPTIONS__TRACE_LEVEL__FULL_TRACE;
   uint8_t bytes[16];
-  tfs_buffer rob = {bytes, tensorflow__run_options__pack(&ro, bytes), NULL};
+  tfs_buffer rob = full_trace(bytes);
   tfs_session_run_ex(s, &rob, feeds, in, nfeeds, fetches, out, nfetches,
                      targets, ntargets, md, st);
 }
@@ -39,14 +56,27 @@ void tfs_cli_run_and_trace(tfs_session *s, tfs_graph *g, const char *path,
   }
   tfs_cli_run_traced(s, feeds, in, nfeeds, fetches, out, nfetches, targets,
                      ntargets, md, st);
-  if (tfs_status_ok(st)) {
-    tfs_trace_json_write(path, md->data, md->length, g, st);
-    if (!tfs_status_ok(st)) {
-      char msg[1024];
-      snprintf(msg, sizeof msg, "--trace %s", tfs_status_message(st));
-      tfs_status_set(st, tfs_status_code(st), msg);
-    }
+  if (tfs_status_ok(st)) write_trace(path, md, g, st);
+  tfs_buffer_free(md);
+}
+
+void tfs_cli_saved_model_run_and_trace(tfs_saved_model *m, const char *key,
+                                       const char *path,
+                                       const char *const *input_keys,
+                                       tfs_tensor *const *in, int ninputs,
+                                       const char *const *output_keys,
+                                       tfs_tensor **out, int noutputs,
+                                       tfs_status *st) {
+  tfs_buffer *md = tfs_buffer_new();
+  if (!md) {
+    tfs_status_set(st, TFS_RESOURCE_EXHAUSTED, "out of memory");
+    return;
   }
+  uint8_t bytes[16];
+  tfs_buffer rob = full_trace(bytes);
+  tfs_saved_model_run_ex(m, key, &rob, input_keys, in, ninputs, output_keys,
+                         out, noutputs, md, st);
+  if (tfs_status_ok(st)) write_trace(path, md, tfs_saved_model_graph(m), st);
   tfs_buffer_free(md);
 }
 

@@ -140,8 +140,7 @@ static const tfs_cli_opt kRunOpts[] = {
      set_signature},
     {"trace", "FILE.json",
      "write the run's step statistics as Chrome trace JSON (chrome://tracing"
-     ", ui.perfetto.dev); with --runs or --batch, of the last run; GraphDefs"
-     " only",
+     ", ui.perfetto.dev); with --runs or --batch, of the last run",
      set_trace},
     {NULL, NULL, NULL, NULL}};
 
@@ -271,8 +270,7 @@ static int setup(run_state *r, const char *model, tfs_cli_session *sess) {
   /* --tags or --signature: a SavedModel even where the directory is
    * missing, so that the loader's message says what it looked for */
   if (tfs_cli_is_saved_model(model) || a->tags || a->signature)
-    return a->trace ? tfs_cli_usage_error("--trace needs a GraphDef MODEL.pb")
-                    : setup_saved_model(r, model, sess);
+    return setup_saved_model(r, model, sess);
   if (a->fetches.n == 0 && a->targets.n == 0)
     return tfs_cli_usage_error("nothing to run: give --fetch or --target");
   r->g = tfs_cli_load_graph(model);
@@ -322,7 +320,12 @@ static void print_stats(const run_state *r) {
 static int run_step(run_state *r, tfs_tensor **in, tfs_tensor **out,
                     const char *context) {
   tfs_status *st = tfs_status_new();
-  if (r->sm)
+  if (r->sm && r->a->trace)
+    tfs_cli_saved_model_run_and_trace(r->sm, r->a->signature, r->a->trace,
+                                      r->feed_keys, in, r->a->feeds.n,
+                                      r->a->fetches.v, out, r->a->fetches.n,
+                                      st);
+  else if (r->sm)
     tfs_saved_model_run(r->sm, r->a->signature, r->feed_keys, in,
                         r->a->feeds.n, r->a->fetches.v, out, r->a->fetches.n,
                         st);

@@ -13,6 +13,7 @@
 #include "json_mini.h"
 
 #define MLP "tests/conformance/mlp/mlp_softmax"
+#define SM "tests/data/saved_models/tf1_simple"
 
 /* The graph's nodes that run (fused ones keep their own names). */
 static const char *const kMlpOps[][2] = {
@@ -104,9 +105,40 @@ static void test_run_trace(void) {
              "/feed0.npy --fetch probs:0 --trace '%s'",
              it_tmp("no/such/dir/t.json"));
   assert_fails(&r, 1, "--trace");
-  r = tfsess("run tests/data/saved_models/tf1_simple --trace '%s'",
-             trace);
-  assert_fails(&r, 2, "--trace needs a GraphDef");
+}
+
+/* A SavedModel's signature, traced through tfs_saved_model_run_ex. */
+static void test_run_saved_model_trace(void) {
+  char trace[4200];
+  snprintf(trace, sizeof trace, "%s", it_tmp("sm_trace.json"));
+  result r = tfsess("run " SM "/model --feed a=" SM "/0_in_a.npy --feed b=" SM
+                    "/0_in_b.npy --quiet --trace '%s'",
+                    trace);
+  CU_ASSERT_EQUAL(r.status, 0);
+  CU_ASSERT_STRING_EQUAL(r.err, "");
+  result_free(&r);
+  json_val *doc = load_json(trace);
+  const json_val *ev = json_get(doc, "traceEvents");
+  CU_ASSERT_FATAL(ev && ev->kind == JSON_ARR);
+  int matmul = 0, relu = 0;
+  for (int i = 0; i < ev->n; i++) {
+    const json_val *e = &ev->items[i];
+    const char *name = json_get_str(e, "name");
+    const json_val *args = json_get(e, "args");
+    if (!args || !name) continue;
+    const json_val *os = json_get(args, "output_shapes");
+    if (!strcmp(name, "MatMul")) {
+      matmul++;
+      CU_ASSERT_STRING_EQUAL(json_get_str(args, "op"), "MatMul");
+      CU_ASSERT(os && os->n == 1 && is_dims2(&os->items[0], 2, 3));
+    } else if (!strcmp(name, "s")) {
+      relu++;
+      CU_ASSERT_STRING_EQUAL(json_get_str(args, "op"), "Relu");
+    }
+  }
+  CU_ASSERT_EQUAL(matmul, 1);
+  CU_ASSERT_EQUAL(relu, 1);
+  json_free(doc);
 }
 
 /* The table's header, op types of the graph only (Softmax among them),
@@ -257,6 +289,7 @@ static void test_help_texts(void) {
 
 static const tfs_test_case cases[] = {
     {"run_trace", test_run_trace},
+    {"run_saved_model_trace", test_run_saved_model_trace},
     {"bench_profile_and_trace", test_bench_profile_and_trace},
     {"bench_input_shape", test_bench_input_shape},
     {"help_texts", test_help_texts},
