@@ -3,11 +3,13 @@
  * (tfs_session_options_set_config, then get_config and set again, and
  * TF_SetConfig through the C API) and as RunOptions bytes
  * (tfs_session_run_ex on a tiny graph, one session kept for the whole
- * process).  No session is made from the fuzzed ConfigProto: its thread
- * counts could ask for millions of threads.
+ * process, its RunMetadata written as a Chrome trace) and as RunMetadata
+ * bytes (tfs_trace_json).  No session is made from the fuzzed
+ * ConfigProto: its thread counts could ask for millions of threads.
  */
 #include <stddef.h>
 #include <stdint.h>
+#include <stdlib.h>
 
 #include "tensorflow/c/c_api.h"
 #include "tfsess/tfsess.h"
@@ -71,8 +73,16 @@ static void run_options(const uint8_t *data, size_t size, tfs_status *st) {
   }
   tfs_session_run_ex(session, &ro, NULL, NULL, 0, &fetch, &result, 1, NULL,
                      0, md, st);
+  if (tfs_status_ok(st) && md->length)
+    free(tfs_trace_json(md->data, md->length, graph, st));
   tfs_tensor_free(result);
   tfs_buffer_free(md);
+  tfs_status_clear(st);
+}
+
+/* The input as a traced run's RunMetadata: the Chrome trace writer. */
+static void trace_json(const uint8_t *data, size_t size, tfs_status *st) {
+  free(tfs_trace_json(data, size, graph, st));
   tfs_status_clear(st);
 }
 
@@ -82,6 +92,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   if (!graph) make_session(st);
   config(data, size, st);
   run_options(data, size, st);
+  trace_json(data, size, st);
   tfs_status_free(st);
   return 0;
 }

@@ -262,6 +262,60 @@ void tfs_cli_progress_finish(tfs_cli_progress *p, int ok);
  * (tfs_cli_error calls it). */
 void tfs_cli_progress_break(void);
 
+/* ---- traced runs and profiles (cli_trace.c) ------------------------------ */
+
+/* tfs_session_run_ex with RunOptions.trace_level FULL_TRACE; `md` (an
+ * empty buffer) receives the RunMetadata bytes. */
+void tfs_cli_run_traced(tfs_session *s, const tfs_output *feeds,
+                        tfs_tensor *const *in, int nfeeds,
+                        const tfs_output *fetches, tfs_tensor **out,
+                        int nfetches, tfs_operation *const *targets,
+                        int ntargets, tfs_buffer *md, tfs_status *st);
+/* tfs_session_run traced, its step written to `path` as Chrome trace
+ * JSON (`g` names the op types); a write error is set on `st` as
+ * "--trace PATH: ...". */
+void tfs_cli_run_and_trace(tfs_session *s, tfs_graph *g, const char *path,
+                           const tfs_output *feeds, tfs_tensor *const *in,
+                           int nfeeds, const tfs_output *fetches,
+                           tfs_tensor **out, int nfetches,
+                           tfs_operation *const *targets, int ntargets,
+                           tfs_status *st);
+
+/* tfs_saved_model_run traced, written to `path` the same way. */
+void tfs_cli_saved_model_run_and_trace(tfs_saved_model *m, const char *key,
+                                       const char *path,
+                                       const char *const *input_keys,
+                                       tfs_tensor *const *in, int ninputs,
+                                       const char *const *output_keys,
+                                       tfs_tensor **out, int noutputs,
+                                       tfs_status *st);
+
+/* Per-op-type times over traced runs (bench --profile). */
+typedef struct tfs_cli_profile tfs_cli_profile;
+/* NULL when memory runs out. */
+tfs_cli_profile *tfs_cli_profile_new(void);
+void tfs_cli_profile_free(tfs_cli_profile *p);
+/* Adds one traced run's RunMetadata; op types come from `g`.  Returns 0
+ * or -1 (reported). */
+int tfs_cli_profile_add(tfs_cli_profile *p, const tfs_buffer *md,
+                        tfs_graph *g);
+/* The table, sorted by total time: op type, nodes of that type, node
+ * executions per run, total and mean (per execution) microseconds per
+ * run, share of all node time. */
+void tfs_cli_profile_print(FILE *out, tfs_cli_profile *p);
+
+/* ---- random inputs (bench_inputs.c) -------------------------------------- */
+
+/* bench's inputs without files: every Placeholder of `g` that no port
+ * in (*ports)[0..*n) feeds gets a random tensor of its dtype (floats uniform
+ * in [-1,1), integers in [0,10), bools), shaped by its --input-shape
+ * NAME=D0,D1,... in `shapes` or else by its fully defined shape.  The
+ * ports and tensors are appended to *ports / *values (grown with
+ * realloc), *n counts them.  Returns 0 or an exit status (reported: a
+ * message naming the input). */
+int tfs_cli_random_inputs(tfs_graph *g, const tfs_cli_list *shapes,
+                          tfs_output **ports, tfs_tensor ***values, int *n);
+
 /* ---- SavedModel directories (cli_saved_model.c) -------------------------- */
 
 /* Non-zero when `path` is a directory: taken as a SavedModel (the loader

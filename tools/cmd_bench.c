@@ -3,7 +3,11 @@
  * signature is made into a callable once (no lookups per run); warm-up
  * runs build the memory plan; then --runs timed runs (from --threads
  * threads at once, each timing its own runs).  The last line is
- * "bench: runs=N p50_us=X p90_us=Y mean_us=Z" for scripts.
+ * "bench: runs=N p50_us=X p90_us=Y mean_us=Z" for scripts.  Placeholders
+ * without --feed get random values (bench_inputs.c).  --trace and
+ * --profile trace runs after the timed ones, so that tracing costs the
+ * timing nothing: --trace writes one such run (TensorFlow's timeline is
+ * per step), --profile sums --runs of them by op type (cli_trace.c).
  */
 #include <pthread.h>
 #include <stdlib.h>
@@ -13,8 +17,10 @@
 #include "backends/cpu/gemm.h"
 
 typedef struct bench_args {
-  tfs_cli_list feeds, fetches, targets;
+  tfs_cli_list feeds, fetches, targets, shapes;
   int64_t runs, warmup, threads;
+  const char *trace; /* --trace FILE.json, or NULL */
+  int profile;       /* --profile */
 } bench_args;
 
 static int add_feed(void *c, const char *v) {
@@ -38,6 +44,18 @@ static int set_threads(void *c, const char *v) {
                            &((bench_args *)c)->threads);
 }
 
+static int add_shape(void *c, const char *v) {
+  return tfs_cli_list_add(&((bench_args *)c)->shapes, v);
+}
+static int set_trace(void *c, const char *v) {
+  ((bench_args *)c)->trace = v;
+  return 0;
+}
+static int set_profile(void *c, const char *v) {
+  ((bench_args *)c)->profile = 1;
+  return 0;
+}
+
 static const tfs_cli_opt kBenchOpts[] = {
     {"feed", "NAME[:i]=FILE",
      "feed a tensor from FILE.npy, FILE.npz or FILE.npz:KEY (repeatable)",
@@ -50,14 +68,33 @@ static const tfs_cli_opt kBenchOpts[] = {
     {"warmup", "N", "untimed runs first (default 10)", set_warmup},
     {"threads", "N", "call run from N threads at once (default 1)",
      set_threads},
+    {"input-shape", "NAME=D0,D1,...",
+     "shape of the random values fed to placeholder NAME (repeatable); "
+     "without it a placeholder not given by --feed needs a fully defined "
+     "shape",
+     add_shape},
+    {"trace", "FILE.json",
+     "after the timing, run once more traced and write that run's step "
+     "statistics as Chrome trace JSON (chrome://tracing, ui.perfetto.dev)",
+     set_trace},
+    {"profile", NULL,
+     "after the timing, run --runs more times traced and print the time "
+     "per op type (nodes, calls, total, mean, share), largest first",
+     set_profile},
     {NULL, NULL, NULL, NULL}};
 
 static const tfs_cli_help kBenchHelp = {
     "bench MODEL.pb [--feed NAME[:i]=FILE.npy ...] [--fetch NAME[:i] ...] "
-    "[--target NODE ...] [--runs N] [--warmup N] [--threads N] [options]",
+    "[--target NODE ...] [--input-shape NAME=D0,D1,... ...] [--runs N] "
+    "[--warmup N] [--threads N] [--trace FILE.json] [--profile] [options]",
     "Times runs of the graph in MODEL.pb with the given feeds (a callable:\n"
     "the signature is planned once) and prints the median, 90th percentile\n"
-    "and mean wall time per run.  The last line reads\n"
+    "and mean wall time per run.  Every Placeholder without --feed gets\n"
+    "random values (floats in [-1,1), integers in [0,10), bools) of its\n"
+    "dtype, shaped by --input-shape or its own fully defined shape.\n"
+    "--trace and --profile trace extra runs after the timed ones (tracing\n"
+    "does not slow the timing): --trace writes one, --profile prints a\n"
+    "table of --runs of them by op type before the last line, which reads\n"
     "  bench: runs=N p50_us=X p90_us=Y mean_us=Z",
     1, 1};
 
@@ -112,6 +149,48 @@ static double percentile(const double *sorted, int64_t n, double p) {
   return sorted[i < n ? i : n - 1];
 }
 
+/* The runs of --trace and --profile, through tfs_session_run_ex (a
+ * callable takes no RunOptions); returns an exit status. */
+static int traced_runs(const bench_args *a, tfs_graph *g, tfs_session *s,
+                       const tfs_output *fports, tfs_tensor *const *in,
+                       int nf, const tfs_output *tports, int nt,
+                       tfs_operation *const *targets) {
+  int64_t n = a->profile ? a->runs : 1;
+  tfs_tensor **out = calloc((size_t)nt + 1, sizeof *out);
+  tfs_cli_profile *prof = a->profile ? tfs_cli_profile_new() : NULL;
+  tfs_status *st = tfs_status_new();
+  int rc = !out || !st || (a->profile && !prof)
+               ? tfs_cli_error("out of memory") : TFS_CLI_OK;
+  for (int64_t r = 0; rc == TFS_CLI_OK && r < n; r++) {
+    tfs_buffer *md = tfs_buffer_new();
+    if (!md) {
+      rc = tfs_cli_error("out of memory");
+      break;
+    }
+    tfs_cli_run_traced(s, fports, in, nf, tports, out, nt, targets,
+                       a->targets.n, md, st);
+    if (!tfs_status_ok(st))
+      rc = tfs_cli_status_error(st);
+    else if (prof && tfs_cli_profile_add(prof, md, g))
+      rc = TFS_CLI_FAILED;
+    if (rc == TFS_CLI_OK && a->trace && r == n - 1) {
+      tfs_trace_json_write(a->trace, md->data, md->length, g, st);
+      if (!tfs_status_ok(st))
+        rc = tfs_cli_error("--trace %s", tfs_status_message(st));
+    }
+    tfs_buffer_free(md);
+    for (int i = 0; i < nt; i++) {
+      tfs_tensor_free(out[i]);
+      out[i] = NULL;
+    }
+  }
+  if (rc == TFS_CLI_OK && prof) tfs_cli_profile_print(stdout, prof);
+  tfs_cli_profile_free(prof);
+  tfs_status_free(st);
+  free(out);
+  return rc;
+}
+
 /* Builds the callable and times it; returns an exit status. */
 static int bench(bench_args *a, tfs_graph *g, tfs_session *s) {
   int nf = a->feeds.n, nt = a->fetches.n, rc = TFS_CLI_OK;
@@ -136,6 +215,8 @@ static int bench(bench_args *a, tfs_graph *g, tfs_session *s) {
     if (rc == TFS_CLI_OK && !(in[i] = tfs_cli_feed_load(&feeds[i])))
       rc = TFS_CLI_FAILED;
   }
+  if (rc == TFS_CLI_OK)
+    rc = tfs_cli_random_inputs(g, &a->shapes, &fports, &in, &nf);
   for (int i = 0; rc == TFS_CLI_OK && i < nt; i++)
     if (tfs_cli_resolve(g, a->fetches.v[i], "fetch", &tports[i]))
       rc = TFS_CLI_FAILED;
@@ -174,12 +255,15 @@ static int bench(bench_args *a, tfs_graph *g, tfs_session *s) {
   printf("model: %d feeds, %d fetches, %lld threads; intra-op GEMM: %s\n",
          nf, nt, (long long)nthreads, tfs_gemm_describe());
   printf("min_us=%.3f max_us=%.3f\n", us[0], us[total - 1]);
+  if ((a->trace || a->profile) &&
+      (rc = traced_runs(a, g, s, fports, in, nf, tports, nt, targets)))
+    goto out;
   printf("bench: runs=%lld p50_us=%.3f p90_us=%.3f mean_us=%.3f\n",
          (long long)total, percentile(us, total, 0.5),
          percentile(us, total, 0.9), sum / (double)total);
 out:
   tfs_callable_free(c);
-  for (int i = 0; feeds && i < nf; i++) tfs_cli_feed_clear(&feeds[i]);
+  for (int i = 0; feeds && i < a->feeds.n; i++) tfs_cli_feed_clear(&feeds[i]);
   for (int i = 0; in && i < nf; i++) tfs_tensor_free(in[i]);
   free(feeds);
   free(fports);
@@ -193,7 +277,7 @@ out:
 }
 
 int tfs_cli_cmd_bench(int argc, char **argv) {
-  bench_args a = {{0}, {0}, {0}, 100, 10, 1};
+  bench_args a = {{0}, {0}, {0}, {0}, 100, 10, 1, NULL, 0};
   tfs_cli_session sess = TFS_CLI_SESSION_INIT;
   tfs_cli_group groups[] = {{"Benchmark", kBenchOpts, &a},
                             {"Progress", tfs_cli_progress_opts, &g_progress},
@@ -230,5 +314,6 @@ done:
   tfs_cli_list_free(&a.feeds);
   tfs_cli_list_free(&a.fetches);
   tfs_cli_list_free(&a.targets);
+  tfs_cli_list_free(&a.shapes);
   return rc;
 }

@@ -29,6 +29,7 @@ typedef struct run_args {
   tfs_cli_progress progress;
   const char *tags;      /* SavedModel: --tags, or NULL (serve) */
   const char *signature; /* SavedModel: --signature, or NULL */
+  const char *trace;     /* --trace FILE.json, or NULL */
 } run_args;
 
 typedef struct run_state {
@@ -94,6 +95,11 @@ static int set_signature(void *c, const char *v) {
   return 0;
 }
 
+static int set_trace(void *c, const char *v) {
+  ((run_args *)c)->trace = v;
+  return 0;
+}
+
 static const tfs_cli_opt kRunOpts[] = {
     {"feed", "NAME[:i]=FILE",
      "feed a tensor from FILE.npy, FILE.npz or FILE.npz:KEY (repeatable)",
@@ -132,6 +138,10 @@ static const tfs_cli_opt kRunOpts[] = {
      "and --fetch name its input and output keys, each fetch is written "
      "to DIR/<key>.npy",
      set_signature},
+    {"trace", "FILE.json",
+     "write the run's step statistics as Chrome trace JSON (chrome://tracing"
+     ", ui.perfetto.dev); with --runs or --batch, of the last run",
+     set_trace},
     {NULL, NULL, NULL, NULL}};
 
 static const tfs_cli_help kRunHelp = {
@@ -310,10 +320,19 @@ static void print_stats(const run_state *r) {
 static int run_step(run_state *r, tfs_tensor **in, tfs_tensor **out,
                     const char *context) {
   tfs_status *st = tfs_status_new();
-  if (r->sm)
+  if (r->sm && r->a->trace)
+    tfs_cli_saved_model_run_and_trace(r->sm, r->a->signature, r->a->trace,
+                                      r->feed_keys, in, r->a->feeds.n,
+                                      r->a->fetches.v, out, r->a->fetches.n,
+                                      st);
+  else if (r->sm)
     tfs_saved_model_run(r->sm, r->a->signature, r->feed_keys, in,
                         r->a->feeds.n, r->a->fetches.v, out, r->a->fetches.n,
                         st);
+  else if (r->a->trace)
+    tfs_cli_run_and_trace(r->s, r->g, r->a->trace, r->feed_ports, in,
+                          r->a->feeds.n, r->fetch_ports, out,
+                          r->a->fetches.n, r->targets, r->a->targets.n, st);
   else
     tfs_session_run(r->s, r->feed_ports, in, r->a->feeds.n, r->fetch_ports,
                     out, r->a->fetches.n, r->targets, r->a->targets.n, st);

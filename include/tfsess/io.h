@@ -1,6 +1,7 @@
 /*
  * tfsess/io.h - tensors and logs on disk: NumPy .npy / .npz files,
- * TFRecord framing (masked CRC32C) and TensorBoard event files.
+ * TFRecord framing (masked CRC32C), TensorBoard event files and Chrome
+ * trace JSON of a traced run.
  *
  * Every file is user input: a malformed one gives an error that names the
  * file and what is wrong, never a crash.  Paths are plain file names.
@@ -228,6 +229,44 @@ TFS_API void tfs_events_writer_free(tfs_events_writer *w, tfs_status *st);
 TFS_API void tfs_events_write_graph(const char *logdir, tfs_graph *g,
                                     const tfs_buffer *run_metadata,
                                     char **path_out, tfs_status *st);
+
+/* ---- Chrome trace / Perfetto JSON -----------------------------------------
+ *
+ * A traced run (RunOptions.trace_level FULL_TRACE through
+ * tfs_session_run_ex) returns RunMetadata bytes holding its step_stats.
+ * These functions turn them into Chrome trace event JSON, which
+ * chrome://tracing and ui.perfetto.dev open:
+ *   {"displayTimeUnit":"ms","traceEvents":[...]}
+ * with metadata events ("ph":"M") naming a process per device (pid: the
+ * device's index in step_stats, its name the device) and a thread per
+ * executor thread ("thread N", tid: NodeExecStats.thread_id), then one
+ * complete event ("ph":"X", "cat":"Op") per node execution: "name" the
+ * node's name, "ts" its start (all_start) and "dur" its duration
+ * (all_end_rel), both in microseconds with nanosecond decimals, and
+ * "args": name; op (the op type of the node of that name in `g`, when
+ * `g` is given and holds it, else the op of the timeline label); kernel
+ * (the op the timeline label "name = Op(inputs)" names: what ran, e.g. a
+ * fused kernel); device; thread_id; label (timeline_label); inputs (the
+ * label's data inputs, "node" or "node:i"); input_dtypes / input_shapes
+ * (each input's producer output as recorded in the same step, null where
+ * the producer did not run in it, e.g. a fed placeholder); output_dtypes
+ * / output_shapes (each recorded output; a shape is an array of dims,
+ * -1 unknown, null for an unknown rank).  Strings are JSON-escaped;
+ * bytes that are not UTF-8 become U+FFFD.
+ *
+ * Errors: INVALID_ARGUMENT "Unparseable RunMetadata proto";
+ * FAILED_PRECONDITION when the bytes hold no step_stats (the run was not
+ * traced).
+ */
+
+/* Returns the JSON text (NUL-terminated; the caller frees it with
+ * free()), or NULL on error.  `g` may be NULL.  Does not take ownership. */
+TFS_API char *tfs_trace_json(const void *run_metadata, size_t len,
+                             tfs_graph *g, tfs_status *st);
+/* Writes the same text to the file `path` (replaced); on a write error
+ * the file is removed. */
+TFS_API void tfs_trace_json_write(const char *path, const void *run_metadata,
+                                  size_t len, tfs_graph *g, tfs_status *st);
 
 TFS_END_DECLS
 

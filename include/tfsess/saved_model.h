@@ -180,6 +180,17 @@ TFS_API void tfs_saved_model_run(tfs_saved_model *m, const char *key,
                                  const char *const *output_keys,
                                  tfs_tensor **outputs, int noutputs,
                                  tfs_status *st);
+/* tfs_saved_model_run with RunOptions bytes and RunMetadata out, as
+ * tfs_session_run_ex takes them (either may be NULL): a traced run of a
+ * signature (trace_level FULL_TRACE) returns its step_stats. */
+TFS_API void tfs_saved_model_run_ex(tfs_saved_model *m, const char *key,
+                                    const tfs_buffer *run_options,
+                                    const char *const *input_keys,
+                                    tfs_tensor *const *inputs, int ninputs,
+                                    const char *const *output_keys,
+                                    tfs_tensor **outputs, int noutputs,
+                                    tfs_buffer *run_metadata,
+                                    tfs_status *st);
 
 TFS_END_DECLS
 

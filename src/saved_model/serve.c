@@ -120,6 +120,17 @@ void tfs_saved_model_run(tfs_saved_model *m, const char *key,
                          const char *const *output_keys,
                          tfs_tensor **outputs, int noutputs,
                          tfs_status *st) {
+  tfs_saved_model_run_ex(m, key, NULL, input_keys, inputs, ninputs,
+                         output_keys, outputs, noutputs, NULL, st);
+}
+
+void tfs_saved_model_run_ex(tfs_saved_model *m, const char *key,
+                            const tfs_buffer *run_options,
+                            const char *const *input_keys,
+                            tfs_tensor *const *inputs, int ninputs,
+                            const char *const *output_keys,
+                            tfs_tensor **outputs, int noutputs,
+                            tfs_buffer *run_metadata, tfs_status *st) {
   for (int i = 0; outputs && i < noutputs; i++) outputs[i] = NULL;
   TFS_CHECK_ARG(m != NULL && ninputs >= 0 && noutputs >= 0 &&
                     (ninputs == 0 || (input_keys && inputs)) &&
@@ -150,7 +161,8 @@ void tfs_saved_model_run(tfs_saved_model *m, const char *key,
     rc = ti ? info_tensor(m, s, ti, "output", &out[i], st) : -1;
   }
   if (rc == 0)
-    tfs_session_run(m->s, fo, fv, nf, out, outputs, noutputs, NULL, 0, st);
+    tfs_session_run_ex(m->s, run_options, fo, fv, nf, out, outputs, noutputs,
+                       NULL, 0, run_metadata, st);
   tfs_free(fo);
   tfs_free(fv);
 }
