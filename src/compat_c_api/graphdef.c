@@ -55,26 +55,38 @@ static void free_bytes(void *data, size_t len) {
   tfs_free(data);
 }
 
-void TF_GraphVersions(TF_Graph *graph, TF_Buffer *output_version_def,
-                      TF_Status *status) {
-  tfs_status *st = ST(status);
-  tfs_buffer b = tfs_capi__buf_in(output_version_def);
-  (void)graph;
-  if (tfs_pb__check_empty(&b, st)) return;
-  /* VersionDef { producer: TFS_GRAPH_DEF_VERSION } (field 1, varint) */
-  uint8_t *p = tfs_malloc(4);
-  if (!p) {
-    TFS_OOM(st);
-    return;
-  }
-  unsigned v = TFS_GRAPH_DEF_VERSION;
+/* Appends `v` as a varint field `tag` (skipped when 0, as proto3 does). */
+static size_t put_varint_field(uint8_t *p, uint8_t tag, unsigned v) {
   size_t n = 0;
-  p[n++] = 0x08;
+  if (!v) return 0;
+  p[n++] = tag;
   while (v >= 0x80) {
     p[n++] = (uint8_t)(v | 0x80);
     v >>= 7;
   }
   p[n++] = (uint8_t)v;
+  return n;
+}
+
+void TF_GraphVersions(TF_Graph *graph, TF_Buffer *output_version_def,
+                      TF_Status *status) {
+  tfs_status *st = ST(status);
+  tfs_buffer b = tfs_capi__buf_in(output_version_def);
+  if (tfs_pb__check_empty(&b, st)) return;
+  tfs_graph *g = graph;
+  pthread_mutex_lock(&g->mu);
+  int producer = g->has_versions ? g->producer : TFS_GRAPH_DEF_VERSION;
+  int min_consumer = g->has_versions ? g->min_consumer : 0;
+  pthread_mutex_unlock(&g->mu);
+  /* VersionDef { producer (field 1), min_consumer (field 2) }: two
+   * varints of at most 5 bytes, each after a tag byte */
+  uint8_t *p = tfs_malloc(12);
+  if (!p) {
+    TFS_OOM(st);
+    return;
+  }
+  size_t n = put_varint_field(p, 0x08, (unsigned)producer);
+  n += put_varint_field(p + n, 0x10, (unsigned)min_consumer);
   output_version_def->data = p;
   output_version_def->length = n;
   output_version_def->data_deallocator = free_bytes;

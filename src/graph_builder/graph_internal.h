@@ -72,6 +72,12 @@ struct tfs_graph {
   int free_requested;         /* guarded by: mu */
   struct tfs_flib *lib;       /* function library (function_lib.h); NULL:
                                  empty; guarded by: mu */
+  int has_versions;           /* 0: producer TFS_GRAPH_DEF_VERSION and
+                                 min_consumer 0, as a new TensorFlow graph */
+  int producer, min_consumer; /* TensorFlow's Graph::versions(): imports
+                                 keep the lowest producer and the highest
+                                 min_consumer; exports write them; guarded
+                                 by: mu */
 };
 
 /* Everything needed to add one node; the importer and the op builder fill

@@ -105,7 +105,8 @@ static int export_ops(tfs_graph *g, const uint8_t *keep, tfs_buffer *out,
   Tensorflow__GraphDef gd = TENSORFLOW__GRAPH_DEF__INIT;
   Tensorflow__VersionDef ver = TENSORFLOW__VERSION_DEF__INIT;
   int rc = -1;
-  ver.producer = TFS_GRAPH_DEF_VERSION;
+  ver.producer = g->has_versions ? g->producer : TFS_GRAPH_DEF_VERSION;
+  ver.min_consumer = g->has_versions ? g->min_consumer : 0;
   gd.versions = &ver;
   gd.node = tfs_pb_arena_array(&a, g->nops, sizeof(void *));
   if ((g->nops && !gd.node) || tfs_flib__export(g, &a, &gd.library)) {

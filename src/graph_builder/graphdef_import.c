@@ -211,6 +211,23 @@ static int check_versions(const Tensorflow__VersionDef *v, tfs_status *st) {
   return 0;
 }
 
+/* TensorFlow's GraphConstructor::UpdateVersionDef for an import: the graph
+ * keeps the lowest producer and the highest min_consumer (a GraphDef
+ * without versions says producer 0), so that an export still says which
+ * version's ops and semantics the nodes follow (PlaceholderV2, removed at
+ * version 23, stays valid in a producer 21 graph).  Caller holds g->mu. */
+static void merge_versions(tfs_graph *g, const Tensorflow__VersionDef *v) {
+  if (!g->has_versions) {
+    g->producer = TFS_GRAPH_DEF_VERSION;
+    g->min_consumer = 0;
+    g->has_versions = 1;
+  }
+  int producer = v ? v->producer : 0;
+  int min_consumer = v ? v->min_consumer : 0;
+  if (producer < g->producer) g->producer = producer;
+  if (min_consumer > g->min_consumer) g->min_consumer = min_consumer;
+}
+
 /* Index of the GraphDef and of names in the graph; TensorFlow's
  * EnsureNoNameCollisions and BuildNodeIndex. */
 static int index_names(importer *im, tfs_status *st) {
@@ -898,6 +915,8 @@ tfs_import_results *tfs_graph__import_parsed(tfs_graph *g,
   if (!r) {
     tfs_graph__truncate(g, im.nops0);
     tfs_flib__truncate(g, nfn0, ngrad0);
+  } else {
+    merge_versions(g, gd->versions);
   }
   pthread_mutex_unlock(&g->mu);
   importer_free(&im);

@@ -590,6 +590,18 @@ static void test_op_protos(void) {
   CU_ASSERT_EQUAL(b->length, 3);
   CU_ASSERT_EQUAL(memcmp(b->data, "\x08\xaa\x13", 3), 0); /* producer 2474 */
   TF_DeleteBuffer(b);
+  /* an import keeps the lower producer and the higher min_consumer:
+   * GraphDef { versions (field 4) { producer: 21 min_consumer: 3 } } */
+  TF_Buffer *old_gd = TF_NewBufferFromString("\x22\x04\x08\x15\x10\x03", 6);
+  TF_GraphImportGraphDef(g, old_gd, NULL, s);
+  CT_ASSERT_OK(s);
+  TF_DeleteBuffer(old_gd);
+  b = TF_NewBuffer();
+  TF_GraphVersions(g, b, s);
+  CT_ASSERT_OK(s);
+  CU_ASSERT_EQUAL(b->length, 4);
+  CU_ASSERT_EQUAL(memcmp(b->data, "\x08\x15\x10\x03", 4), 0);
+  TF_DeleteBuffer(b);
   b = TF_GetAllOpList();
   CU_ASSERT_TRUE(b->length > 10000);
   /* OpList {op {name: "Abs" ...}}: the first op, sorted by name */

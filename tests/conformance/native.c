@@ -160,8 +160,13 @@ static tfs_graph *resource(native_case *c, tfs_status *st) {
   tfs_operation *add = tfs_op_assign_add_variable(
       g, "add", h, tfs_op_const(g, "step", step, st), st);
   tfs_tensor_free(step);
+  /* the read goes through a handle that waits for the add: a control
+   * dependency on the Identity of the value alone would let the read run
+   * before the add (TensorFlow sometimes does) */
+  tfs_output later = tfs_op_with_dependencies(g, "v/after_add", h, &add, 1, st);
   tfs_op_with_dependencies(g, "after",
-                           tfs_op_read_variable(g, "read", h, TFS_FLOAT, st),
+                           tfs_op_read_variable(g, "read", later, TFS_FLOAT,
+                                                st),
                            &add, 1, st);
   tfs_tensor_free(init);
   *c = (native_case){{NULL}, {NULL}, {"after:0"}, {"init"}, 2};

@@ -908,6 +908,81 @@ static void test_node_def_and_op_list(void) {
   tfs_status_free(st);
 }
 
+/* The producer version and min_consumer of exported bytes. */
+static void export_versions(tfs_graph *g, int *producer, int *min_consumer) {
+  tfs_buffer *e = gd_export(g);
+  Tensorflow__GraphDef *gd =
+      tensorflow__graph_def__unpack(NULL, e->length, e->data);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(gd);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(gd->versions);
+  *producer = gd->versions->producer;
+  *min_consumer = gd->versions->min_consumer;
+  tensorflow__graph_def__free_unpacked(gd, NULL);
+  tfs_buffer_free(e);
+}
+
+/* As TensorFlow's graph, tfsess's keeps the lowest producer and the highest
+ * min_consumer of what it imported, and exports them: a PlaceholderV2 of a
+ * producer 21 GraphDef (the op was removed at version 23) stays loadable
+ * in TensorFlow after a re-export.  A graph built with the API, or before
+ * any import, says TensorFlow 2.21's version. */
+static void test_export_keeps_versions(void) {
+  tfs_graph *g = tfs_graph_new();
+  int producer = -1, min_consumer = -1;
+  export_versions(g, &producer, &min_consumer);
+  CU_ASSERT_EQUAL(producer, 2474);
+  CU_ASSERT_EQUAL(min_consumer, 0);
+  gdb b;
+  gdb_init(&b);
+  Tensorflow__NodeDef *p = gd_node(&b, "p", "PlaceholderV2", NULL);
+  gd_attr(&b, p, "dtype", gd_av_type(&b, TFS_FLOAT));
+  Tensorflow__TensorShapeProto unknown = TENSORFLOW__TENSOR_SHAPE_PROTO__INIT;
+  unknown.unknown_rank = 1;
+  Tensorflow__AttrValue *shape = gd_av(&b);
+  shape->value_case = TENSORFLOW__ATTR_VALUE__VALUE_SHAPE;
+  shape->shape = &unknown;
+  gd_attr(&b, p, "shape", shape);
+  b.gd.versions = &b.ver;
+  b.ver.producer = 21;
+  b.ver.min_consumer = 3;
+  tfs_status *st = tfs_status_new();
+  tfs_import_results_free(gd_import(g, &b, NULL, st));
+  TFS_ASSERT_OK(st);
+  export_versions(g, &producer, &min_consumer);
+  CU_ASSERT_EQUAL(producer, 21);
+  CU_ASSERT_EQUAL(min_consumer, 3);
+  /* a second import: the lower producer and the higher min_consumer */
+  b.ver.producer = 100;
+  b.ver.min_consumer = 7;
+  tfs_import_options *o = tfs_import_options_new();
+  tfs_import_options_set_prefix(o, "second");
+  tfs_import_results_free(gd_import(g, &b, o, st));
+  TFS_ASSERT_OK(st);
+  export_versions(g, &producer, &min_consumer);
+  CU_ASSERT_EQUAL(producer, 21);
+  CU_ASSERT_EQUAL(min_consumer, 7);
+  /* the export reimports with the same versions */
+  tfs_buffer *e = gd_export(g);
+  tfs_graph *g2 = gd_import_buffer(e);
+  export_versions(g2, &producer, &min_consumer);
+  CU_ASSERT_EQUAL(producer, 21);
+  CU_ASSERT_EQUAL(min_consumer, 7);
+  /* a GraphDef without versions is producer 0, as in TensorFlow */
+  b.gd.versions = NULL;
+  tfs_import_options_set_prefix(o, "third");
+  tfs_import_results_free(gd_import(g2, &b, o, st));
+  TFS_ASSERT_OK(st);
+  export_versions(g2, &producer, &min_consumer);
+  CU_ASSERT_EQUAL(producer, 0);
+  CU_ASSERT_EQUAL(min_consumer, 7);
+  tfs_import_options_free(o);
+  tfs_graph_free(g2);
+  tfs_buffer_free(e);
+  tfs_graph_free(g);
+  tfs_status_free(st);
+  gdb_free(&b);
+}
+
 static const tfs_test_case tf_cases[] = {
     {"imports_and_runs", test_tf_graph_imports_and_runs},
     {"defaults_stripped", test_tf_graph_with_defaults_stripped},
@@ -934,6 +1009,7 @@ static const tfs_test_case reject_cases[] = {
 static const tfs_test_case export_cases[] = {
     {"errors_and_pruned", test_export_errors_and_pruned},
     {"node_def_and_op_list", test_node_def_and_op_list},
+    {"keeps_versions", test_export_keeps_versions},
     {NULL, NULL}};
 
 const tfs_test_suite tfs_test_suites[] = {{"tf_graphs", tf_cases},
