@@ -234,6 +234,11 @@ char *tfs_cli_output_temp(const char *path);
 int tfs_cli_output_commit(char *tmp, const char *path);
 /* Removes and frees a temporary (NULL: nothing). */
 void tfs_cli_output_discard(char *tmp);
+/* Writes `len` bytes to `path` through a temporary (created, written,
+ * renamed): a failed write leaves `path` as it was.  An existing file is
+ * replaced (optimize -o and --save-config name one file explicitly).
+ * Returns 0 or -1 (reported). */
+int tfs_cli_write_file(const char *path, const void *data, size_t len);
 
 /* ---- progress line (progress.c) ------------------------------------------ */
 

@@ -82,7 +82,7 @@ char *tfs_cli_output_temp(const char *path) {
   int err = errno;
   sigprocmask(SIG_SETMASK, &old, NULL);
   if (fd < 0) {
-    tfs_cli_error("%s: cannot create a temporary file next to it: %s", path,
+    tfs_cli_error("%s: cannot write (a temporary file next to it): %s", path,
                   slot < 0 ? "too many outputs" : strerror(err));
     free(tmp);
     return NULL;
@@ -122,4 +122,19 @@ void tfs_cli_output_discard(char *tmp) {
   unlink(tmp);
   forget(tmp);
   free(tmp);
+}
+
+int tfs_cli_write_file(const char *path, const void *data, size_t len) {
+  char *tmp = tfs_cli_output_temp(path);
+  if (!tmp) return -1;
+  FILE *f = fopen(tmp, "wb");
+  size_t w = f && len ? fwrite(data, 1, len, f) : 0;
+  int bad = !f || w != len;
+  if (f && fclose(f) != 0) bad = 1;
+  if (bad) {
+    tfs_cli_error("%s: cannot write: %s", path, strerror(errno));
+    tfs_cli_output_discard(tmp);
+    return -1;
+  }
+  return tfs_cli_output_commit(tmp, path);
 }

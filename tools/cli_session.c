@@ -152,13 +152,7 @@ static int save_config(tfs_session_options *o, const char *path) {
     tfs_cli_error("--save-config: %s", tfs_status_message(st));
     goto done;
   }
-  FILE *f = fopen(path, "wb");
-  size_t w = f && b->length ? fwrite(b->data, 1, b->length, f) : 0;
-  if (!f || fclose(f) != 0 || w != b->length) {
-    tfs_cli_error("%s: cannot write", path);
-    goto done;
-  }
-  rc = 0;
+  rc = tfs_cli_write_file(path, b->data, b->length);
 done:
   tfs_buffer_free(b);
   tfs_status_free(st);

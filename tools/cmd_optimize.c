@@ -93,14 +93,6 @@ static char **long_options(int argc, char **argv) {
   return v;
 }
 
-static int write_file(const char *path, const void *data, size_t len) {
-  FILE *f = fopen(path, "wb");
-  if (!f) return tfs_cli_error("cannot write %s", path);
-  size_t w = fwrite(data, 1, len, f);
-  if (fclose(f) != 0 || w != len) return tfs_cli_error("cannot write %s", path);
-  return TFS_CLI_OK;
-}
-
 static int optimize(opt_args *a, const char *model) {
   int rc = TFS_CLI_FAILED;
   tfs_status *st = tfs_status_new();
@@ -157,7 +149,8 @@ static int optimize(opt_args *a, const char *model) {
     tfs_cli_status_error(st);
     goto done;
   }
-  rc = write_file(a->output, out->data, out->length);
+  rc = tfs_cli_write_file(a->output, out->data, out->length) ? TFS_CLI_FAILED
+                                                              : TFS_CLI_OK;
   if (rc == TFS_CLI_OK && !a->report)
     printf("%s: %lld -> %lld nodes\n", a->output,
            (long long)tfs_optimizer_report_total_nodes_before(rep),

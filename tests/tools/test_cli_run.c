@@ -528,8 +528,35 @@ static void test_pbtxt_optimize_and_run(void) {
   tfs_tensor_free(b);
 }
 
+/* optimize -o and --save-config write through a temporary: an existing
+ * file is replaced whole, a failed write leaves nothing behind. */
+static void test_single_file_outputs(void) {
+  char dir[4200], out[4300], cfg[4300];
+  snprintf(dir, sizeof dir, "%s", it_tmp("single"));
+  mkdir(dir, 0755);
+  snprintf(out, sizeof out, "%s/o.pb", dir);
+  snprintf(cfg, sizeof cfg, "%s/c.pb", dir);
+  for (int i = 0; i < 2; i++) { /* the second time over the first */
+    result r = tfsess("optimize " DIGITS " -o '%s' --fetch probs", out);
+    CU_ASSERT_EQUAL(r.status, 0);
+    result_free(&r);
+    r = tfsess("run " DIGITS " --intra 2 --save-config '%s'", cfg);
+    CU_ASSERT_EQUAL(r.status, 0);
+    result_free(&r);
+    CU_ASSERT_EQUAL(dir_entries(dir), 2);
+  }
+  result r = tfsess("optimize " DIGITS " -o '%s/no/such/o.pb'", dir);
+  CU_ASSERT_EQUAL(r.status, 1);
+  CU_ASSERT_PTR_NOT_NULL(strstr(r.err, "/no/such/o.pb: cannot write (a "
+                                       "temporary file next to it): No such "
+                                       "file or directory"));
+  result_free(&r);
+  CU_ASSERT_EQUAL(dir_entries(dir), 2);
+}
+
 static const tfs_test_case run_cases[] = {
     {"progress_on_terminal", test_progress_on_terminal},
+    {"single_file_outputs", test_single_file_outputs},
     {"progress_in_pipe", test_progress_in_pipe},
     {"feed_float64", test_feed_float64},
     {"feed_int64", test_feed_int64},
