@@ -13,6 +13,7 @@
 #include "core/util.h"
 #include "graph_builder/attr_proto.h"
 #include "graph_builder/function_inst.h"
+#include "session/exec.h"
 #include "session/session_internal.h"
 #include "tfsess/callable.h"
 
@@ -120,10 +121,12 @@ static fn_instance *instance_for(tfs_session *s, const tfs_func_attr *f,
   return fi;
 }
 
-/* Runs instance fi (of function `name`). */
+/* Runs instance fi (of function `name`); `taken` (NULL or inputs):
+ * the references the run takes. */
 static int instance_call(fn_instance *fi, const char *name,
-                         tfs_tensor *const *inputs, int nin,
-                         tfs_tensor **outputs, int nout, tfs_status *st) {
+                         tfs_tensor *const *inputs, tfs_tensor **taken,
+                         int nin, tfs_tensor **outputs, int nout,
+                         tfs_status *st) {
   if (nin != fi->body.nargs || nout != fi->body.nrets) {
     tfs_status_setf(st, TFS_INVALID_ARGUMENT,
                     "Function '%s' takes %d inputs and returns %d outputs; "
@@ -131,7 +134,10 @@ static int instance_call(fn_instance *fi, const char *name,
                     name, fi->body.nargs, fi->body.nrets, nin, nout);
     return -1;
   }
-  tfs_callable_run(fi->callable, inputs, nin, outputs, nout, st);
+  if (taken)
+    tfs_callable__run_taking(fi->callable, taken, nin, outputs, nout, st);
+  else
+    tfs_callable_run(fi->callable, inputs, nin, outputs, nout, st);
   return tfs_status_ok(st) ? 0 : -1;
 }
 
@@ -140,7 +146,7 @@ static int fn_call(void *ctx, const tfs_func_attr *f,
                    int nout, tfs_status *st) {
   fn_instance *fi = instance_for(ctx, f, st);
   if (!fi) return -1;
-  return instance_call(fi, f->name, inputs, nin, outputs, nout, st);
+  return instance_call(fi, f->name, inputs, NULL, nin, outputs, nout, st);
 }
 
 /* Instances live as long as the session, so longer than any run that
@@ -149,11 +155,12 @@ static void *fn_resolve(void *ctx, const tfs_func_attr *f, tfs_status *st) {
   return instance_for(ctx, f, st);
 }
 
-static int fn_call_resolved(void *ctx, void *fn, tfs_tensor *const *inputs,
-                            int nin, tfs_tensor **outputs, int nout,
+static int fn_call_resolved(void *ctx, void *fn, tfs_tensor **inputs,
+                            int nin, tfs_tensor **outputs, int nout, int take,
                             tfs_status *st) {
   fn_instance *fi = fn;
-  return instance_call(fi, fi->name, inputs, nin, outputs, nout, st);
+  return instance_call(fi, fi->name, inputs, take ? inputs : NULL, nin,
+                       outputs, nout, st);
 }
 
 void tfs_session__functions_init(tfs_session *s) {

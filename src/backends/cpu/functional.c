@@ -170,14 +170,16 @@ typedef struct loop_fn {
   void *fn;
 } loop_fn;
 
-static int loop_fn_call(tfs_kernel_ctx *c, loop_fn *l, tfs_tensor *const *in,
-                        int nin, tfs_tensor **out, int nout) {
+/* `take`: the call may take the references in `in` (see
+ * tfs_fn_runtime.call_resolved); the caller frees what is left. */
+static int loop_fn_call(tfs_kernel_ctx *c, loop_fn *l, tfs_tensor **in,
+                        int nin, tfs_tensor **out, int nout, int take) {
   const tfs_fn_runtime *rt = l->rt;
   int rc;
   if (!l->fn && rt->resolve && rt->call_resolved)
     l->fn = rt->resolve(rt->ctx, l->f, c->st);
   if (l->fn)
-    rc = rt->call_resolved(rt->ctx, l->fn, in, nin, out, nout, c->st);
+    rc = rt->call_resolved(rt->ctx, l->fn, in, nin, out, nout, take, c->st);
   else if (rt->resolve && rt->call_resolved)
     rc = -1; /* resolve set st */
   else
@@ -190,7 +192,7 @@ static int loop_fn_call(tfs_kernel_ctx *c, loop_fn *l, tfs_tensor *const *in,
 static int loop_cond(tfs_kernel_ctx *c, loop_fn *cond,
                      tfs_tensor **vars, int n) {
   tfs_tensor *pred = NULL;
-  if (loop_fn_call(c, cond, vars, n, &pred, 1)) return -1;
+  if (loop_fn_call(c, cond, vars, n, &pred, 1, 0)) return -1;
   int r = to_bool(pred);
   tfs_tensor_free(pred);
   return r;
@@ -226,7 +228,9 @@ static void while_compute(tfs_kernel_ctx *c) {
       tfs_kctx_fail_status(c, c->st);
       break;
     }
-    if (loop_fn_call(c, &body, vars, n, next, n)) break;
+    /* the body takes the variables: one it then holds alone (a list,
+     * the cell state) may be updated in place */
+    if (loop_fn_call(c, &body, vars, n, next, n, 1)) break;
     free_all(vars, n); /* only the loop variables stay alive */
     tfs_tensor **t = vars;
     vars = next;
