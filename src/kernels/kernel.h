@@ -114,6 +114,16 @@ typedef struct tfs_fn_runtime {
   void *ctx;
   int (*call)(void *ctx, const tfs_func_attr *f, tfs_tensor *const *inputs,
               int nin, tfs_tensor **outputs, int nout, tfs_status *st);
+  /* For a loop that calls the same functions many times: f's instance,
+   * looked up once (NULL with st set on failure), valid until the run
+   * that resolved it ends; call_resolved runs it as call runs f, and
+   * with `take` takes the references in inputs (entries set to NULL)
+   * once they are valid, so that a value the call then holds alone can
+   * be changed in place (entries not taken stay the caller's). */
+  void *(*resolve)(void *ctx, const tfs_func_attr *f, tfs_status *st);
+  int (*call_resolved)(void *ctx, void *fn, tfs_tensor **inputs, int nin,
+                       tfs_tensor **outputs, int nout, int take,
+                       tfs_status *st);
 } tfs_fn_runtime;
 
 typedef struct tfs_run_limits {

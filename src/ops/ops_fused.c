@@ -45,6 +45,25 @@ static int fused_depthwise_shape(tfs_shape_ctx *c) {
 }
 /* _FusedConv2D's shape, then the pool's VALID windows (pool_ksize and
  * pool_strides, NHWC). */
+/* _TfsLstmGates: [rows, width / 4] broadcast with c_prev, for h and c. */
+static int lstm_gates_shape(tfs_shape_ctx *c) {
+  if (tfs_sc_with_rank(c, 0, 2)) return -1;
+  const tfs_shape *z = &c->in_shapes[0];
+  tfs_shape g = {.rank = 2, .dims = {-1, -1}}, o;
+  if (z->rank == 2) {
+    g.dims[0] = z->dims[0];
+    if (z->dims[1] >= 0 && z->dims[1] % 4 != 0)
+      return tfs_sc_error(c, "Dimension size must be evenly divisible by 4 "
+                             "but is %lld", (long long)z->dims[1]);
+    g.dims[1] = z->dims[1] < 0 ? -1 : z->dims[1] / 4;
+  }
+  if (tfs_shape_broadcast(&g, &c->in_shapes[1], &o))
+    return tfs_sc_error(c, "Incompatible shapes for z's gates and c_prev");
+  c->out_shapes[0] = o;
+  c->out_shapes[1] = o;
+  return 0;
+}
+
 static int fused_conv_pool_shape(tfs_shape_ctx *c) {
   if (contraction_shape(c, "Conv2D")) return -1;
   tfs_shape *s = &c->out_shapes[0];
@@ -120,5 +139,7 @@ const tfs_op_spec tfs_ops_fused[] = {
      "dilations: list(int) = [1, 1, 1, 1]; use_cudnn_on_gpu: bool = true; "
      "pool_ksize: list(int); pool_strides: list(int); " FUSED_ATTRS,
      fused_conv_pool_shape, 0},
+    {"_TfsLstmGates", "z: T; c_prev: T", "h: T; c: T", "T: {float} = float",
+     lstm_gates_shape, 0},
     {NULL, NULL, NULL, NULL, NULL, 0},
 };

@@ -418,6 +418,14 @@ int tfs_pass__remap(tfs_opt_ctx *c) {
   tfs_remap_stats stats;
   memset(&stats, 0, sizeof stats);
   int n0 = g->nn, total = 0;
+  for (int v = 0; v < n0; v++) {
+    if (!tfs_og__live(g, v) || !on_cpu(g->n[v].device) ||
+        !tfs_og__is(g, v, "Mul"))
+      continue;
+    int r = tfs_remap__lstm_gates(c, v, &stats);
+    if (r < 0) return -1;
+    total += r;
+  }
   /* activation subgraphs first: their input's BiasAdd must not be fused
    * alone before */
   for (int v = 0; v < n0; v++) {

@@ -81,6 +81,12 @@ void tfs_remap__count(tfs_remap_stats *s, const char *what);
  * the output must load in TensorFlow), -1 on an error. */
 int tfs_remap__layer_norm(tfs_opt_ctx *c, int v, tfs_remap_stats *stats);
 
+/* A Keras LSTM cell's gates ending at the Mul v that makes h ->
+ * _TfsLstmGates(z, c_prev) (remap_lstm.c); 1 when rewritten, 0 when v
+ * does not end them (or the op has no kernel on its device, or the
+ * output must load in TensorFlow), -1 on an error. */
+int tfs_remap__lstm_gates(tfs_opt_ctx *c, int v, tfs_remap_stats *stats);
+
 /* Replaces `root` by a new node (root's name, device, and the control
  * inputs of root and of the inner nodes a and b, which may be -1), then
  * removes the inner nodes left unused.  attrs are consumed. */

@@ -103,9 +103,10 @@ tfs_callable *tfs_session_make_callable(
   return c;
 }
 
-void tfs_callable_run(tfs_callable *c, tfs_tensor *const *feed_values,
-                      int nfeeds, tfs_tensor **fetch_values, int nfetches,
-                      tfs_status *st) {
+static void callable_run(tfs_callable *c, tfs_tensor *const *feed_values,
+                         tfs_tensor **taken, int nfeeds,
+                         tfs_tensor **fetch_values, int nfetches,
+                         tfs_status *st) {
   for (int i = 0; fetch_values && i < nfetches; i++) fetch_values[i] = NULL;
   TFS_CHECK_ARG(c != NULL, st, );
   const tfs_plan *p = c->plan;
@@ -139,8 +140,24 @@ void tfs_callable_run(tfs_callable *c, tfs_tensor *const *feed_values,
     closed_error(st);
     return;
   }
-  tfs_plan__run(c->s, c->plan, &c->ro, feed_values, fetch_values, NULL, st);
+  if (taken)
+    tfs_plan__run_taking(c->s, c->plan, &c->ro, taken, fetch_values, st);
+  else
+    tfs_plan__run(c->s, c->plan, &c->ro, feed_values, fetch_values, NULL, st);
   atomic_fetch_sub_explicit(&c->active, 1, memory_order_release);
+}
+
+void tfs_callable_run(tfs_callable *c, tfs_tensor *const *feed_values,
+                      int nfeeds, tfs_tensor **fetch_values, int nfetches,
+                      tfs_status *st) {
+  callable_run(c, feed_values, NULL, nfeeds, fetch_values, nfetches, st);
+}
+
+void tfs_callable__run_taking(tfs_callable *c, tfs_tensor **feed_values,
+                              int nfeeds, tfs_tensor **fetch_values,
+                              int nfetches, tfs_status *st) {
+  callable_run(c, feed_values, feed_values, nfeeds, fetch_values, nfetches,
+               st);
 }
 
 tfs_plan *tfs_callable__plan(const tfs_callable *c) { return c->plan; }

@@ -257,6 +257,11 @@ void tfs_session__exec_free(tfs_session *s);
 
 /* Callables of a closing session (callable.c). */
 void tfs_callable__detach_all(tfs_session *s);
+/* tfs_callable_run taking the feeds' references as
+ * tfs_plan__run_taking does (functions called in a loop). */
+void tfs_callable__run_taking(struct tfs_callable *c, tfs_tensor **feed_values,
+                              int nfeeds, tfs_tensor **fetch_values,
+                              int nfetches, tfs_status *st);
 /* The private plan of a callable (tests). */
 tfs_plan *tfs_callable__plan(const struct tfs_callable *c);
 

@@ -431,9 +431,10 @@ static int64_t deadline_of(const tfs_session *s, const tfs_run_options *ro) {
   return deadline;
 }
 
-void tfs_plan__run(tfs_session *s, tfs_plan *p, const tfs_run_options *ro,
-                   tfs_tensor *const *feed_values, tfs_tensor **fetch_values,
-                   tfs_step_stats *stats, tfs_status *st) {
+static void plan_run(tfs_session *s, tfs_plan *p, const tfs_run_options *ro,
+                     tfs_tensor *const *feed_values, tfs_tensor **taken,
+                     tfs_tensor **fetch_values, tfs_step_stats *stats,
+                     tfs_status *st) {
   for (int i = 0; i < p->nfetches; i++) fetch_values[i] = NULL;
   tfs_session_exec *sx = s->exec;
   int pool_index = ro ? ro->inter_op_thread_pool : 0;
@@ -471,19 +472,23 @@ void tfs_plan__run(tfs_session *s, tfs_plan *p, const tfs_run_options *ro,
       .deadline_ns = x.deadline_ns,
   };
   memcpy(rs->uses, p->slot_uses, sizeof(int32_t) * (size_t)p->nslots);
+  /* taken: the slots get the caller's references (the entries are
+   * cleared once the memory plan has read the feeds' shapes) */
   for (int i = 0; i < p->nfeeds; i++)
-    rs->slots[p->feed_slots[i]] = tfs_tensor_ref(feed_values[i]);
+    rs->slots[p->feed_slots[i]] =
+        taken ? taken[i] : tfs_tensor_ref(feed_values[i]);
   /* -1: the caller's thread (RunOptions.inter_op_thread_pool) */
   tfs_threadpool *pool = pool_index >= 0 ? sx->pools[pool_index] : NULL;
   int parallel = pool && p->exec->overlap;
-  int ok;
+  int ok, sequential = !parallel && !p->exec->control_flow;
+  if (sequential) tfs_mem__begin(&x, feed_values);
+  for (int i = 0; taken && i < p->nfeeds; i++) taken[i] = NULL;
   if (parallel) {
     tfs_exec__run_parallel(&x, pool);
     ok = tfs_status_ok(st);
   } else if (TFS_UNLIKELY(p->exec->control_flow)) {
     ok = tfs_cf__run(&x, st) == 0; /* exec_cf.c */
   } else {
-    tfs_mem__begin(&x, feed_values);
     ok = run_sequential(&x, st) == 0;
   }
   if (ok) ok = collect_fetches(&x, fetch_values, st) == 0;
@@ -505,4 +510,16 @@ void tfs_plan__run(tfs_session *s, tfs_plan *p, const tfs_run_options *ro,
     return;
   }
   tfs_status_clear(st);
+}
+
+void tfs_plan__run(tfs_session *s, tfs_plan *p, const tfs_run_options *ro,
+                   tfs_tensor *const *feed_values, tfs_tensor **fetch_values,
+                   tfs_step_stats *stats, tfs_status *st) {
+  plan_run(s, p, ro, feed_values, NULL, fetch_values, stats, st);
+}
+
+void tfs_plan__run_taking(tfs_session *s, tfs_plan *p,
+                          const tfs_run_options *ro, tfs_tensor **feed_values,
+                          tfs_tensor **fetch_values, tfs_status *st) {
+  plan_run(s, p, ro, feed_values, feed_values, fetch_values, NULL, st);
 }

@@ -10,13 +10,16 @@
 
 #include "core/alloc.h"
 #include "core/status.h"
+#include "core/util.h"
 #include "graph_builder/attr_proto.h"
 #include "graph_builder/function_inst.h"
+#include "session/exec.h"
 #include "session/session_internal.h"
 #include "tfsess/callable.h"
 
 typedef struct fn_instance {
   void *key;               /* the map's key bytes (owned) */
+  char *name;              /* the function's name (owned) */
   tfs_fn_body body;
   tfs_session *sub;
   tfs_callable *callable;
@@ -27,6 +30,7 @@ static void instance_free(fn_instance *fi) {
   tfs_callable_free(fi->callable);
   tfs_session_free(fi->sub);
   tfs_fn_body__clear(&fi->body);
+  tfs_free(fi->name);
   tfs_free(fi->key);
   tfs_free(fi);
 }
@@ -59,6 +63,11 @@ static fn_instance *instantiate(tfs_session *s, const tfs_func_attr *f,
   }
   fn_instance *fi = tfs_calloc(1, sizeof(*fi));
   if (!fi) return TFS_OOM(st), NULL;
+  fi->name = tfs_strdup(f->name);
+  if (!fi->name) {
+    TFS_OOM(st);
+    goto fail;
+  }
   if (tfs_fn_body__instantiate(s->graph, f->name, f->attrs, &fi->body, st))
     goto fail;
   fi->sub = tfs_session_new(fi->body.graph, &s->opts, st);
@@ -112,21 +121,46 @@ static fn_instance *instance_for(tfs_session *s, const tfs_func_attr *f,
   return fi;
 }
 
-static int fn_call(void *ctx, const tfs_func_attr *f,
-                   tfs_tensor *const *inputs, int nin, tfs_tensor **outputs,
-                   int nout, tfs_status *st) {
-  tfs_session *s = ctx;
-  fn_instance *fi = instance_for(s, f, st);
-  if (!fi) return -1;
+/* Runs instance fi (of function `name`); `taken` (NULL or inputs):
+ * the references the run takes. */
+static int instance_call(fn_instance *fi, const char *name,
+                         tfs_tensor *const *inputs, tfs_tensor **taken,
+                         int nin, tfs_tensor **outputs, int nout,
+                         tfs_status *st) {
   if (nin != fi->body.nargs || nout != fi->body.nrets) {
     tfs_status_setf(st, TFS_INVALID_ARGUMENT,
                     "Function '%s' takes %d inputs and returns %d outputs; "
                     "the call has %d and %d",
-                    f->name, fi->body.nargs, fi->body.nrets, nin, nout);
+                    name, fi->body.nargs, fi->body.nrets, nin, nout);
     return -1;
   }
-  tfs_callable_run(fi->callable, inputs, nin, outputs, nout, st);
+  if (taken)
+    tfs_callable__run_taking(fi->callable, taken, nin, outputs, nout, st);
+  else
+    tfs_callable_run(fi->callable, inputs, nin, outputs, nout, st);
   return tfs_status_ok(st) ? 0 : -1;
+}
+
+static int fn_call(void *ctx, const tfs_func_attr *f,
+                   tfs_tensor *const *inputs, int nin, tfs_tensor **outputs,
+                   int nout, tfs_status *st) {
+  fn_instance *fi = instance_for(ctx, f, st);
+  if (!fi) return -1;
+  return instance_call(fi, f->name, inputs, NULL, nin, outputs, nout, st);
+}
+
+/* Instances live as long as the session, so longer than any run that
+ * resolved one. */
+static void *fn_resolve(void *ctx, const tfs_func_attr *f, tfs_status *st) {
+  return instance_for(ctx, f, st);
+}
+
+static int fn_call_resolved(void *ctx, void *fn, tfs_tensor **inputs,
+                            int nin, tfs_tensor **outputs, int nout, int take,
+                            tfs_status *st) {
+  fn_instance *fi = fn;
+  return instance_call(fi, fi->name, inputs, take ? inputs : NULL, nin,
+                       outputs, nout, st);
 }
 
 void tfs_session__functions_init(tfs_session *s) {
@@ -134,4 +168,6 @@ void tfs_session__functions_init(tfs_session *s) {
   s->fn_instances = (tfs_map)TFS_MAP_INIT;
   s->fnrt.ctx = s;
   s->fnrt.call = fn_call;
+  s->fnrt.resolve = fn_resolve;
+  s->fnrt.call_resolved = fn_call_resolved;
 }

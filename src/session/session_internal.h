@@ -172,5 +172,12 @@ void tfs_plan__opt_clear(tfs_plan_opt *po);
 void tfs_plan__run(tfs_session *s, tfs_plan *p, const tfs_run_options *ro,
                    tfs_tensor *const *feed_values, tfs_tensor **fetch_values,
                    tfs_step_stats *stats, tfs_status *st);
+/* tfs_plan__run (no stats) that takes the references in feed_values
+ * once the feeds are valid, setting the entries to NULL: a feed the run
+ * then holds alone may be changed in place or reused by a kernel.  On an
+ * error before that the entries are left to the caller. */
+void tfs_plan__run_taking(tfs_session *s, tfs_plan *p,
+                          const tfs_run_options *ro, tfs_tensor **feed_values,
+                          tfs_tensor **fetch_values, tfs_status *st);
 
 #endif

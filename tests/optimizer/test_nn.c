@@ -879,6 +879,63 @@ static void test_optimizer_remap__layer_norm(void) {
   }
 }
 
+/* A Keras LSTM cell's gates on z = x W ([2,8]: two units): Split in
+ * four, c = sigmoid(f) c_prev + sigmoid(i) tanh(g), h = sigmoid(o)
+ * tanh(c). */
+static tfs_output lstm_gates(tfs_output z, tfs_output cp, tfs_output *c) {
+  tfs_op_desc *d = tfs_op_desc_new(g, "Split", "split");
+  tfs_op_desc_add_input(d, tfs_op_const_int32(g, NULL, 1, st));
+  tfs_op_desc_add_input(d, z);
+  tfs_op_desc_set_attr_int(d, "num_split", 4);
+  tfs_operation *sp = tfs_op_desc_finish(d, st);
+  tfs_output s[4];
+  for (int i = 0; i < 4; i++) s[i] = (tfs_output){sp, i};
+  tfs_output ig = tfs_op_unary(g, "Sigmoid", NULL, s[0], st);
+  tfs_output fg = tfs_op_unary(g, "Sigmoid", NULL, s[1], st);
+  tfs_output gg = tfs_op_unary(g, "Tanh", NULL, s[2], st);
+  tfs_output og = tfs_op_unary(g, "Sigmoid", NULL, s[3], st);
+  *c = tfs_op_add(g, "c", tfs_op_mul(g, NULL, fg, cp, st),
+                  tfs_op_mul(g, NULL, ig, gg, st), st);
+  return tfs_op_mul(g, "h", og, tfs_op_unary(g, "Tanh", NULL, *c, st), st);
+}
+
+/* The gates become one _TfsLstmGates with the same bits, h and c both
+ * read; c_prev of the gates' shape, broadcast into it, or broadcasting
+ * them to a larger output; TensorFlow-loadable output keeps the ops. */
+static void test_optimizer_remap__lstm_gates(void) {
+  for (int k = 0; k < 4; k++) {
+    ot_setup();
+    tfs_output x = ot_placeholder("x", 2);
+    tfs_output z = tfs_op_matmul(g, "z", x, ot_matrix("w", 3, 8), 0, 0, st);
+    int64_t d1[1] = {2}, d3[3] = {3, 1, 2};
+    tfs_output cp = k == 1 ? ot_const_shape("cp", d1, 1)
+                  : k == 2 ? ot_const_shape("cp", d3, 3)
+                           : tfs_op_matmul(g, "cp", x, ot_matrix("u", 3, 2),
+                                           0, 0, st);
+    tfs_output c, h = lstm_gates(z, cp, &c);
+    tfs_output y[2] = {tfs_op_identity(g, "h_out", h, st),
+                       tfs_op_identity(g, "c_out", c, st)};
+    TFS_ASSERT_OK(st);
+    ot_config.tf_compatible = k == 3;
+    tfs_graph *og = ot_optimize(&x, 1, y, 2, "remap");
+    if (k < 3) {
+      CU_ASSERT_STRING_EQUAL(ot_type(og, "h"), "_TfsLstmGates");
+      CU_ASSERT_EQUAL(ot_count(og, "Split") + ot_count(og, "Sigmoid") +
+                          ot_count(og, "Tanh") + ot_count(og, "Mul") +
+                          ot_count(og, "AddV2"),
+                      0);
+      CU_ASSERT_PTR_NOT_NULL(strstr(ot_summary(ot_entry("remapper")),
+                                    "LSTM cell gates -> _TfsLstmGates: 1"));
+    } else {
+      CU_ASSERT_STRING_EQUAL(ot_type(og, "h"), "Mul");
+      CU_ASSERT_EQUAL(ot_count(og, "Sigmoid"), 3);
+    }
+    ot_check_same(og, &x, 1, y, 2, 0);
+    tfs_graph_free(og);
+    ot_teardown();
+  }
+}
+
 /* The subgraph matcher itself, on the optimizer's graph (no kernel
  * needed): which activation, its input, how often the subgraph reads
  * it. */
@@ -1128,6 +1185,7 @@ const tfs_test_case tfs_optimizer_nn_cases[] = {
     {"remap_hard_swish", test_optimizer_remap__hard_swish},
     {"remap_dense_3d", test_optimizer_remap__dense_3d},
     {"remap_layer_norm", test_optimizer_remap__layer_norm},
+    {"remap_lstm_gates", test_optimizer_remap__lstm_gates},
     {"remap_swish_and_batch_matmul",
      test_optimizer_remap__swish_and_batch_matmul},
     {"remap_batch_norm_decomposed",

@@ -161,14 +161,38 @@ static void free_all(tfs_tensor **t, int n) {
   }
 }
 
+/* A function the loop calls, looked up on its first call (a body that
+ * never runs is never instantiated) and then once per While run when
+ * the runtime can resolve (fn NULL: each call goes by attr). */
+typedef struct loop_fn {
+  const tfs_fn_runtime *rt;
+  const tfs_func_attr *f;
+  void *fn;
+} loop_fn;
+
+/* `take`: the call may take the references in `in` (see
+ * tfs_fn_runtime.call_resolved); the caller frees what is left. */
+static int loop_fn_call(tfs_kernel_ctx *c, loop_fn *l, tfs_tensor **in,
+                        int nin, tfs_tensor **out, int nout, int take) {
+  const tfs_fn_runtime *rt = l->rt;
+  int rc;
+  if (!l->fn && rt->resolve && rt->call_resolved)
+    l->fn = rt->resolve(rt->ctx, l->f, c->st);
+  if (l->fn)
+    rc = rt->call_resolved(rt->ctx, l->fn, in, nin, out, nout, take, c->st);
+  else if (rt->resolve && rt->call_resolved)
+    rc = -1; /* resolve set st */
+  else
+    rc = rt->call(rt->ctx, l->f, in, nin, out, nout, c->st);
+  if (rc) tfs_kctx_fail_status(c, c->st);
+  return rc;
+}
+
 /* One test of the loop condition on `vars`: 1, 0 or -1 (failed). */
-static int loop_cond(tfs_kernel_ctx *c, const tfs_fn_runtime *rt,
-                     const tfs_func_attr *cond, tfs_tensor **vars, int n) {
+static int loop_cond(tfs_kernel_ctx *c, loop_fn *cond,
+                     tfs_tensor **vars, int n) {
   tfs_tensor *pred = NULL;
-  if (rt->call(rt->ctx, cond, vars, n, &pred, 1, c->st)) {
-    tfs_kctx_fail_status(c, c->st);
-    return -1;
-  }
+  if (loop_fn_call(c, cond, vars, n, &pred, 1, 0)) return -1;
   int r = to_bool(pred);
   tfs_tensor_free(pred);
   return r;
@@ -178,6 +202,7 @@ static void while_compute(tfs_kernel_ctx *c) {
   const while_state *s = c->state;
   const tfs_fn_runtime *rt = runtime(c, s->body->name);
   if (!rt) return;
+  loop_fn cond = {rt, s->cond, NULL}, body = {rt, s->body, NULL};
   int n = c->ninputs;
   tfs_tensor **vars = tfs_calloc((size_t)n + 1, sizeof(tfs_tensor *));
   tfs_tensor **next = tfs_calloc((size_t)n + 1, sizeof(tfs_tensor *));
@@ -189,7 +214,7 @@ static void while_compute(tfs_kernel_ctx *c) {
   }
   for (int i = 0; i < n; i++) vars[i] = tfs_tensor_ref(c->inputs[i]);
   for (;;) {
-    int more = loop_cond(c, rt, s->cond, vars, n);
+    int more = loop_cond(c, &cond, vars, n);
     if (more <= 0) {
       if (more == 0) { /* the loop's result */
         for (int i = 0; i < n && i < c->noutputs; i++) {
@@ -203,10 +228,9 @@ static void while_compute(tfs_kernel_ctx *c) {
       tfs_kctx_fail_status(c, c->st);
       break;
     }
-    if (rt->call(rt->ctx, s->body, vars, n, next, n, c->st)) {
-      tfs_kctx_fail_status(c, c->st);
-      break;
-    }
+    /* the body takes the variables: one it then holds alone (a list,
+     * the cell state) may be updated in place */
+    if (loop_fn_call(c, &body, vars, n, next, n, 1)) break;
     free_all(vars, n); /* only the loop variables stay alive */
     tfs_tensor **t = vars;
     vars = next;
