@@ -350,11 +350,23 @@ tfs_saved_model *tfs_cli_load_saved_model(const char *dir, const char *tags,
  * on OOM. */
 char *tfs_cli_key_path(const char *dir, const char *key);
 
+/* The nodes of `gd` and of the library functions it can call (directly,
+ * through function-valued attrs, or through other functions) whose op
+ * this build cannot run, one line per (op, reason) naming the nodes ("fn/node" in a
+ * function), printed to `out` after "TITLECannot run (N nodes):"; with
+ * title NULL, "Every op can run in this build." when there is none.
+ * Returns 1 when there is any, else 0 (also on OOM). */
+struct Tensorflow__GraphDef;
+int tfs_cli_print_unrunnable(FILE *out, const struct Tensorflow__GraphDef *gd,
+                             const char *title);
+
 /* `inspect DIR` (inspect_saved_model.c): what saved_model_cli show
  * prints.  tag_sets: the tag-set listing (show --dir); tags (NULL: all
  * MetaGraphs, as show --all) with signature NULL: the signature keys
  * (show --tag_set); with a signature: its inputs and outputs
- * (--signature_def).  Returns an exit status. */
+ * (--signature_def).  Then, on standard error, the ops that cannot run
+ * in each MetaGraph shown (exit status 1 when there is any; not with
+ * tag_sets).  Returns an exit status. */
 int tfs_cli_inspect_saved_model(const char *dir, int tag_sets,
                                 const char *tags, const char *signature);
 

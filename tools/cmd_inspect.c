@@ -237,20 +237,87 @@ static char *cannot_run(const node_def *n) {
   return r;
 }
 
-/* Every node of the graph and of its library's functions, with the name
- * to print ("node", or "function/node" for a body's node). */
+/* Every node of the graph and of the library functions it can call, with
+ * the name to print ("node", or "function/node" for a body's node). */
 typedef struct any_node {
   const node_def *n;
   char *label;
 } any_node;
 
+/* Index of library function `name`, or -1. */
+static long find_function(const Tensorflow__FunctionDefLibrary *lib,
+                          const char *name) {
+  for (size_t f = 0; lib && f < lib->n_function; f++)
+    if (lib->function[f]->signature &&
+        strcmp(lib->function[f]->signature->name, name) == 0)
+      return (long)f;
+  return -1;
+}
+
+/* Marks the functions node `n` calls (its op, function-valued attrs and
+ * lists of them) in `reach`, pushing newly marked ones on `stack`. */
+static void mark_calls(const Tensorflow__FunctionDefLibrary *lib,
+                       const node_def *n, char *reach, size_t *stack,
+                       size_t *top) {
+  const char *names[64];
+  size_t nn = 0;
+  names[nn++] = n->op;
+  for (size_t i = 0; i < n->n_attr; i++) {
+    const Tensorflow__AttrValue *v = n->attr[i]->value;
+    if (!v) continue;
+    if (v->value_case == TENSORFLOW__ATTR_VALUE__VALUE_FUNC && v->func &&
+        nn < 64)
+      names[nn++] = v->func->name;
+    if (v->value_case == TENSORFLOW__ATTR_VALUE__VALUE_LIST && v->list)
+      for (size_t j = 0; j < v->list->n_func && nn < 64; j++)
+        names[nn++] = v->list->func[j]->name;
+  }
+  for (size_t k = 0; k < nn; k++) {
+    long f = names[k] ? find_function(lib, names[k]) : -1;
+    if (f >= 0 && !reach[f]) {
+      reach[f] = 1;
+      stack[(*top)++] = (size_t)f;
+    }
+  }
+}
+
+/* The library functions the graph's nodes can call, directly or through
+ * other functions (calloc'd flags, one per function; NULL on OOM).
+ * Functions nothing calls (gradients, another device's variant of a
+ * layer) never run, so what they hold does not matter. */
+static char *reachable_functions(const Tensorflow__GraphDef *gd) {
+  const Tensorflow__FunctionDefLibrary *lib = gd->library;
+  size_t nf = lib ? lib->n_function : 0;
+  char *reach = calloc(nf + 1, 1);
+  size_t *stack = calloc(nf + 1, sizeof *stack), top = 0;
+  if (!reach || !stack) {
+    free(reach);
+    free(stack);
+    return NULL;
+  }
+  for (size_t i = 0; i < gd->n_node; i++)
+    mark_calls(lib, gd->node[i], reach, stack, &top);
+  while (top > 0) {
+    const Tensorflow__FunctionDef *fd = lib->function[stack[--top]];
+    for (size_t i = 0; i < fd->n_node_def; i++)
+      mark_calls(lib, fd->node_def[i], reach, stack, &top);
+  }
+  free(stack);
+  return reach;
+}
+
 static any_node *all_nodes(const Tensorflow__GraphDef *gd, size_t *count) {
   size_t total = gd->n_node;
   const Tensorflow__FunctionDefLibrary *lib = gd->library;
+  char *reach = reachable_functions(gd);
+  if (!reach) return NULL;
   for (size_t f = 0; lib && f < lib->n_function; f++)
-    total += lib->function[f]->n_node_def;
+    if (reach[f]) total += lib->function[f]->n_node_def;
   any_node *v = calloc(total + 1, sizeof *v);
-  if (!v) return NULL;
+  if (!v) {
+    free(reach);
+    return NULL;
+  }
   size_t k = 0;
   for (size_t i = 0; i < gd->n_node; i++, k++) {
     v[k].n = gd->node[i];
@@ -259,11 +326,13 @@ static any_node *all_nodes(const Tensorflow__GraphDef *gd, size_t *count) {
   for (size_t f = 0; lib && f < lib->n_function; f++) {
     const Tensorflow__FunctionDef *fd = lib->function[f];
     const char *fname = fd->signature ? fd->signature->name : "";
+    if (!reach[f]) continue;
     for (size_t i = 0; i < fd->n_node_def; i++, k++) {
       v[k].n = fd->node_def[i];
       v[k].label = tfs_asprintf("%s/%s", fname, fd->node_def[i]->name);
     }
   }
+  free(reach);
   *count = total;
   return v;
 }
@@ -277,9 +346,8 @@ static int is_function(const Tensorflow__GraphDef *gd, const char *op) {
   return 0;
 }
 
-/* The ops that cannot run, in the graph and inside its functions; 1 when
- * there is any. */
-static int print_unrunnable(const Tensorflow__GraphDef *gd) {
+int tfs_cli_print_unrunnable(FILE *out, const Tensorflow__GraphDef *gd,
+                             const char *title) {
   size_t n = 0;
   any_node *v = all_nodes(gd, &n);
   char **why = calloc(n + 1, sizeof *why);
@@ -293,22 +361,23 @@ static int print_unrunnable(const Tensorflow__GraphDef *gd) {
     if (!is_function(gd, v[i].n->op))
       bad += (why[i] = cannot_run(v[i].n)) != NULL;
   if (!bad) {
-    printf("Every op can run in this build.\n");
+    if (!title) fprintf(out, "Every op can run in this build.\n");
   } else {
-    printf("Cannot run (%zu node%s):\n", bad, bad == 1 ? "" : "s");
+    fprintf(out, "%sCannot run (%zu node%s):\n", title ? title : "", bad,
+            bad == 1 ? "" : "s");
     /* One line per (op, reason), naming its nodes. */
     for (size_t i = 0; i < n; i++) {
       if (!why[i]) continue;
-      printf("  %s: %s: %s", v[i].n->op, why[i], v[i].label);
+      fprintf(out, "  %s: %s: %s", v[i].n->op, why[i], v[i].label);
       for (size_t j = i + 1; j < n; j++) {
         if (why[j] && !strcmp(v[j].n->op, v[i].n->op) &&
             !strcmp(why[j], why[i])) {
-          printf(", %s", v[j].label);
+          fprintf(out, ", %s", v[j].label);
           free(why[j]);
           why[j] = NULL;
         }
       }
-      printf("\n");
+      fprintf(out, "\n");
     }
   }
   for (size_t i = 0; i < n; i++) {
@@ -398,7 +467,8 @@ int tfs_cli_cmd_inspect(int argc, char **argv) {
   print_histogram(gd);
   print_parameters(gd);
   print_functions(gd);
-  rc = print_unrunnable(gd) ? TFS_CLI_FAILED : TFS_CLI_OK;
+  rc = tfs_cli_print_unrunnable(stdout, gd, NULL) ? TFS_CLI_FAILED
+                                                     : TFS_CLI_OK;
   tfs_pb__free(&gd->base);
   return rc;
 }

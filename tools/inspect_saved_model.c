@@ -469,17 +469,40 @@ static int show_meta_graph(const Tensorflow__SavedModel *sm, const char *tags,
   return rc;
 }
 
+/* The ops MetaGraph `mg` cannot run, on stderr under its tag set; 1 when
+ * there is any. */
+static int check_runnable(const meta_graph *mg) {
+  if (!mg->graph_def) return 0;
+  tfs_strbuf b = TFS_STRBUF_INIT;
+  const char **tags = sorted_tags(mg);
+  tfs_strbuf_puts(&b, "MetaGraph with tag-set '");
+  for (size_t i = 0; tags && i < ntags(mg); i++)
+    tfs_strbuf_printf(&b, "%s%s", i ? "," : "", tags[i]);
+  tfs_strbuf_puts(&b, "': ");
+  free(tags);
+  fflush(stdout);
+  int bad = tfs_cli_print_unrunnable(stderr, mg->graph_def, tfs_strbuf_str(&b));
+  tfs_strbuf_free(&b);
+  return bad;
+}
+
 int tfs_cli_inspect_saved_model(const char *dir, int tag_sets,
                                 const char *tags, const char *signature) {
   Tensorflow__SavedModel *sm = read_saved_model(dir);
   if (!sm) return TFS_CLI_FAILED;
-  int rc;
-  if (tag_sets)
+  int rc, bad = 0;
+  if (tag_sets) {
     rc = show_tag_sets(sm);
-  else if (tags || signature)
+  } else if (tags || signature) {
     rc = show_meta_graph(sm, tags ? tags : "serve", signature);
-  else
+    const meta_graph *mg =
+        rc == TFS_CLI_OK ? find_meta_graph(sm, tags ? tags : "serve") : NULL;
+    if (mg) bad = check_runnable(mg);
+  } else {
     rc = show_all(sm);
+    for (size_t m = 0; rc == TFS_CLI_OK && m < sm->n_meta_graphs; m++)
+      bad |= check_runnable(sm->meta_graphs[m]);
+  }
   tfs_pb__free(&sm->base);
-  return rc;
+  return rc == TFS_CLI_OK && bad ? TFS_CLI_FAILED : rc;
 }

@@ -482,6 +482,20 @@ static void test_inspect_exit_status(void) {
   CU_ASSERT_PTR_NOT_NULL(strstr(r.out, "  NoSuchBodyOp: not registered in "
                                        "this build: f/m\n"));
   result_free(&r);
+  /* a function nothing calls never runs: not reported */
+  static const char uncalled[] =
+      "library { function {\n"
+      "  signature { name: \"f\" input_arg { name: \"a\" type: DT_FLOAT }\n"
+      "    output_arg { name: \"o\" type: DT_FLOAT } }\n"
+      "  node_def { name: \"m\" op: \"NoSuchBodyOp\" input: \"a\" }\n"
+      "  ret { key: \"o\" value: \"m:z:0\" } } }\n"
+      "node { name: \"x\" op: \"Placeholder\" "
+      "attr { key: \"dtype\" value { type: DT_FLOAT } } }\n";
+  it_write_file(it_tmp("uncalled.pbtxt"), uncalled, sizeof uncalled - 1);
+  r = tfsess("inspect '%s'", it_tmp("uncalled.pbtxt"));
+  CU_ASSERT_EQUAL(r.status, 0);
+  CU_ASSERT_PTR_NOT_NULL(strstr(r.out, "Every op can run in this build.\n"));
+  result_free(&r);
   r = tfsess("inspect " DIGITS);
   CU_ASSERT_EQUAL(r.status, 0);
   result_free(&r);

@@ -617,6 +617,62 @@ static void test_inspect_errors(void) {
   assert_fails(&r, 2, "--tag-sets lists every tag set");
 }
 
+/* A MetaGraph whose graph (or a library function) has an op this build
+ * does not have: inspect prints saved_model_cli's listing on stdout, the
+ * nodes on stderr, and exits 1. */
+static void test_inspect_unrunnable(void) {
+  for (int in_fn = 0; in_fn < 2; in_fn++) {
+    pbuf *node = pb_new(), *gd = pb_new(), *info = pb_new(), *mg = pb_new();
+    pbuf *sm = pb_new();
+    pb_str(node, 1, "odd");
+    pb_str(node, 2, "NoSuchOp");
+    if (in_fn) {
+      pbuf *lib = pb_new(), *fd = pb_new(), *sig = pb_new();
+      pb_str(sig, 1, "fn");
+      pb_msg(fd, 1, sig);
+      pb_msg(fd, 3, node);
+      pb_msg(lib, 1, fd);
+      pb_msg(gd, 2, lib);
+      pbuf *call = pb_new(); /* the graph calls it */
+      pb_str(call, 1, "call");
+      pb_str(call, 2, "fn");
+      pb_msg(gd, 1, call);
+    } else {
+      pb_msg(gd, 1, node);
+    }
+    pb_str(info, 4, "serve");
+    pb_msg(mg, 1, info);
+    pb_msg(mg, 2, gd);
+    pb_msg(sm, 2, mg);
+    char dir[4096], path[4200];
+    snprintf(dir, sizeof dir, "%s", it_tmp(in_fn ? "unrun_fn" : "unrun"));
+    CU_ASSERT_FATAL(mkdir(dir, 0755) == 0);
+    snprintf(path, sizeof path, "%s/saved_model.pb", dir);
+    FILE *f = fopen(path, "wb");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+    CU_ASSERT_EQUAL(fwrite(sm->b, 1, sm->n, f), sm->n);
+    fclose(f);
+    free(sm);
+    const char *want = in_fn ? "MetaGraph with tag-set 'serve': Cannot run "
+                               "(1 node):\n  NoSuchOp: not registered in "
+                               "this build: fn/odd\n"
+                             : "MetaGraph with tag-set 'serve': Cannot run "
+                               "(1 node):\n  NoSuchOp: not registered in "
+                               "this build: odd\n";
+    for (int mode = 0; mode < 3; mode++) {
+      result r = tfsess(mode == 0   ? "inspect %s"
+                        : mode == 1 ? "inspect %s --tags serve"
+                                    : "inspect %s --tag-sets",
+                        dir);
+      CU_ASSERT_EQUAL(r.status, mode == 2 ? 0 : 1);
+      CU_ASSERT_STRING_EQUAL(r.err, mode == 2 ? "" : want);
+      CU_ASSERT_PTR_NOT_NULL(
+          strstr(r.out, mode == 1 ? "SignatureDefs" : "serve"));
+      result_free(&r);
+    }
+  }
+}
+
 static const tfs_test_case cli_sm_cases[] = {
     {"run_recorded_calls", test_run_recorded_calls},
     {"run_defaults_and_flags", test_run_defaults_and_flags},
@@ -628,6 +684,7 @@ static const tfs_test_case cli_sm_cases[] = {
      test_inspect_concrete_function_values},
     {"inspect_object_graph_hostile", test_inspect_object_graph_hostile},
     {"inspect_errors", test_inspect_errors},
+    {"inspect_unrunnable", test_inspect_unrunnable},
     {NULL, NULL}};
 
 const tfs_test_suite tfs_test_suites[] = {{"cli_saved_model", cli_sm_cases},
