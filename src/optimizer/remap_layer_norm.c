@@ -184,15 +184,7 @@ int tfs_remap__layer_norm(tfs_opt_ctx *c, int v, tfs_remap_stats *stats) {
   tfs_oref in[3] = {lm.x, lm.gamma, lm.beta};
   int r = tfs_remap__replace(c, v, "_TfsLayerNorm", &a, 3, in, -1, -1);
   if (r < 0) return -1;
-  for (int i = 0; i < LN_INNER; i++)
-    if (tfs_og__live(g, lm.inner[i])) tfs_og__kill_unused(g, lm.inner[i]);
-  /* the subgraph's nodes that went are computed by the fused node */
-  for (int i = 0; i < LN_INNER; i++)
-    if (lm.inner[i] >= 0 && !tfs_og__live(g, lm.inner[i]) &&
-        tfs_og__add_origins(g, r, lm.inner[i])) {
-      TFS_OOM(c->st);
-      return -1;
-    }
+  if (tfs_remap__drop_inner(c, r, lm.inner, LN_INNER)) return -1;
   tfs_remap__count(stats, "layer normalization -> _TfsLayerNorm");
   return 1;
 }

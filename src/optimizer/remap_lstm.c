@@ -151,8 +151,7 @@ int tfs_remap__lstm_gates(tfs_opt_ctx *c, int v, tfs_remap_stats *stats) {
     TFS_OOM(c->st);
     return -1;
   }
-  for (int i = 0; i < LG_INNER; i++)
-    if (tfs_og__live(g, lm.inner[i])) tfs_og__kill_unused(g, lm.inner[i]);
+  if (tfs_remap__drop_inner(c, r, lm.inner, LG_INNER)) return -1;
   tfs_remap__count(stats, "LSTM cell gates -> _TfsLstmGates");
   return 1;
 }

@@ -678,21 +678,26 @@ int tfs_remap__replace_act(tfs_opt_ctx *c, const tfs_remap_act *a,
   }
   for (int k = 0; k < nr; k++) rin[k] = r->in[k].node;
   int k = tfs_remap__replace(c, a->root, op, attrs, nin, in, b1, b2);
-  if (k >= 0) {
-    for (int i = 0; i < a->ninner; i++)
-      if (tfs_og__live(g, a->inner[i])) tfs_og__kill_unused(g, a->inner[i]);
-    /* the subgraph's nodes that went are computed by the fused node */
-    for (int i = 0; i < a->ninner && k >= 0; i++)
-      if (!tfs_og__live(g, a->inner[i]) &&
-          tfs_og__add_origins(g, k, a->inner[i])) {
-        TFS_OOM(c->st);
-        k = -1;
-      }
-  }
+  if (k >= 0 && tfs_remap__drop_inner(c, k, a->inner, a->ninner)) k = -1;
   if (k >= 0) {
     for (int i = 0; i < nr; i++)
       if (tfs_og__live(g, rin[i])) tfs_og__kill_unused(g, rin[i]);
   }
   tfs_free(rin);
   return k;
+}
+
+int tfs_remap__drop_inner(tfs_opt_ctx *c, int r, const int *inner, int n) {
+  tfs_ograph *g = c->g;
+  for (int i = 0; i < n; i++)
+    if (inner[i] >= 0 && tfs_og__live(g, inner[i]))
+      tfs_og__kill_unused(g, inner[i]);
+  /* the subgraph's nodes that went are computed by the fused node */
+  for (int i = 0; i < n; i++)
+    if (inner[i] >= 0 && !tfs_og__live(g, inner[i]) &&
+        tfs_og__add_origins(g, r, inner[i])) {
+      TFS_OOM(c->st);
+      return -1;
+    }
+  return 0;
 }

@@ -94,6 +94,12 @@ int tfs_remap__replace(tfs_opt_ctx *c, int root, const char *op,
                        tfs_attrs *attrs, int nin, const tfs_oref *in, int a,
                        int b);
 
+/* After a rewrite into node `r`: removes the `n` matched inner nodes
+ * (entries -1 skipped) that nothing else reads, and records each one
+ * removed among r's original names (computed by r now).  0, or -1 on
+ * OOM (reported in c->st). */
+int tfs_remap__drop_inner(tfs_opt_ctx *c, int r, const int *inner, int n);
+
 /* The batch norm's scale/offset/mean/variance and the contraction's
  * filter are float constants. */
 int tfs_remap__bn_constant(const tfs_ograph *g, const tfs_remap_match *m);

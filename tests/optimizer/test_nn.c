@@ -926,6 +926,15 @@ static void test_optimizer_remap__lstm_gates(void) {
                       0);
       CU_ASSERT_PTR_NOT_NULL(strstr(ot_summary(ot_entry("remapper")),
                                     "LSTM cell gates -> _TfsLstmGates: 1"));
+      /* it stands for the ten nodes of the cell (step stats name them) */
+      tfs_operation *fused = tfs_graph_operation_by_name(og, "h");
+      CU_ASSERT_EQUAL_FATAL(fused->norig, 10);
+      int seen = 0;
+      for (int i = 0; i < fused->norig; i++)
+        seen += !strcmp(fused->orig_names[i], "split") +
+                !strcmp(fused->orig_names[i], "c") +
+                !strcmp(fused->orig_names[i], "h");
+      CU_ASSERT_EQUAL(seen, 3);
     } else {
       CU_ASSERT_STRING_EQUAL(ot_type(og, "h"), "Mul");
       CU_ASSERT_EQUAL(ot_count(og, "Sigmoid"), 3);
