@@ -68,17 +68,12 @@ if [ "$got" = "$native" ]; then ok "TFS_CPU_BF16=yes is ignored"
 else bad "TFS_CPU_BF16=yes gives bf16=$got, detected $native"; fi
 
 # ---- the programs under each lower level
-for lvl in avx512 avx2 sse4.2 baseline; do
-  if [ "$(rank "$lvl")" -gt "$(rank "$detected")" ]; then
-    echo "TFS-CPU-PATH: isa-cap $lvl skipped (this CPU has no $lvl)"
-    skipped=$((skipped + 1))
-    continue
-  fi
-  # the detected level is what every other test of make check runs
-  [ "$lvl" = "$detected" ] && continue
-  n=0
+# run_level LVL: the programs with TFS_CPU_MAX_ISA=LVL, one at a time;
+# prints the failures, the TFS-CPU-PATH line and "counts P F".
+run_level() {
+  lp=0 lf=0 n=0
   for prog in $TFS_CPU_PATH_PROGRAMS; do
-    log=$(TFS_CPU_MAX_ISA=$lvl $SHELL "${top_srcdir:-.}/tests/run_test.sh" \
+    log=$(TFS_CPU_MAX_ISA=$1 $SHELL "${top_srcdir:-.}/tests/run_test.sh" \
           "./$prog" 2>&1)
     rc=$?
     res=$(printf '%s\n' "$log" | grep -a 'TFS-RESULT:' | tail -n 1)
@@ -87,13 +82,42 @@ for lvl in avx512 avx2 sse4.2 baseline; do
     [ -n "$p" ] || p=0
     [ -n "$f" ] || f=0
     [ "$rc" = 0 ] || [ "$f" -gt 0 ] || f=1
-    passed=$((passed + p)); failed=$((failed + f)); n=$((n + 1))
+    lp=$((lp + p)); lf=$((lf + f)); n=$((n + 1))
     if [ "$f" -gt 0 ]; then
-      echo "FAILED: TFS_CPU_MAX_ISA=$lvl $prog"
+      echo "FAILED: TFS_CPU_MAX_ISA=$1 $prog"
       printf '%s\n' "$log" | grep -a -B2 -A8 -E 'FAILED|error' | head -n 60
     fi
   done
-  echo "TFS-CPU-PATH: isa-cap $lvl ran ($n programs)"
+  echo "TFS-CPU-PATH: isa-cap $1 ran ($n programs)"
+  echo "counts $lp $lf"
+}
+
+# The levels run side by side (each its programs one at a time): this
+# script is the longest test of make check, and one level alone would
+# leave a core idle once the other tests are done.
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/cpu_paths.XXXXXX") || exit 1
+trap 'rm -rf "$tmp"' EXIT
+levels=
+for lvl in avx512 avx2 sse4.2 baseline; do
+  if [ "$(rank "$lvl")" -gt "$(rank "$detected")" ]; then
+    echo "TFS-CPU-PATH: isa-cap $lvl skipped (this CPU has no $lvl)"
+    skipped=$((skipped + 1))
+    continue
+  fi
+  # the detected level is what every other test of make check runs
+  [ "$lvl" = "$detected" ] && continue
+  run_level "$lvl" >"$tmp/$lvl.out" 2>&1 &
+  levels="$levels $lvl"
+done
+wait
+for lvl in $levels; do
+  grep -av '^counts ' "$tmp/$lvl.out"
+  set -- $(grep -a '^counts ' "$tmp/$lvl.out" | tail -n 1)
+  if [ $# = 3 ]; then
+    passed=$((passed + $2)); failed=$((failed + $3))
+  else
+    bad "TFS_CPU_MAX_ISA=$lvl: the run ended early"
+  fi
 done
 echo "TFS-RESULT: passed=$passed failed=$failed skipped=$skipped"
 [ "$failed" = 0 ]
