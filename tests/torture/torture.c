@@ -15,7 +15,9 @@
  * turn, then one in k so that at most TORTURE_MAX_RUNS (default 6000)
  * runs are made per scenario; TORTURE_FULL=1 fails every allocation;
  * TORTURE_TRACE=1 names each run on stderr before it starts, and the
- * errors other than RESOURCE_EXHAUSTED after it.
+ * errors other than RESOURCE_EXHAUSTED after it; TORTURE_JOBS (default:
+ * one per CPU, at most 4) processes take the scenarios from a queue,
+ * each in a directory of its own.
  * Prints one line per scenario and the totals line the test scripts
  * count ("TFS-RESULT: passed=N failed=N", one test per scenario).
  */
@@ -28,6 +30,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <dirent.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -499,6 +503,81 @@ static int run_scenario(const tt_scenario *sc) {
   return failed;
 }
 
+/* Runs scenario `sc`, then checks for leaks (reported once per
+ * process); 1 when it failed. */
+static int run_checked(const tt_scenario *sc, int *leaks_seen) {
+  int bad = run_scenario(sc);
+  if (!*leaks_seen && leaked()) {
+    printf("torture %s: FAIL: memory leaked (LeakSanitizer's report "
+           "above)\n", sc->name);
+    *leaks_seen = bad = 1;
+  }
+  return bad;
+}
+
+/* A worker of run_parallel: takes scenario indexes from `queue` (one
+ * byte each) until it is empty, in a directory of its own, and writes
+ * "PASSED FAILED\n" to `result`. */
+static void worker(long j, int queue, int result) {
+  size_t l = strlen(g_tmpdir);
+  snprintf(g_tmpdir + l, sizeof g_tmpdir - l, "/%ld", j);
+  if (mkdir(g_tmpdir, 0700) != 0) _exit(1);
+  int p = 0, f = 0, leaks_seen = 0;
+  unsigned char i;
+  while (read(queue, &i, 1) == 1) {
+    if (run_checked(&tt_scenarios[i], &leaks_seen)) f++;
+    else p++;
+  }
+  char line[64];
+  int n = snprintf(line, sizeof line, "%d %d\n", p, f);
+  fflush(stdout);
+  _exit(write(result, line, (size_t)n) == n ? 0 : 1);
+}
+
+/* The scenarios over `jobs` processes (at most 4) taking them from a
+ * queue, the last (the largest) first.  A process that does not report
+ * leaves its scenarios counted as failed. */
+static void run_parallel(long jobs, int *passed, int *failed) {
+  int total = 0, queue[2], result[2];
+  for (const tt_scenario *sc = tt_scenarios; sc->name; sc++) total++;
+  if (total > 255 || pipe(queue) != 0 || pipe(result) != 0) {
+    printf("torture: cannot start the processes\n");
+    *failed += total;
+    return;
+  }
+  for (int i = total - 1; i >= 0; i--) {
+    unsigned char b = (unsigned char)i;
+    if (write(queue[1], &b, 1) != 1) break;
+  }
+  close(queue[1]);
+  pid_t pids[4];
+  for (long j = 0; j < jobs; j++) {
+    fflush(stdout);
+    pids[j] = fork();
+    if (pids[j] == 0) {
+      close(result[0]);
+      worker(j, queue[0], result[1]);
+    }
+  }
+  close(queue[0]);
+  close(result[1]);
+  for (long j = 0; j < jobs; j++)
+    if (pids[j] > 0) waitpid(pids[j], NULL, 0);
+  FILE *r = fdopen(result[0], "r");
+  int p, f, done = 0;
+  while (r && fscanf(r, "%d %d", &p, &f) == 2) {
+    *passed += p;
+    *failed += f;
+    done += p + f;
+  }
+  if (r) fclose(r);
+  else close(result[0]);
+  if (done < total) {
+    printf("torture: %d scenarios did not report\n", total - done);
+    *failed += total - done;
+  }
+}
+
 int main(int argc, char **argv) {
   if (argc > 1) g_srcdir = argv[1];
   else if (getenv("TFS_TEST_SRCDIR")) g_srcdir = getenv("TFS_TEST_SRCDIR");
@@ -519,17 +598,20 @@ int main(int argc, char **argv) {
   setvbuf(stdout, NULL, _IOLBF, 0);
   const char *only = getenv("TORTURE_ONLY");
   g_trace = (int)env_long("TORTURE_TRACE", 0);
-  int passed = 0, failed = 0, leaks_seen = 0;
-  for (const tt_scenario *sc = tt_scenarios; sc->name; sc++) {
-    if (only && *only && strcmp(only, sc->name) != 0) continue;
-    int bad = run_scenario(sc);
-    if (!leaks_seen && leaked()) {
-      printf("torture %s: FAIL: memory leaked (LeakSanitizer's report "
-             "above)\n", sc->name);
-      leaks_seen = bad = 1;
+  long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+  long jobs = env_long("TORTURE_JOBS", cpus < 1 ? 1 : cpus > 4 ? 4 : cpus);
+  if (jobs < 1 || (only && *only)) jobs = 1;
+  if (jobs > 4) jobs = 4;
+  int passed = 0, failed = 0;
+  if (jobs == 1) {
+    int leaks_seen = 0;
+    for (const tt_scenario *sc = tt_scenarios; sc->name; sc++) {
+      if (only && *only && strcmp(only, sc->name) != 0) continue;
+      if (run_checked(sc, &leaks_seen)) failed++;
+      else passed++;
     }
-    if (bad) failed++;
-    else passed++;
+  } else {
+    run_parallel(jobs, &passed, &failed);
   }
   /* what failed runs left behind, and the directory */
   remove_tree(g_tmpdir);
