@@ -7,7 +7,9 @@
 # pick by itself run here too; and the environment overrides
 # (TFS_CPU_MAX_ISA, TFS_CPU_BF16, TFS_CPU_BF16_DOT) are checked through
 # tests/util/cpu_probe.  Levels above this CPU's are reported as skipped,
-# with the reason.
+# with the reason.  The conformance cases run once per level, not again
+# re-exported (TFS_CONFORMANCE_NO_REEXPORT=1: exporting a graph does not
+# depend on the CPU), and the levels run side by side.
 #
 # The programs come from $TFS_CPU_PATH_PROGRAMS (set by make check); run
 # from the build directory.
@@ -73,8 +75,8 @@ else bad "TFS_CPU_BF16=yes gives bf16=$got, detected $native"; fi
 run_level() {
   lp=0 lf=0 n=0
   for prog in $TFS_CPU_PATH_PROGRAMS; do
-    log=$(TFS_CPU_MAX_ISA=$1 $SHELL "${top_srcdir:-.}/tests/run_test.sh" \
-          "./$prog" 2>&1)
+    log=$(TFS_CPU_MAX_ISA=$1 TFS_CONFORMANCE_NO_REEXPORT=1 \
+          $SHELL "${top_srcdir:-.}/tests/run_test.sh" "./$prog" 2>&1)
     rc=$?
     res=$(printf '%s\n' "$log" | grep -a 'TFS-RESULT:' | tail -n 1)
     p=$(printf '%s\n' "$res" | sed -n 's/.*passed=\([0-9]*\).*/\1/p')
