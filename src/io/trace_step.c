@@ -77,15 +77,23 @@ static int parse_label(tfs_trace_node *n, tfs_pb_arena *a) {
   return 0;
 }
 
+/* Microseconds as nanoseconds, saturating (hostile RunMetadata may hold
+ * any int64). */
+static int64_t us_to_ns(int64_t us) {
+  if (us > INT64_MAX / 1000) return INT64_MAX;
+  if (us < INT64_MIN / 1000) return INT64_MIN;
+  return us * 1000;
+}
+
 static int read_node(const Tensorflow__NodeExecStats *ns, tfs_graph *g,
                      tfs_trace_node *n, tfs_pb_arena *a) {
   n->name = ns->node_name ? ns->node_name : "";
   n->label = ns->timeline_label ? ns->timeline_label : "";
   n->tid = ns->thread_id;
   n->start_ns = ns->all_start_nanos ? ns->all_start_nanos
-                                    : ns->all_start_micros * 1000;
+                                    : us_to_ns(ns->all_start_micros);
   n->dur_ns = ns->all_end_rel_nanos ? ns->all_end_rel_nanos
-                                    : ns->all_end_rel_micros * 1000;
+                                    : us_to_ns(ns->all_end_rel_micros);
   if (n->dur_ns < 0) n->dur_ns = 0;
   if (parse_label(n, a)) return -1;
   n->op = n->kernel;
