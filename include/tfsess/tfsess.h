@@ -17,6 +17,7 @@
 #include "graphdef.h"
 #include "checkpoint.h"
 #include "io.h"
+#include "mpi.h"
 #include "ops.h"
 #include "optimizer.h"
 #include "saved_model.h"
