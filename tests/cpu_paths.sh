@@ -75,6 +75,13 @@ else bad "TFS_CPU_BF16=yes gives bf16=$got, detected $native"; fi
 run_level() {
   lp=0 lf=0 n=0
   for prog in $TFS_CPU_PATH_PROGRAMS; do
+    if [ -n "${TFS_CPU_PATHS_ONLY:-}" ]; then
+      keep=0
+      for pre in $TFS_CPU_PATHS_ONLY; do
+        case $prog in "$pre"*) keep=1 ;; esac
+      done
+      [ $keep = 1 ] || continue
+    fi
     log=$(TFS_CPU_MAX_ISA=$1 TFS_CONFORMANCE_NO_REEXPORT=1 \
           $SHELL "${top_srcdir:-.}/tests/run_test.sh" "./$prog" 2>&1)
     rc=$?
@@ -97,6 +104,10 @@ run_level() {
 # The levels run side by side (each its programs one at a time): this
 # script is the longest test of make check, and one level alone would
 # leave a core idle once the other tests are done.
+# TFS_CPU_PATHS_ONLY="PREFIX..." reruns only the programs whose paths
+# start with one of the prefixes (./scripts/check's sanitizer build:
+# the kernel suites and the conformance cases, the code the levels
+# choose between; the default build reruns every program).
 # TFS_CPU_PATHS_RERUN=0 (./scripts/check's make distcheck, whose tree
 # the default stage already reran): the overrides above only.
 if [ "${TFS_CPU_PATHS_RERUN:-1}" = 0 ]; then
