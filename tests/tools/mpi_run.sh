@@ -52,15 +52,16 @@ x=$top/models/digits/x_test.npy
 # gathered by rank 0: the same bytes, the summary printed once
 for n in 2 3; do
   mpi $n --feed x=x.npy --fetch probs --fetch logits --batch 16 \
-    --out gather$n > out 2> err || fail "-np $n: exit status $?: $(cat err)"
+    --out "gather$n" > out 2> err || fail "-np $n: exit status $?: $(cat err)"
   for f in probs_0 logits_0; do
-    cmp -s single/$f.npy gather$n/$f.npy ||
+    cmp -s "single/$f.npy" "gather$n/$f.npy" ||
       fail "-np $n: gather$n/$f.npy differs from the single-process output"
   done
   [ "$(grep -c '^probs: float \[359,10\]' out)" = 1 ] ||
     fail "-np $n: the summary of probs is not printed once: $(cat out)"
-  [ -z "$(ls -A gather$n | grep -v '_0.npy$')" ] ||
-    fail "-np $n: files left in gather$n: $(ls -A gather$n)"
+  # the two outputs, no temporary
+  [ "$(ls -A "gather$n" | wc -l)" = 2 ] ||
+    fail "-np $n: files in gather$n: $(ls -A "gather$n")"
 done
 
 # per rank: each rank's rows (120, 120, 119), in order they are the rows
@@ -69,9 +70,10 @@ mpi 3 --feed x=x.npy --fetch probs --batch 16 --out per \
 for r in 0 1 2; do
   [ -f per/probs_0.rank-$r.npy ] || fail "per-rank: no per/probs_0.rank-$r.npy"
 done
-grep -q "(120, 10)" per/probs_0.rank-0.npy &&
-  grep -q "(119, 10)" per/probs_0.rank-2.npy ||
+if ! grep -q "(120, 10)" per/probs_0.rank-0.npy ||
+   ! grep -q "(119, 10)" per/probs_0.rank-2.npy; then
   fail "per-rank: the blocks are not 120, 120 and 119 rows"
+fi
 for r in 0 1 2; do npy_data per/probs_0.rank-$r.npy; done > per.bin
 npy_data single/probs_0.npy > single.bin
 cmp -s per.bin single.bin ||
