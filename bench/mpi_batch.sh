@@ -1,0 +1,79 @@
+#!/bin/sh
+# bench/mpi_batch.sh - throughput of the CLI batch job, `tfsess run
+# --batch`, on 1 rank and on 2 ranks of mpirun (rows gathered by rank 0),
+# one intra-op and one inter-op thread per rank:
+#
+#   bench/mpi_batch.sh [BUILD_DIR [ROWS [MODEL_DIR]]]
+#
+# BUILD_DIR defaults to ./build (configured --with-mpi), ROWS to 4000,
+# MODEL_DIR to tests/conformance/models/unet (a conformance fixture with
+# a 4-D float input; its feed0.npy's rows are repeated to ROWS, a
+# multiple of their count).  Each count of ranks runs 3 times; the median wall time
+# (mpirun's start included) gives rows/s, then the ratio.  The two
+# outputs are checked to be the same bytes.  Needs no Python.
+set -eu
+src=$(cd "$(dirname "$0")/.." && pwd)
+build=$(cd "${1:-build}" && pwd)
+rows=${2:-4000}
+model=${3:-$src/tests/conformance/models/unet}
+prog=$build/tfsess
+mpirun=${MPIRUN:-mpirun}
+[ -x "$prog" ] || { echo "mpi_batch: $prog is not built" >&2; exit 1; }
+feed=$(awk '$1 == "feed" { sub(/:0$/, "", $2); print $2 "=" $3; exit }' \
+  "$model/manifest.txt")
+fetch=$(awk '$1 == "fetch" { sub(/:0$/, "", $2); print $2; exit }' \
+  "$model/manifest.txt")
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/tfsess-mpibench.XXXXXX")
+trap 'rm -rf "$tmp"' EXIT
+
+# ROWS rows: the fixture's rows repeated, the header's first dimension
+# rewritten (a version 1.0 header of 118 bytes)
+in=$model/${feed#*=}
+len=$(od -An -tu2 -j8 -N2 "$in" | tr -d ' ')
+have=$(head -c $((10 + len)) "$in" | sed -n "s/.*'shape': (\([0-9]*\),.*/\1/p")
+[ -n "$have" ] && [ $((rows % have)) = 0 ] || {
+  echo "mpi_batch: ROWS must be a multiple of $in's ${have:-?} rows" >&2
+  exit 1
+}
+head -c $((10 + len)) "$in" | tail -c +11 | tr -d '\n' |
+  sed -e "s/'shape': ([0-9]*,/'shape': ($rows,/" -e 's/ *$//' > "$tmp/hdr"
+grep -q "'shape': ($rows," "$tmp/hdr" || {
+  echo "mpi_batch: $in: not a float tensor of rows" >&2
+  exit 1
+}
+tail -c +$((11 + len)) "$in" > "$tmp/rows"
+{
+  printf '\223NUMPY\001\000\166\000'
+  printf '%-117s\n' "$(cat "$tmp/hdr")"
+  i=0
+  while [ $i -lt $((rows / have)) ]; do
+    cat "$tmp/rows"
+    i=$((i + 1))
+  done
+} > "$tmp/x.npy"
+
+# median of 3 wall times (seconds) of `tfsess run` on $1 ranks
+timed() {
+  for _ in 1 2 3; do
+    t0=$(date +%s%N)
+    "$mpirun" --allow-run-as-root --oversubscribe -np "$1" "$prog" run \
+      "$model/graph.pb" --feed "${feed%%=*}=$tmp/x.npy" --fetch "$fetch" \
+      --batch 32 --intra 1 --inter 1 --quiet --no-progress --force \
+      --out "$tmp/out$1"
+    t1=$(date +%s%N)
+    echo $((t1 - t0))
+  done | sort -n | sed -n 2p | awk '{ printf "%.3f\n", $1 / 1e9 }'
+}
+
+echo "tfsess run --batch 32 --intra 1 --inter 1: $(basename "$model"), $rows rows"
+t1=$(timed 1)
+t2=$(timed 2)
+cmp -s "$tmp/out1/${fetch}_0.npy" "$tmp/out2/${fetch}_0.npy" || {
+  echo "mpi_batch: the 2-rank output differs from the 1-rank output" >&2
+  exit 1
+}
+awk -v r="$rows" -v a="$t1" -v b="$t2" 'BEGIN {
+  printf "1 rank:  %.3f s  %.0f rows/s\n", a, r / a
+  printf "2 ranks: %.3f s  %.0f rows/s\n", b, r / b
+  printf "speed-up: %.2fx\n", a / b
+}'
