@@ -30,11 +30,12 @@ trap 'rm -rf "$tmp"' EXIT
 # rewritten (a version 1.0 header of 118 bytes)
 in=$model/${feed#*=}
 len=$(od -An -tu2 -j8 -N2 "$in" | tr -d ' ')
-have=$(head -c $((10 + len)) "$in" | sed -n "s/.*'shape': (\([0-9]*\),.*/\1/p")
-[ -n "$have" ] && [ $((rows % have)) = 0 ] || {
+have=$(head -c $((10 + len)) "$in" | tail -c +11 |
+  sed -n "s/.*'shape': (\([0-9]*\),.*/\1/p")
+if [ -z "$have" ] || [ $((rows % have)) != 0 ]; then
   echo "mpi_batch: ROWS must be a multiple of $in's ${have:-?} rows" >&2
   exit 1
-}
+fi
 head -c $((10 + len)) "$in" | tail -c +11 | tr -d '\n' |
   sed -e "s/'shape': ([0-9]*,/'shape': ($rows,/" -e 's/ *$//' > "$tmp/hdr"
 grep -q "'shape': ($rows," "$tmp/hdr" || {
