@@ -58,11 +58,23 @@ const tfs_cli_opt tfs_cli_mpi_opts[] = {
 
 #ifndef TFS_HAVE_MPI
 
+/* The launcher's count of ranks (1 when it says none). */
+static long launched_size(void) {
+  const char *v = getenv("OMPI_COMM_WORLD_SIZE");
+  if (!v || !*v) v = getenv("PMI_SIZE");
+  return v && *v ? strtol(v, NULL, 10) : 1;
+}
+
 int tfs_cli_mpi_start(int batch, int mode, tfs_cli_mpi **out) {
   (void)batch;
   (void)mode;
   *out = NULL;
-  return TFS_CLI_OK;
+  if (!tfs_mpi_launched() || launched_size() <= 1) return TFS_CLI_OK;
+  /* every rank would run every row and write the same files */
+  return tfs_cli_error(
+      "started by mpirun with %ld ranks, but this tfsess was built without "
+      "MPI (configure --with-mpi): run it as one process",
+      launched_size());
 }
 int tfs_cli_mpi_rank(const tfs_cli_mpi *m) { return 0; }
 int tfs_cli_mpi_per_rank(const tfs_cli_mpi *m) { return 0; }
