@@ -10,8 +10,9 @@
 # a 4-D float input; its feed0.npy's rows are repeated to ROWS, a
 # multiple of their count).  Each count of ranks runs 3 times, in
 # turn; the median wall time (mpirun's start included) gives rows/s,
-# then the ratio.  The two outputs are checked to be the same bytes.
-# Needs no Python.
+# then the ratio; with /usr/bin/time, also the CPU seconds of the
+# busiest rank (what the wall time would be with a free core per rank).
+# The two outputs are checked to be the same bytes.  Needs no Python.
 set -eu
 src=$(cd "$(dirname "$0")/.." && pwd)
 build=$(cd "${1:-build}" && pwd)
@@ -54,15 +55,22 @@ tail -c +$((11 + len)) "$in" > "$tmp/rows"
   done
 } > "$tmp/x.npy"
 
-# wall time in seconds of `tfsess run` on $1 ranks
+# wall time in seconds of `tfsess run` on $1 ranks; with /usr/bin/time,
+# each rank's CPU seconds (user + system) go to $tmp/cpu$1.RANK too
 timed() {
+  wrap=
+  [ -x /usr/bin/time ] && wrap="/usr/bin/time -f %U+%S -o $tmp/cpu$1"
   t0=$(date +%s%N)
-  "$mpirun" --allow-run-as-root --oversubscribe -np "$1" "$prog" run \
+  "$mpirun" --allow-run-as-root --oversubscribe -np "$1" sh -c \
+    "exec $wrap.\${OMPI_COMM_WORLD_RANK:-0} \"\$@\"" sh "$prog" run \
     "$model/graph.pb" --feed "${feed%%=*}=$tmp/x.npy" --fetch "$fetch" \
     --batch 32 --intra 1 --inter 1 --quiet --no-progress --force \
     --out "$tmp/out$1"
   t1=$(date +%s%N)
   awk -v ns=$((t1 - t0)) 'BEGIN { printf "%.3f\n", ns / 1e9 }'
+  # the slowest rank's CPU seconds
+  [ -z "$wrap" ] || cat "$tmp/cpu$1".* | awk -F+ '
+    $1 + $2 > m { m = $1 + $2 } END { printf "%.3f\n", m }' >> "$tmp/c$1"
 }
 
 echo "tfsess run --batch 32 --intra 1 --inter 1: $(basename "$model"), $rows rows"
@@ -75,6 +83,15 @@ echo "1 rank:  $(tr '\n' ' ' < "$tmp/t1")s"
 echo "2 ranks: $(tr '\n' ' ' < "$tmp/t2")s"
 t1=$(sort -n "$tmp/t1" | sed -n 2p)
 t2=$(sort -n "$tmp/t2" | sed -n 2p)
+# On a machine whose cores other jobs share, wall time shows the CPU
+# the job got; the busiest rank's CPU time shows the work it was given.
+if [ -f "$tmp/c1" ]; then
+  echo "CPU s of the busiest rank, 1 rank:  $(tr '\n' ' ' < "$tmp/c1")"
+  echo "CPU s of the busiest rank, 2 ranks: $(tr '\n' ' ' < "$tmp/c2")"
+  awk -v a="$(sort -n "$tmp/c1" | sed -n 2p)" \
+    -v b="$(sort -n "$tmp/c2" | sed -n 2p)" \
+    'BEGIN { printf "CPU-time speed-up (medians): %.2fx\n", a / b }'
+fi
 cmp -s "$tmp/out1/${fetch}_0.npy" "$tmp/out2/${fetch}_0.npy" || {
   echo "mpi_batch: the 2-rank output differs from the 1-rank output" >&2
   exit 1
