@@ -40,9 +40,9 @@ static int set_output(void *c, const char *v) {
   } else if (strcmp(v, "per-rank") == 0) {
     *mode = TFS_CLI_MPI_PER_RANK;
   } else {
-    return tfs_cli_usage_error(
-               "--mpi-output: expected gather or per-rank, got '%s'", v) ? -1
-                                                                         : 0;
+    tfs_cli_usage_error("--mpi-output: expected gather or per-rank, got '%s'",
+                        v);
+    return -1;
   }
   return 0;
 }
@@ -493,6 +493,7 @@ static int collect_ranks(tfs_cli_mpi *m, int nfetch, const char *const *names,
   }
   free(theirs);
   if (rc != TFS_CLI_OK) return rc;
+  if (p) tfs_cli_progress_set(p, m->rows, ""); /* finish draws the totals */
   int ok = 1;
   for (int r = 1; r < m->size; r++)
     if (send_wait(m, &ok, (int)sizeof ok, r, T_VERDICT))
