@@ -27,6 +27,9 @@ enum { TFS_CLI_OK = 0, TFS_CLI_FAILED = 1, TFS_CLI_USAGE = 2 };
 
 /* The running subcommand's name, for messages ("run"). */
 extern const char *tfs_cli_command;
+/* Put before every error and warning message ("rank 1: " in an MPI job),
+ * or NULL. */
+extern const char *tfs_cli_error_prefix;
 
 /* Prints "tfsess CMD: MESSAGE" on one line to stderr (newlines and tabs
  * in the message become spaces).  Returns TFS_CLI_FAILED. */
@@ -249,6 +252,7 @@ typedef struct tfs_cli_progress {
   int64_t total, done; /* done: updated atomically */
   int64_t start_ns, last_ns, interval_ns;
   int drawing, drawn, open, width;
+  char note[48];       /* drawn after the line until its end, or "" */
 } tfs_cli_progress;
 
 #define TFS_CLI_PROGRESS_INIT {-1, 0, NULL, 0, 0, 0, 0, 0, 0, 0, 0, 0}
@@ -260,12 +264,63 @@ void tfs_cli_progress_start(tfs_cli_progress *p, const char *unit,
                             int64_t total);
 /* Adds n done units (thread-safe); redraws when the interval passed. */
 void tfs_cli_progress_add(tfs_cli_progress *p, int64_t n);
+/* Sets the done units and the note after the line (an MPI job's slowest
+ * rank); redraws when the interval passed.  One thread only. */
+void tfs_cli_progress_set(tfs_cli_progress *p, int64_t done,
+                          const char *note);
 /* Ends the line: the final totals with a newline when `ok` and anything
  * was drawn (or --progress), else only a newline where a line is open. */
 void tfs_cli_progress_finish(tfs_cli_progress *p, int ok);
 /* Ends an open progress line so that a message starts on its own line
  * (tfs_cli_error calls it). */
 void tfs_cli_progress_break(void);
+
+/* ---- MPI jobs (cli_mpi.c) ----------------------------------------------- */
+
+/* `run --batch` under mpirun with more than one rank: each rank runs a
+ * contiguous block of the rows; rank 0 gathers the fetches (GATHER) or
+ * each rank writes its own files (PER_RANK).  Every function accepts
+ * NULL (no MPI job) and then acts as a single process. */
+typedef struct tfs_cli_mpi tfs_cli_mpi;
+enum { TFS_CLI_MPI_GATHER = 0, TFS_CLI_MPI_PER_RANK = 1 };
+
+/* --mpi-output gather|per-rank, applied to an int (the mode). */
+extern const tfs_cli_opt tfs_cli_mpi_opts[];
+/* Joins the MPI job when mpirun started this process with more than one
+ * rank (*out NULL otherwise); `batch` 0 is refused (every rank would run
+ * the same inputs: a usage error printed by rank 0).  Sets the "rank R: "
+ * error prefix.  Returns an exit status. */
+int tfs_cli_mpi_start(int batch, int mode, tfs_cli_mpi **out);
+/* This rank (0 without a job). */
+int tfs_cli_mpi_rank(const tfs_cli_mpi *m);
+/* Non-zero with --mpi-output=per-rank in a job. */
+int tfs_cli_mpi_per_rank(const tfs_cli_mpi *m);
+/* The output file of this rank for `path` (per-rank: "X.npy" becomes
+ * "X.rank-R.npy"; with `all`, this rank's "X.rank-R.npy" becomes
+ * "X.rank-*.npy" for messages), malloc'd; NULL on OOM. */
+char *tfs_cli_mpi_rank_path(const tfs_cli_mpi *m, const char *path, int all);
+/* The rows [*lo, *hi) this rank runs out of `rows`. */
+void tfs_cli_mpi_block(tfs_cli_mpi *m, int64_t rows, int64_t *lo,
+                       int64_t *hi);
+/* After a batch: `done` rows of this rank's block ran, `n` of them in
+ * this batch.  Rank 0 draws the job's progress (the slowest rank), the
+ * others send their count.  Returns an exit status: failed (reported)
+ * when another rank failed. */
+int tfs_cli_mpi_progress(tfs_cli_mpi *m, int64_t done, int64_t n,
+                         tfs_cli_progress *p);
+/* After this rank's block, `rc` its status so far.  Rank 0 merges every
+ * rank's statistics into stats[] and, for gather, appends their rows to
+ * writers[] (still open) in rank order; the others send theirs (gather:
+ * from the finished temporaries tmps[]) and wait for rank 0's verdict.
+ * A failure here or elsewhere is told to every rank.  Returns an exit
+ * status. */
+int tfs_cli_mpi_gather(tfs_cli_mpi *m, int rc, int nfetch,
+                       const char *const *names, tfs_cli_stats *stats,
+                       tfs_npy_writer **writers, char **tmps,
+                       tfs_cli_progress *p);
+/* Leaves the job (tells the others when `rc` is a failure) and frees
+ * `m`.  Returns rc, or failed when another rank failed. */
+int tfs_cli_mpi_end(tfs_cli_mpi *m, int rc);
 
 /* ---- traced runs and profiles (cli_trace.c) ------------------------------ */
 

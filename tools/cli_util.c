@@ -14,16 +14,18 @@
 #include "core/tensor.h"
 
 const char *tfs_cli_command;
+const char *tfs_cli_error_prefix;
 
 /* ---- errors -------------------------------------------------------------- */
 
 static void print_error(const char *kind, const char *fmt, va_list ap) {
   char *msg = tfs_vasprintf(fmt, ap);
   tfs_cli_progress_break(); /* the message gets a line of its own */
+  const char *pre = tfs_cli_error_prefix ? tfs_cli_error_prefix : "";
   if (tfs_cli_command)
-    fprintf(stderr, "tfsess %s: %s", tfs_cli_command, kind);
+    fprintf(stderr, "tfsess %s: %s%s", tfs_cli_command, pre, kind);
   else
-    fprintf(stderr, "tfsess: %s", kind);
+    fprintf(stderr, "tfsess: %s%s", pre, kind);
   if (!msg) {
     fprintf(stderr, "out of memory\n");
     return;

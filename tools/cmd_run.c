@@ -12,6 +12,8 @@
  * (default serve) and signature --signature (default serving_default) is
  * run, feeds and fetches named by the signature's keys (every output in
  * key order without --fetch), each fetch written to DIR/<key>.npy.
+ *
+ * Under mpirun, --batch shares the rows out among the ranks (cli_mpi.c).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -30,6 +32,7 @@ typedef struct run_args {
   const char *tags;      /* SavedModel: --tags, or NULL (serve) */
   const char *signature; /* SavedModel: --signature, or NULL */
   const char *trace;     /* --trace FILE.json, or NULL */
+  int mpi_output;        /* --mpi-output: TFS_CLI_MPI_GATHER or PER_RANK */
 } run_args;
 
 typedef struct run_state {
@@ -46,6 +49,7 @@ typedef struct run_state {
   const char **feed_keys; /* SavedModel: the feeds' signature keys */
   int config_only;      /* --save-config with nothing to run: done */
   char **tmps;          /* --batch: the temporary file per fetch */
+  tfs_cli_mpi *mpi;     /* an MPI job (--batch under mpirun), or NULL */
 } run_state;
 
 static int add_feed(void *c, const char *v) {
@@ -164,6 +168,20 @@ static const tfs_cli_help kRunHelp = {
 
 /* ---- setup --------------------------------------------------------------- */
 
+/* Takes `path` (malloc'd or NULL) as the output of fetch i: in an MPI
+ * job, this rank's file (per-rank), or rank 0's file that the others only
+ * buffer next to (gather: only rank 0 checks it). */
+static int set_path(run_state *r, int i, char *path) {
+  if (!path) return tfs_cli_error("out of memory");
+  r->paths[i] = tfs_cli_mpi_rank_path(r->mpi, path, 0);
+  free(path);
+  if (!r->paths[i]) return tfs_cli_error("out of memory");
+  if (tfs_cli_mpi_rank(r->mpi) && !tfs_cli_mpi_per_rank(r->mpi))
+    return TFS_CLI_OK;
+  return tfs_cli_output_check(r->paths[i], r->a->force) ? TFS_CLI_FAILED
+                                                        : TFS_CLI_OK;
+}
+
 /* Runs each --init operation once, in the order given. */
 static int run_inits(run_state *r) {
   run_args *a = r->a;
@@ -243,11 +261,9 @@ static int setup_saved_model(run_state *r, const char *dir,
   }
   if (a->out_dir) {
     if (tfs_cli_mkdirs(a->out_dir)) return TFS_CLI_FAILED;
-    for (int i = 0; i < a->fetches.n; i++) {
-      r->paths[i] = tfs_cli_key_path(a->out_dir, a->fetches.v[i]);
-      if (!r->paths[i]) return tfs_cli_error("out of memory");
-      if (tfs_cli_output_check(r->paths[i], a->force)) return TFS_CLI_FAILED;
-    }
+    for (int i = 0; i < a->fetches.n; i++)
+      if ((rc = set_path(r, i, tfs_cli_key_path(a->out_dir, a->fetches.v[i]))))
+        return rc;
   }
   return TFS_CLI_OK;
 }
@@ -293,11 +309,10 @@ static int setup(run_state *r, const char *model, tfs_cli_session *sess) {
     return TFS_CLI_FAILED;
   if (a->out_dir) {
     if (tfs_cli_mkdirs(a->out_dir)) return TFS_CLI_FAILED;
-    for (int i = 0; i < a->fetches.n; i++) {
-      r->paths[i] = tfs_cli_fetch_path(a->out_dir, a->fetches.v[i]);
-      if (!r->paths[i]) return tfs_cli_error("out of memory");
-      if (tfs_cli_output_check(r->paths[i], a->force)) return TFS_CLI_FAILED;
-    }
+    for (int i = 0; i < a->fetches.n; i++)
+      if ((rc = set_path(r, i, tfs_cli_fetch_path(a->out_dir,
+                                                  a->fetches.v[i]))))
+        return rc;
   }
   tfs_session_options *opts = tfs_cli_session_options(sess);
   if (!opts) return TFS_CLI_FAILED;
@@ -311,9 +326,17 @@ static int setup(run_state *r, const char *model, tfs_cli_session *sess) {
 }
 
 static void print_stats(const run_state *r) {
-  if (r->a->quiet) return;
-  for (int i = 0; i < r->a->fetches.n; i++)
-    tfs_cli_stats_print(stdout, r->a->fetches.v[i], r->paths[i], &r->stats[i]);
+  if (r->a->quiet || tfs_cli_mpi_rank(r->mpi)) return;
+  int per_rank = tfs_cli_mpi_per_rank(r->mpi);
+  for (int i = 0; i < r->a->fetches.n; i++) {
+    /* per-rank: NAME.rank-*.npy */
+    char *shown = per_rank && r->paths[i]
+                      ? tfs_cli_mpi_rank_path(r->mpi, r->paths[i], 1)
+                      : NULL;
+    tfs_cli_stats_print(stdout, r->a->fetches.v[i],
+                        shown ? shown : r->paths[i], &r->stats[i]);
+    free(shown);
+  }
 }
 
 /* Runs once; fetched tensors go to out[] (new references). */
@@ -546,39 +569,65 @@ static int run_one_batch(run_state *r, batch_src *src, int64_t start,
   return rc;
 }
 
-static int run_batched(run_state *r) {
-  int nf = r->a->feeds.n, nt = r->a->fetches.n;
-  batch_src *src = calloc((size_t)nf + 1, sizeof *src);
-  tfs_npy_writer **writers = calloc((size_t)nt + 1, sizeof *writers);
-  r->tmps = calloc((size_t)nt + 1, sizeof *r->tmps);
-  int64_t rows = 0, b = r->a->batch;
-  int rc = src && writers && r->tmps ? open_sources(r, src, &rows)
-                                     : tfs_cli_error("out of memory");
-  tfs_cli_progress *p = &r->a->progress;
-  if (rc == TFS_CLI_OK) tfs_cli_progress_start(p, "rows", rows);
-  /* Always at least one run, so that zero rows still give outputs. */
-  for (int64_t start = 0; rc == TFS_CLI_OK && (start < rows || start == 0);
+/* Runs rows [lo, hi) a batch at a time; always at least one run, so that
+ * zero rows still give outputs. */
+static int run_rows(run_state *r, batch_src *src, int64_t lo, int64_t hi,
+                    tfs_npy_writer **writers) {
+  int64_t b = r->a->batch;
+  int rc = TFS_CLI_OK;
+  for (int64_t start = lo; rc == TFS_CLI_OK && (start < hi || start == lo);
        start += b) {
-    int64_t count = rows - start < b ? rows - start : b;
-    rc = run_one_batch(r, src, start, count, start == 0, writers);
-    if (rc == TFS_CLI_OK) tfs_cli_progress_add(p, count);
+    int64_t count = hi - start < b ? hi - start : b;
+    rc = run_one_batch(r, src, start, count, start == lo, writers);
+    if (rc == TFS_CLI_OK)
+      rc = tfs_cli_mpi_progress(r->mpi, start + count - lo, count,
+                                &r->a->progress);
   }
-  tfs_cli_progress_finish(p, rc == TFS_CLI_OK);
+  return rc;
+}
+
+/* Finishes the output files (patches their headers' row counts). */
+static int close_writers(run_state *r, tfs_npy_writer **writers, int rc) {
   tfs_status *st = tfs_status_new();
-  for (int i = 0; writers && i < nt; i++) {
+  for (int i = 0; writers && i < r->a->fetches.n; i++) {
     if (!writers[i]) continue;
     if (rc == TFS_CLI_OK) {
-      /* patches the header's row count */
       tfs_npy_writer_close(writers[i], st);
       if (!tfs_status_ok(st)) rc = tfs_cli_status_error(st);
     } else {
       tfs_npy_writer_free(writers[i]);
     }
+    writers[i] = NULL;
   }
   tfs_status_free(st);
+  return rc;
+}
+
+static int run_batched(run_state *r) {
+  int nf = r->a->feeds.n, nt = r->a->fetches.n;
+  batch_src *src = calloc((size_t)nf + 1, sizeof *src);
+  tfs_npy_writer **writers = calloc((size_t)nt + 1, sizeof *writers);
+  r->tmps = calloc((size_t)nt + 1, sizeof *r->tmps);
+  int64_t rows = 0, lo = 0, hi = 0;
+  int rc = src && writers && r->tmps ? open_sources(r, src, &rows)
+                                     : tfs_cli_error("out of memory");
+  tfs_cli_progress *p = &r->a->progress;
+  if (rc == TFS_CLI_OK) {
+    tfs_cli_mpi_block(r->mpi, rows, &lo, &hi);
+    tfs_cli_progress_start(p, "rows", rows);
+    rc = run_rows(r, src, lo, hi, writers);
+  }
+  /* in an MPI job gathered by rank 0, the other ranks' temporaries only
+   * buffer their rows until rank 0 took them */
+  int buffers = tfs_cli_mpi_rank(r->mpi) && !tfs_cli_mpi_per_rank(r->mpi);
+  if (buffers) rc = close_writers(r, writers, rc);
+  rc = tfs_cli_mpi_gather(r->mpi, rc, nt, r->a->fetches.v, r->stats, writers,
+                          r->tmps, p);
+  if (!buffers) rc = close_writers(r, writers, rc);
+  tfs_cli_progress_finish(p, rc == TFS_CLI_OK);
   for (int i = 0; r->tmps && i < nt; i++) {
     if (!r->tmps[i]) continue;
-    if (rc == TFS_CLI_OK)
+    if (rc == TFS_CLI_OK && !buffers)
       rc = tfs_cli_output_commit(r->tmps[i], r->paths[i]) ? TFS_CLI_FAILED
                                                           : TFS_CLI_OK;
     else
@@ -604,10 +653,12 @@ int tfs_cli_cmd_run(int argc, char **argv) {
   tfs_cli_group groups[] = {{"Run", kRunOpts, &a},
                             {"Progress (--batch)", tfs_cli_progress_opts,
                              &a.progress},
+                            {"MPI (--batch under mpirun)", tfs_cli_mpi_opts,
+                             &a.mpi_output},
                             {"Session", tfs_cli_session_opts, &sess}};
   char *pos[1];
   int npos;
-  int rc = tfs_cli_parse(argc, argv, &kRunHelp, groups, 3, pos, &npos);
+  int rc = tfs_cli_parse(argc, argv, &kRunHelp, groups, 4, pos, &npos);
   if (rc) {
     rc = rc > 0 ? TFS_CLI_OK : TFS_CLI_USAGE;
     goto out_args;
@@ -616,9 +667,17 @@ int tfs_cli_cmd_run(int argc, char **argv) {
   memset(&r, 0, sizeof r);
   r.a = &a;
   tfs_cli_output_handlers();
+  if ((rc = tfs_cli_mpi_start(a.batch != 0, a.mpi_output, &r.mpi)))
+    goto out_args;
+  if (tfs_cli_mpi_rank(r.mpi)) {
+    /* rank 0 draws the job's progress and writes the trace */
+    a.progress.mode = 0;
+    a.trace = NULL;
+  }
   rc = setup(&r, pos[0], &sess);
   if (rc == TFS_CLI_OK && !r.config_only)
     rc = a.batch ? run_batched(&r) : run_whole(&r);
+  rc = tfs_cli_mpi_end(r.mpi, rc);
   tfs_session_free(r.s);
   tfs_graph_free(r.g);
   tfs_saved_model_free(r.sm);

@@ -52,6 +52,7 @@ void tfs_cli_progress_start(tfs_cli_progress *p, const char *unit,
     if (!*end && ms >= 0 && ms <= 60000) p->interval_ns = (int64_t)ms * 1000000;
   }
   p->open = 0;
+  p->note[0] = 0;
   p->start_ns = tfs_now_ns();
   p->last_ns = p->start_ns;
   if (p->enabled) g_active = p;
@@ -87,10 +88,11 @@ static void draw(tfs_cli_progress *p, int64_t done, int64_t now, int last) {
   } else {
     snprintf(tail, sizeof tail, "ETA ?");
   }
-  int n = snprintf(line, sizeof line, "%lld/%lld %s  %.1f%%  %.0f %s/s  %s",
+  int n = snprintf(line, sizeof line, "%lld/%lld %s  %.1f%%  %.0f %s/s  %s%s%s",
                    (long long)done, (long long)p->total, p->unit,
                    p->total ? 100.0 * (double)done / (double)p->total : 100.0,
-                   rate, p->unit, tail);
+                   rate, p->unit, tail, !last && p->note[0] ? "  " : "",
+                   last ? "" : p->note);
   /* blanks over what is left of a longer previous line */
   int pad = p->width > n ? p->width - n : 0;
   fprintf(stderr, "\r%s%*s%s", line, pad, "", last ? "\n" : "");
@@ -111,6 +113,17 @@ void tfs_cli_progress_add(tfs_cli_progress *p, int64_t n) {
   __atomic_store_n(&p->last_ns, now, __ATOMIC_RELAXED);
   draw(p, done, now, 0);
   __atomic_store_n(&p->drawing, 0, __ATOMIC_RELEASE);
+}
+
+void tfs_cli_progress_set(tfs_cli_progress *p, int64_t done,
+                          const char *note) {
+  p->done = done;
+  snprintf(p->note, sizeof p->note, "%s", note);
+  if (!p->enabled || done >= p->total) return; /* finish draws the end */
+  int64_t now = tfs_now_ns();
+  if (now - p->last_ns < p->interval_ns) return;
+  p->last_ns = now;
+  draw(p, done, now, 0);
 }
 
 void tfs_cli_progress_finish(tfs_cli_progress *p, int ok) {

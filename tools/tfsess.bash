@@ -4,7 +4,8 @@
 # Commands and each command's options come from tfsess itself (`tfsess
 # --help`, `tfsess COMMAND --help`), so they follow the installed
 # program.  Arguments complete as file names: models (.pb, .pbtxt, a
-# SavedModel directory), .npy feeds, output directories.
+# SavedModel directory), .npy feeds, output directories; --mpi-output's
+# values are its two modes.
 
 # The options `tfsess CMD --help` lists (cached per command).
 _tfsess_options() {
@@ -51,6 +52,16 @@ _tfsess() {
     return
   fi
 
+  # options with a fixed set of values
+  if [[ $prev == --mpi-output ]]; then
+    mapfile -t COMPREPLY < <(compgen -W "gather per-rank" -- "$cur")
+    return
+  fi
+  if [[ $cur == --mpi-output=* ]]; then
+    mapfile -t COMPREPLY < <(compgen -W "gather per-rank" -- "${cur#*=}")
+    COMPREPLY=("${COMPREPLY[@]/#/--mpi-output=}")
+    return
+  fi
   # --NAME=VALUE: complete VALUE as a file
   if [[ $cur == --*=* ]]; then
     local pre=${cur%%=*}= val=${cur#*=}
