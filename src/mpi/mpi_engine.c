@@ -4,9 +4,10 @@
  *
  * Callers queue requests and wait.  Each tick the thread announces the
  * requests queued since the last tick: MPI_Iallgather of fixed headers
- * (body length, "this rank stops", and rank 0's clock, stall timeout and
- * fusion threshold, which every rank then uses), then MPI_Iallgatherv of
- * the descriptors.  Every rank derives the same decisions from what it
+ * (body length, "this rank stops", rank 0's clock, stall timeout and
+ * fusion threshold, which every rank then uses, and the descriptors when
+ * they fit), then, when some rank's did not fit, MPI_Iallgatherv of
+ * those.  Every rank derives the same decisions from what it
  * received (mpi_negotiate.c) and runs them (mpi_exec.c).  The thread
  * waits with MPI_Test and short sleeps, never in a blocking MPI call
  * (Open MPI's spin a core), and between ticks sleeps on a condition
@@ -44,12 +45,15 @@ static int engine_running; /* under engine.mu */
 static double my_stall = DEFAULT_STALL;
 static int64_t my_fusion = DEFAULT_FUSION;
 
+#define INLINE_BYTES 472 /* descriptors that ride in the header */
+
 typedef struct header {
   int64_t len;    /* descriptor bytes */
   int64_t stop;   /* this rank asked to stop */
   double clock;   /* rank 0's monotonic clock, seconds */
   double stall;   /* rank 0's stall timeout */
   int64_t fusion; /* rank 0's fusion threshold */
+  unsigned char inl[INLINE_BYTES]; /* the descriptors when len fits */
 } header;
 
 /* Open MPI moves a non-blocking collective's data only inside MPI_Test,
@@ -133,27 +137,33 @@ static int build_body(tfs_mpi_engine *e, tfs_mpi_req *news,
   return n;
 }
 
-/* Exchanges headers and bodies with every rank. */
+/* Exchanges headers and bodies with every rank: descriptors that fit
+ * ride in the header (one round), others follow in an MPI_Iallgatherv
+ * when some rank has them.  displs[r] receives where rank r's
+ * descriptors start in *bodies, -1 when they are in its header. */
 static int exchange(tfs_mpi_engine *e, header *mine, const unsigned char *body,
                     header *all, unsigned char **bodies, int *counts,
                     int *displs) {
   MPI_Request req;
+  if (mine->len <= INLINE_BYTES && mine->len > 0)
+    memcpy(mine->inl, body, (size_t)mine->len);
   int rc = MPI_Iallgather(mine, (int)sizeof *mine, MPI_BYTE, all,
                           (int)sizeof *mine, MPI_BYTE, e->comm, &req);
   if (rc == MPI_SUCCESS) rc = tfs_mpi__wait(&req);
   if (rc != MPI_SUCCESS) return rc;
   int64_t total = 0;
   for (int r = 0; r < e->size; r++) {
-    counts[r] = (int)all[r].len;
-    displs[r] = (int)total;
-    total += all[r].len;
+    int big = all[r].len > INLINE_BYTES;
+    counts[r] = big ? (int)all[r].len : 0;
+    displs[r] = big ? (int)total : -1;
+    total += counts[r];
   }
   *bodies = NULL;
   if (total == 0) return MPI_SUCCESS;
   if (total > INT32_MAX) return MPI_ERR_COUNT;
   *bodies = malloc((size_t)total);
   if (!*bodies) return MPI_ERR_NO_MEM;
-  rc = MPI_Iallgatherv(body, (int)mine->len, MPI_BYTE, *bodies, counts,
+  rc = MPI_Iallgatherv(body, counts[e->rank], MPI_BYTE, *bodies, counts,
                        displs, MPI_BYTE, e->comm, &req);
   if (rc == MPI_SUCCESS) rc = tfs_mpi__wait(&req);
   return rc;
@@ -186,7 +196,8 @@ static int tick(tfs_mpi_engine *e, tfs_mpi_req *news, int nnews, int stop,
     goto out;
   }
   int nmine = build_body(e, news, &body, &len, &cap, mine);
-  header h = {(int64_t)len, stop, tfs_now_ns() / 1e9, my_stall, my_fusion};
+  header h = {(int64_t)len, stop, tfs_now_ns() / 1e9, my_stall, my_fusion,
+              {0}};
   int rc = exchange(e, &h, body, all, &bodies, counts, counts + e->size);
   if (rc != MPI_SUCCESS) {
     tfs_mpi__error(st, "exchanging collective requests", rc);
@@ -202,8 +213,9 @@ static int tick(tfs_mpi_engine *e, tfs_mpi_req *news, int nnews, int stop,
   for (int r = 0; r < e->size; r++) {
     if (all[r].stop) e->stopped_ranks[r] = 1;
     nall += e->stopped_ranks[r];
+    int at = counts[e->size + r];
     if (all[r].len &&
-        tfs_mpi__table_add(e, r, bodies + counts[e->size + r],
+        tfs_mpi__table_add(e, r, at < 0 ? all[r].inl : bodies + at,
                            (size_t)all[r].len, all[0].clock,
                            r == e->rank ? mine : NULL, st) != 0) {
       set_broken(e, tfs_status_code(st), tfs_status_message(st));
