@@ -13,9 +13,12 @@ if [ -z "$MPIRUN" ] || ! command -v "$MPIRUN" >/dev/null 2>&1; then
   exit 77
 fi
 # Open MPI keeps some of what MPI_Init allocates until exit: the sanitizer
-# build's leak check leaves it out (the options already set stay).
+# build's leak check leaves it out (the options already set stay).  The
+# frames of its components are found by the slow unwinder only (they
+# have no frame pointers), so that the suppressions match.
 LSAN_OPTIONS="${LSAN_OPTIONS:+$LSAN_OPTIONS:}suppressions=$srcdir/tests/mpi/lsan.supp:print_suppressions=0"
-export LSAN_OPTIONS
+ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}fast_unwind_on_malloc=0"
+export LSAN_OPTIONS ASAN_OPTIONS
 TFS_MPI_STALL_TIMEOUT=2
 export TFS_MPI_STALL_TIMEOUT
 dir=$(mktemp -d "${TMPDIR:-/tmp}/tfs_mpi.XXXXXX") || exit 1
