@@ -67,7 +67,7 @@ TFS_API int tfs_mpi_local_size(void);
  * more than one rank) agrees with the other ranks on which collectives
  * every rank has submitted, runs them in the same order everywhere, and
  * fuses allreduces of the same dtype, reduce op and scale factors into one
- * MPI call (up to TFS_MPI_FUSION_THRESHOLD bytes, default 64 MiB; 0 turns
+ * allreduce (up to TFS_MPI_FUSION_THRESHOLD bytes, default 64 MiB; 0 turns
  * fusion off).  One rank of one (size 1) computes locally: allreduce is
  * the input scaled, allgather and broadcast copy it.
  *
@@ -132,7 +132,8 @@ TFS_API tfs_tensor *tfs_mpi_broadcast(const char *name, const tfs_tensor *t,
 /* What the engine did since tfs_mpi_init, for tests and benchmarks. */
 typedef struct tfs_mpi_stats {
   int64_t collectives;     /* collectives completed (a group counts one) */
-  int64_t reduce_calls;    /* MPI allreduce calls made */
+  int64_t reduce_calls;    /* allreduces run over MPI (one per fused
+                              buffer) */
   int64_t tensors_fused;   /* tensors that shared an allreduce call */
   int64_t bytes;           /* bytes of tensors the collectives moved */
   int64_t ticks;           /* negotiation rounds with the other ranks */

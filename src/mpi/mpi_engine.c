@@ -324,12 +324,15 @@ static void engine_stop(void) {
   free(e->table);
   free(e->stopped_ranks);
   free(e->fusion);
+  free(e->scratch);
   pthread_mutex_lock(&e->mu);
   e->table = NULL;
   e->captable = 0;
   e->stopped_ranks = NULL;
   e->fusion = NULL;
   e->fusion_cap = 0;
+  e->scratch = NULL;
+  e->scratch_cap = 0;
   engine_running = 0;
   pthread_mutex_unlock(&e->mu);
 }

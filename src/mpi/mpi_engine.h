@@ -66,6 +66,8 @@ typedef struct tfs_mpi_engine {
   unsigned char *stopped_ranks; /* per rank: asked to stop */
   void *fusion;
   size_t fusion_cap;
+  void *scratch;            /* the ring's receive buffer */
+  size_t scratch_cap;
   _Atomic int64_t collectives, reduce_calls, tensors_fused, bytes, ticks;
 } tfs_mpi_engine;
 
@@ -119,6 +121,14 @@ tfs_mpi_entry *tfs_mpi__table_find(tfs_mpi_engine *e, const char *name);
 int tfs_mpi__decide(tfs_mpi_engine *e, double clock, tfs_mpi_entry ***out);
 
 void tfs_mpi__entry_free(tfs_mpi_entry *en, int size);
+
+/* ---- mpi_ring.c ---- */
+
+/* Reduces n elements of the wire dtype at buf over the ranks, in place
+ * (a ring of non-blocking sends and receives; n * size of the dtype at
+ * most 1 GiB).  Returns MPI's code. */
+int tfs_mpi__ring_allreduce(tfs_mpi_engine *e, void *buf, int64_t n,
+                            tfs_dtype wire, int op);
 
 /* ---- mpi_exec.c ---- */
 

@@ -1,9 +1,9 @@
 /*
  * mpi/mpi_exec.c - runs the collectives the ranks agreed on, in the
  * agreed order.  Allreduces of the same dtype, reduce op and factors that
- * became ready in the same tick share one buffer and one MPI_Iallreduce
- * (half and bfloat16 reduced as float), up to the fusion threshold; a
- * grouped allreduce always goes out whole.
+ * became ready in the same tick share one buffer and one ring allreduce
+ * (mpi_ring.c; half and bfloat16 reduced as float), up to the fusion
+ * threshold; a grouped allreduce always goes out whole.
  */
 #include "tfs_config.h"
 
@@ -15,30 +15,6 @@
 #include "mpi/mpi_engine.h"
 
 #define CHUNK_BYTES (1LL << 30) /* at most this per MPI call */
-
-static MPI_Datatype mpi_type(tfs_dtype wire) {
-  switch (wire) {
-  case TFS_FLOAT: return MPI_FLOAT;
-  case TFS_DOUBLE: return MPI_DOUBLE;
-  case TFS_INT8: return MPI_INT8_T;
-  case TFS_UINT8: return MPI_UINT8_T;
-  case TFS_INT16: return MPI_INT16_T;
-  case TFS_UINT16: return MPI_UINT16_T;
-  case TFS_INT32: return MPI_INT32_T;
-  case TFS_UINT32: return MPI_UINT32_T;
-  case TFS_INT64: return MPI_INT64_T;
-  default: return MPI_UINT64_T;
-  }
-}
-
-static MPI_Op mpi_op(int op) {
-  switch (op) {
-  case TFS_MPI_MIN: return MPI_MIN;
-  case TFS_MPI_MAX: return MPI_MAX;
-  case TFS_MPI_PRODUCT: return MPI_PROD;
-  default: return MPI_SUM;
-  }
-}
 
 static int64_t elems(const tfs_shape *s) {
   int64_t n = 1;
@@ -59,17 +35,15 @@ static int fusable(const tfs_mpi_desc *a, const tfs_mpi_desc *b) {
          a->op == b->op && a->pre == b->pre && a->post == b->post;
 }
 
-/* MPI_Iallreduce over buf in chunks, waiting for each. */
+/* The ring allreduce over buf in chunks of at most CHUNK_BYTES. */
 static int reduce_buffer(tfs_mpi_engine *e, void *buf, int64_t n,
                          tfs_dtype wire, int op) {
   size_t ws = tfs_dtype_size(wire);
   int64_t step = CHUNK_BYTES / (int64_t)ws;
   for (int64_t off = 0; off < n; off += step) {
     int cnt = (int)(n - off < step ? n - off : step);
-    MPI_Request req;
-    int rc = MPI_Iallreduce(MPI_IN_PLACE, (char *)buf + off * (int64_t)ws,
-                            cnt, mpi_type(wire), mpi_op(op), e->comm, &req);
-    if (rc == MPI_SUCCESS) rc = tfs_mpi__wait(&req);
+    int rc = tfs_mpi__ring_allreduce(e, (char *)buf + off * (int64_t)ws, cnt,
+                                     wire, op);
     if (rc != MPI_SUCCESS) return rc;
     atomic_fetch_add(&e->reduce_calls, 1);
   }
