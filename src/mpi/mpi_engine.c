@@ -325,6 +325,7 @@ static void engine_stop(void) {
   free(e->stopped_ranks);
   free(e->fusion);
   free(e->scratch);
+  tfs_mpi__exec_cache(0);
   pthread_mutex_lock(&e->mu);
   e->table = NULL;
   e->captable = 0;
@@ -365,7 +366,9 @@ int tfs_mpi__engine_start(tfs_status *st) {
   atomic_store(&e->tensors_fused, 0);
   atomic_store(&e->bytes, 0);
   atomic_store(&e->ticks, 0);
+  tfs_mpi__exec_cache(1);
   if (pthread_create(&e->thread, NULL, engine_main, e) != 0) {
+    tfs_mpi__exec_cache(0);
     free(e->stopped_ranks);
     e->stopped_ranks = NULL;
     MPI_Comm_free(&e->comm);

@@ -137,4 +137,8 @@ int tfs_mpi__ring_allreduce(tfs_mpi_engine *e, void *buf, int64_t n,
  * engine is broken; its message in e->broken_msg). */
 int tfs_mpi__execute(tfs_mpi_engine *e, tfs_mpi_entry **ents, int n);
 
+/* Opens (1, at engine start) or closes (0, at its end) the cache of the
+ * fused outputs' memory, freeing what it holds. */
+void tfs_mpi__exec_cache(int open);
+
 #endif

@@ -99,14 +99,60 @@ static int fusion_reserve(tfs_mpi_engine *e, size_t bytes) {
 typedef struct shared_block {
   _Atomic int refs;
   void *mem;
+  size_t size;
 } shared_block;
+
+/* The last block every output let go of, kept for the next fused
+ * allreduce so that its pages are mapped already (as a caching
+ * allocator keeps them); only while the engine runs. */
+static pthread_mutex_t cache_mu = PTHREAD_MUTEX_INITIALIZER;
+static void *cache_mem;
+static size_t cache_size;
+static int cache_open;
+
+/* A block of at least `size` bytes: the cached one when it is not much
+ * larger, else a new one.  NULL when memory runs out. */
+static void *block_get(size_t size, size_t *got) {
+  void *mem = NULL;
+  pthread_mutex_lock(&cache_mu);
+  if (cache_mem && cache_size >= size && cache_size / 2 <= size + 4096) {
+    mem = cache_mem;
+    *got = cache_size;
+    cache_mem = NULL;
+  }
+  pthread_mutex_unlock(&cache_mu);
+  if (!mem && (mem = tfs_aligned_alloc(size))) *got = size;
+  return mem;
+}
+
+static void block_put(void *mem, size_t size) {
+  pthread_mutex_lock(&cache_mu);
+  if (cache_open && (!cache_mem || size > cache_size)) {
+    void *old = cache_mem;
+    cache_mem = mem;
+    cache_size = size;
+    mem = old;
+  }
+  pthread_mutex_unlock(&cache_mu);
+  tfs_aligned_free(mem);
+}
+
+void tfs_mpi__exec_cache(int open) {
+  pthread_mutex_lock(&cache_mu);
+  void *old = cache_mem;
+  cache_mem = NULL;
+  cache_size = 0;
+  cache_open = open;
+  pthread_mutex_unlock(&cache_mu);
+  tfs_aligned_free(old);
+}
 
 static void block_release(void *data, size_t len, void *arg) {
   shared_block *b = arg;
   (void)data;
   (void)len;
   if (atomic_fetch_sub(&b->refs, 1) == 1) {
-    tfs_aligned_free(b->mem);
+    block_put(b->mem, b->size);
     free(b);
   }
 }
@@ -129,7 +175,7 @@ static int reduce_in_block(tfs_mpi_engine *e, tfs_mpi_entry **b, int k,
     for (int i = 0; i < b[j]->local->n; i++)
       size += ALIGN_UP((int64_t)tfs_tensor_byte_size(b[j]->local->in[i]));
   shared_block *blk = malloc(sizeof *blk);
-  void *mem = blk ? tfs_aligned_alloc((size_t)size + 1) : NULL;
+  void *mem = blk ? block_get((size_t)size + 1, &blk->size) : NULL;
   if (!mem) {
     free(blk);
     return MPI_ERR_NO_MEM;
