@@ -56,19 +56,20 @@ typedef struct header {
   unsigned char inl[INLINE_BYTES]; /* the descriptors when len fits */
 } header;
 
-/* Open MPI moves a non-blocking collective's data only inside MPI_Test,
+/* Open MPI moves a non-blocking operation's data only inside MPI_Test,
  * so the sleeps are short (the engine thread's timer slack is 1 ns): a
  * few microseconds while data moves, longer once a wait drags on (a
- * rank still computing). */
-int tfs_mpi__wait(MPI_Request *req) {
+ * rank still computing), and 100 us from the start when `patient` (an
+ * idle tick: nothing of this rank's waits on it). */
+int tfs_mpi__wait(MPI_Request *req, int patient) {
   int flag = 0;
   for (unsigned k = 0;; k++) {
     int rc = MPI_Test(req, &flag, MPI_STATUS_IGNORE);
     if (rc != MPI_SUCCESS || flag) return rc;
-    if (k < 16) {
+    if (k < 16 && !patient) {
       sched_yield();
     } else {
-      struct timespec ts = {0, k < 20000 ? 5000 : 100000};
+      struct timespec ts = {0, k < 2000 && !patient ? 5000 : 100000};
       nanosleep(&ts, NULL);
     }
   }
@@ -149,7 +150,8 @@ static int exchange(tfs_mpi_engine *e, header *mine, const unsigned char *body,
     memcpy(mine->inl, body, (size_t)mine->len);
   int rc = MPI_Iallgather(mine, (int)sizeof *mine, MPI_BYTE, all,
                           (int)sizeof *mine, MPI_BYTE, e->comm, &req);
-  if (rc == MPI_SUCCESS) rc = tfs_mpi__wait(&req);
+  if (rc == MPI_SUCCESS)
+    rc = tfs_mpi__wait(&req, mine->len == 0 && !mine->stop && !e->ntable);
   if (rc != MPI_SUCCESS) return rc;
   int64_t total = 0;
   for (int r = 0; r < e->size; r++) {
@@ -165,7 +167,7 @@ static int exchange(tfs_mpi_engine *e, header *mine, const unsigned char *body,
   if (!*bodies) return MPI_ERR_NO_MEM;
   rc = MPI_Iallgatherv(body, counts[e->rank], MPI_BYTE, *bodies, counts,
                        displs, MPI_BYTE, e->comm, &req);
-  if (rc == MPI_SUCCESS) rc = tfs_mpi__wait(&req);
+  if (rc == MPI_SUCCESS) rc = tfs_mpi__wait(&req, 0);
   return rc;
 }
 

@@ -80,8 +80,8 @@ static int shift(tfs_mpi_engine *e, const void *sb, int64_t sn, void *rb,
     MPI_Request_free(&req[0]);
     return rc;
   }
-  rc = tfs_mpi__wait(&req[1]);
-  int rc2 = tfs_mpi__wait(&req[0]);
+  rc = tfs_mpi__wait(&req[1], 0);
+  int rc2 = tfs_mpi__wait(&req[0], 0);
   return rc != MPI_SUCCESS ? rc : rc2;
 }
 
