@@ -18,6 +18,7 @@
 
 #include "common.h"
 #include "status.h"
+#include "tensor.h"
 
 TFS_BEGIN_DECLS
 
@@ -56,6 +57,90 @@ TFS_API int tfs_mpi_rank(void);
 TFS_API int tfs_mpi_size(void);
 TFS_API int tfs_mpi_local_rank(void);
 TFS_API int tfs_mpi_local_size(void);
+
+/* ---- collectives (Horovod's semantics) -----------------------------------
+ *
+ * Each collective has a name that must be the same on every rank (a graph
+ * op uses its node name, as Horovod does); the ranks may submit their
+ * collectives in any order and from any number of threads at once.  A
+ * background thread per process (started by tfs_mpi_init when the job has
+ * more than one rank) agrees with the other ranks on which collectives
+ * every rank has submitted, runs them in the same order everywhere, and
+ * fuses allreduces of the same dtype, reduce op and scale factors into one
+ * allreduce (up to TFS_MPI_FUSION_THRESHOLD bytes, default 64 MiB; 0 turns
+ * fusion off).  One rank of one (size 1) computes locally: allreduce is
+ * the input scaled, allgather and broadcast copy it.
+ *
+ * Errors of every collective: UNIMPLEMENTED (built without MPI; Adasum),
+ * FAILED_PRECONDITION (tfs_mpi_init was not called), INVALID_ARGUMENT (a
+ * dtype the collective does not take, a bad reduce op or root rank, a
+ * name already in flight on this rank; and on every rank when the ranks
+ * disagree on the collective's kind, dtype, shape, reduce op, factors or
+ * root, in Horovod's words: "Mismatched allreduce tensor shapes: One rank
+ * sent a tensor of shape [2,3], but another rank sent a tensor of shape
+ * [3,3]."), DEADLINE_EXCEEDED (some ranks submitted the name and others
+ * did not within TFS_MPI_STALL_TIMEOUT seconds, default 60, measured on
+ * rank 0's clock; the message names the collective and the missing
+ * ranks), ABORTED (a rank stopped its engine, tfs_mpi_finalize, before
+ * submitting the name), INTERNAL (MPI failed).
+ *
+ * Every collective blocks until it is done on this rank, takes its input
+ * tensors as borrowed (read while the call runs), and returns new tensors
+ * (release with tfs_tensor_free) or NULL on error.  Thread-safe. */
+
+/* Horovod's reduce ops, with Horovod's numbers. */
+typedef enum tfs_mpi_reduce_op {
+  TFS_MPI_AVERAGE = 0, /* the sum divided by the number of ranks */
+  TFS_MPI_SUM = 1,
+  TFS_MPI_ADASUM = 2,  /* not implemented: UNIMPLEMENTED */
+  TFS_MPI_MIN = 3,
+  TFS_MPI_MAX = 4,
+  TFS_MPI_PRODUCT = 5
+} tfs_mpi_reduce_op;
+
+/* Reduces `t` over the ranks: every element is multiplied by
+ * `prescale` before the reduction and by `postscale` after it (pass 1 and
+ * 1 for none; integer results round toward zero).  dtypes: float,
+ * double, half and bfloat16 (reduced as float), int8, uint8, int16,
+ * uint16, int32, uint32, int64, uint64. */
+TFS_API tfs_tensor *tfs_mpi_allreduce(const char *name, const tfs_tensor *t,
+                                      tfs_mpi_reduce_op op, double prescale,
+                                      double postscale, tfs_status *st);
+
+/* Reduces n tensors together, as one collective (Horovod's grouped
+ * allreduce: they always go out in the same fused MPI call).  On success
+ * out[0..n) receive new tensors; on error they are all NULL.  Returns 0,
+ * or -1 with st set. */
+TFS_API int tfs_mpi_grouped_allreduce(const char *name,
+                                      const tfs_tensor *const *ts, int n,
+                                      tfs_mpi_reduce_op op, double prescale,
+                                      double postscale, tfs_tensor **out,
+                                      tfs_status *st);
+
+/* Concatenates every rank's `t` along dimension 0, in rank order.  The
+ * ranks' tensors must agree on dtype, rank (>= 1) and every dimension but
+ * the first.  Any dtype of fixed size (bool included). */
+TFS_API tfs_tensor *tfs_mpi_allgather(const char *name, const tfs_tensor *t,
+                                      tfs_status *st);
+
+/* Rank `root`'s `t` on every rank (each rank passes a tensor of the same
+ * dtype and shape; only the root's values matter).  Any dtype of fixed
+ * size. */
+TFS_API tfs_tensor *tfs_mpi_broadcast(const char *name, const tfs_tensor *t,
+                                      int root, tfs_status *st);
+
+/* What the engine did since tfs_mpi_init, for tests and benchmarks. */
+typedef struct tfs_mpi_stats {
+  int64_t collectives;     /* collectives completed (a group counts one) */
+  int64_t reduce_calls;    /* allreduces run over MPI (one per fused
+                              buffer) */
+  int64_t tensors_fused;   /* tensors that shared an allreduce call */
+  int64_t bytes;           /* bytes of tensors the collectives moved */
+  int64_t ticks;           /* negotiation rounds with the other ranks */
+} tfs_mpi_stats;
+
+/* Copies the counters into *out (all 0 without an engine).  Thread-safe. */
+TFS_API void tfs_mpi_get_stats(tfs_mpi_stats *out);
 
 TFS_END_DECLS
 

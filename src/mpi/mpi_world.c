@@ -15,6 +15,7 @@
 #include "tfsess/mpi.h"
 
 #ifdef TFS_HAVE_MPI
+#include "mpi/mpi_engine.h"
 #include "mpi/mpi_internal.h"
 #endif
 
@@ -121,9 +122,16 @@ static void world_start(tfs_status *st) {
 
 void tfs_mpi_init(tfs_status *st) {
   pthread_mutex_lock(&world_mu);
-  if (world_refs == 0) world_start(st);
+  int first = world_refs == 0;
+  if (first) world_start(st);
   if (tfs_status_code(st) == TFS_OK) world_refs++;
+  int size = world_size;
   pthread_mutex_unlock(&world_mu);
+  /* the collective engine starts with the world, on every rank at once
+   * (it dups MPI_COMM_WORLD); it installs its stop hook itself */
+  if (first && tfs_status_code(st) == TFS_OK && size > 1 &&
+      tfs_mpi__engine_start(st) != 0)
+    tfs_mpi_finalize();
 }
 
 void tfs_mpi_finalize(void) {

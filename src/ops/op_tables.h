@@ -40,5 +40,6 @@ extern const tfs_op_spec tfs_ops_input[];
 extern const tfs_op_spec tfs_ops_extra[];
 extern const tfs_op_spec tfs_ops_string[];
 extern const tfs_op_spec tfs_ops_nn_grad[];
+extern const tfs_op_spec tfs_ops_mpi[];
 
 #endif

@@ -37,6 +37,7 @@ static const tfs_op_spec *const kFamilies[] = {
     tfs_ops_training,
     tfs_ops_conv_grad,
     tfs_ops_nn_grad,
+    tfs_ops_mpi,
 };
 
 static pthread_once_t g_once = PTHREAD_ONCE_INIT;

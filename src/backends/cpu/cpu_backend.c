@@ -33,6 +33,7 @@ const tfs_kernel_def *const tfs_cpu_kernel_tables[] = {
     tfs_cpu_kernels_string_format,
     tfs_cpu_kernels_control_flow, tfs_cpu_kernels_functional,
     tfs_cpu_kernels_tensor_array, tfs_cpu_kernels_queue,
+    tfs_cpu_kernels_mpi,
     tfs_cpu_kernels_dataset,
     tfs_cpu_kernels_list, tfs_cpu_kernels_segment, tfs_cpu_kernels_unique,
     tfs_cpu_kernels_partition, tfs_cpu_kernels_bits, tfs_cpu_kernels_array_roll,

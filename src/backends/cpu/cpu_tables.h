@@ -57,6 +57,7 @@ extern const tfs_kernel_def tfs_cpu_kernels_string_format[];
 extern const tfs_kernel_def tfs_cpu_kernels_control_flow[];
 extern const tfs_kernel_def tfs_cpu_kernels_segment[];
 extern const tfs_kernel_def tfs_cpu_kernels_queue[];
+extern const tfs_kernel_def tfs_cpu_kernels_mpi[];
 extern const tfs_kernel_def tfs_cpu_kernels_dataset[];
 extern const tfs_kernel_def tfs_cpu_kernels_unique[];
 extern const tfs_kernel_def tfs_cpu_kernels_partition[];
