@@ -17,7 +17,7 @@ if [ -z "$mpirun" ] || ! [ -x "$mpirun" ]; then
 fi
 # Open MPI leaks in MPI_Init; the sanitizer build reports only tfsess's
 # (the full stacks reach through Open MPI's plugins to libmpi)
-LSAN_OPTIONS="suppressions=$top/tests/tools/mpi_lsan.supp${LSAN_OPTIONS:+:$LSAN_OPTIONS}"
+LSAN_OPTIONS="suppressions=$top/tests/mpi/lsan.supp${LSAN_OPTIONS:+:$LSAN_OPTIONS}"
 ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}fast_unwind_on_malloc=0"
 export LSAN_OPTIONS ASAN_OPTIONS
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/tfsess-mpi.XXXXXX") || exit 1
