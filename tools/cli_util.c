@@ -22,12 +22,8 @@ static void print_error(const char *kind, const char *fmt, va_list ap) {
   char *msg = tfs_vasprintf(fmt, ap);
   tfs_cli_progress_break(); /* the message gets a line of its own */
   const char *pre = tfs_cli_error_prefix ? tfs_cli_error_prefix : "";
-  if (tfs_cli_command)
-    fprintf(stderr, "tfsess %s: %s%s", tfs_cli_command, pre, kind);
-  else
-    fprintf(stderr, "tfsess: %s%s", pre, kind);
   if (!msg) {
-    fprintf(stderr, "out of memory\n");
+    fprintf(stderr, "tfsess: %sout of memory\n", pre);
     return;
   }
   /* One line: TensorFlow's messages carry "\n\t [[{{node x}}]]" tails;
@@ -40,7 +36,15 @@ static void print_error(const char *kind, const char *fmt, va_list ap) {
   }
   while (w > msg && w[-1] == ' ') w--;
   *w = 0;
-  fprintf(stderr, "%s\n", msg);
+  /* written whole with one call: under mpirun every rank's stderr goes
+   * to one stream, and pieces of two ranks' lines would interleave */
+  char *line = tfs_cli_command
+                   ? tfs_asprintf("tfsess %s: %s%s%s\n", tfs_cli_command,
+                                  pre, kind, msg)
+                   : tfs_asprintf("tfsess: %s%s%s\n", pre, kind, msg);
+  fputs(line ? line : "tfsess: out of memory\n", stderr);
+  fflush(stderr);
+  free(line);
   free(msg);
 }
 

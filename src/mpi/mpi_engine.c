@@ -284,13 +284,17 @@ static void fail_rest(tfs_mpi_engine *e) {
 
 static void *engine_main(void *arg) {
   tfs_mpi_engine *e = arg;
-  int decided = 0, idle = 0;
+  int decided = 0, idle = 0, waiting = 0;
 #ifdef PR_SET_TIMERSLACK
   prctl(PR_SET_TIMERSLACK, 1UL, 0UL, 0UL, 0UL);
 #endif
   for (;;) {
     pthread_mutex_lock(&e->mu);
-    if (!e->incoming && !e->stopping && !decided) {
+    /* A rank whose own collectives wait for the others ticks again at
+     * once: its wait is the next tick's exchange, which completes as
+     * soon as a late rank submits (that wakes the late rank's engine);
+     * the others keep their period. */
+    if (!e->incoming && !e->stopping && !decided && !waiting) {
       struct timespec ts;
       clock_gettime(CLOCK_REALTIME, &ts);
       ts.tv_nsec += idle < IDLE_TICKS ? CYCLE_NS : IDLE_CYCLE_NS;
@@ -316,6 +320,9 @@ static void *engine_main(void *arg) {
     if (rc != 0) break;
     /* the table holds every rank's waiting collectives: the same on all */
     idle = !decided && e->ntable == 0 ? idle + 1 : 0;
+    waiting = 0;
+    for (int i = 0; i < e->ntable && !waiting; i++)
+      waiting = e->table[i]->local != NULL;
   }
   fail_rest(e);
   pthread_mutex_lock(&e->mu);
