@@ -14,6 +14,7 @@
 #include <math.h>
 #include <pthread.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 
 #include "core/half.h"
@@ -222,7 +223,9 @@ static void *submit_one(void *arg) {
   return NULL;
 }
 
-static void test_concurrent(void) {
+/* NTHREADS threads submit an allreduce each at once; *d receives the
+ * stats' change, and every result is checked. */
+static void run_concurrent(tfs_mpi_stats *d) {
   pthread_t th[NTHREADS];
   worker w[NTHREADS];
   tfs_mpi_stats a, b;
@@ -238,10 +241,32 @@ static void test_concurrent(void) {
   pthread_barrier_destroy(&g_barrier);
   tfs_mpi_get_stats(&b);
   for (int i = 0; i < NTHREADS; i++) CU_ASSERT_TRUE(w[i].ok);
-  CU_ASSERT_EQUAL(b.collectives - a.collectives, NTHREADS);
+  d->collectives = b.collectives - a.collectives;
+  d->reduce_calls = b.reduce_calls - a.reduce_calls;
+  d->tensors_fused = b.tensors_fused - a.tensors_fused;
+}
+
+static void test_concurrent(void) {
+  tfs_mpi_stats d;
+  run_concurrent(&d);
+  CU_ASSERT_EQUAL(d.collectives, NTHREADS);
   /* some of them shared an MPI call */
-  CU_ASSERT_TRUE(b.reduce_calls - a.reduce_calls < NTHREADS);
-  CU_ASSERT_TRUE(b.tensors_fused - a.tensors_fused >= 2);
+  CU_ASSERT_TRUE(d.reduce_calls < NTHREADS);
+  CU_ASSERT_TRUE(d.tensors_fused >= 2);
+}
+
+/* Run with TFS_MPI_FUSION_THRESHOLD=0 (run_mpi.sh's second run): the
+ * same concurrent allreduces go out one MPI call each; a grouped
+ * allreduce still goes out in one. */
+static void test_fusion_off(void) {
+  const char *v = getenv("TFS_MPI_FUSION_THRESHOLD");
+  CU_ASSERT_STRING_EQUAL(v ? v : "(unset)", "0");
+  tfs_mpi_stats d;
+  run_concurrent(&d);
+  CU_ASSERT_EQUAL(d.collectives, NTHREADS);
+  CU_ASSERT_EQUAL(d.reduce_calls, NTHREADS);
+  CU_ASSERT_EQUAL(d.tensors_fused, 0);
+  test_grouped_fused();
 }
 
 static void test_mismatch(void) {
@@ -457,9 +482,15 @@ static const tfs_test_case one_rank_cases[] = {
     {NULL, NULL},
 };
 
+static const tfs_test_case fusion_off_cases[] = {
+    {"fusion_off", test_fusion_off},
+    {NULL, NULL},
+};
+
 const tfs_test_suite tfs_test_suites[] = {
     {"mpi", two_rank_cases},
     {"single", one_rank_cases},
+    {"mpi_fusion_off", fusion_off_cases},
     {NULL, NULL},
 };
 
@@ -475,7 +506,11 @@ static void write_result(unsigned run, unsigned failed) {
   fclose(f);
 }
 
-int main(void) {
+/* `test_mpi_engine` runs the two-rank cases (or the one-rank ones
+ * alone); `test_mpi_engine fusion-off` the case for
+ * TFS_MPI_FUSION_THRESHOLD=0. */
+int main(int argc, char **argv) {
+  int fusion_off = argc > 1 && strcmp(argv[1], "fusion-off") == 0;
   tfs_status *st = tfs_status_new();
   if (tfs_mpi_built()) {
     tfs_mpi_init(st);
@@ -488,7 +523,8 @@ int main(void) {
   }
   tfs_status_free(st);
   if (CU_initialize_registry() != CUE_SUCCESS) return 2;
-  const tfs_test_suite *s = &tfs_test_suites[g_size > 1 ? 0 : 1];
+  const tfs_test_suite *s =
+      &tfs_test_suites[fusion_off ? 2 : g_size > 1 ? 0 : 1];
   CU_pSuite suite = CU_add_suite(s->name, NULL, NULL);
   for (const tfs_test_case *c = s->cases; c->name && suite; c++)
     CU_add_test(suite, c->name, c->fn);
