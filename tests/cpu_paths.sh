@@ -104,6 +104,8 @@ run_level() {
 # The levels run side by side (each its programs one at a time): this
 # script is the longest test of make check, and one level alone would
 # leave a core idle once the other tests are done.
+# TFS_CPU_PATHS_LEVELS="LEVEL..." reruns at those levels only (below this
+# CPU's; ./scripts/check's sanitizer build: avx2 and baseline).
 # TFS_CPU_PATHS_ONLY="PREFIX..." reruns only the programs whose paths
 # start with one of the prefixes (./scripts/check's sanitizer build:
 # the kernel suites and the conformance cases, the code the levels
@@ -127,6 +129,14 @@ for lvl in avx512 avx2 sse4.2 baseline; do
   fi
   # the detected level is what every other test of make check runs
   [ "$lvl" = "$detected" ] && continue
+  if [ -n "${TFS_CPU_PATHS_LEVELS:-}" ]; then
+    case " $TFS_CPU_PATHS_LEVELS " in
+      *" $lvl "*) ;;
+      *) echo "TFS-CPU-PATH: isa-cap $lvl skipped (not in TFS_CPU_PATHS_LEVELS)"
+         skipped=$((skipped + 1))
+         continue ;;
+    esac
+  fi
   run_level "$lvl" >"$tmp/$lvl.out" 2>&1 &
   levels="$levels $lvl"
 done
