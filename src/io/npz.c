@@ -314,7 +314,7 @@ static int add_array(tfs_npz *a, char *name, tfs_tensor *t, tfs_status *st) {
 }
 
 static tfs_npz *parse_archive(zip_in *z) {
-  zip_dir d;
+  zip_dir d = {0}; /* gcc -O1 cannot see find_directory set it */
   if (find_directory(z, &d)) return NULL;
   tfs_npz *a = tfs_calloc(1, sizeof *a);
   if (!a) {
