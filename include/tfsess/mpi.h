@@ -92,7 +92,9 @@ TFS_API int tfs_mpi_local_size(void);
 typedef enum tfs_mpi_reduce_op {
   TFS_MPI_AVERAGE = 0, /* the sum divided by the number of ranks */
   TFS_MPI_SUM = 1,
-  TFS_MPI_ADASUM = 2,  /* not implemented: UNIMPLEMENTED */
+  TFS_MPI_ADASUM = 2,  /* Horovod's number, kept so graphs name it; this
+                        * engine refuses it (UNIMPLEMENTED, naming the
+                        * collective): only the exact reductions run */
   TFS_MPI_MIN = 3,
   TFS_MPI_MAX = 4,
   TFS_MPI_PRODUCT = 5
