@@ -120,11 +120,11 @@ static int read_calls(const char *dir, calls *cs) {
       snprintf(cs->c[cs->n++].sig, 128, "%s", a);
     } else if (sscanf(line, "in %127s %127s", a, b) == 2 && cs->n) {
       call *c = &cs->c[cs->n - 1];
-      snprintf(c->in_key[c->nin], 64, "%s", a);
+      snprintf(c->in_key[c->nin], 64, "%.63s", a);
       snprintf(c->in_file[c->nin++], 128, "%s", b);
     } else if (sscanf(line, "out %127s %127s", a, b) == 2 && cs->n) {
       call *c = &cs->c[cs->n - 1];
-      snprintf(c->out_key[c->nout], 64, "%s", a);
+      snprintf(c->out_key[c->nout], 64, "%.63s", a);
       snprintf(c->out_file[c->nout++], 128, "%s", b);
     }
   }

@@ -65,11 +65,11 @@ static void check_model(const char *name) {
       snprintf(calls[ncalls++].sig, sizeof calls[0].sig, "%s", a);
     } else if (sscanf(line, "in %127s %127s", a, b) == 2 && ncalls) {
       call *c = &calls[ncalls - 1];
-      snprintf(c->in_key[c->nin], 64, "%s", a);
+      snprintf(c->in_key[c->nin], 64, "%.63s", a);
       snprintf(c->in_file[c->nin++], 128, "%s", b);
     } else if (sscanf(line, "out %127s %127s", a, b) == 2 && ncalls) {
       call *c = &calls[ncalls - 1];
-      snprintf(c->out_key[c->nout], 64, "%s", a);
+      snprintf(c->out_key[c->nout], 64, "%.63s", a);
       snprintf(c->out_file[c->nout++], 128, "%s", b);
     }
   }
