@@ -3,7 +3,8 @@
  * (a) one MPI_Allreduce on one buffer and (b) the collective engine's
  * fused allreduce of 64 tensors (tfs_mpi_grouped_allreduce), for totals
  * from 1 MiB to 64 MiB.  Prints the median of several rounds in GB/s
- * (bytes reduced per second on rank 0) and the ratio engine / plain.
+ * (bytes reduced per second on rank 0) and the ratio engine / plain,
+ * then the latency of a one-float allreduce both ways.
  *
  *   mpirun -np 2 bench/mpi_allreduce [ROUNDS]
  */
@@ -52,6 +53,37 @@ static double engine_round(tfs_tensor **in, int round) {
   for (int i = 0; rc == 0 && i < NTENSORS; i++) tfs_tensor_free(out[i]);
   tfs_status_free(st);
   return s;
+}
+
+/* Median seconds of one one-float allreduce through the engine, and
+ * through MPI_Allreduce in *plain: the fixed cost of a collective. */
+static double latency(double *plain) {
+  enum { N = 201 };
+  double te[N], tp[N];
+  tfs_status *st = tfs_status_new();
+  int64_t one = 1;
+  tfs_tensor *in = tfs_tensor_new(TFS_FLOAT, &one, 1, st);
+  double res = -1;
+  for (int i = 0; in && i < N; i++) {
+    char name[32];
+    snprintf(name, sizeof name, "latency_%d", i);
+    float a = 1, b = 0;
+    MPI_Barrier(MPI_COMM_WORLD);
+    int64_t t0 = tfs_now_ns();
+    MPI_Allreduce(&a, &b, 1, MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD);
+    tp[i] = (double)(tfs_now_ns() - t0) / 1e9;
+    MPI_Barrier(MPI_COMM_WORLD);
+    t0 = tfs_now_ns();
+    tfs_tensor *out = tfs_mpi_allreduce(name, in, TFS_MPI_SUM, 1, 1, st);
+    if (!out) break;
+    te[i] = (double)(tfs_now_ns() - t0) / 1e9;
+    tfs_tensor_free(out);
+    if (i == N - 1) res = median(te, N);
+  }
+  *plain = median(tp, N);
+  tfs_tensor_free(in);
+  tfs_status_free(st);
+  return res;
 }
 
 int main(int argc, char **argv) {
@@ -107,6 +139,11 @@ int main(int argc, char **argv) {
     free(src);
     free(dst);
   }
+  double lp = 0, le = status ? -1 : latency(&lp);
+  if (le < 0 && !status) status = 1;
+  if (!status && rank == 0)
+    printf("one float: plain %.1f us, engine %.1f us (medians of 201)\n",
+           lp * 1e6, le * 1e6);
   free(tp);
   free(te);
   tfs_status_free(st);

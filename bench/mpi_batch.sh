@@ -11,7 +11,8 @@
 # so the job is compute, not output bytes; any fixture with a 4-D float
 # input works, e.g. models/unet, whose outputs are as large as its
 # inputs).  Its feed0.npy's rows are repeated to ROWS, a multiple of
-# their count.  1 and 2 ranks run in turn ROUNDS times (default 5); the
+# their count; BATCH (default 32) is --batch.  1 and 2 ranks run in turn
+# ROUNDS times (default 5); the
 # median wall time (mpirun's start included) gives rows/s, then the
 # ratio; with /usr/bin/time, also the CPU seconds of the busiest rank
 # (what the wall time would be with a free core per rank).
@@ -22,6 +23,7 @@ build=$(cd "${1:-build}" && pwd)
 rows=${2:-20000}
 model=${3:-$src/tests/conformance/models/densenet_blocks}
 rounds=${ROUNDS:-5}
+batch=${BATCH:-32}
 prog=$build/tfsess
 mpirun=${MPIRUN:-mpirun}
 [ -x "$prog" ] || { echo "mpi_batch: $prog is not built" >&2; exit 1; }
@@ -68,7 +70,7 @@ timed() {
   "$mpirun" --allow-run-as-root --oversubscribe -np "$1" sh -c \
     "exec $wrap.\${OMPI_COMM_WORLD_RANK:-0} \"\$@\"" sh "$prog" run \
     "$model/graph.pb" --feed "${feed%%=*}=$tmp/x.npy" --fetch "$fetch" \
-    --batch 32 --intra 1 --inter 1 --quiet --no-progress --force \
+    --batch "$batch" --intra 1 --inter 1 --quiet --no-progress --force \
     --out "$tmp/out$1"
   t1=$(date +%s%N)
   awk -v ns=$((t1 - t0)) 'BEGIN { printf "%.3f\n", ns / 1e9 }'
@@ -77,7 +79,7 @@ timed() {
     $1 + $2 > m { m = $1 + $2 } END { printf "%.3f\n", m }' >> "$tmp/c$1"
 }
 
-echo "tfsess run --batch 32 --intra 1 --inter 1: $(basename "$model"), $rows rows"
+echo "tfsess run --batch $batch --intra 1 --inter 1: $(basename "$model"), $rows rows"
 # 1 and 2 ranks in turn, so that a busy spell of the machine slows both
 i=0
 while [ $i -lt "$rounds" ]; do

@@ -67,20 +67,16 @@ typedef struct header {
 /* Open MPI moves a non-blocking operation's data only inside MPI_Test,
  * so the sleeps are short (the engine thread's timer slack is 1 ns): a
  * few microseconds while data moves, longer once a wait drags on (a
- * rank still computing), and 100 us from the start when `patient` (an
- * idle tick: nothing of this rank's waits on it), 1 ms once that drags
- * on (the other ranks between idle ticks). */
-int tfs_mpi__wait(MPI_Request *req, int patient) {
+ * rank still computing).  An idle tick's exchange waits in wait_idle. */
+int tfs_mpi__wait(MPI_Request *req) {
   int flag = 0;
   for (unsigned k = 0;; k++) {
     int rc = MPI_Test(req, &flag, MPI_STATUS_IGNORE);
     if (rc != MPI_SUCCESS || flag) return rc;
-    if (k < 16 && !patient) {
+    if (k < 16) {
       sched_yield();
     } else {
-      long ns = patient ? (k < 16 ? 100000 : 1000000)
-                        : (k < 2000 ? 5000 : 100000);
-      struct timespec ts = {0, ns};
+      struct timespec ts = {0, k < 2000 ? 5000 : 100000};
       nanosleep(&ts, NULL);
     }
   }
@@ -149,6 +145,34 @@ static int build_body(tfs_mpi_engine *e, tfs_mpi_req *news,
   return n;
 }
 
+/* The wait of an idle tick's exchange (nothing of this rank's in it):
+ * MPI_Test every 100 us, every 1 ms once it drags on, but sleeping on
+ * work_cv, so that a collective submitted on this rank meanwhile turns it
+ * into the quick poll at once: ranks that submit together (the usual
+ * case: every rank runs the same step) find each other's headers in this
+ * exchange and their own in the next without waiting out a sleep. */
+static int wait_idle(tfs_mpi_engine *e, MPI_Request *req) {
+  for (unsigned k = 0;; k++) {
+    int flag = 0, rc = MPI_Test(req, &flag, MPI_STATUS_IGNORE);
+    if (rc != MPI_SUCCESS || flag) return rc;
+    pthread_mutex_lock(&e->mu);
+    int woke = e->incoming || e->stopping;
+    if (!woke) {
+      struct timespec ts;
+      clock_gettime(CLOCK_REALTIME, &ts);
+      ts.tv_nsec += k < 16 ? 100000L : 1000000L;
+      if (ts.tv_nsec >= 1000000000L) {
+        ts.tv_sec++;
+        ts.tv_nsec -= 1000000000L;
+      }
+      pthread_cond_timedwait(&e->work_cv, &e->mu, &ts);
+      woke = e->incoming || e->stopping;
+    }
+    pthread_mutex_unlock(&e->mu);
+    if (woke) return tfs_mpi__wait(req);
+  }
+}
+
 /* Exchanges headers and bodies with every rank: descriptors that fit
  * ride in the header (one round), others follow in an MPI_Iallgatherv
  * when some rank has them.  displs[r] receives where rank r's
@@ -162,7 +186,8 @@ static int exchange(tfs_mpi_engine *e, header *mine, const unsigned char *body,
   int rc = MPI_Iallgather(mine, (int)sizeof *mine, MPI_BYTE, all,
                           (int)sizeof *mine, MPI_BYTE, e->comm, &req);
   if (rc == MPI_SUCCESS)
-    rc = tfs_mpi__wait(&req, mine->len == 0 && !mine->stop && !e->ntable);
+    rc = mine->len == 0 && !mine->stop && !e->ntable ? wait_idle(e, &req)
+                                                     : tfs_mpi__wait(&req);
   if (rc != MPI_SUCCESS) return rc;
   int64_t total = 0;
   for (int r = 0; r < e->size; r++) {
@@ -178,7 +203,7 @@ static int exchange(tfs_mpi_engine *e, header *mine, const unsigned char *body,
   if (!*bodies) return MPI_ERR_NO_MEM;
   rc = MPI_Iallgatherv(body, counts[e->rank], MPI_BYTE, *bodies, counts,
                        displs, MPI_BYTE, e->comm, &req);
-  if (rc == MPI_SUCCESS) rc = tfs_mpi__wait(&req, 0);
+  if (rc == MPI_SUCCESS) rc = tfs_mpi__wait(&req);
   return rc;
 }
 

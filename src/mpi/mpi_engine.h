@@ -91,9 +91,9 @@ void tfs_mpi__engine_stats(tfs_mpi_stats *out);
 void tfs_mpi__complete(tfs_mpi_engine *e, tfs_mpi_req *r, tfs_code code,
                        const char *msg);
 
-/* Waits for a non-blocking MPI request with MPI_Test and short sleeps
- * (longer ones when `patient`).  Returns MPI's code. */
-int tfs_mpi__wait(MPI_Request *req, int patient);
+/* Waits for a non-blocking MPI request with MPI_Test and short sleeps.
+ * Returns MPI's code. */
+int tfs_mpi__wait(MPI_Request *req);
 
 /* ---- mpi_negotiate.c ---- */
 

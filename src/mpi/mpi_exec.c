@@ -307,7 +307,7 @@ static int allgather(tfs_mpi_engine *e, tfs_mpi_entry *en, tfs_status *st) {
   int rc = MPI_Iallgatherv(tfs_tensor_data(r->in[0]), counts[e->rank],
                            MPI_BYTE, dst, counts, counts + e->size, MPI_BYTE,
                            e->comm, &req);
-  if (rc == MPI_SUCCESS) rc = tfs_mpi__wait(&req, 0);
+  if (rc == MPI_SUCCESS) rc = tfs_mpi__wait(&req);
   free(counts);
   if (!r->out[0]) free(dst);
   if (rc != MPI_SUCCESS) return rc;
@@ -337,7 +337,7 @@ static int broadcast(tfs_mpi_engine *e, tfs_mpi_entry *en, tfs_status *st) {
                                                    : (size_t)CHUNK_BYTES;
     MPI_Request req;
     rc = MPI_Ibcast(buf + off, (int)cnt, MPI_BYTE, root, e->comm, &req);
-    if (rc == MPI_SUCCESS) rc = tfs_mpi__wait(&req, 0);
+    if (rc == MPI_SUCCESS) rc = tfs_mpi__wait(&req);
   }
   if (!r->out[0]) free(buf);
   if (rc != MPI_SUCCESS) return rc;
