@@ -16,10 +16,11 @@
  * runs are made per scenario; TORTURE_FULL=1 fails every allocation;
  * TORTURE_TRACE=1 names each run on stderr before it starts, and the
  * errors other than RESOURCE_EXHAUSTED after it; TORTURE_JOBS (default:
- * one per CPU, at most 4) processes take the scenarios from a queue,
- * each in a directory of its own.
- * Prints one line per scenario and the totals line the test scripts
- * count ("TFS-RESULT: passed=N failed=N", one test per scenario).
+ * one per CPU, at most 4) processes share the work, each scenario cut into
+ * one part per process, each process in a directory of its own.
+ * Prints one line per scenario (per part) and the totals line the test
+ * scripts count ("TFS-RESULT: passed=N failed=N", one test per
+ * scenario).
  */
 #include "torture.h"
 
@@ -434,8 +435,15 @@ static void print_codes(const char *name, const tally *t) {
   printf("\n");
 }
 
-/* Runs one scenario; 0 when it passed. */
-static int run_scenario(const tt_scenario *sc) {
+/* Runs one scenario, or its part `part` of `nparts` (the failing runs
+ * dealt round-robin: run k when k % nparts == part); 0 when it passed. */
+static int run_scenario(const tt_scenario *sc, int part, int nparts) {
+  char label[96];
+  if (nparts > 1)
+    snprintf(label, sizeof label, "%s (part %d of %d)", sc->name, part + 1,
+             nparts);
+  else
+    snprintf(label, sizeof label, "%s", sc->name);
   g_current = sc->name;
   g_current_n = 0;
   if (sc->setup && sc->setup() != 0) {
@@ -477,23 +485,25 @@ static int run_scenario(const tt_scenario *sc) {
   if (!env_long("TORTURE_FULL", 0) && total > max_runs && max_runs > head)
     step = (total - head + (max_runs - head) - 1) / (max_runs - head);
   time_t t0 = time(NULL);
+  long k = 0;
   for (long n = only_n ? only_n : 1; !failed && n <= total;
-       n += n < head ? 1 : step) {
-    run_once(sc, n, want, &t);
+       n += n < head ? 1 : step, k++) {
+    if (k % nparts == part) run_once(sc, n, want, &t);
     if (only_n) break;
   }
   printf("torture %s: %ld allocations failed in turn, %ld ok, %ld errors\n",
-         sc->name, t.runs, t.ok, t.errors);
-  printf("torture %s: the scenario makes %ld allocations; ", sc->name, total);
+         label, t.runs, t.ok, t.errors);
+  printf("torture %s: the scenario makes %ld allocations; ", label, total);
   if (step > 1)
     printf("failed each of the first %ld, then one in %ld", head, step);
   else if (only_n)
     printf("failed allocation %ld only", only_n);
   else
     printf("failed every one");
+  if (nparts > 1) printf(", one run in %d here", nparts);
   printf("; %ld runs hit the failure; %lds\n", t.hit,
          (long)(time(NULL) - t0));
-  print_codes(sc->name, &t);
+  print_codes(label, &t);
   if (t.bad) failed = 1;
   result_free(want);
   result_free(again);
@@ -503,10 +513,11 @@ static int run_scenario(const tt_scenario *sc) {
   return failed;
 }
 
-/* Runs scenario `sc`, then checks for leaks (reported once per
- * process); 1 when it failed. */
-static int run_checked(const tt_scenario *sc, int *leaks_seen) {
-  int bad = run_scenario(sc);
+/* Runs scenario `sc` (its part `part` of `nparts`), then checks for
+ * leaks (reported once per process); 1 when it failed. */
+static int run_checked(const tt_scenario *sc, int part, int nparts,
+                       int *leaks_seen) {
+  int bad = run_scenario(sc, part, nparts);
   if (!*leaks_seen && leaked()) {
     printf("torture %s: FAIL: memory leaked (LeakSanitizer's report "
            "above)\n", sc->name);
@@ -515,39 +526,45 @@ static int run_checked(const tt_scenario *sc, int *leaks_seen) {
   return bad;
 }
 
-/* A worker of run_parallel: takes scenario indexes from `queue` (one
- * byte each) until it is empty, in a directory of its own, and writes
- * "PASSED FAILED\n" to `result`. */
-static void worker(long j, int queue, int result) {
+/* A worker of run_parallel: takes work items from `queue` (one byte
+ * each: scenario index * 4 + part) until it is empty, in a directory of
+ * its own, and writes "SCENARIO FAILED\n" to `result` for each. */
+static void worker(long j, int nparts, int queue, int result) {
   size_t l = strlen(g_tmpdir);
   snprintf(g_tmpdir + l, sizeof g_tmpdir - l, "/%ld", j);
   if (mkdir(g_tmpdir, 0700) != 0) _exit(1);
-  int p = 0, f = 0, leaks_seen = 0;
-  unsigned char i;
-  while (read(queue, &i, 1) == 1) {
-    if (run_checked(&tt_scenarios[i], &leaks_seen)) f++;
-    else p++;
+  int leaks_seen = 0, ok = 1;
+  unsigned char b;
+  while (read(queue, &b, 1) == 1) {
+    int f = run_checked(&tt_scenarios[b / 4], b % 4, nparts, &leaks_seen);
+    char line[32];
+    int n = snprintf(line, sizeof line, "%d %d\n", b / 4, f);
+    fflush(stdout);
+    ok = ok && write(result, line, (size_t)n) == n;
   }
-  char line[64];
-  int n = snprintf(line, sizeof line, "%d %d\n", p, f);
   fflush(stdout);
-  _exit(write(result, line, (size_t)n) == n ? 0 : 1);
+  _exit(ok ? 0 : 1);
 }
 
-/* The scenarios over `jobs` processes (at most 4) taking them from a
- * queue, the last (the largest) first.  A process that does not report
- * leaves its scenarios counted as failed. */
+/* The scenarios over `jobs` processes (at most 4), each scenario cut
+ * into `jobs` parts (its failing runs dealt round-robin) so that the
+ * largest one does not keep one process busy while the others are done;
+ * the processes take the parts from a queue, the last scenario's (the
+ * largest) first.  A scenario passes when all its parts reported and
+ * passed. */
 static void run_parallel(long jobs, int *passed, int *failed) {
   int total = 0, queue[2], result[2];
   for (const tt_scenario *sc = tt_scenarios; sc->name; sc++) total++;
-  if (total > 255 || pipe(queue) != 0 || pipe(result) != 0) {
+  if (total > 63 || pipe(queue) != 0 || pipe(result) != 0) {
     printf("torture: cannot start the processes\n");
     *failed += total;
     return;
   }
   for (int i = total - 1; i >= 0; i--) {
-    unsigned char b = (unsigned char)i;
-    if (write(queue[1], &b, 1) != 1) break;
+    for (long part = 0; part < jobs; part++) {
+      unsigned char b = (unsigned char)(i * 4 + part);
+      if (write(queue[1], &b, 1) != 1) break;
+    }
   }
   close(queue[1]);
   pid_t pids[4];
@@ -556,7 +573,7 @@ static void run_parallel(long jobs, int *passed, int *failed) {
     pids[j] = fork();
     if (pids[j] == 0) {
       close(result[0]);
-      worker(j, queue[0], result[1]);
+      worker(j, (int)jobs, queue[0], result[1]);
     }
   }
   close(queue[0]);
@@ -564,18 +581,20 @@ static void run_parallel(long jobs, int *passed, int *failed) {
   for (long j = 0; j < jobs; j++)
     if (pids[j] > 0) waitpid(pids[j], NULL, 0);
   FILE *r = fdopen(result[0], "r");
-  int p, f, done = 0;
-  while (r && fscanf(r, "%d %d", &p, &f) == 2) {
-    *passed += p;
-    *failed += f;
-    done += p + f;
+  int parts[64] = {0}, bad[64] = {0}, i, f, missing = 0;
+  while (r && fscanf(r, "%d %d", &i, &f) == 2) {
+    if (i < 0 || i >= total) continue;
+    parts[i]++;
+    bad[i] |= f != 0;
   }
   if (r) fclose(r);
   else close(result[0]);
-  if (done < total) {
-    printf("torture: %d scenarios did not report\n", total - done);
-    *failed += total - done;
+  for (i = 0; i < total; i++) {
+    if (parts[i] < jobs) missing++;
+    if (parts[i] < jobs || bad[i]) (*failed)++;
+    else (*passed)++;
   }
+  if (missing) printf("torture: %d scenarios did not report\n", missing);
 }
 
 int main(int argc, char **argv) {
@@ -607,7 +626,7 @@ int main(int argc, char **argv) {
     int leaks_seen = 0;
     for (const tt_scenario *sc = tt_scenarios; sc->name; sc++) {
       if (only && *only && strcmp(only, sc->name) != 0) continue;
-      if (run_checked(sc, &leaks_seen)) failed++;
+      if (run_checked(sc, 0, 1, &leaks_seen)) failed++;
       else passed++;
     }
   } else {
