@@ -56,7 +56,8 @@ static double engine_round(tfs_tensor **in, int round) {
 }
 
 /* Median seconds of one one-float allreduce through the engine, and
- * through MPI_Allreduce in *plain: the fixed cost of a collective. */
+ * through MPI_Allreduce in *plain: the fixed cost of a collective; -1
+ * (both) when the engine failed. */
 static double latency(double *plain) {
   enum { N = 201 };
   double te[N], tp[N];
@@ -64,6 +65,7 @@ static double latency(double *plain) {
   int64_t one = 1;
   tfs_tensor *in = tfs_tensor_new(TFS_FLOAT, &one, 1, st);
   double res = -1;
+  *plain = -1;
   for (int i = 0; in && i < N; i++) {
     char name[32];
     snprintf(name, sizeof name, "latency_%d", i);
@@ -78,9 +80,11 @@ static double latency(double *plain) {
     if (!out) break;
     te[i] = (double)(tfs_now_ns() - t0) / 1e9;
     tfs_tensor_free(out);
-    if (i == N - 1) res = median(te, N);
+    if (i == N - 1) {
+      res = median(te, N);
+      *plain = median(tp, N);
+    }
   }
-  *plain = median(tp, N);
   tfs_tensor_free(in);
   tfs_status_free(st);
   return res;

@@ -145,6 +145,19 @@ static int build_body(tfs_mpi_engine *e, tfs_mpi_req *news,
   return n;
 }
 
+/* Waits on work_cv (mu held) for at most ns nanoseconds (< 1 s): a
+ * submission or the stop signals it. */
+static void wait_work(tfs_mpi_engine *e, long ns) {
+  struct timespec ts;
+  clock_gettime(CLOCK_REALTIME, &ts);
+  ts.tv_nsec += ns;
+  if (ts.tv_nsec >= 1000000000L) {
+    ts.tv_sec++;
+    ts.tv_nsec -= 1000000000L;
+  }
+  pthread_cond_timedwait(&e->work_cv, &e->mu, &ts);
+}
+
 /* The wait of an idle tick's exchange (nothing of this rank's in it):
  * MPI_Test every 100 us, every 1 ms once it drags on, but sleeping on
  * work_cv, so that a collective submitted on this rank meanwhile turns it
@@ -158,14 +171,7 @@ static int wait_idle(tfs_mpi_engine *e, MPI_Request *req) {
     pthread_mutex_lock(&e->mu);
     int woke = e->incoming || e->stopping;
     if (!woke) {
-      struct timespec ts;
-      clock_gettime(CLOCK_REALTIME, &ts);
-      ts.tv_nsec += k < 16 ? 100000L : 1000000L;
-      if (ts.tv_nsec >= 1000000000L) {
-        ts.tv_sec++;
-        ts.tv_nsec -= 1000000000L;
-      }
-      pthread_cond_timedwait(&e->work_cv, &e->mu, &ts);
+      wait_work(e, k < 16 ? 100000L : 1000000L);
       woke = e->incoming || e->stopping;
     }
     pthread_mutex_unlock(&e->mu);
@@ -320,14 +326,7 @@ static void *engine_main(void *arg) {
      * soon as a late rank submits (that wakes the late rank's engine);
      * the others keep their period. */
     if (!e->incoming && !e->stopping && !decided && !waiting) {
-      struct timespec ts;
-      clock_gettime(CLOCK_REALTIME, &ts);
-      ts.tv_nsec += idle < IDLE_TICKS ? CYCLE_NS : IDLE_CYCLE_NS;
-      if (ts.tv_nsec >= 1000000000L) {
-        ts.tv_sec++;
-        ts.tv_nsec -= 1000000000L;
-      }
-      pthread_cond_timedwait(&e->work_cv, &e->mu, &ts);
+      wait_work(e, idle < IDLE_TICKS ? CYCLE_NS : IDLE_CYCLE_NS);
     }
     /* the queue is LIFO: reverse it into submission order */
     tfs_mpi_req *news = NULL;
