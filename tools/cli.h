@@ -287,10 +287,11 @@ enum { TFS_CLI_MPI_GATHER = 0, TFS_CLI_MPI_PER_RANK = 1 };
 /* --mpi-output gather|per-rank, applied to an int (the mode). */
 extern const tfs_cli_opt tfs_cli_mpi_opts[];
 /* Joins the MPI job when mpirun started this process with more than one
- * rank (*out NULL otherwise); `batch` 0 is refused (every rank would run
- * the same inputs: a usage error printed by rank 0).  Sets the "rank R: "
+ * rank (*out NULL otherwise); `batch` is --batch's rows, on whose
+ * boundaries the blocks are cut; 0 is refused (every rank would run the
+ * same inputs: a usage error printed by rank 0).  Sets the "rank R: "
  * error prefix.  Returns an exit status. */
-int tfs_cli_mpi_start(int batch, int mode, tfs_cli_mpi **out);
+int tfs_cli_mpi_start(int64_t batch, int mode, tfs_cli_mpi **out);
 /* This rank (0 without a job). */
 int tfs_cli_mpi_rank(const tfs_cli_mpi *m);
 /* Non-zero with --mpi-output=per-rank in a job. */
@@ -299,7 +300,9 @@ int tfs_cli_mpi_per_rank(const tfs_cli_mpi *m);
  * "X.rank-R.npy"; with `all`, this rank's "X.rank-R.npy" becomes
  * "X.rank-*.npy" for messages), malloc'd; NULL on OOM. */
 char *tfs_cli_mpi_rank_path(const tfs_cli_mpi *m, const char *path, int all);
-/* The rows [*lo, *hi) this rank runs out of `rows`. */
+/* The rows [*lo, *hi) this rank runs out of `rows`: whole batches, so
+ * each batch holds the rows it holds in one process (empty past the
+ * last batch). */
 void tfs_cli_mpi_block(tfs_cli_mpi *m, int64_t rows, int64_t *lo,
                        int64_t *hi);
 /* After a batch: `done` rows of this rank's block ran, `n` of them in

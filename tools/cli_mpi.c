@@ -1,8 +1,12 @@
 /*
  * tools/cli_mpi.c - `tfsess run --batch` under mpirun: the rows of the
- * feeds are cut into one contiguous block per rank (rank r gets rows
- * [r*rows/size, (r+1)*rows/size), the remainder going one row each to the
- * first ranks), every rank runs its block in batches, and then either
+ * feeds are cut into one contiguous block per rank, on batch boundaries:
+ * the job's batches (of --batch rows, the last one maybe shorter) are
+ * dealt out in contiguous runs, nb/size each and one more to each of the
+ * first nb%size ranks, so every batch holds the rows it holds in one
+ * process and the outputs are the same bytes even where a kernel's
+ * rounding depends on the batch it runs in.  Every rank runs its block in
+ * batches, and then either
  * rank 0 gathers the fetches in rank order into the outputs
  * (--mpi-output=gather) or each rank writes NAME.rank-R.npy
  * (--mpi-output=per-rank).
@@ -65,7 +69,7 @@ static long launched_size(void) {
   return v && *v ? strtol(v, NULL, 10) : 1;
 }
 
-int tfs_cli_mpi_start(int batch, int mode, tfs_cli_mpi **out) {
+int tfs_cli_mpi_start(int64_t batch, int mode, tfs_cli_mpi **out) {
   (void)batch;
   (void)mode;
   *out = NULL;
@@ -118,6 +122,7 @@ struct tfs_cli_mpi {
   MPI_Comm comm;
   int rank, size, mode;
   int64_t rows;          /* all ranks' rows */
+  int64_t batch;         /* --batch */
   int64_t *done;         /* rank 0: the rows each rank reported */
   int64_t progress_buf;  /* rank r: the count in flight */
   MPI_Request progress_req;
@@ -126,7 +131,7 @@ struct tfs_cli_mpi {
   char prefix[32];       /* "rank R: " */
 };
 
-int tfs_cli_mpi_start(int batch, int mode, tfs_cli_mpi **out) {
+int tfs_cli_mpi_start(int64_t batch, int mode, tfs_cli_mpi **out) {
   *out = NULL;
   if (!tfs_mpi_launched()) return TFS_CLI_OK;
   tfs_status *st = tfs_status_new();
@@ -162,6 +167,7 @@ int tfs_cli_mpi_start(int batch, int mode, tfs_cli_mpi **out) {
   m->rank = rank;
   m->size = size;
   m->mode = mode;
+  m->batch = batch;
   m->failed = -1;
   m->progress_req = MPI_REQUEST_NULL;
   MPI_Comm_dup(MPI_COMM_WORLD, &m->comm);
@@ -192,10 +198,13 @@ char *tfs_cli_mpi_rank_path(const tfs_cli_mpi *m, const char *path,
   return tfs_asprintf("%.*s.rank-%d.npy", (int)n, path, m->rank);
 }
 
-/* The first row of rank r's block. */
+/* The first row of rank r's block: the first row of its first batch (a
+ * rank past the last batch starts, and ends, at the end). */
 static int64_t block_start(const tfs_cli_mpi *m, int r) {
-  int64_t q = m->rows / m->size, rem = m->rows % m->size;
-  return q * r + (r < rem ? r : rem);
+  int64_t nb = m->rows / m->batch + (m->rows % m->batch != 0);
+  int64_t q = nb / m->size, rem = nb % m->size;
+  int64_t b = q * r + (r < rem ? r : rem);
+  return b < nb ? b * m->batch : m->rows;
 }
 
 void tfs_cli_mpi_block(tfs_cli_mpi *m, int64_t rows, int64_t *lo,

@@ -667,7 +667,7 @@ int tfs_cli_cmd_run(int argc, char **argv) {
   memset(&r, 0, sizeof r);
   r.a = &a;
   tfs_cli_output_handlers();
-  if ((rc = tfs_cli_mpi_start(a.batch != 0, a.mpi_output, &r.mpi)))
+  if ((rc = tfs_cli_mpi_start(a.batch, a.mpi_output, &r.mpi)))
     goto out_args;
   if (tfs_cli_mpi_rank(r.mpi)) {
     /* rank 0 draws the job's progress and writes the trace */

@@ -1,6 +1,7 @@
 #!/bin/sh
 # tests/tools/mpi_run.sh - `tfsess run --batch` under mpirun: the digits
-# model on 359 rows (odd: the blocks differ) over 2 and 3 ranks.  The
+# model on 359 rows (odd: the blocks differ) over 2 and 3 ranks, cut on
+# batch boundaries (a rank past the last batch runs no rows).  The
 # gathered output is byte for byte the single-process one, the per-rank
 # files' rows concatenated in rank order are its rows, the progress line
 # names the slowest rank, a rank whose rows hold a bad value makes every
@@ -66,21 +67,40 @@ for n in 2 3; do
     fail "-np $n: files in gather$n: $(ls -A "gather$n")"
 done
 
-# per rank: each rank's rows (120, 120, 119), in order they are the rows
+# per rank: each rank's rows, whole batches of 16 (23 batches: 8, 8 and
+# 7, the last one of 7 rows: 128, 128 and 103 rows); in order they are
+# the rows
 mpi 3 --feed x=x.npy --fetch probs --batch 16 --out per \
   --mpi-output per-rank > out 2> err || fail "per-rank: exit status $?"
 for r in 0 1 2; do
   [ -f per/probs_0.rank-$r.npy ] || fail "per-rank: no per/probs_0.rank-$r.npy"
 done
-if ! grep -q "(120, 10)" per/probs_0.rank-0.npy ||
-   ! grep -q "(119, 10)" per/probs_0.rank-2.npy; then
-  fail "per-rank: the blocks are not 120, 120 and 119 rows"
+if ! grep -q "(128, 10)" per/probs_0.rank-0.npy ||
+   ! grep -q "(128, 10)" per/probs_0.rank-1.npy ||
+   ! grep -q "(103, 10)" per/probs_0.rank-2.npy; then
+  fail "per-rank: the blocks are not 128, 128 and 103 rows"
 fi
 for r in 0 1 2; do npy_data per/probs_0.rank-$r.npy; done > per.bin
 npy_data single/probs_0.npy > single.bin
 cmp -s per.bin single.bin ||
   fail "per-rank: the ranks' rows concatenated differ from the single run"
 grep -q 'per/probs_0.rank-\*.npy' out || fail "per-rank summary: $(cat out)"
+
+# fewer batches than ranks (--batch 200: 2 batches on 3 ranks): rank 2
+# runs no rows, the gathered output is the single run's with --batch 200
+"$prog" run "$model" --feed x=x.npy --fetch probs --batch 200 \
+  --out single200 --quiet || fail "the single-process run (--batch 200) failed"
+mpi 3 --feed x=x.npy --fetch probs --batch 200 --out gather200 > out 2> err ||
+  fail "-np 3 --batch 200: exit status $?: $(cat err)"
+cmp -s single200/probs_0.npy gather200/probs_0.npy ||
+  fail "-np 3 --batch 200: the output differs from the single-process one"
+mpi 3 --feed x=x.npy --fetch probs --batch 200 --out per200 \
+  --mpi-output per-rank > out 2> err || fail "per-rank --batch 200: exit status $?"
+if ! grep -q "(200, 10)" per200/probs_0.rank-0.npy ||
+   ! grep -q "(159, 10)" per200/probs_0.rank-1.npy ||
+   ! grep -q "(0, 10)" per200/probs_0.rank-2.npy; then
+  fail "per-rank --batch 200: the blocks are not 200, 159 and 0 rows"
+fi
 
 # the progress line (rank 0's) names the slowest rank
 TFSESS_PROGRESS_INTERVAL_MS=0 mpi 2 --feed x=x.npy --fetch probs \
