@@ -186,6 +186,12 @@ static inline const tfs_tensor *tfs_kctx_input(const tfs_kernel_ctx *c,
   return c->inputs[i];
 }
 
+/* Checks output i of `shape` against the run's limits (elements per op,
+ * bytes per tensor, and charges its bytes to the run's budget) as
+ * tfs_kctx_alloc_output does, for kernels that allocate their outputs
+ * elsewhere (device memory).  0, or -1 after recording the error. */
+int tfs_kctx_check_output(tfs_kernel_ctx *c, int i, const tfs_shape *shape);
+
 /* Allocates output i with `shape` (dtype from the node).  NULL after
  * recording an error. */
 tfs_tensor *tfs_kctx_alloc_output(tfs_kernel_ctx *c, int i,

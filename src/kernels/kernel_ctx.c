@@ -70,8 +70,7 @@ static int charge_run(tfs_kernel_ctx *c, const tfs_run_limits *l,
 
 /* Checks output i of `shape` against the run's limits before it is
  * allocated. */
-static int check_output_limits(tfs_kernel_ctx *c, int i,
-                               const tfs_shape *shape) {
+int tfs_kctx_check_output(tfs_kernel_ctx *c, int i, const tfs_shape *shape) {
   const tfs_run_limits *l = c->run ? c->run->limits : NULL;
   if (!l) return 0;
   int64_t ne = 1;
@@ -121,7 +120,7 @@ static int check_scratch_limits(tfs_kernel_ctx *c, size_t bytes) {
 tfs_tensor *tfs_kctx_alloc_output(tfs_kernel_ctx *c, int i,
                                   const tfs_shape *shape) {
   if (c->failed) return NULL;
-  if (check_output_limits(c, i, shape)) return NULL;
+  if (tfs_kctx_check_output(c, i, shape)) return NULL;
   tfs_tensor *t = c->run && c->run->alloc ? c->run->alloc(c->run, c, i, shape)
                                           : NULL;
   if (!t) t = tfs_tensor__alloc(c->out_types[i], shape, c->st);

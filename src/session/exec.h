@@ -146,7 +146,8 @@ int tfs_exec__run_node(tfs_exec_run *x, int i, int parallel, tfs_status *st);
 
 /* The value of the variable a ref slot value `t` points to (a fed plain
  * value as it is), for input `src` of node pn: a new reference, or NULL
- * with TensorFlow's "Attempting to use uninitialized value" error.
+ * with TensorFlow's "Attempting to use uninitialized value" error, naming
+ * pn (or, for a copy across devices, the node it reads for).
  * Inline: both executors read ref edges through it. */
 static inline tfs_tensor *tfs_exec__deref(const tfs_tensor *t,
                                           const tfs_plan_node *pn,
@@ -155,16 +156,17 @@ static inline tfs_tensor *tfs_exec__deref(const tfs_tensor *t,
   if (!v) return tfs_tensor_ref((tfs_tensor *)t); /* a fed plain value */
   tfs_tensor *val = tfs_variable_read(v);
   if (!val) {
+    const char *node = pn->reader ? pn->reader->name : pn->op->name;
     if (src.index)
       tfs_status_setf(st, TFS_FAILED_PRECONDITION,
                       "Attempting to use uninitialized value %s:%d\n\t "
                       "[[{{node %s}}]]",
-                      src.oper->name, src.index, pn->op->name);
+                      src.oper->name, src.index, node);
     else
       tfs_status_setf(st, TFS_FAILED_PRECONDITION,
                       "Attempting to use uninitialized value %s\n\t "
                       "[[{{node %s}}]]",
-                      src.oper->name, pn->op->name);
+                      src.oper->name, node);
   }
   return val;
 }

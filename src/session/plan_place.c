@@ -274,6 +274,8 @@ typedef struct copy_req {
   int nuse;
   int nsucc;
   int32_t *succ;        /* consumer nodes (old positions), distinct */
+  int reader;           /* a variable read through a ref edge: the one
+                           consumer (old position); else -1, shared */
 } copy_req;
 
 typedef struct copy_plan {
@@ -290,9 +292,11 @@ static tfs_device *space_of(tfs_device *d) {
   return d && !d->host_memory ? d : NULL;
 }
 
-static int find_or_add(copy_plan *cp, int32_t s, tfs_device *to) {
-  for (int r = cp->head[s]; r >= 0; r = cp->req[r].next)
-    if (cp->req[r].to == to) return r;
+/* The request for slot s into `to`: shared by the consumers, except that
+ * a variable read through a ref edge (reader >= 0) gets one of its own. */
+static int find_or_add(copy_plan *cp, int32_t s, tfs_device *to, int reader) {
+  for (int r = cp->head[s]; reader < 0 && r >= 0; r = cp->req[r].next)
+    if (cp->req[r].to == to && cp->req[r].reader < 0) return r;
   size_t cap = (size_t)cp->cap;
   if (tfs_grow((void **)&cp->req, &cap, (size_t)cp->n + 1, sizeof(copy_req)))
     return -1;
@@ -301,6 +305,7 @@ static int find_or_add(copy_plan *cp, int32_t s, tfs_device *to) {
   memset(r, 0, sizeof *r);
   r->src = s;
   r->to = to;
+  r->reader = reader;
   r->producer = cp->producer[s];
   r->feed = -1;
   for (int f = 0; r->producer < 0 && f < cp->p->nfeeds; f++)
@@ -360,7 +365,8 @@ static int route(copy_plan *cp) {
       tfs_device *need =
           k < 64 && (hin >> k & 1) ? NULL : space_of(pn->device);
       if (have == need) continue;
-      int r = find_or_add(cp, s, need);
+      int r = find_or_add(cp, s, need,
+                          (pn->in_flags[k] & TFS_IN_DEREF) ? i : -1);
       if (r < 0) return -1;
       copy_req *q = &cp->req[r];
       if (add_edge(&q->succ, &q->nsucc, i) < 0) return -1;
@@ -373,7 +379,7 @@ static int route(copy_plan *cp) {
   for (int f = 0; f < p->nfetches; f++) {
     int32_t s = p->fetch_slots[f];
     if (p->fetch_deref[f] || !cp->space[s]) continue;
-    int r = find_or_add(cp, s, NULL);
+    int r = find_or_add(cp, s, NULL, -1);
     if (r < 0) return -1;
     cp->req[r].nuse++;
     p->fetch_slots[f] = -1 - r;
@@ -412,6 +418,7 @@ static int make_copy_node(copy_plan *cp, int r, const int *newpos,
   }
   out->kdef = &tfs_device_copy_kernel;
   out->kstate = q->to;
+  out->reader = q->reader >= 0 ? p->nodes[q->reader].op : NULL;
   out->ninputs = out->noutputs = 1;
   out->in_slots[0] = q->src;
   if (tfs_dtype_is_ref(dt)) out->in_flags[0] = TFS_IN_DEREF;
@@ -424,16 +431,44 @@ static int make_copy_node(copy_plan *cp, int r, const int *newpos,
   return 0;
 }
 
+/* A copy that reads a variable for one consumer reads it when that
+ * consumer could: after every other node the consumer waits for (its
+ * control inputs: a read ordered after an update sees the update), as a
+ * read on the variable's own device would.  Edges from those nodes (old
+ * positions) to copy r (position n + r until renumbered).  Returns -1 on
+ * OOM. */
+static int reader_edges(copy_plan *cp, int r, tfs_plan_node *copy) {
+  tfs_plan *p = cp->p;
+  int c = cp->req[r].reader, n = p->nnodes;
+  if (c < 0) return 0;
+  for (int j = 0; j < n; j++) {
+    if (j == c || j == cp->req[r].producer) continue;
+    const tfs_plan_node *pj = &p->nodes[j];
+    int before = 0;
+    for (int k = 0; k < pj->nsucc && !before; k++) before = pj->succ[k] == c;
+    if (!before) continue;
+    int added = add_edge(&p->nodes[j].succ, &p->nodes[j].nsucc, n + r);
+    if (added < 0) return -1;
+    copy->npending += added;
+  }
+  return 0;
+}
+
 /* Positions in the new order: feed copies, then each node followed by its
- * copies.  newpos[i] for node i, newpos[n + r] for copy r. */
+ * copies, except that a copy reading a variable for one node goes just
+ * before that node (after everything it waits for).  newpos[i] for node
+ * i, newpos[n + r] for copy r. */
 static void new_order(const copy_plan *cp, int *newpos) {
   int n = cp->p->nnodes, at = 0;
   for (int r = 0; r < cp->n; r++)
-    if (cp->req[r].producer < 0) newpos[n + r] = at++;
+    if (cp->req[r].producer < 0 && cp->req[r].reader < 0) newpos[n + r] = at++;
   for (int i = 0; i < n; i++) {
+    for (int r = 0; r < cp->n; r++)
+      if (cp->req[r].reader == i) newpos[n + r] = at++;
     newpos[i] = at++;
     for (int r = 0; r < cp->n; r++)
-      if (cp->req[r].producer == i) newpos[n + r] = at++;
+      if (cp->req[r].producer == i && cp->req[r].reader < 0)
+        newpos[n + r] = at++;
   }
 }
 
@@ -458,8 +493,9 @@ static int reorder(copy_plan *cp, tfs_status *st) {
     if (make_copy_node(cp, r, newpos, &nodes[newpos[n + r]], st)) goto done;
     /* the producer's edge to its copy (position n + r until renumbered) */
     int pr = cp->req[r].producer;
-    if (pr >= 0 &&
-        add_edge(&p->nodes[pr].succ, &p->nodes[pr].nsucc, n + r) < 0) {
+    if ((pr >= 0 &&
+         add_edge(&p->nodes[pr].succ, &p->nodes[pr].nsucc, n + r) < 0) ||
+        reader_edges(cp, r, &nodes[newpos[n + r]]) < 0) {
       TFS_OOM(st);
       goto done;
     }

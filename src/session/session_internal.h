@@ -60,6 +60,9 @@ typedef struct tfs_plan_node {
   uint8_t kind;          /* TFS_NODE_* */
   struct tfs_device *device; /* NULL: CPU:0, and so in every node of a plan
                                 whose nodes are all there (plan_place.h) */
+  const tfs_operation *reader; /* a copy that reads a variable through a
+                                  ref edge: the node it reads for (named
+                                  in its errors); else NULL */
 } tfs_plan_node;
 
 /* The optimizer's rewrite a plan runs (plan_optimize.c). */

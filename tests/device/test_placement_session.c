@@ -501,7 +501,9 @@ static void test_ref_variable_colocation(void) {
   tfs_code code = run1(s, NULL, NULL, 0, twice, &out, msg, sizeof msg);
   capture_end(&c);
   CU_ASSERT_EQUAL(code, TFS_FAILED_PRECONDITION);
-  CU_ASSERT(starts_with(msg, "Attempting to use uninitialized value v"));
+  /* the node that reads, not the copy that carries the value */
+  CU_ASSERT_STRING_EQUAL(msg, "Attempting to use uninitialized value v\n\t "
+                              "[[{{node read2}}]]");
   capture_begin(&c);
   code = run1(s, NULL, NULL, 0, assign, &out, msg, sizeof msg);
   capture_end(&c);
@@ -528,6 +530,61 @@ static void test_ref_variable_colocation(void) {
   CU_ASSERT_PTR_NULL(tfs_device__tensor_device(outs[1]));
   tfs_tensor_free(outs[0]);
   tfs_tensor_free(outs[1]);
+  tfs_session_free(s);
+  tfs_tensor_free(it);
+  tfs_graph_free(g);
+  tfs_status_free(st);
+}
+
+/* A ref variable on the CPU updated in place (ApplyGradientDescent, no
+ * FAKE kernel) and read on FAKE by a node with a control input on the
+ * update: the copy to FAKE reads the variable after the update, as a read
+ * on the CPU would (TensorFlow's value), run after run, and 'after' is the
+ * node named when the variable is not set. */
+static void test_ref_read_after_update(void) {
+  tfs_status *st = tfs_status_new();
+  tfs_graph *g = tfs_graph_new();
+  int64_t two = 2;
+  tfs_output v = tfs_op_variable(g, "v", TFS_FLOAT, &two, 1, st);
+  static const float iv[2] = {1, 2};
+  tfs_tensor *it = tu_floats(&two, 1, iv);
+  tfs_output init = tfs_op_const(g, "init", it, st);
+  tfs_output assign = tfs_op_assign(g, "assign", v, init, st);
+  TFS_ASSERT_OK(st);
+  static const float ones[2] = {1, 1};
+  tfs_tensor *dt = tu_floats(&two, 1, ones);
+  tfs_output in[3] = {v, dt_const(g, "lr", "/device:CPU:0", 0.5f),
+                      tfs_op_const(g, "delta", dt, st)};
+  tfs_tensor_free(dt);
+  tfs_output update = dt_node(g, "ApplyGradientDescent", "update", NULL, in,
+                              3, TFS_FLOAT, NULL);
+  tfs_op_desc *d = tfs_op_desc_new(g, "Identity", "after");
+  tfs_op_desc_add_input(d, v);
+  tfs_op_desc_add_control_input(d, update.oper);
+  tfs_op_desc_set_device(d, "/device:FAKE:0");
+  tfs_output after = {tfs_op_desc_finish(d, st), 0};
+  TFS_ASSERT_OK(st);
+  tfs_session *s = quiet_session(g, 1, 0, NO_OPTIMIZER);
+  char msg[4096];
+  tfs_tensor *out = NULL;
+  CU_ASSERT_EQUAL(run1(s, NULL, NULL, 0, after, &out, msg, sizeof msg),
+                  TFS_FAILED_PRECONDITION);
+  CU_ASSERT_STRING_EQUAL(msg, "Attempting to use uninitialized value v\n\t "
+                              "[[{{node update}}]]");
+  CU_ASSERT_EQUAL_FATAL(run1(s, NULL, NULL, 0, assign, &out, msg, sizeof msg),
+                        TFS_OK);
+  tfs_tensor_free(out);
+  for (int run = 1; run <= 3; run++) {
+    out = NULL;
+    CU_ASSERT_EQUAL_FATAL(run1(s, NULL, NULL, 0, after, &out, msg, sizeof msg),
+                          TFS_OK);
+    CU_ASSERT_STRING_EQUAL(tfs_device__tensor_device(out) ? "device" : "host",
+                           "host");
+    const float *t = tfs_tensor_data(out);
+    CU_ASSERT_EQUAL(t[0], 1.0f - 0.5f * (float)run);
+    CU_ASSERT_EQUAL(t[1], 2.0f - 0.5f * (float)run);
+    tfs_tensor_free(out);
+  }
   tfs_session_free(s);
   tfs_tensor_free(it);
   tfs_graph_free(g);
@@ -931,6 +988,7 @@ static const tfs_test_case kRequests[] = {
     {NULL, NULL}};
 static const tfs_test_case kColocation[] = {
     {"ref_variable", test_ref_variable_colocation},
+    {"ref_read_after_update", test_ref_read_after_update},
     {"resource_variable", test_resource_variable_colocation},
     {NULL, NULL}};
 static const tfs_test_case kCopies[] = {

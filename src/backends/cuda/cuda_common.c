@@ -60,7 +60,7 @@ int tfs_cu__enter(tfs_kernel_ctx *c, tfs_cuda_dev *d) {
 
 tfs_tensor *tfs_cu__output(tfs_kernel_ctx *c, tfs_cuda_dev *d, int i,
                            const tfs_shape *shape) {
-  if (c->failed) return NULL;
+  if (c->failed || tfs_kctx_check_output(c, i, shape)) return NULL;
   tfs_tensor *t =
       tfs_device__alloc_tensor(&d->base, c->out_types[i], shape, c->st);
   if (!t) {
