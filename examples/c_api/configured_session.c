@@ -1,8 +1,9 @@
 /*
  * examples/c_api/configured_session.c - sessions configured with
  * hand-encoded ConfigProto bytes (thread pools; GPU options with soft
- * placement, which work without a GPU), the device list, RunOptions and
- * RunMetadata, and a graph that grows after the session was created.
+ * placement, which work without a GPU), the device list (its GPUs, on
+ * machines with any, on stderr), RunOptions and RunMetadata, and a graph
+ * that grows after the session was created.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -69,10 +70,14 @@ int main(void) {
     TF_Session *sess = TF_NewSession(g, opts, s);
     check(s, "TF_NewSession");
     printf("config %d:\n", c);
+    /* the device list: the CPU on stdout, a machine's GPUs (when it has
+     * any) on stderr, so that the output is the same on every machine */
     TF_DeviceList *dl = TF_SessionListDevices(sess, s);
-    for (int i = 0; i < TF_DeviceListCount(dl); i++)
-      printf("  device %s (%s)\n", TF_DeviceListName(dl, i, s),
-             TF_DeviceListType(dl, i, s));
+    for (int i = 0; i < TF_DeviceListCount(dl); i++) {
+      const char *type = TF_DeviceListType(dl, i, s);
+      fprintf(strcmp(type, "CPU") == 0 ? stdout : stderr,
+              "  device %s (%s)\n", TF_DeviceListName(dl, i, s), type);
+    }
     TF_DeleteDeviceList(dl);
     /* the graph is built after the session */
     TF_Operation *x = scalar(g, "x", 1.5f, s);

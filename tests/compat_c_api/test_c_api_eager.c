@@ -96,9 +96,13 @@ static void test_handles(void) {
   TFE_DeleteTensorDebugInfo(di);
   TFE_DeleteTensorHandle(same);
   TFE_DeleteTensorHandle(copy);
+  /* the CPU, then the machine's GPUs (none on most) */
   TF_DeviceList *dl = TFE_ContextListDevices(ctx, s);
-  CU_ASSERT_EQUAL(TF_DeviceListCount(dl), 1);
+  int n = 1 + tu_gpu_count();
+  CU_ASSERT_EQUAL_FATAL(TF_DeviceListCount(dl), n);
   CU_ASSERT_STRING_EQUAL(TF_DeviceListType(dl, 0, s), "CPU");
+  for (int i = 1; i < n; i++)
+    CU_ASSERT_STRING_EQUAL(TF_DeviceListType(dl, i, s), "GPU");
   TF_DeleteDeviceList(dl);
   teardown();
 }

@@ -83,6 +83,24 @@ tfs_code dt_place(tfs_graph *g, const tfs_config *cfg, int soft, int log,
   return c;
 }
 
+const tfs_config *dt_no_gpu(const tfs_config *cfg) {
+  static tfs_config c;
+  static tfs_config_device_count dc[8];
+  static char gpu[] = "GPU";
+  int n = 0;
+  if (cfg)
+    c = *cfg;
+  else
+    tfs_config__init(&c);
+  for (int i = 0; cfg && i < cfg->ndevice_count && n < 7; i++)
+    if (strcmp(cfg->device_count[i].type, "GPU") != 0)
+      dc[n++] = cfg->device_count[i];
+  dc[n++] = (tfs_config_device_count){gpu, 0};
+  c.ndevice_count = n;
+  c.device_count = dc;
+  return &c;
+}
+
 void dt_placement_clear(dt_placement *p) { tfs_status_free(p->st); }
 
 const char *dt_device(const dt_placement *p, const char *name) {

@@ -34,6 +34,12 @@ tfs_output dt_const(tfs_graph *g, const char *name, const char *device,
 /* A placeholder of dtype dt and unknown shape. */
 tfs_output dt_placeholder(tfs_graph *g, const char *name, tfs_dtype dt);
 
+/* `cfg` (NULL: defaults) with device_count {"GPU": 0} added: the CPU and
+ * FAKE these suites place over, also on machines with a GPU (which the
+ * placer would prefer to both).  A static config, valid until the next
+ * call; other counts are cfg's. */
+const tfs_config *dt_no_gpu(const tfs_config *cfg);
+
 /* Places every node of g over the devices `cfg` gives (NULL: defaults,
  * FAKE registered).  Returns the status code; p->st keeps the message. */
 tfs_code dt_place(tfs_graph *g, const tfs_config *cfg, int soft, int log,

@@ -161,7 +161,8 @@ static void test_device_set(void) {
   tfs_config__init(&cfg);
   cfg.ndevice_count = 2;
   cfg.device_count = dc;
-  tfs_device_set *s = tfs_device_set__new(&cfg, st);
+  /* CPU and FAKE only: a machine's GPUs would come between them */
+  tfs_device_set *s = tfs_device_set__new(dt_no_gpu(&cfg), st);
   TFS_ASSERT_OK(st);
   CU_ASSERT_EQUAL_FATAL(s->n, 4);
   CU_ASSERT_STRING_EQUAL(s->devices[0]->name, DT_CPU);
@@ -180,7 +181,7 @@ static void test_device_set(void) {
   CU_ASSERT_EQUAL(tfs_device_set__synchronize(s, st), 0);
   tfs_device_set__free(s);
   /* the same devices, process-wide */
-  s = tfs_device_set__new(NULL, st);
+  s = tfs_device_set__new(dt_no_gpu(NULL), st);
   CU_ASSERT_EQUAL(s->n, 2);
   CU_ASSERT_PTR_EQUAL(s->devices[1], tfs_fake_device(0));
   tfs_device_set__free(s);
@@ -190,8 +191,10 @@ static void test_device_set(void) {
 static void test_public_list(void) {
   tfs_fake_device_register();
   tfs_status *st = tfs_status_new();
-  tfs_device_list *l = tfs_device_list_new(NULL, st);
+  tfs_session_options *o = tu_no_gpu_options(); /* the CPU and FAKE */
+  tfs_device_list *l = tfs_device_list_new(o, st);
   TFS_ASSERT_OK(st);
+  tfs_session_options_free(o);
   CU_ASSERT_EQUAL_FATAL(tfs_device_list_count(l), 2);
   CU_ASSERT_STRING_EQUAL(tfs_device_list_name(l, 0), DT_CPU);
   CU_ASSERT_STRING_EQUAL(tfs_device_list_type(l, 0), "CPU");
@@ -204,13 +207,13 @@ static void test_public_list(void) {
   /* device_count from the session options' ConfigProto */
   tfs_config cfg;
   tfs_config__init(&cfg);
-  static tfs_config_device_count dc[1] = {{"FAKE", 0}};
-  cfg.ndevice_count = 1;
+  static tfs_config_device_count dc[2] = {{"FAKE", 0}, {"GPU", 0}};
+  cfg.ndevice_count = 2;
   cfg.device_count = dc;
   tfs_buffer *bytes = tfs_buffer_new();
   tfs_config__serialize(&cfg, bytes, st);
   TFS_ASSERT_OK(st);
-  tfs_session_options *o = tfs_session_options_new();
+  o = tfs_session_options_new();
   tfs_session_options_set_config(o, bytes->data, bytes->length, st);
   TFS_ASSERT_OK(st);
   l = tfs_device_list_new(o, st);
@@ -503,7 +506,7 @@ static void test_runner_across_devices(void) {
   tfs_tensor *xt = tu_floats(xd, 2, xv);
   tfs_tensor *feeds[1] = {xt}, *with_fake = NULL, *cpu_only = NULL;
   int64_t before = tfs_fake_device_bytes_in_use();
-  dr_graph *r = dr_graph_new(g, NULL, 0, &x, 1, st);
+  dr_graph *r = dr_graph_new(g, dt_no_gpu(NULL), 0, &x, 1, st);
   TFS_ASSERT_OK(st);
   CU_ASSERT_PTR_EQUAL(dr_graph_device(r, "bias1"), tfs_fake_device(0));
   CU_ASSERT_PTR_EQUAL(dr_graph_device(r, "relu1"), tfs_fake_device(0));
@@ -519,7 +522,7 @@ static void test_runner_across_devices(void) {
   static tfs_config_device_count none[1] = {{"FAKE", 0}};
   cfg.ndevice_count = 1;
   cfg.device_count = none;
-  r = dr_graph_new(g, &cfg, 0, &x, 1, st);
+  r = dr_graph_new(g, dt_no_gpu(&cfg), 0, &x, 1, st);
   TFS_ASSERT_OK(st);
   CU_ASSERT_EQUAL(dr_graph_run(r, feeds, &y, 1, &cpu_only, st), 0);
   CU_ASSERT_EQUAL(dr_graph_copies(r), 0);

@@ -25,28 +25,29 @@
 
 /* ---- sessions and captured output ------------------------------------- */
 
-enum { CPU_ONLY = 1, NO_OPTIMIZER = 2 };
+enum { CPU_ONLY = 1, NO_OPTIMIZER = 2, ANY_GPU = 4 };
 
 /* ConfigProto bytes: soft placement and the placement log as given;
- * CPU_ONLY: device_count {FAKE: 0, GPU: 0}; NO_OPTIMIZER: the graph runs
- * as built (rewrite_options.disable_meta_optimizer). */
+ * device_count {GPU: 0}, so that sessions place over the CPU and FAKE
+ * also on machines with a GPU (which the placer would prefer to both),
+ * unless ANY_GPU; CPU_ONLY: device_count {FAKE: 0} too; NO_OPTIMIZER: the
+ * graph runs as built (rewrite_options.disable_meta_optimizer). */
 static tfs_session_options *options(int soft, int log, int flags) {
   Tensorflow__ConfigProto cp = TENSORFLOW__CONFIG_PROTO__INIT;
   Tensorflow__ConfigProto__DeviceCountEntry fake =
       TENSORFLOW__CONFIG_PROTO__DEVICE_COUNT_ENTRY__INIT;
   Tensorflow__ConfigProto__DeviceCountEntry gpu =
       TENSORFLOW__CONFIG_PROTO__DEVICE_COUNT_ENTRY__INIT;
-  Tensorflow__ConfigProto__DeviceCountEntry *dc[2] = {&fake, &gpu};
+  Tensorflow__ConfigProto__DeviceCountEntry *dc[2] = {NULL, NULL};
   Tensorflow__GraphOptions go = TENSORFLOW__GRAPH_OPTIONS__INIT;
   Tensorflow__RewriterConfig rw = TENSORFLOW__REWRITER_CONFIG__INIT;
   cp.allow_soft_placement = soft;
   cp.log_device_placement = log;
-  if (flags & CPU_ONLY) {
-    fake.key = "FAKE";
-    gpu.key = "GPU";
-    cp.n_device_count = 2;
-    cp.device_count = dc;
-  }
+  fake.key = "FAKE";
+  gpu.key = "GPU";
+  if (!(flags & ANY_GPU)) dc[cp.n_device_count++] = &gpu;
+  if (flags & CPU_ONLY) dc[cp.n_device_count++] = &fake;
+  if (cp.n_device_count) cp.device_count = dc;
   if (flags & NO_OPTIMIZER) {
     rw.disable_meta_optimizer = 1;
     go.rewrite_options = &rw;
@@ -929,7 +930,9 @@ static void test_step_stats_per_device(void) {
 
 static void test_device_lists(void) {
   tfs_graph *g = tfs_graph_new();
-  tfs_session *s = new_session(g, 0, 0, 0);
+  /* every device of the process, as the C API's session with default
+   * options below has them */
+  tfs_session *s = new_session(g, 0, 0, ANY_GPU);
   tfs_status *st = tfs_status_new();
   tfs_device_list *l = tfs_session_list_devices(s, st);
   TFS_ASSERT_OK(st);

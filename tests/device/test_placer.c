@@ -1,8 +1,9 @@
 /*
- * tests/device/test_placer.c - the placer on CPU-only machines, with the
- * FAKE device as the second type: device preference, requested devices,
- * soft placement, colocation groups, resource and ref edges, TensorFlow's
- * heuristics, the placement log and every error message.
+ * tests/device/test_placer.c - the placer over the CPU, with the FAKE
+ * device as the second type (a machine's GPUs left out of the device
+ * set): device preference, requested devices, soft placement, colocation
+ * groups, resource and ref edges, TensorFlow's heuristics, the placement
+ * log and every error message.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -26,6 +27,13 @@ static tfs_config *config_with(const char *type, int count) {
   return &c;
 }
 
+/* The placement these suites check: over the CPU and FAKE, with `cfg`'s
+ * counts (NULL: defaults) and without the GPUs a machine may have. */
+static tfs_code place(tfs_graph *g, const tfs_config *cfg, int soft, int log,
+                      dt_placement *p) {
+  return dt_place(g, dt_no_gpu(cfg), soft, log, p);
+}
+
 /* ---- preference --------------------------------------------------------- */
 
 static void test_prefers_higher_priority_type(void) {
@@ -35,7 +43,7 @@ static void test_prefers_higher_priority_type(void) {
   dt_node(g, "AddV2", "a", NULL, xx, 2, TFS_FLOAT, NULL);
   dt_node(g, "MatMul", "mm", NULL, xx, 2, TFS_FLOAT, NULL);
   dt_placement p;
-  CU_ASSERT_EQUAL(dt_place(g, NULL, 0, 1, &p), TFS_OK);
+  CU_ASSERT_EQUAL(place(g, NULL, 0, 1, &p), TFS_OK);
   ASSERT_DEV(&p, "a", DT_FAKE0); /* FAKE has AddV2: preferred */
   ASSERT_DEV(&p, "mm", DT_CPU);  /* FAKE has no MatMul */
   /* the generator's consumers disagree: the first candidate (CPU, the
@@ -55,7 +63,7 @@ static void test_kernel_dtype_decides(void) {
   tfs_output xx[2] = {x, x};
   dt_node(g, "AddV2", "a", NULL, xx, 2, TFS_INT32, NULL);
   dt_placement p;
-  CU_ASSERT_EQUAL(dt_place(g, NULL, 0, 0, &p), TFS_OK);
+  CU_ASSERT_EQUAL(place(g, NULL, 0, 0, &p), TFS_OK);
   ASSERT_DEV(&p, "a", DT_CPU); /* FAKE's AddV2 is float only */
   CU_ASSERT_STRING_EQUAL(p.log, "");
   dt_placement_clear(&p);
@@ -69,7 +77,7 @@ static void test_log_goes_to_stdout(void) {
   tfs_output xx[2] = {x, x};
   dt_node(g, "AddV2", "add", NULL, xx, 2, TFS_FLOAT, NULL);
   tfs_status *st = tfs_status_new();
-  tfs_device_set *ds = tfs_device_set__new(NULL, st);
+  tfs_device_set *ds = tfs_device_set__new(dt_no_gpu(NULL), st);
   tfs_operation *nodes[2] = {x.oper, tfs_graph_operation_by_name(g, "add")};
   tfs_device *dev[2];
   char path[] = "/tmp/tfs_placer_logXXXXXX";
@@ -111,7 +119,7 @@ static void test_requested_devices(void) {
   dt_node(g, "AddV2", "job_only", "/job:localhost/replica:0", xx, 2,
           TFS_FLOAT, NULL);
   dt_placement p;
-  CU_ASSERT_EQUAL(dt_place(g, NULL, 0, 0, &p), TFS_OK);
+  CU_ASSERT_EQUAL(place(g, NULL, 0, 0, &p), TFS_OK);
   ASSERT_DEV(&p, "on_cpu", DT_CPU);
   ASSERT_DEV(&p, "on_fake", DT_FAKE0);
   ASSERT_DEV(&p, "short", DT_CPU);
@@ -130,7 +138,7 @@ static void test_device_ids(void) {
   dt_node(g, "AddV2", "any", "/device:FAKE:*", xx, 2, TFS_FLOAT, NULL);
   dt_node(g, "AddV2", "with_one", NULL, xx, 2, TFS_FLOAT, "one");
   dt_placement p;
-  CU_ASSERT_EQUAL(dt_place(g, config_with("FAKE", 2), 0, 0, &p), TFS_OK);
+  CU_ASSERT_EQUAL(place(g, config_with("FAKE", 2), 0, 0, &p), TFS_OK);
   ASSERT_DEV(&p, "one", DT_FAKE1);
   ASSERT_DEV(&p, "any", DT_FAKE0);
   ASSERT_DEV(&p, "with_one", DT_FAKE1);
@@ -140,7 +148,7 @@ static void test_device_ids(void) {
   x = dt_placeholder(g2, "x", TFS_FLOAT);
   tfs_output yy[2] = {x, x};
   dt_node(g2, "AddV2", "a", NULL, yy, 2, TFS_FLOAT, NULL);
-  CU_ASSERT_EQUAL(dt_place(g2, config_with("FAKE", 0), 0, 0, &p), TFS_OK);
+  CU_ASSERT_EQUAL(place(g2, config_with("FAKE", 0), 0, 0, &p), TFS_OK);
   ASSERT_DEV(&p, "a", DT_CPU);
   dt_placement_clear(&p);
   tfs_graph_free(g);
@@ -153,7 +161,7 @@ static void test_no_kernel_on_requested_type(void) {
   tfs_output xx[2] = {x, x};
   dt_node(g, "MatMul", "mm", "/device:FAKE:0", xx, 2, TFS_FLOAT, NULL);
   dt_placement p;
-  CU_ASSERT_EQUAL(dt_place(g, NULL, 0, 0, &p), TFS_INVALID_ARGUMENT);
+  CU_ASSERT_EQUAL(place(g, NULL, 0, 0, &p), TFS_INVALID_ARGUMENT);
   const char *m = tfs_status_message(p.st);
   CU_ASSERT_PTR_NOT_NULL(strstr(m,
       "Cannot assign a device for operation mm: Could not satisfy explicit "
@@ -175,7 +183,7 @@ static void test_no_kernel_on_requested_type(void) {
   CU_ASSERT(len > 20 && strcmp(m + len - 18, "\n\t [[{{node mm}}]]") == 0);
   dt_placement_clear(&p);
   /* soft placement: the CPU */
-  CU_ASSERT_EQUAL(dt_place(g, NULL, 1, 0, &p), TFS_OK);
+  CU_ASSERT_EQUAL(place(g, NULL, 1, 0, &p), TFS_OK);
   ASSERT_DEV(&p, "mm", DT_CPU);
   dt_placement_clear(&p);
   tfs_graph_free(g);
@@ -187,7 +195,7 @@ static void test_missing_device(void) {
   tfs_output xx[2] = {x, x};
   dt_node(g, "AddV2", "a", "/device:GPU:99", xx, 2, TFS_FLOAT, NULL);
   dt_placement p;
-  CU_ASSERT_EQUAL(dt_place(g, config_with("CPU", 1), 0, 0, &p),
+  CU_ASSERT_EQUAL(place(g, config_with("CPU", 1), 0, 0, &p),
                   TFS_INVALID_ARGUMENT);
   const char *want_head =
       "Cannot assign a device for operation a: {{node a}} was explicitly "
@@ -205,7 +213,7 @@ static void test_missing_device(void) {
 #endif
   dt_placement_clear(&p);
   /* soft placement: the best device that has the kernel */
-  CU_ASSERT_EQUAL(dt_place(g, NULL, 1, 0, &p), TFS_OK);
+  CU_ASSERT_EQUAL(place(g, NULL, 1, 0, &p), TFS_OK);
   ASSERT_DEV(&p, "a", DT_FAKE0);
   dt_placement_clear(&p);
   tfs_graph_free(g);
@@ -217,7 +225,7 @@ static void test_malformed_and_no_devices(void) {
   tfs_output xx[2] = {x, x};
   dt_node(g, "AddV2", "a", "bogus spec", xx, 2, TFS_FLOAT, NULL);
   dt_placement p;
-  CU_ASSERT_EQUAL(dt_place(g, NULL, 1, 0, &p), TFS_INVALID_ARGUMENT);
+  CU_ASSERT_EQUAL(place(g, NULL, 1, 0, &p), TFS_INVALID_ARGUMENT);
   TFS_ASSERT_ERROR(p.st, TFS_INVALID_ARGUMENT,
                    "Malformed device specification 'bogus spec' in node: "
                    "{name:'a' id:1 op device:{requested: 'bogus spec', "
@@ -264,7 +272,7 @@ static void test_colocation_intersects_types(void) {
   dt_node(g, "MatMul", "g2", NULL, xx, 2, TFS_FLOAT, "ghost");
   dt_node(g, "AddV2", "free", NULL, xx, 2, TFS_FLOAT, NULL);
   dt_placement p;
-  CU_ASSERT_EQUAL(dt_place(g, NULL, 0, 0, &p), TFS_OK);
+  CU_ASSERT_EQUAL(place(g, NULL, 0, 0, &p), TFS_OK);
   ASSERT_DEV(&p, "a", DT_CPU);
   ASSERT_DEV(&p, "mm", DT_CPU);
   ASSERT_DEV(&p, "g1", DT_CPU);
@@ -281,7 +289,7 @@ static void test_colocation_conflict(void) {
   dt_node(g, "AddV2", "a", "/cpu:0", xx, 2, TFS_FLOAT, NULL);
   dt_node(g, "AddV2", "b", "/device:FAKE:0", xx, 2, TFS_FLOAT, "a");
   dt_placement p;
-  CU_ASSERT_EQUAL(dt_place(g, NULL, 0, 0, &p), TFS_INVALID_ARGUMENT);
+  CU_ASSERT_EQUAL(place(g, NULL, 0, 0, &p), TFS_INVALID_ARGUMENT);
   TFS_ASSERT_MESSAGE(p.st,
                      "Cannot colocate nodes {{colocation_node b}} and "
                      "{{colocation_node a}}: Cannot merge devices with "
@@ -289,7 +297,7 @@ static void test_colocation_conflict(void) {
                      "'/device:CPU:0'\n\t [[{{node b}}]]");
   dt_placement_clear(&p);
   /* soft placement: the conflicting type is dropped, the group stays */
-  CU_ASSERT_EQUAL(dt_place(g, NULL, 1, 0, &p), TFS_OK);
+  CU_ASSERT_EQUAL(place(g, NULL, 1, 0, &p), TFS_OK);
   ASSERT_DEV(&p, "a", DT_FAKE0);
   ASSERT_DEV(&p, "b", DT_FAKE0);
   dt_placement_clear(&p);
@@ -318,7 +326,7 @@ static void test_colocation_without_common_type(void) {
   dt_node(g, tfs_fake_only_op, "r", NULL, &h, 1, TFS_HALF, NULL);
   dt_node(g, "MatMul", "m", NULL, xx, 2, TFS_FLOAT, "r");
   dt_placement p;
-  CU_ASSERT_EQUAL(dt_place(g, NULL, 0, 0, &p), TFS_INVALID_ARGUMENT);
+  CU_ASSERT_EQUAL(place(g, NULL, 0, 0, &p), TFS_INVALID_ARGUMENT);
   const char *m = tfs_status_message(p.st);
   CU_ASSERT_PTR_NOT_NULL(strstr(m,
       "Cannot colocate nodes {{colocation_node m}} and {{colocation_node r}} "
@@ -327,7 +335,7 @@ static void test_colocation_without_common_type(void) {
   CU_ASSERT_PTR_NOT_NULL(strstr(m, "\nRint: FAKE \n"));
   CU_ASSERT_PTR_NOT_NULL(strstr(m, "\nMatMul: CPU \n"));
   dt_placement_clear(&p);
-  CU_ASSERT_EQUAL(dt_place(g, NULL, 1, 0, &p), TFS_OK);
+  CU_ASSERT_EQUAL(place(g, NULL, 1, 0, &p), TFS_OK);
   ASSERT_DEV(&p, "r", DT_FAKE0);
   ASSERT_DEV(&p, "m", DT_CPU);
   dt_placement_clear(&p);
@@ -341,7 +349,7 @@ static void test_colocated_with_incompatible_group(void) {
   dt_node(g, "AddV2", "a", "/device:FAKE:0", xx, 2, TFS_FLOAT, NULL);
   dt_node(g, "MatMul", "b", "/job:localhost", xx, 2, TFS_FLOAT, "a");
   dt_placement p;
-  CU_ASSERT_EQUAL(dt_place(g, NULL, 0, 0, &p), TFS_INVALID_ARGUMENT);
+  CU_ASSERT_EQUAL(place(g, NULL, 0, 0, &p), TFS_INVALID_ARGUMENT);
   TFS_ASSERT_ERROR(p.st, TFS_INVALID_ARGUMENT,
                    "Cannot assign a device for operation a: Could not "
                    "satisfy explicit device specification '/device:FAKE:0' "
@@ -391,7 +399,7 @@ static void test_resource_variables_stay_together(void) {
   dt_placement p;
   /* the reader's request cannot be met: FAKE has no ReadVariableOp; the
    * first member placed (the assign, in node order) reports it */
-  CU_ASSERT_EQUAL(dt_place(g, NULL, 0, 0, &p), TFS_INVALID_ARGUMENT);
+  CU_ASSERT_EQUAL(place(g, NULL, 0, 0, &p), TFS_INVALID_ARGUMENT);
   TFS_ASSERT_ERROR(p.st, TFS_INVALID_ARGUMENT,
                    "Cannot assign a device for operation assign: Could not "
                    "satisfy explicit device specification '' because the "
@@ -406,7 +414,7 @@ static void test_resource_variables_stay_together(void) {
                                 "(AssignVariableOp) \n  read "
                                 "(ReadVariableOp) /device:FAKE:0\n"));
   dt_placement_clear(&p);
-  CU_ASSERT_EQUAL(dt_place(g, NULL, 1, 1, &p), TFS_OK);
+  CU_ASSERT_EQUAL(place(g, NULL, 1, 1, &p), TFS_OK);
   ASSERT_DEV(&p, "v", DT_CPU);
   ASSERT_DEV(&p, "assign", DT_CPU);
   ASSERT_DEV(&p, "read", DT_CPU);
@@ -431,7 +439,7 @@ static void test_ref_edges_follow_the_variable(void) {
   /* the Assign asks for FAKE; the ref edge overrides its request */
   dt_node(g, "Assign", "assign", "/device:FAKE:0", vc, 2, TFS_FLOAT, NULL);
   dt_placement p;
-  CU_ASSERT_EQUAL(dt_place(g, NULL, 0, 1, &p), TFS_OK);
+  CU_ASSERT_EQUAL(place(g, NULL, 0, 1, &p), TFS_OK);
   ASSERT_DEV(&p, "var", DT_CPU);
   ASSERT_DEV(&p, "assign", DT_CPU);
   ASSERT_DEV(&p, "c", DT_CPU);
@@ -453,7 +461,7 @@ static void test_generators_follow_consumers(void) {
   tfs_output cc[2] = {c2, c2};
   dt_node(g, "AddV2", "add", NULL, cc, 2, TFS_FLOAT, NULL);
   dt_placement p;
-  CU_ASSERT_EQUAL(dt_place(g, NULL, 0, 0, &p), TFS_OK);
+  CU_ASSERT_EQUAL(place(g, NULL, 0, 0, &p), TFS_OK);
   ASSERT_DEV(&p, "c1", DT_CPU);   /* with Neg (CPU only) */
   ASSERT_DEV(&p, "c2", DT_FAKE0); /* with AddV2 */
   ASSERT_DEV(&p, "c3", DT_FAKE0); /* no consumer: the preferred device */
@@ -471,7 +479,7 @@ static void test_metadata_ops_follow_their_input(void) {
   dt_node(g, "Shape", "shape_of_neg", NULL, &n, 1, TFS_FLOAT, NULL);
   dt_node(g, "Shape", "shape_of_add", NULL, &a, 1, TFS_FLOAT, NULL);
   dt_placement p;
-  CU_ASSERT_EQUAL(dt_place(g, NULL, 0, 0, &p), TFS_OK);
+  CU_ASSERT_EQUAL(place(g, NULL, 0, 0, &p), TFS_OK);
   ASSERT_DEV(&p, "neg", DT_CPU);
   ASSERT_DEV(&p, "shape_of_neg", DT_CPU); /* though FAKE has Shape */
   ASSERT_DEV(&p, "shape_of_add", DT_FAKE0);

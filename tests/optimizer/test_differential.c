@@ -58,10 +58,17 @@ static long env_long(const char *name, long def) {
 }
 
 /* ConfigProto bytes: min_graph_nodes -1, the layout and AMP toggles, and
- * disable_meta_optimizer for sessions that must not optimize again. */
+ * disable_meta_optimizer for sessions that must not optimize again;
+ * device_count {GPU: 0}, as the comparisons are exact: every graph runs
+ * on the CPU's kernels, also on machines with a GPU (whose kernels round
+ * differently). */
 static void config_bytes(int layout, int amp, int disable, tfs_buffer *out) {
+  static char gpu[] = "GPU";
+  tfs_config_device_count no_gpu = {gpu, 0};
   tfs_config c;
   tfs_config__init(&c);
+  c.ndevice_count = 1;
+  c.device_count = &no_gpu;
   c.has_graph_options = 1;
   c.graph_options.has_rewrite_options = 1;
   tfs_rewriter_config *rc = &c.graph_options.rewrite_options;
@@ -73,6 +80,8 @@ static void config_bytes(int layout, int amp, int disable, tfs_buffer *out) {
   tfs_config__serialize(&c, out, st);
   CU_ASSERT_EQUAL_FATAL(tfs_status_code(st), TFS_OK);
   tfs_status_free(st);
+  c.ndevice_count = 0; /* not the config's to free */
+  c.device_count = NULL;
   tfs_config__clear(&c);
 }
 

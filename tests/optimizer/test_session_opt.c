@@ -26,12 +26,18 @@ typedef struct cfg_t {
   int constfold_off;   /* constant_folding: OFF */
 } cfg_t;
 
-/* A session on g with ConfigProto bytes from *c (NULL: no config). */
+/* A session on g with ConfigProto bytes from *c (NULL: the optimizer's
+ * defaults) and device_count {GPU: 0}: the fusions checked here are the
+ * remapper's for CPU placements, also on machines with a GPU. */
 static tfs_session *session_for(const cfg_t *c) {
   tfs_session_options *o = tfs_session_options_new();
+  static char gpu[] = "GPU";
+  tfs_config_device_count no_gpu = {gpu, 0};
+  tfs_config cp;
+  tfs_config__init(&cp);
+  cp.ndevice_count = 1;
+  cp.device_count = &no_gpu;
   if (c) {
-    tfs_config cp;
-    tfs_config__init(&cp);
     cp.has_graph_options = 1;
     cp.graph_options.has_rewrite_options = 1;
     tfs_rewriter_config *rc = &cp.graph_options.rewrite_options;
@@ -40,14 +46,16 @@ static tfs_session *session_for(const cfg_t *c) {
       rc->min_graph_nodes = c->min_graph_nodes;
     if (c->remap_off) rc->remapping = TFS_TOGGLE_OFF;
     if (c->constfold_off) rc->constant_folding = TFS_TOGGLE_OFF;
-    tfs_buffer *b = tfs_buffer_new();
-    tfs_config__serialize(&cp, b, st);
-    TFS_ASSERT_OK(st);
-    tfs_session_options_set_config(o, b->data, b->length, st);
-    TFS_ASSERT_OK(st);
-    tfs_buffer_free(b);
-    tfs_config__clear(&cp);
   }
+  tfs_buffer *b = tfs_buffer_new();
+  tfs_config__serialize(&cp, b, st);
+  TFS_ASSERT_OK(st);
+  tfs_session_options_set_config(o, b->data, b->length, st);
+  TFS_ASSERT_OK(st);
+  tfs_buffer_free(b);
+  cp.ndevice_count = 0; /* not the config's to free */
+  cp.device_count = NULL;
+  tfs_config__clear(&cp);
   tfs_session *s = tfs_session_new(g, o, st);
   tfs_session_options_free(o);
   TFS_ASSERT_OK(st);

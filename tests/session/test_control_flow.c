@@ -669,8 +669,9 @@ static void test_concurrent_runs(void) {
 }
 
 /* A loop whose float math the placer puts on a second device (FAKE,
- * preferred over the CPU, which keeps the control-flow ops): the copies
- * run inside the loop's frame like any node. */
+ * preferred over the CPU, which keeps the control-flow ops; a machine's
+ * GPUs are left out): the copies run inside the loop's frame like any
+ * node. */
 static void test_loop_on_two_devices(void) {
   tfs_fake_device_register();
   setup();
@@ -685,7 +686,10 @@ static void test_loop_on_two_devices(void) {
   tfs_output next[2] = {binary("AddV2", "w/inc", L.body[0], one),
                         binary("AddV2", "w/add", L.body[1], step)};
   loop_end(&L, next);
-  tfs_session *s = new_session();
+  tfs_session_options *o = tu_no_gpu_options();
+  tfs_session *s = tfs_session_new(g, o, st);
+  tfs_session_options_free(o);
+  TFS_ASSERT_OK(st);
   tfs_buffer opts = {(const uint8_t[]){0x08, 0x03}, 2, NULL}; /* FULL */
   tfs_buffer *md = tfs_buffer_new();
   tfs_tensor *nv = tfs_tensor_scalar_int32(6), *t = NULL;

@@ -385,6 +385,16 @@ static void test_parallel_error_names_node(void) {
 
 /* ---- in-place reuse and memory plans ---------------------------------------------- */
 
+/* A session on g of the CPU alone: the memory plans checked here are the
+ * host's (a GPU's nodes would allocate from its own allocator). */
+static tfs_session *cpu_session(void) {
+  tfs_session_options *o = tu_no_gpu_options();
+  tfs_session *s = tfs_session_new(g, o, st);
+  tfs_session_options_free(o);
+  TFS_ASSERT_OK(st);
+  return s;
+}
+
 static tfs_plan *build_plan(tfs_session *s, tfs_output *feeds, int nfeeds,
                             tfs_output fetch) {
   pthread_mutex_lock(&g->mu);
@@ -414,7 +424,7 @@ static void test_in_place_reuse(void) {
   tfs_output y = tfs_op_add(g, "y", two, tfs_op_unary(g, "Abs", "side", two,
                                                        st), st);
   TFS_ASSERT_OK(st);
-  tfs_session *s = tfs_session_new(g, NULL, st);
+  tfs_session *s = cpu_session();
   tfs_plan *p = build_plan(s, &x, 1, y);
   tfs_tensor *in = tfs_tensor_new(TFS_FLOAT, dims, 1, st);
   for (int i = 0; i < 1000; i++) ((float *)tfs_tensor_data(in))[i] = i;
@@ -458,7 +468,7 @@ static void test_arena_planning(void) {
   tfs_output y = x;
   for (int i = 0; i < 5; i++) y = dense(y, 64, 64, (unsigned)i + 1);
   TFS_ASSERT_OK(st);
-  tfs_session *s = tfs_session_new(g, NULL, st);
+  tfs_session *s = cpu_session();
   tfs_callable *c = make1(s, &x, 1, y, NULL);
   tfs_plan *p = tfs_callable__plan(c);
   tfs_tensor *in = rand_matrix(8, 64, 7);

@@ -64,6 +64,30 @@ float tu_scalar_float(const tfs_tensor *t) {
   return *(const float *)tfs_tensor_data(t);
 }
 
+tfs_session_options *tu_no_gpu_options(void) {
+  /* device_count (field 1, a map entry): key "GPU" (1), value 0 (2) */
+  static const unsigned char kNoGpu[] = {0x0a, 0x07, 0x0a, 0x03, 'G',
+                                         'P',  'U',  0x10, 0x00};
+  tfs_status *st = tfs_status_new();
+  tfs_session_options *o = tfs_session_options_new();
+  tfs_session_options_set_config(o, kNoGpu, sizeof kNoGpu, st);
+  CU_ASSERT_EQUAL_FATAL(tfs_status_code(st), TFS_OK);
+  tfs_status_free(st);
+  return o;
+}
+
+int tu_gpu_count(void) {
+  tfs_status *st = tfs_status_new();
+  tfs_device_list *l = tfs_device_list_new(NULL, st);
+  CU_ASSERT_EQUAL_FATAL(tfs_status_code(st), TFS_OK);
+  int n = 0;
+  for (int i = 0; i < tfs_device_list_count(l); i++)
+    n += strcmp(tfs_device_list_type(l, i), "GPU") == 0;
+  tfs_device_list_free(l);
+  tfs_status_free(st);
+  return n;
+}
+
 static unsigned g_paths_skipped;
 
 void tu_cpu_path(const char *family, const char *path, const char *skipped) {

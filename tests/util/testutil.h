@@ -81,6 +81,19 @@ tfs_tensor *tu_int32s(const int64_t *dims, int ndims, const int32_t *values);
 /* A scalar float of a fetched tensor, asserting dtype and size. */
 float tu_scalar_float(const tfs_tensor *t);
 
+/* ---- GPUs -----------------------------------------------------------------
+ * Suites that check what the CPU (and the FAKE test device) do keep real
+ * GPUs out of their sessions with TensorFlow's ConfigProto device_count
+ * {"GPU": 0}, since the placer prefers a GPU; suites that check the device
+ * lists users see count the GPUs present instead. */
+
+/* New session options whose ConfigProto holds only device_count
+ * {"GPU": 0} (caller frees). */
+tfs_session_options *tu_no_gpu_options(void);
+/* The GPUs in this process's default device list (0 in CPU builds and
+ * on machines without one). */
+int tu_gpu_count(void);
+
 /* ---- CPU-dispatched paths ------------------------------------------------
  * A test that forces a path the CPU would choose (a GEMM family, the AVX2
  * pooling loop, the SSE4.2 CRC32C, ...) reports it: "TFS-CPU-PATH: family
