@@ -33,6 +33,19 @@ static double uniform(double lo, double hi) {
   return lo + (hi - lo) * (double)(g_rng >> 11) / (double)(1ull << 53);
 }
 
+static void set_elem(tfs_dtype dt, void *p, int64_t i, double v) {
+  switch (dt) {
+    case TFS_FLOAT: ((float *)p)[i] = (float)v; break;
+    case TFS_DOUBLE: ((double *)p)[i] = v; break;
+    case TFS_HALF: ((uint16_t *)p)[i] = tfs_float_to_half((float)v); break;
+    case TFS_BFLOAT16:
+      ((uint16_t *)p)[i] = tfs_float_to_bf16((float)v);
+      break;
+    case TFS_INT32: ((int32_t *)p)[i] = (int32_t)v; break;
+    default: break;
+  }
+}
+
 /* A tensor of dt and dims with values in [lo, hi) (|v| >= min_abs). */
 static tfs_tensor *rand_tensor(tfs_dtype dt, const int64_t *dims, int nd,
                                double lo, double hi, double min_abs) {
@@ -45,17 +58,22 @@ static tfs_tensor *rand_tensor(tfs_dtype dt, const int64_t *dims, int nd,
   for (int64_t i = 0; i < n; i++) {
     double v = uniform(lo, hi);
     if (fabs(v) < min_abs) v = v < 0 ? -min_abs : min_abs;
-    switch (dt) {
-      case TFS_FLOAT: ((float *)p)[i] = (float)v; break;
-      case TFS_DOUBLE: ((double *)p)[i] = v; break;
-      case TFS_HALF: ((uint16_t *)p)[i] = tfs_float_to_half((float)v); break;
-      case TFS_BFLOAT16:
-        ((uint16_t *)p)[i] = tfs_float_to_bf16((float)v);
-        break;
-      case TFS_INT32: ((int32_t *)p)[i] = (int32_t)v; break;
-      default: break;
-    }
+    set_elem(dt, p, i, v);
   }
+  return t;
+}
+
+/* A tensor of dt and dims holding vals[0..nv) over and over (NaN and
+ * infinities included). */
+static tfs_tensor *vals_tensor(tfs_dtype dt, const int64_t *dims, int nd,
+                               const double *vals, int nv) {
+  tfs_status *st = tfs_status_new();
+  tfs_tensor *t = tfs_tensor_new(dt, dims, nd, st);
+  tfs_status_free(st);
+  if (!t) return NULL;
+  int64_t n = tfs_tensor_num_elements(t);
+  for (int64_t i = 0; i < n; i++)
+    set_elem(dt, tfs_tensor_data(t), i, vals[i % nv]);
   return t;
 }
 
@@ -119,10 +137,34 @@ static double nmse(const tfs_tensor *got, const tfs_tensor *want) {
     double b = tfs_tensor__get_as_double(want, i);
     if (isnan(a) != isnan(b)) return INFINITY;
     if (isnan(b)) continue;
+    if (isinf(a) || isinf(b)) {
+      if (a != b) return INFINITY;
+      continue;
+    }
     err += (a - b) * (a - b);
     norm += b * b;
   }
   return norm > 0 ? err / norm : err;
+}
+
+/* The largest error of one element relative to the expected value (NaN
+ * and infinities must match exactly). */
+static double max_rel(const tfs_tensor *got, const tfs_tensor *want) {
+  int64_t n = tfs_tensor_num_elements(want);
+  double worst = 0;
+  for (int64_t i = 0; i < n; i++) {
+    double a = tfs_tensor__get_as_double(got, i);
+    double b = tfs_tensor__get_as_double(want, i);
+    if (isnan(a) != isnan(b)) return INFINITY;
+    if (isnan(b)) continue;
+    if (isinf(a) || isinf(b)) {
+      if (a != b) return INFINITY;
+      continue;
+    }
+    double e = fabs(a - b) / (fabs(b) > 1e-30 ? fabs(b) : 1e-30);
+    if (e > worst) worst = e;
+  }
+  return worst;
 }
 
 static double tolerance(tfs_dtype dt) {
@@ -134,7 +176,9 @@ static double tolerance(tfs_dtype dt) {
   }
 }
 
-/* Runs `op` on the CPU and on GPU:0 and compares the first nout outputs. */
+/* Runs `op` on the CPU and on GPU:0 and compares the first nout outputs:
+ * NMSE within the dtype's tolerance times tol_scale (0: equal values),
+ * or with tol_scale < 0 each element within -tol_scale relative error. */
 static void check_op(const char *label, const char *op, const attrs *as,
                      tfs_tensor **in, int nin, int nout, double tol_scale) {
   if (g_only && !strstr(op, g_only)) goto done;
@@ -158,9 +202,15 @@ static void check_op(const char *label, const char *op, const attrs *as,
       ok = 0;
       break;
     }
-    double e = nmse(gpu[i], cpu[i]);
+    int rel = tol_scale < 0;
+    double e = rel ? max_rel(gpu[i], cpu[i]) : nmse(gpu[i], cpu[i]);
+    double tol =
+        rel ? -tol_scale : tolerance(tfs_tensor_dtype(cpu[i])) * tol_scale;
     if (e > worst) worst = e;
-    if (!(e <= tolerance(tfs_tensor_dtype(cpu[i])) * tol_scale)) ok = 0;
+    if (!(e <= tol)) {
+      ok = 0;
+      if (!why[0]) snprintf(why, sizeof why, "output %d", i);
+    }
   }
   printf("  %-44s %-6s NMSE=%.3g %s%s%s\n", label,
          tfs_dtype_name(tfs_tensor_dtype(in[0])), worst, ok ? "OK" : "FAIL",
@@ -171,6 +221,47 @@ static void check_op(const char *label, const char *op, const attrs *as,
     tfs_tensor_free(gpu[i]);
   }
   tfs_status_free(st);
+done:
+  for (int i = 0; i < nin; i++) tfs_tensor_free(in[i]);
+}
+
+/* The part of an error message before the node's description, which
+ * names the requested device. */
+static void msg_head(const char *m, char *out, size_t n) {
+  size_t k = strcspn(m, "\n[");
+  const char *node = strstr(m, " for '{{node");
+  if (node && (size_t)(node - m) < k) k = (size_t)(node - m);
+  if (k >= n) k = n - 1;
+  memcpy(out, m, k);
+  out[k] = 0;
+}
+
+/* Runs `op` on the CPU and on GPU:0, both failing with one code and
+ * message. */
+static void check_error(const char *label, const char *op, const attrs *as,
+                        tfs_tensor **in, int nin, int nout) {
+  if (g_only && !strstr(op, g_only)) goto done;
+  tfs_status *cs = tfs_status_new(), *gs = tfs_status_new();
+  tfs_tensor *out[6] = {0};
+  int crc = dr_run_op(op, set_attrs, as, "/cpu:0", NULL, in, nin, out, nout,
+                      cs);
+  for (int i = 0; i < 6; i++) tfs_tensor_free(out[i]), out[i] = NULL;
+  int grc = dr_run_op(op, set_attrs, as, "/device:GPU:0", NULL, in, nin, out,
+                      nout, gs);
+  for (int i = 0; i < 6; i++) tfs_tensor_free(out[i]);
+  char cm[200], gm[200], why[420] = "";
+  msg_head(tfs_status_message(cs), cm, sizeof cm);
+  msg_head(tfs_status_message(gs), gm, sizeof gm);
+  int ok = crc && grc && tfs_status_code(cs) == tfs_status_code(gs) &&
+           strcmp(cm, gm) == 0;
+  if (!ok)
+    snprintf(why, sizeof why, ": CPU %d \"%s\", GPU %d \"%s\"",
+             (int)tfs_status_code(cs), cm, (int)tfs_status_code(gs), gm);
+  printf("  %-44s %-6s %s%s\n", label,
+         tfs_dtype_name(tfs_tensor_dtype(in[0])), ok ? "OK" : "FAIL", why);
+  ok ? g_passed++ : g_failed++;
+  tfs_status_free(cs);
+  tfs_status_free(gs);
 done:
   for (int i = 0; i < nin; i++) tfs_tensor_free(in[i]);
 }
@@ -396,7 +487,7 @@ static void dnn_cases(void) {
   conv_case("Conv2D NHWC SAME s1", TFS_HALF, "NHWC", "SAME", 1, 1, 8, 16);
   pool_case("MaxPool 3x3 s2 SAME (asymmetric)", "MaxPool", "SAME", 3, 2, 9);
   pool_case("MaxPool 2x2 s2 VALID", "MaxPool", "VALID", 2, 2, 8);
-  pool_case("MaxPool 3x3 s1 SAME (cuDNN)", "MaxPool", "SAME", 3, 1, 8);
+  pool_case("MaxPool 3x3 s1 SAME (symmetric)", "MaxPool", "SAME", 3, 1, 8);
   pool_case("AvgPool 3x3 s2 SAME (asymmetric)", "AvgPool", "SAME", 3, 2, 9);
   pool_case("AvgPool 3x3 s1 SAME (cuDNN)", "AvgPool", "SAME", 3, 1, 8);
   static const int64_t x[4] = {2, 5, 5, 6}, c[1] = {6};
@@ -408,11 +499,174 @@ static void dnn_cases(void) {
                          rand_tensor(TFS_FLOAT, c, 1, -0.5, 0.5, 0),
                          rand_tensor(TFS_FLOAT, c, 1, -0.5, 0.5, 0),
                          rand_tensor(TFS_FLOAT, c, 1, 0.5, 1.5, 0)};
-    /* y, batch_mean, batch_variance: the reserve spaces differ by design */
+    /* y, batch_mean, batch_variance and the reserve spaces */
     check_op(training ? "FusedBatchNormV3 training"
                       : "FusedBatchNormV3 inference",
-             "FusedBatchNormV3", &as, in, 5, 3, 100);
+             "FusedBatchNormV3", &as, in, 5, 6, 100);
   }
+}
+
+/* ---- the CPU kernels' edge cases: NaN, infinities, thresholds ------------ */
+
+static const tfs_dtype kFloats[4] = {TFS_FLOAT, TFS_DOUBLE, TFS_HALF,
+                                     TFS_BFLOAT16};
+
+/* Relu and Relu6 pass NaN through; Softplus's thresholds depend on the
+ * dtype (log(epsilon) + 2); Erf on float64 is NaN from 0x1.ffffffcp+511
+ * up, as the CPU kernel. */
+static void activation_edge_cases(void) {
+  static const double kRelu[] = {NAN, -INFINITY, INFINITY, -0.0, 0.0, -1.5,
+                                 0.25, 5.5, 6.0, 6.5, 1e4, -1e4};
+  static const double kSp[] = {NAN, -INFINITY, INFINITY, 2.5, 2.9, 3, 4,
+                               4.5, 5, 10, 13.5, 14, 20, 33, 35, -2.5,
+                               -3, -4.5, -5, -13.5, -14, -34, -35, -100};
+  static const int64_t d[1] = {48};
+  for (int t = 0; t < 4; t++) {
+    attrs as = {1, {A_T("T", kFloats[t])}};
+    tfs_tensor *r[1] = {vals_tensor(kFloats[t], d, 1, kRelu, 12)};
+    check_op("Relu NaN/inf/-0", "Relu", &as, r, 1, 1, 0);
+    tfs_tensor *r6[1] = {vals_tensor(kFloats[t], d, 1, kRelu, 12)};
+    check_op("Relu6 NaN/inf/-0", "Relu6", &as, r6, 1, 1, 0);
+    static const double kTol[4] = {1e-6, 1e-14, 1e-3, 8e-3};
+    tfs_tensor *sp[1] = {vals_tensor(kFloats[t], d, 1, kSp, 24)};
+    check_op("Softplus around the thresholds", "Softplus", &as, sp, 1, 1,
+             -kTol[t]);
+  }
+  static const double kErf[] = {NAN, INFINITY, -INFINITY, 0.5, -2, 1e154,
+                                0x1.ffffffbp+511, 0x1.ffffffcp+511,
+                                -0x1.ffffffcp+511, 1e300};
+  attrs as = {1, {A_T("T", TFS_DOUBLE)}};
+  tfs_tensor *e[1] = {vals_tensor(TFS_DOUBLE, d, 1, kErf, 10)};
+  check_op("Erf huge float64", "Erf", &as, e, 1, 1, -1e-15);
+}
+
+/* Cast with Truncate: float and double sources lose their low mantissa
+ * bits first (half sources have none to lose); without it, rounding. */
+static void cast_truncate_cases(void) {
+  static const double kVals[] = {1.0078125 + 1e-9, 1.01171875, 1.0 / 3,
+                                 -1.0 / 3, NAN, INFINITY, -INFINITY, 0.0,
+                                 -0.0, 65519.0, 3.4e38, 1e-40, 2.7182818,
+                                 -123.456789};
+  static const int64_t d[1] = {56};
+  static const tfs_dtype kPairs[][2] = {
+      {TFS_FLOAT, TFS_BFLOAT16}, {TFS_FLOAT, TFS_HALF},
+      {TFS_DOUBLE, TFS_FLOAT},   {TFS_DOUBLE, TFS_HALF},
+      {TFS_DOUBLE, TFS_BFLOAT16}, {TFS_HALF, TFS_BFLOAT16},
+      {TFS_BFLOAT16, TFS_HALF},  {TFS_FLOAT, TFS_DOUBLE}};
+  for (size_t i = 0; i < sizeof kPairs / sizeof kPairs[0]; i++) {
+    for (int trunc = 0; trunc < 2; trunc++) {
+      attrs as = {3, {A_T("SrcT", kPairs[i][0]), A_T("DstT", kPairs[i][1]),
+                      A_B("Truncate", trunc)}};
+      char label[64];
+      snprintf(label, sizeof label, "Cast -> %s%s",
+               tfs_dtype_name(kPairs[i][1]), trunc ? " Truncate" : "");
+      tfs_tensor *in[1] = {vals_tensor(kPairs[i][0], d, 1, kVals, 14)};
+      check_op(label, "Cast", &as, in, 1, 1, 0);
+    }
+  }
+}
+
+static attrs pool_attrs(tfs_dtype dt, const char *fmt, const char *pad,
+                        const int64_t *k, const int64_t *s) {
+  attrs as = {5, {A_T("T", dt), A_S("data_format", fmt), A_S("padding", pad),
+                  A_L4("ksize", k[0], k[1], k[2], k[3]),
+                  A_L4("strides", s[0], s[1], s[2], s[3])}};
+  return as;
+}
+
+/* MaxPool starts from the dtype's lowest value (a window of -inf gives
+ * it) and never picks NaN; max pooling across depth starts from the
+ * first channel; the pooling errors are the CPU kernel's. */
+static void pool_edge_cases(void) {
+  static const double kV[] = {-INFINITY, -INFINITY, NAN, NAN, 1.5, NAN,
+                              -INFINITY, -2,  NAN, -INFINITY, 3, -1};
+  static const int64_t x[4] = {2, 6, 6, 4}, xc[4] = {2, 4, 6, 6};
+  static const int64_t k2[4] = {1, 2, 2, 1}, s2[4] = {1, 2, 2, 1};
+  static const int64_t k3[4] = {1, 3, 3, 1}, s1[4] = {1, 1, 1, 1};
+  static const int64_t k3c[4] = {1, 1, 3, 3}, s2c[4] = {1, 1, 2, 2};
+  static const int64_t kd[4] = {1, 1, 1, 2};
+  for (int t = 0; t < 4; t++) {
+    tfs_dtype dt = kFloats[t];
+    attrs a = pool_attrs(dt, "NHWC", "VALID", k2, s2);
+    tfs_tensor *p1[1] = {vals_tensor(dt, x, 4, kV, 12)};
+    check_op("MaxPool 2x2 VALID NaN/-inf", "MaxPool", &a, p1, 1, 1, 0);
+    a = pool_attrs(dt, "NHWC", "SAME", k3, s1);
+    tfs_tensor *p2[1] = {vals_tensor(dt, x, 4, kV, 12)};
+    check_op("MaxPool 3x3 s1 SAME NaN/-inf", "MaxPool", &a, p2, 1, 1, 0);
+    a = pool_attrs(dt, "NCHW", "SAME", k3c, s2c);
+    tfs_tensor *p3[1] = {vals_tensor(dt, xc, 4, kV, 12)};
+    check_op("MaxPool NCHW 3x3 s2 SAME NaN/-inf", "MaxPool", &a, p3, 1, 1,
+             0);
+    a = pool_attrs(dt, "NHWC", "VALID", kd, kd);
+    tfs_tensor *p4[1] = {vals_tensor(dt, x, 4, kV, 12)};
+    check_op("MaxPool across depth NaN/-inf", "MaxPool", &a, p4, 1, 1, 0);
+  }
+  static const struct {
+    const char *op, *what;
+    int64_t k[4], s[4];
+  } kErr[] = {
+      {"AvgPool", "depth window 2", {1, 1, 1, 2}, {1, 1, 1, 2}},
+      {"AvgPool", "depth window 3 of 4", {1, 1, 1, 3}, {1, 1, 1, 3}},
+      {"AvgPool", "depth stride != window", {1, 1, 1, 2}, {1, 1, 1, 1}},
+      {"AvgPool", "depth and space", {1, 2, 2, 2}, {1, 1, 1, 2}},
+      {"MaxPool", "depth and space", {1, 2, 2, 2}, {1, 1, 1, 2}},
+      {"MaxPool", "depth window 3 of 4", {1, 1, 1, 3}, {1, 1, 1, 3}},
+      {"MaxPool", "depth stride != window", {1, 1, 1, 2}, {1, 1, 1, 1}},
+      {"AvgPool", "batch window", {2, 1, 1, 1}, {1, 1, 1, 1}},
+      {"MaxPool", "batch stride", {1, 1, 1, 1}, {2, 1, 1, 1}},
+      {"MaxPool", "zero ksize", {1, 0, 2, 1}, {1, 1, 1, 1}},
+      {"AvgPool", "zero ksize", {1, 2, 0, 1}, {1, 1, 1, 1}},
+  };
+  for (size_t i = 0; i < sizeof kErr / sizeof kErr[0]; i++) {
+    attrs a = pool_attrs(TFS_FLOAT, "NHWC", "VALID", kErr[i].k, kErr[i].s);
+    char label[64];
+    snprintf(label, sizeof label, "%s error: %s", kErr[i].op, kErr[i].what);
+    tfs_tensor *in[1] = {rand_tensor(TFS_FLOAT, x, 4, -1, 1, 0)};
+    check_error(label, kErr[i].op, &a, in, 1, 1);
+  }
+}
+
+/* FusedBatchNormV3 against the CPU kernel on all six outputs. */
+static void bn_case(const char *label, tfs_dtype dt, const char *fmt,
+                    const int64_t *x, int nd, int training, float factor) {
+  int64_t c[1] = {fmt[1] == 'C' ? x[1] : x[nd - 1]};
+  attrs as = {6, {A_T("T", dt), A_T("U", TFS_FLOAT), A_F("epsilon", 1e-3f),
+                  A_B("is_training", training), A_S("data_format", fmt),
+                  A_F("exponential_avg_factor", factor)}};
+  tfs_tensor *in[5] = {rand_tensor(dt, x, nd, -2, 2, 0),
+                       rand_tensor(TFS_FLOAT, c, 1, 0.5, 1.5, 0),
+                       rand_tensor(TFS_FLOAT, c, 1, -0.5, 0.5, 0),
+                       rand_tensor(TFS_FLOAT, c, 1, -0.5, 0.5, 0),
+                       rand_tensor(TFS_FLOAT, c, 1, 0.5, 1.5, 0)};
+  check_op(label, "FusedBatchNormV3", &as, in, 5, 6, 100);
+}
+
+static void bn_edge_cases(void) {
+  static const int64_t x5[5] = {2, 3, 4, 5, 6}, x4[4] = {3, 4, 5, 6};
+  static const int64_t one[4] = {1, 1, 1, 5}, none[4] = {0, 2, 2, 5};
+  for (int tr = 0; tr < 2; tr++) {
+    bn_case(tr ? "BN V3 5-D NDHWC training" : "BN V3 5-D NDHWC inference",
+            TFS_FLOAT, "NDHWC", x5, 5, tr, 1.0f);
+    bn_case(tr ? "BN V3 5-D NCDHW training" : "BN V3 5-D NCDHW inference",
+            TFS_FLOAT, "NCDHW", x5, 5, tr, 1.0f);
+    bn_case(tr ? "BN V3 NCHW training" : "BN V3 NCHW inference", TFS_FLOAT,
+            "NCHW", x4, 4, tr, 1.0f);
+    bn_case("BN V3 empty input", TFS_FLOAT, "NHWC", none, 4, tr, 1.0f);
+    bn_case("BN V3 empty input, factor 0.5", TFS_FLOAT, "NHWC", none, 4, tr,
+            0.5f);
+  }
+  bn_case("BN V3 training, exponential_avg_factor 0.3", TFS_FLOAT, "NHWC",
+          x4, 4, 1, 0.3f);
+  bn_case("BN V3 5-D NDHWC training, factor 0.3", TFS_FLOAT, "NDHWC", x5, 5,
+          1, 0.3f);
+  bn_case("BN V3 training, one element per channel", TFS_FLOAT, "NHWC", one,
+          4, 1, 1.0f);
+  bn_case("BN V3 training, one element, factor 0.3", TFS_FLOAT, "NHWC", one,
+          4, 1, 0.3f);
+  bn_case("BN V3 training", TFS_HALF, "NHWC", x4, 4, 1, 1.0f);
+  bn_case("BN V3 training", TFS_BFLOAT16, "NHWC", x4, 4, 1, 0.3f);
+  bn_case("BN V3 5-D NCDHW inference", TFS_BFLOAT16, "NCDHW", x5, 5, 0,
+          1.0f);
 }
 
 /* ---- placement, errors, ordering ---------------------------------------------- */
@@ -621,6 +875,11 @@ int main(int argc, char **argv) {
   matmul_cases();
   printf("dnn:\n");
   dnn_cases();
+  printf("edge cases (NaN, infinities, attrs, errors):\n");
+  activation_edge_cases();
+  cast_truncate_cases();
+  pool_edge_cases();
+  bn_edge_cases();
   if (!g_only) {
     printf("placement and errors:\n");
     placement_cases();

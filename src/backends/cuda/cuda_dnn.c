@@ -1,15 +1,18 @@
 /*
- * backends/cuda/cuda_dnn.c - Conv2D, MaxPool, AvgPool and FusedBatchNorm
- * (V1, V3) on cuDNN, NHWC or NCHW.  TensorFlow's SAME padding may put
- * more padding after than before, which cuDNN cannot express: convolutions
- * then pad the input explicitly, pooling uses the direct kernel of nn.cu.
- * Shape checks and messages are the CPU kernels' (conv_common, nn_window).
+ * backends/cuda/cuda_dnn.c - Conv2D and AvgPool on cuDNN, NHWC or NCHW;
+ * MaxPool and FusedBatchNorm (V1, V3; 4-D and 5-D) on the kernels of
+ * nn.cu, with the CPU kernels' semantics.  TensorFlow's SAME padding may
+ * put more padding after than before, which cuDNN cannot express:
+ * convolutions then pad the input explicitly, average pooling uses the
+ * direct kernel of nn.cu.  Shape checks and messages are the CPU
+ * kernels' (conv_common, nn_window, pool.h, nn_checks).
  */
 #include <stdlib.h>
 #include <string.h>
 
 #include "core/status.h"
 #include "backends/cpu/conv_common.h"
+#include "backends/cpu/pool.h"
 #include "backends/cuda/cuda_kernels.h"
 #include "ops/conv2d_check.h"
 #include "ops/nn_checks.h"
@@ -257,6 +260,8 @@ static void pool_release(void *p) {
   free(s);
 }
 
+/* The CPU kernel's checks (backends/cpu/pool.c), in its order, with its
+ * codes and messages. */
 static int pool_prepare(tfs_kernel_init *ki) {
   if (tfs_cu__prepare_sized(ki, sizeof(pool_state))) return -1;
   pool_state *s = ki->state;
@@ -265,15 +270,13 @@ static int pool_prepare(tfs_kernel_init *ki) {
                        ki->st))
     return tfs_ki_error(ki, TFS_INVALID_ARGUMENT, "%s",
                         tfs_status_message(ki->st));
-  int cd = tfs_window_dim(&s->w, 'C'), nd = tfs_window_dim(&s->w, 'N');
-  if (s->w.ksize[cd] != 1 || s->w.strides[cd] != 1)
-    return tfs_ki_error(ki, TFS_UNIMPLEMENTED,
-                        "Depthwise max pooling is currently only implemented "
-                        "for CPU devices.");
-  if (s->w.ksize[nd] != 1 || s->w.strides[nd] != 1)
-    return tfs_ki_error(ki, TFS_UNIMPLEMENTED,
-                        "Pooling is not yet supported on the batch "
-                        "dimension.");
+  if (s->w.vect_c)
+    return tfs_ki_error(ki, TFS_INVALID_ARGUMENT,
+                        "Default MaxPoolingOp only supports NHWC on device "
+                        "type CPU");
+  if (tfs_pool_check_window(&s->w, s->is_max, 0, ki->st))
+    return tfs_ki_error(ki, tfs_status_code(ki->st), "%s",
+                        tfs_status_message(ki->st));
   if (dnn_api(ki, &s->api)) return -1;
   const tfs_cudnn_api *dn = s->api;
   if (dn->cudnnCreateTensorDescriptor(&s->xd) ||
@@ -287,7 +290,7 @@ static int pool_prepare(tfs_kernel_init *ki) {
 static int pool_dim(tfs_kernel_ctx *c, const pool_state *s, char dim,
                     int64_t in, int64_t *out, int64_t *pb, int64_t *pa) {
   int k = tfs_window_dim(&s->w, dim);
-  if (s->w.padding == TFS_PADDING_EXPLICIT) tfs_window_pads(&s->w, dim, pb, pa);
+  tfs_window_pads(&s->w, dim, pb, pa);
   if (tfs_window_output_size(in, s->w.ksize[k], 1, s->w.strides[k],
                              s->w.padding, pb, pa, out, c->st)) {
     tfs_kctx_fail_status(c, c->st);
@@ -327,37 +330,62 @@ static int pool_cudnn(pool_state *s, const tfs_cu_pool *g, const void *x,
              : 0;
 }
 
+/* The CPU kernel's geometry and checks (rank, then the depth window's,
+ * then the output sizes); *pb, *pr: padding after.  -1 after failing c. */
+static int pool_geometry(tfs_kernel_ctx *c, const pool_state *s,
+                         const tfs_tensor *x, tfs_cu_pool *g, int64_t *pb,
+                         int64_t *pr) {
+  const tfs_window *w = &s->w;
+  if (x->shape.rank != 4) {
+    tfs_kctx_fail(c, TFS_INVALID_ARGUMENT,
+                  "tensor_in_shape must have 2 spatial dimensions. %d %d",
+                  x->shape.rank, w->nchw);
+    return -1;
+  }
+  const int64_t *dims = x->shape.dims;
+  int hd = tfs_window_dim(w, 'H'), wd = tfs_window_dim(w, 'W');
+  int cd = tfs_window_dim(w, 'C');
+  memset(g, 0, sizeof *g);
+  g->n = dims[0];
+  g->h = dims[hd];
+  g->w = dims[wd];
+  g->c = dims[cd];
+  g->kh = w->ksize[hd];
+  g->kw = w->ksize[wd];
+  g->sh = w->strides[hd];
+  g->sw = w->strides[wd];
+  g->dwin = w->ksize[cd];
+  *pb = *pr = 0;
+  if (g->dwin != 1) {
+    if (tfs_pool_check_depth(g->c, g->dwin, w->strides[cd], s->is_max,
+                             c->st)) {
+      tfs_kctx_fail_status(c, c->st);
+      return -1;
+    }
+    g->oh = g->h, g->ow = g->w, g->c = g->c / g->dwin;
+    return 0;
+  }
+  return pool_dim(c, s, 'H', g->h, &g->oh, &g->pt, pb) ||
+                 pool_dim(c, s, 'W', g->w, &g->ow, &g->pl, pr)
+             ? -1
+             : 0;
+}
+
 static void pool_compute(tfs_kernel_ctx *c) {
   pool_state *s = c->state;
   const tfs_tensor *x = c->inputs[0];
-  char buf[TFS_SHAPE_STRLEN];
-  if (x->shape.rank != 4) {
-    tfs_kctx_fail(c, TFS_INVALID_ARGUMENT, "tensor_in must be 4-dimensional "
-                  "%s", tfs_shape_str(&x->shape, buf, sizeof buf));
-    return;
-  }
   tfs_cu_pool g;
-  memset(&g, 0, sizeof g);
-  const tfs_window *w = &s->w;
-  const int64_t *dims = x->shape.dims;
-  g.n = dims[0];
-  g.h = dims[tfs_window_dim(w, 'H')];
-  g.w = dims[tfs_window_dim(w, 'W')];
-  g.c = dims[tfs_window_dim(w, 'C')];
-  g.kh = w->ksize[tfs_window_dim(w, 'H')];
-  g.kw = w->ksize[tfs_window_dim(w, 'W')];
-  g.sh = w->strides[tfs_window_dim(w, 'H')];
-  g.sw = w->strides[tfs_window_dim(w, 'W')];
   int64_t pb, pr;
-  if (pool_dim(c, s, 'H', g.h, &g.oh, &g.pt, &pb) ||
-      pool_dim(c, s, 'W', g.w, &g.ow, &g.pl, &pr))
-    return;
+  if (pool_geometry(c, s, x, &g, &pb, &pr)) return;
+  const tfs_window *w = &s->w;
   tfs_shape os;
   tfs_conv_shape(w, g.n, g.oh, g.ow, g.c, &os);
   if (tfs_cu__enter(c, s->base.dev)) return;
   tfs_tensor *y = tfs_cu__output(c, s->base.dev, 0, &os);
   if (!y || y->nelems == 0) return;
-  if (pb == g.pt && pr == g.pl) { /* symmetric: cuDNN */
+  /* cuDNN for symmetric average pooling; the direct kernel for max
+   * pooling (the CPU kernel's lowest start and NaN rule) and the rest */
+  if (!s->is_max && pb == g.pt && pr == g.pl) {
     tfs_status *st = tfs_status_new();
     pthread_mutex_lock(&s->base.dev->lib_mu);
     int rc = st ? pool_cudnn(s, &g, x->data, y->data, st) : -1;
@@ -366,6 +394,7 @@ static void pool_compute(tfs_kernel_ctx *c) {
     tfs_status_free(st);
     return;
   }
+  const int64_t *dims = x->shape.dims;
   int64_t is[4] = {dims[1] * dims[2] * dims[3], dims[2] * dims[3], dims[3], 1};
   int64_t osd[4] = {os.dims[1] * os.dims[2] * os.dims[3],
                     os.dims[2] * os.dims[3], os.dims[3], 1};
@@ -383,18 +412,9 @@ static void pool_compute(tfs_kernel_ctx *c) {
 typedef struct bn_state {
   tfs_cu_state base;
   float epsilon, factor;
-  int training, nchw;
-  const tfs_cudnn_api *api;
-  cudnnTensorDescriptor_t xd, bd; /* guarded by: base.dev->lib_mu */
+  int training;
+  int cfirst; /* channel is dim 1 (NCHW, NCDHW), else the last dim */
 } bn_state;
-
-static void bn_release(void *p) {
-  bn_state *s = p;
-  if (!s) return;
-  if (s->xd) s->api->cudnnDestroyTensorDescriptor(s->xd);
-  if (s->bd) s->api->cudnnDestroyTensorDescriptor(s->bd);
-  free(s);
-}
 
 static int bn_prepare(tfs_kernel_init *ki) {
   if (tfs_cu__prepare_sized(ki, sizeof(bn_state))) return -1;
@@ -406,29 +426,17 @@ static int bn_prepare(tfs_kernel_init *ki) {
   tfs_attrs_get_float(ki->attrs, "exponential_avg_factor", &s->factor);
   tfs_attrs_get_bool(ki->attrs, "is_training", &s->training);
   size_t len = 0;
-  const char *fmt = tfs_attrs_get_string(ki->attrs, "data_format", &len);
-  s->nchw = fmt && len == 4 && memcmp(fmt, "NCHW", 4) == 0;
-  if (dnn_api(ki, &s->api)) return -1;
-  if (s->api->cudnnCreateTensorDescriptor(&s->xd) ||
-      s->api->cudnnCreateTensorDescriptor(&s->bd))
-    return tfs_ki_error(ki, TFS_INTERNAL, "cuDNN descriptors: out of memory");
+  const char *f = tfs_attrs_get_string(ki->attrs, "data_format", &len);
+  s->cfirst = f && ((len == 4 && memcmp(f, "NCHW", 4) == 0) ||
+                    (len == 5 && memcmp(f, "NCDHW", 5) == 0));
   return 0;
 }
 
-/* TensorFlow's input checks (ops/nn_checks.c), after refusing 5-D x,
- * which this kernel leaves to the CPU; -1 after failing c. */
+/* TensorFlow's input checks (ops/nn_checks.c); -1 after failing c. */
 static int bn_check(tfs_kernel_ctx *c, const bn_state *s, int64_t *ch) {
-  char buf[TFS_SHAPE_STRLEN];
-  const tfs_tensor *x = c->inputs[0];
-  if (x->shape.rank == 5) {
-    tfs_kctx_fail(c, TFS_UNIMPLEMENTED,
-                  "input must be 4 or 5-dimensional%s (5-D input runs on "
-                  "CPU only)", tfs_shape_str(&x->shape, buf, sizeof buf));
-    return -1;
-  }
   const tfs_shape *in[5];
   for (int i = 0; i < 5; i++) in[i] = &c->inputs[i]->shape;
-  tfs_batch_norm_attrs a = {s->nchw, s->training, s->factor};
+  tfs_batch_norm_attrs a = {s->cfirst, s->training, s->factor};
   if (tfs_fused_batch_norm_check(in, &a, ch, c->st)) {
     tfs_kctx_fail_status(c, c->st);
     return -1;
@@ -436,60 +444,42 @@ static int bn_check(tfs_kernel_ctx *c, const bn_state *s, int64_t *ch) {
   return 0;
 }
 
-static int bn_run(bn_state *s, tfs_kernel_ctx *c, tfs_tensor *y,
+/* Zeroes outputs 1.. (the reserve spaces stay zero where the kernel does
+ * not write them), then normalizes as the CPU kernel: 4-D and 5-D x as
+ * `outer` blocks of channels of `inner` elements (channels last: outer
+ * N*D*H*W, inner 1; channels first: outer N, inner D*H*W). */
+static int bn_run(bn_state *s, tfs_kernel_ctx *c, int64_t ch,
                   tfs_tensor *const *outs, tfs_status *st) {
   tfs_cuda_dev *d = s->base.dev;
   const tfs_tensor *x = c->inputs[0];
-  const int64_t *dm = x->shape.dims;
-  int64_t n = dm[0], ch = dm[s->nchw ? 1 : 3], h = dm[s->nchw ? 2 : 1],
-          w = dm[s->nchw ? 3 : 2];
-  size_t cb = (size_t)ch * sizeof(float);
-  cudnnHandle_t dnn = tfs_cuda__dnn(d, st);
-  if (!dnn ||
-      tfs_cuda__check_dnn(
-          set4d(s->api, s->xd, s->nchw, s->base.type, n, ch, h, w),
-          "cudnnSetTensor4dDescriptor", st) ||
-      tfs_cuda__check_dnn(s->api->cudnnDeriveBNTensorDescriptor(
-                              s->bd, s->xd, CUDNN_BATCHNORM_SPATIAL),
-                          "cudnnDeriveBNTensorDescriptor", st))
-    return -1;
-  float one = 1, zero = 0;
-  const void *scale = c->inputs[1]->data, *offset = c->inputs[2]->data;
-  const void *mean = c->inputs[3]->data, *var = c->inputs[4]->data;
-  if (!s->training) {
-    return tfs_cuda__check_dnn(
-               s->api->cudnnBatchNormalizationForwardInference(
-                   dnn, CUDNN_BATCHNORM_SPATIAL, &one, &zero, s->xd, x->data,
-                   s->xd, y->data, s->bd, scale, offset, mean, var,
-                   (double)s->epsilon),
-               "cudnnBatchNormalizationForwardInference", st) ||
-                   tfs_cuda__check(cudaMemcpyAsync(outs[1]->data, mean, cb,
-                                                   cudaMemcpyDeviceToDevice,
-                                                   d->compute),
-                                   "cudaMemcpyAsync", st) ||
-                   tfs_cuda__check(cudaMemcpyAsync(outs[2]->data, var, cb,
-                                                   cudaMemcpyDeviceToDevice,
-                                                   d->compute),
-                                   "cudaMemcpyAsync", st)
-               ? -1
-               : 0;
-  }
-  /* running statistics start from the inputs (factor != 1) or zero */
-  if (s->factor != 1.0f) {
-    if (tfs_cuda__check(cudaMemcpyAsync(outs[1]->data, mean, cb,
-                                        cudaMemcpyDeviceToDevice, d->compute),
-                        "cudaMemcpyAsync", st) ||
-        tfs_cuda__check(cudaMemcpyAsync(outs[2]->data, var, cb,
-                                        cudaMemcpyDeviceToDevice, d->compute),
-                        "cudaMemcpyAsync", st))
+  for (int i = 1; i < c->noutputs; i++)
+    if (tfs_cuda__check(cudaMemsetAsync(outs[i]->data, 0, outs[i]->nbytes,
+                                        d->compute),
+                        "cudaMemsetAsync", st))
       return -1;
+  tfs_cu_bn p = {0, ch, 1, s->epsilon, s->factor, s->training};
+  if (s->cfirst) {
+    p.outer = x->shape.dims[0];
+    for (int k = 2; k < x->shape.rank; k++) p.inner *= x->shape.dims[k];
+  } else {
+    p.outer = ch > 0 ? x->nelems / ch : 0;
   }
-  return tfs_cuda__check_dnn(
-      s->api->cudnnBatchNormalizationForwardTraining(
-          dnn, CUDNN_BATCHNORM_SPATIAL, &one, &zero, s->xd, x->data, s->xd,
-          y->data, s->bd, scale, offset, (double)s->factor, outs[1]->data,
-          outs[2]->data, (double)s->epsilon, outs[3]->data, outs[4]->data),
-      "cudnnBatchNormalizationForwardTraining", st);
+  const float *in[4];
+  float *o[4];
+  for (int i = 0; i < 4; i++) {
+    in[i] = c->inputs[i + 1]->data;
+    o[i] = outs[i + 1]->data;
+  }
+  float *work = NULL;
+  if (x->nelems > 0 &&
+      !(work = tfs_cuda__alloc(d, 2 * (size_t)ch * sizeof(float), st)))
+    return -1;
+  int rc = tfs_cuda__check(
+      (cudaError_t)tfs_cu_batch_norm(s->base.type, &p, x->data,
+                                     outs[0]->data, in, o, work, d->compute),
+      c->op_name, st);
+  tfs_cuda__free(d, work);
+  return rc;
 }
 
 static void bn_compute(tfs_kernel_ctx *c) {
@@ -498,28 +488,18 @@ static void bn_compute(tfs_kernel_ctx *c) {
   int64_t ch;
   if (bn_check(c, s, &ch)) return;
   if (tfs_cu__enter(c, s->base.dev)) return;
-  tfs_tensor *y = tfs_cu__output(c, s->base.dev, 0, &x->shape);
-  tfs_tensor *outs[6] = {y};
-  tfs_shape cs = {.rank = 1, .dims = {ch}}, sc = {.rank = 0};
+  tfs_tensor *outs[6] = {tfs_cu__output(c, s->base.dev, 0, &x->shape)};
+  tfs_shape sc = {.rank = 0};
   for (int i = 1; i < c->noutputs && outs[i - 1]; i++)
-    outs[i] = tfs_cu__output(c, s->base.dev, i, i < 5 ? &cs : &sc);
+    outs[i] = tfs_cu__output(c, s->base.dev, i,
+                             i < 5 ? &c->inputs[1]->shape : &sc);
   if (!outs[c->noutputs - 1]) return;
   tfs_status *st = tfs_status_new();
   if (!st) {
     tfs_cu__fail_status(c, NULL);
     return;
   }
-  int rc = 0;
-  for (int i = 1; i < c->noutputs && rc == 0; i++)
-    rc = tfs_cuda__check(cudaMemsetAsync(outs[i]->data, 0, outs[i]->nbytes,
-                                         s->base.dev->compute),
-                         "cudaMemsetAsync", st);
-  if (rc == 0 && x->nelems > 0) {
-    pthread_mutex_lock(&s->base.dev->lib_mu);
-    rc = bn_run(s, c, y, outs, st);
-    pthread_mutex_unlock(&s->base.dev->lib_mu);
-  }
-  if (rc) tfs_cu__fail_status(c, st);
+  if (bn_run(s, c, ch, outs, st)) tfs_cu__fail_status(c, st);
   tfs_status_free(st);
 }
 
@@ -531,10 +511,12 @@ static int bn3_accepts(const tfs_attrs *a) {
 }
 
 static const tfs_cu_kdata kDnn = {0, NULL, 1};
-static const tfs_cu_kdata kBn3 = {0, bn3_accepts, 1};
+static const tfs_cu_kdata kBn = {0, NULL, 0};
+static const tfs_cu_kdata kBn3 = {0, bn3_accepts, 0};
 #define CONV_T (TFS_DT_BIT(TFS_FLOAT) | TFS_DT_BIT(TFS_HALF) | \
                 TFS_DT_BIT(TFS_DOUBLE) | TFS_DT_BIT(TFS_BFLOAT16))
-#define BN_T (TFS_DT_BIT(TFS_FLOAT) | TFS_DT_BIT(TFS_HALF))
+#define BN_T (TFS_DT_BIT(TFS_FLOAT) | TFS_DT_BIT(TFS_HALF) | \
+              TFS_DT_BIT(TFS_BFLOAT16))
 
 const tfs_kernel_def tfs_cuda_kernels_dnn[] = {
     {"Conv2D", "GPU", "T", CONV_T, conv_prepare, conv_compute, conv_release,
@@ -544,8 +526,8 @@ const tfs_kernel_def tfs_cuda_kernels_dnn[] = {
     {"AvgPool", "GPU", "T", CONV_T, pool_prepare, pool_compute, pool_release,
      0, &kDnn},
     {"FusedBatchNorm", "GPU", "T", TFS_DT_BIT(TFS_FLOAT), bn_prepare,
-     bn_compute, bn_release, 0, &kDnn},
-    {"FusedBatchNormV3", "GPU", "T", BN_T, bn_prepare, bn_compute, bn_release,
-     0, &kBn3},
+     bn_compute, free, 0, &kBn},
+    {"FusedBatchNormV3", "GPU", "T", BN_T, bn_prepare, bn_compute, free, 0,
+     &kBn3},
     {NULL, NULL, NULL, 0, NULL, NULL, NULL, 0, NULL},
 };

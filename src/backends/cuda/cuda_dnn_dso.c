@@ -2,7 +2,7 @@
  * backends/cuda/cuda_dnn_dso.c - cuDNN, loaded on first use like cuBLAS
  * (cuda_blas_dso.c): a CUDA build has no link-time dependency on it, so
  * it starts where cuDNN is not installed, and the GPU device offers its
- * cuDNN kernels (Conv2D, pooling, FusedBatchNorm) only once the library
+ * cuDNN kernels (Conv2D, pooling) only once the library
  * opens with every entry point the kernels call.
  */
 #include <pthread.h>

@@ -51,13 +51,16 @@ enum {
   TFS_CU_EXPM1, TFS_CU_LOG1P, TFS_CU_SIGN, TFS_CU_NUNARY
 };
 
-/* out[i] = f(x[i]); `alpha` is LeakyRelu's slope. */
+/* out[i] = f(x[i]); `alpha` is LeakyRelu's slope (Softplus takes its
+ * dtype's threshold itself). */
 int tfs_cu_unary(int op, int type, const void *x, void *out, int64_t n,
                  float alpha, void *stream);
 
-/* out[i] = (to)x[i] between the float types. */
+/* out[i] = (to)x[i] between the float types; trunc_bits > 0 (Truncate,
+ * float or double sources only) clears that many low mantissa bits of
+ * each non-NaN source value first, as the CPU Cast. */
 int tfs_cu_cast(int from, int to, const void *x, void *out, int64_t n,
-                void *stream);
+                int trunc_bits, void *stream);
 
 /* out = x + bias broadcast along the channel dimension: x is [outer, c,
  * inner] (NHWC: inner 1; NCHW: inner = H*W). */
@@ -89,18 +92,35 @@ int tfs_cu_reduce(int op, int type, const void *x, void *out, int64_t nout,
 int tfs_cu_softmax(int type, int log, const void *x, void *out, int64_t rows,
                    int64_t cols, void *stream);
 
-/* ---- pooling without cuDNN (nn.cu) ---------------------------------------- */
+/* ---- pooling without cuDNN, batch norm (nn.cu) ----------------------------- */
 
-/* 2-D max (is_max) or average pooling, TensorFlow semantics (average over
- * in-bounds elements, max never picks padding), any padding.  Layout by
- * element strides (is_* input, os_* output). */
+/* 2-D max (is_max) or average pooling, the CPU kernels' semantics (max
+ * from the dtype's lowest value, never picking NaN or padding; average
+ * over in-bounds elements), any padding.  dwin > 1: max pooling across
+ * depth instead, c output channels of dwin input channels each (oh = h,
+ * ow = w).  Layout by element strides (is_* input, os_* output). */
 typedef struct tfs_cu_pool {
   int64_t n, h, w, c, oh, ow;
-  int64_t kh, kw, sh, sw, pt, pl;
+  int64_t kh, kw, sh, sw, pt, pl, dwin;
   int64_t is_n, is_h, is_w, is_c, os_n, os_h, os_w, os_c;
 } tfs_cu_pool;
 int tfs_cu_pool2d(int type, int is_max, const void *x, void *out,
                   const tfs_cu_pool *g, void *stream);
+
+/* FusedBatchNorm as the CPU kernel: x (float or 16-bit) is `outer`
+ * blocks of `ch` channels of `inner` elements. */
+typedef struct tfs_cu_bn {
+  int64_t outer, ch, inner;
+  float epsilon, factor;
+  int training;
+} tfs_cu_bn;
+/* y from x; in: scale, offset, mean, variance; outs: batch mean, batch
+ * variance, reserve spaces 1 and 2 (all float, ch each; the reserve
+ * spaces only written in training, so the caller zeroes them); work: 2 *
+ * ch floats of device scratch.  An empty x gives NaN batch statistics. */
+int tfs_cu_batch_norm(int type, const tfs_cu_bn *p, const void *x, void *y,
+                      const float *const *in, float *const *outs, float *work,
+                      void *stream);
 
 /* Number of multiprocessors of the current device (for grid sizes). */
 int tfs_cu_sm_count(void);

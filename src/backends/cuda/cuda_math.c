@@ -123,17 +123,37 @@ static int cast_accepts(const tfs_attrs *a) {
   return cast_types(a, &f, &t);
 }
 
+typedef struct cast_state {
+  tfs_cu_state base;
+  int trunc_bits; /* Truncate: low mantissa bits to clear, or 0 */
+} cast_state;
+
+/* Mantissa bits (with the implicit one) of a TFS_CU_* type. */
+static int mantissa_bits(int type) {
+  switch (type) {
+    case TFS_CU_F64: return 53;
+    case TFS_CU_F32: return 24;
+    case TFS_CU_F16: return 11;
+    default: return 8; /* TFS_CU_BF16 */
+  }
+}
+
 static int cast_prepare(tfs_kernel_init *ki) {
-  if (tfs_cu__prepare_basic(ki)) return -1;
-  tfs_cu_state *s = ki->state;
-  int to;
-  cast_types(ki->attrs, &s->type, &to);
-  s->op = to; /* the destination type code */
+  if (tfs_cu__prepare_sized(ki, sizeof(cast_state))) return -1;
+  cast_state *s = ki->state;
+  int to, truncate = 0;
+  cast_types(ki->attrs, &s->base.type, &to);
+  s->base.op = to; /* the destination type code */
+  tfs_attrs_get_bool(ki->attrs, "Truncate", &truncate);
+  /* as the CPU Cast: float and double sources to narrower floats */
+  int ms = mantissa_bits(s->base.type), md = mantissa_bits(to);
+  if (truncate && ms > md && ms >= 24) s->trunc_bits = ms - md;
   return 0;
 }
 
 static void cast_compute(tfs_kernel_ctx *c) {
-  tfs_cu_state *s = c->state;
+  cast_state *cs = c->state;
+  tfs_cu_state *s = &cs->base;
   tfs_tensor *x = c->inputs[0];
   if (s->type == s->op) { /* same type: the input itself */
     tfs_kctx_set_output(c, 0, tfs_tensor_ref(x));
@@ -143,7 +163,7 @@ static void cast_compute(tfs_kernel_ctx *c) {
   tfs_tensor *o = tfs_cu__output(c, s->dev, 0, &x->shape);
   if (!o) return;
   int err = tfs_cu_cast(s->type, s->op, x->data, o->data, x->nelems,
-                        s->dev->compute);
+                        cs->trunc_bits, s->dev->compute);
   tfs_cu__launched(c, s->dev, err, "Cast");
 }
 

@@ -1,9 +1,11 @@
 /*
  * backends/cuda/elementwise.cu - device code of the elementwise kernels:
  * binary ops with broadcasting, unary math and activations, casts between
- * the float types, BiasAdd, and the 4-D transpose and zero padding that
+ * the float types (with Cast's Truncate), BiasAdd, and the 4-D transpose and zero padding that
  * the cuDNN kernels use.  Launched through cuda_launch.h.
  */
+#include <math_constants.h>
+
 #include "cu_common.cuh"
 
 using namespace tfs_cu;
@@ -24,9 +26,14 @@ MF(m_floor, floorf, floor)
 MF(m_ceil, ceilf, ceil)
 MF(m_sin, sinf, sin)
 MF(m_cos, cosf, cos)
-MF(m_erf, erff, erf)
 MF(m_abs, fabsf, fabs)
 #undef MF
+/* Erf: float64 as TensorFlow's CPU kernel (backends/cpu/unary_math.c),
+ * NaN once |x| >= 0x1.ffffffcp+511 (+-Inf included). */
+__device__ __forceinline__ float m_erf(float x) { return erff(x); }
+__device__ __forceinline__ double m_erf(double x) {
+  return fabs(x) >= 0x1.ffffffcp+511 ? CUDART_NAN : erf(x);
+}
 __device__ __forceinline__ float m_pow(float x, float y) { return powf(x, y); }
 __device__ __forceinline__ double m_pow(double x, double y) {
   return pow(x, y);
@@ -83,6 +90,24 @@ void launch_binary(int op, const void *a, const void *b, void *out,
                                      (T *)out, n, as, bs);
 }
 
+/* Softplus thresholds: log(epsilon of the dtype) + 2, as TensorFlow and
+ * the CPU kernel (backends/cpu/nn_activations.c). */
+template <typename T> struct SoftplusT;
+template <> struct SoftplusT<float> {
+  static constexpr double v = -13.942385152878742f;
+};
+template <> struct SoftplusT<double> {
+  static constexpr double v = -34.043653389117154;
+};
+template <> struct SoftplusT<__half> {
+  static constexpr double v = -4.931471805599453f;
+};
+template <> struct SoftplusT<__nv_bfloat16> {
+  static constexpr double v = -2.852030263919617f;
+};
+
+/* `alpha`: LeakyRelu's slope, Softplus's threshold t (x above -t gives x,
+ * below t exp(x), log1p(exp(x)) between; NaN gives NaN). */
 template <typename A>
 __device__ __forceinline__ A apply_unary(int op, A x, A alpha) {
   const A zero = 0, one = 1;
@@ -96,8 +121,10 @@ __device__ __forceinline__ A apply_unary(int op, A x, A alpha) {
     case TFS_CU_SQUARE: return x * x;
     case TFS_CU_TANH: return m_tanh(x);
     case TFS_CU_SIGMOID: return one / (one + m_exp(-x));
-    case TFS_CU_RELU: return x > zero ? x : zero;
-    case TFS_CU_RELU6: return x > zero ? (x < A(6) ? x : A(6)) : zero;
+    /* NaN stays NaN, -0 becomes +0 (the CPU kernels) */
+    case TFS_CU_RELU: return x > zero ? x : (x != x ? x : zero);
+    case TFS_CU_RELU6:
+      return x > zero ? (x > A(6) ? A(6) : x) : (x != x ? x : zero);
     case TFS_CU_ELU: return x > zero ? x : m_expm1(x);
     case TFS_CU_SELU: {
       const A scale = A(1.0507009873554804934193349852946);
@@ -105,7 +132,7 @@ __device__ __forceinline__ A apply_unary(int op, A x, A alpha) {
       return x > zero ? scale * x : sa * m_expm1(x);
     }
     case TFS_CU_SOFTPLUS:
-      return x > A(20) ? x : (x < A(-20) ? m_exp(x) : m_log1p(m_exp(x)));
+      return x > -alpha ? x : (x < alpha ? m_exp(x) : m_log1p(m_exp(x)));
     case TFS_CU_RECIPROCAL: return one / x;
     case TFS_CU_FLOOR: return m_floor(x);
     case TFS_CU_CEIL: return m_ceil(x);
@@ -121,7 +148,7 @@ __device__ __forceinline__ A apply_unary(int op, A x, A alpha) {
 }
 
 template <typename T>
-__global__ void unary_k(int op, const T *x, T *out, int64_t n, float alpha) {
+__global__ void unary_k(int op, const T *x, T *out, int64_t n, double alpha) {
   typedef typename Acc<T>::type A;
   TFS_CU_LOOP(i, n) { store(out, i, apply_unary<A>(op, load(x, i), A(alpha))); }
 }
@@ -129,8 +156,9 @@ __global__ void unary_k(int op, const T *x, T *out, int64_t n, float alpha) {
 template <typename T>
 void launch_unary(int op, const void *x, void *out, int64_t n, float alpha,
                   cudaStream_t s) {
+  double a = op == TFS_CU_SOFTPLUS ? SoftplusT<T>::v : (double)alpha;
   unary_k<T><<<grid_for(n, 256), 256, 0, s>>>(op, (const T *)x, (T *)out, n,
-                                              alpha);
+                                              a);
 }
 
 /* Casts go through float (16-bit types) or double. */
@@ -147,20 +175,44 @@ template <> __device__ __forceinline__ void put<__nv_bfloat16>(
   p[i] = __float2bfloat16((float)v);
 }
 
+/* Truncate: the source with its low `bits` mantissa bits cleared (NaN
+ * left alone), as the CPU Cast; only float and double sources have any. */
+template <typename F> __device__ __forceinline__ double trunc_load(
+    const F *p, int64_t i, int bits) {
+  (void)bits;
+  return (double)load(p, i);
+}
+template <> __device__ __forceinline__ double trunc_load<float>(
+    const float *p, int64_t i, int bits) {
+  float v = p[i];
+  if (bits == 0 || v != v) return v;
+  unsigned u = __float_as_uint(v) & ~((1u << bits) - 1u);
+  return (double)__uint_as_float(u);
+}
+template <> __device__ __forceinline__ double trunc_load<double>(
+    const double *p, int64_t i, int bits) {
+  double v = p[i];
+  if (bits == 0 || v != v) return v;
+  unsigned long long u = (unsigned long long)__double_as_longlong(v) &
+                         ~((1ull << bits) - 1ull);
+  return __longlong_as_double((long long)u);
+}
+
 template <typename F, typename T>
-__global__ void cast_k(const F *x, T *out, int64_t n) {
-  TFS_CU_LOOP(i, n) { put(out, i, (double)load(x, i)); }
+__global__ void cast_k(const F *x, T *out, int64_t n, int bits) {
+  TFS_CU_LOOP(i, n) { put(out, i, trunc_load(x, i, bits)); }
 }
 
 template <typename F>
-int launch_cast_from(int to, const void *x, void *out, int64_t n,
+int launch_cast_from(int to, const void *x, void *out, int64_t n, int bits,
                      cudaStream_t s) {
   unsigned g = grid_for(n, 256);
+  const F *in = (const F *)x;
   switch (to) {
-    case TFS_CU_F32: cast_k<F, float><<<g, 256, 0, s>>>((const F *)x, (float *)out, n); break;
-    case TFS_CU_F64: cast_k<F, double><<<g, 256, 0, s>>>((const F *)x, (double *)out, n); break;
-    case TFS_CU_F16: cast_k<F, __half><<<g, 256, 0, s>>>((const F *)x, (__half *)out, n); break;
-    case TFS_CU_BF16: cast_k<F, __nv_bfloat16><<<g, 256, 0, s>>>((const F *)x, (__nv_bfloat16 *)out, n); break;
+    case TFS_CU_F32: cast_k<F, float><<<g, 256, 0, s>>>(in, (float *)out, n, bits); break;
+    case TFS_CU_F64: cast_k<F, double><<<g, 256, 0, s>>>(in, (double *)out, n, bits); break;
+    case TFS_CU_F16: cast_k<F, __half><<<g, 256, 0, s>>>(in, (__half *)out, n, bits); break;
+    case TFS_CU_BF16: cast_k<F, __nv_bfloat16><<<g, 256, 0, s>>>(in, (__nv_bfloat16 *)out, n, bits); break;
     default: return (int)cudaErrorInvalidValue;
   }
   return 0;
@@ -245,16 +297,16 @@ int tfs_cu_unary(int op, int type, const void *x, void *out, int64_t n,
 }
 
 int tfs_cu_cast(int from, int to, const void *x, void *out, int64_t n,
-                void *stream) {
+                int trunc_bits, void *stream) {
   if (n == 0) return 0;
   cudaStream_t s = (cudaStream_t)stream;
-  int rc;
+  int rc, b = trunc_bits;
   switch (from) {
-    case TFS_CU_F32: rc = launch_cast_from<float>(to, x, out, n, s); break;
-    case TFS_CU_F64: rc = launch_cast_from<double>(to, x, out, n, s); break;
-    case TFS_CU_F16: rc = launch_cast_from<__half>(to, x, out, n, s); break;
+    case TFS_CU_F32: rc = launch_cast_from<float>(to, x, out, n, b, s); break;
+    case TFS_CU_F64: rc = launch_cast_from<double>(to, x, out, n, b, s); break;
+    case TFS_CU_F16: rc = launch_cast_from<__half>(to, x, out, n, b, s); break;
     case TFS_CU_BF16:
-      rc = launch_cast_from<__nv_bfloat16>(to, x, out, n, s);
+      rc = launch_cast_from<__nv_bfloat16>(to, x, out, n, b, s);
       break;
     default: return (int)cudaErrorInvalidValue;
   }
