@@ -681,21 +681,9 @@ static int program_body(tfs_ctx *c, tfs_value *const *in, int n,
   return out[0] ? 0 : -1;
 }
 
-/* The GPUs a session would see. */
-static int count_gpus(void) {
-  tfs_status *s = tfs_status_new();
-  tfs_device_list *l = tfs_device_list_new(NULL, s);
-  int n = 0;
-  for (int i = 0; l && i < tfs_device_list_count(l); i++)
-    n += strcmp(tfs_device_list_type(l, i), "GPU") == 0;
-  tfs_device_list_free(l);
-  tfs_status_free(s);
-  return n;
-}
-
 static void test_differential(void) {
   setup();
-  int gpus = count_gpus();
+  int gpus = tu_gpu_count();
   unsigned seed = 12345;
   float xv[9], yv[9];
   for (int i = 0; i < 9; i++) {
