@@ -129,38 +129,42 @@ static void set_attrs(tfs_op_desc *d, const void *arg) {
 
 /* ---- comparison ----------------------------------------------------------------- */
 
+/* NaN and infinities must match exactly: -1 when a (got) and b (want)
+ * do not, 1 when both are the same special value, 0 for two finite
+ * values. */
+static int special(double a, double b) {
+  if (isnan(a) != isnan(b)) return -1;
+  if (isnan(b)) return 1;
+  if (isinf(a) || isinf(b)) return a == b ? 1 : -1;
+  return 0;
+}
+
 static double nmse(const tfs_tensor *got, const tfs_tensor *want) {
   int64_t n = tfs_tensor_num_elements(want);
   double err = 0, norm = 0;
   for (int64_t i = 0; i < n; i++) {
     double a = tfs_tensor__get_as_double(got, i);
     double b = tfs_tensor__get_as_double(want, i);
-    if (isnan(a) != isnan(b)) return INFINITY;
-    if (isnan(b)) continue;
-    if (isinf(a) || isinf(b)) {
-      if (a != b) return INFINITY;
-      continue;
-    }
+    int sp = special(a, b);
+    if (sp < 0) return INFINITY;
+    if (sp) continue;
     err += (a - b) * (a - b);
     norm += b * b;
   }
   return norm > 0 ? err / norm : err;
 }
 
-/* The largest error of one element relative to the expected value (NaN
- * and infinities must match exactly). */
+/* The largest error of one element relative to the expected value
+ * (special values as in nmse). */
 static double max_rel(const tfs_tensor *got, const tfs_tensor *want) {
   int64_t n = tfs_tensor_num_elements(want);
   double worst = 0;
   for (int64_t i = 0; i < n; i++) {
     double a = tfs_tensor__get_as_double(got, i);
     double b = tfs_tensor__get_as_double(want, i);
-    if (isnan(a) != isnan(b)) return INFINITY;
-    if (isnan(b)) continue;
-    if (isinf(a) || isinf(b)) {
-      if (a != b) return INFINITY;
-      continue;
-    }
+    int sp = special(a, b);
+    if (sp < 0) return INFINITY;
+    if (sp) continue;
     double e = fabs(a - b) / (fabs(b) > 1e-30 ? fabs(b) : 1e-30);
     if (e > worst) worst = e;
   }

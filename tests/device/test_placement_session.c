@@ -464,19 +464,29 @@ static void test_explicit_requests(void) {
 
 /* ---- colocation ---------------------------------------------------------- */
 
+/* A TF1 variable "v", float [2], and "assign" setting it to {1, 2} from
+ * the Const "init"; *it: that value (caller frees). */
+static tfs_output ref_var(tfs_graph *g, tfs_output *assign, tfs_tensor **it) {
+  tfs_status *st = tfs_status_new();
+  int64_t two = 2;
+  static const float iv[2] = {1, 2};
+  tfs_output v = tfs_op_variable(g, "v", TFS_FLOAT, &two, 1, st);
+  *it = tu_floats(&two, 1, iv);
+  tfs_output init = tfs_op_const(g, "init", *it, st);
+  *assign = tfs_op_assign(g, "assign", v, init, st);
+  TFS_ASSERT_OK(st);
+  tfs_status_free(st);
+  return v;
+}
+
 /* A TF1 variable: v (VariableV2, CPU only), its Assign and its read
  * (`_class` loc:@v) stay together even where FAKE is asked for; a reader
  * outside the group goes to FAKE through a copy of the variable's value. */
 static void test_ref_variable_colocation(void) {
   tfs_status *st = tfs_status_new();
   tfs_graph *g = tfs_graph_new();
-  int64_t two = 2;
-  tfs_output v = tfs_op_variable(g, "v", TFS_FLOAT, &two, 1, st);
-  static const float iv[2] = {1, 2};
-  tfs_tensor *it = tu_floats(&two, 1, iv);
-  tfs_output init = tfs_op_const(g, "init", it, st);
-  tfs_output assign = tfs_op_assign(g, "assign", v, init, st);
-  TFS_ASSERT_OK(st);
+  tfs_tensor *it;
+  tfs_output assign, v = ref_var(g, &assign, &it);
   tfs_output read = dt_node(g, "Identity", "read", "/device:FAKE:0", &v, 1,
                             0, "v");
   tfs_output read2 = dt_node(g, "Identity", "read2", NULL, &v, 1, 0, NULL);
@@ -540,18 +550,14 @@ static void test_ref_variable_colocation(void) {
 /* A ref variable on the CPU updated in place (ApplyGradientDescent, no
  * FAKE kernel) and read on FAKE by a node with a control input on the
  * update: the copy to FAKE reads the variable after the update, as a read
- * on the CPU would (TensorFlow's value), run after run, and 'after' is the
- * node named when the variable is not set. */
+ * on the CPU would (TensorFlow's value), run after run; before the
+ * variable is set, the update (the first to read it) is the node named. */
 static void test_ref_read_after_update(void) {
   tfs_status *st = tfs_status_new();
   tfs_graph *g = tfs_graph_new();
   int64_t two = 2;
-  tfs_output v = tfs_op_variable(g, "v", TFS_FLOAT, &two, 1, st);
-  static const float iv[2] = {1, 2};
-  tfs_tensor *it = tu_floats(&two, 1, iv);
-  tfs_output init = tfs_op_const(g, "init", it, st);
-  tfs_output assign = tfs_op_assign(g, "assign", v, init, st);
-  TFS_ASSERT_OK(st);
+  tfs_tensor *it;
+  tfs_output assign, v = ref_var(g, &assign, &it);
   static const float ones[2] = {1, 1};
   tfs_tensor *dt = tu_floats(&two, 1, ones);
   tfs_output in[3] = {v, dt_const(g, "lr", "/device:CPU:0", 0.5f),
