@@ -20,6 +20,15 @@ const char *it_srcdir(void) {
   return s && *s ? s : TFS_TEST_SRCDIR;
 }
 
+#ifndef TFS_TEST_BUILDDIR
+#define TFS_TEST_BUILDDIR "."
+#endif
+
+const char *it_builddir(void) {
+  const char *s = getenv("top_builddir");
+  return s && *s ? s : TFS_TEST_BUILDDIR;
+}
+
 const char *it_src(const char *rel) {
   static char buf[4096];
   snprintf(buf, sizeof buf, "%s/%s", it_srcdir(), rel);

@@ -13,6 +13,11 @@
  * path compiled in.  Static string. */
 const char *it_srcdir(void);
 
+/* The build tree (where the tfsess program is): $top_builddir when set
+ * (a suite run from a moved build, as scripts/gpu-suite does), else the
+ * path compiled in (TFS_TEST_BUILDDIR, "." without one).  Static string. */
+const char *it_builddir(void);
+
 /* "<srcdir>/<rel>" in a static buffer (valid until the next call). */
 const char *it_src(const char *rel);
 

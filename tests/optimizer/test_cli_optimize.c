@@ -10,9 +10,6 @@
 #include "iotest.h"
 #include "testutil.h"
 
-#ifndef TFS_TEST_BUILDDIR
-#define TFS_TEST_BUILDDIR "."
-#endif
 
 typedef struct {
   int status;
@@ -39,7 +36,7 @@ static result tfsess(const char *fmt, ...) {
   va_start(ap, fmt);
   vsnprintf(args, sizeof args, fmt, ap);
   va_end(ap);
-  snprintf(cmd, sizeof cmd, "'%s/tfsess' %s >'%s' 2>'%s'", TFS_TEST_BUILDDIR,
+  snprintf(cmd, sizeof cmd, "'%s/tfsess' %s >'%s' 2>'%s'", it_builddir(),
            args, it_tmp("opt_stdout"), it_tmp("opt_stderr"));
   result r;
   int st = system(cmd);

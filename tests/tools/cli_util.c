@@ -23,7 +23,7 @@ result tfsess(const char *fmt, ...) {
   vsnprintf(args, sizeof args, fmt, ap);
   va_end(ap);
   snprintf(cmd, sizeof cmd, "cd '%s' && '%s/tfsess' %s >'%s' 2>'%s'",
-           it_srcdir(), TFS_TEST_BUILDDIR, args, it_tmp("stdout"),
+           it_srcdir(), it_builddir(), args, it_tmp("stdout"),
            it_tmp("stderr"));
   result r = {0, NULL, NULL};
   int st = system(cmd);

@@ -9,10 +9,6 @@
 #include "testutil.h"
 #include "tfsess/tfsess.h"
 
-#ifndef TFS_TEST_BUILDDIR
-#define TFS_TEST_BUILDDIR "."
-#endif
-
 typedef struct {
   int status;
   char *out, *err;

@@ -196,7 +196,7 @@ static void test_cli_run_digits_equals_tensorflow(void) {
            "cd '%s' && '%s/tools/npy_accuracy' '%s' "
            "models/digits/y_test.npy models/digits/tf_predictions.npy "
            ">/dev/null",
-           it_srcdir(), TFS_TEST_BUILDDIR, path);
+           it_srcdir(), it_builddir(), path);
   CU_ASSERT_EQUAL(system(cmd), 0);
 }
 
