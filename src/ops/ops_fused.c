@@ -7,8 +7,10 @@
  * Intel-only _MklSwish), _TfsHardSwish (Keras's hard_swish, x * relu6(x
  * + 3) / 6, in one op), _TfsGelu (GELU in one op: x Phi(x) with
  * approximate = false, the tanh form 0.5 x (1 + tanh(sqrt(2/pi) (x +
- * 0.044715 x^3))) with true) and _TfsFusedConv2DMaxPool (a _FusedConv2D
- * whose output only feeds a non-overlapping VALID MaxPool) are tfsess's
+ * 0.044715 x^3))) with true), _TfsFusedConv2DMaxPool (a _FusedConv2D
+ * whose output only feeds a non-overlapping VALID MaxPool) and
+ * _TfsScaleShift (activation(x * scale + offset), scale and offset along
+ * the last dimension, activation Identity, Relu or Relu6) are tfsess's
  * own.  Shapes are those of the unfused ops.  tfsess's
  * _FusedDepthwiseConv2dNative also takes padding EXPLICIT with
  * explicit_paddings (TensorFlow's has SAME and VALID only), which the
@@ -126,6 +128,10 @@ const tfs_op_spec tfs_ops_fused[] = {
     {"_TfsLayerNorm", "x: T; scale: T; offset: T", "y: T",
      "T: {float} = float; epsilon: float = 0.001", tfs_shape_fn_unchanged,
      0},
+    {"_TfsScaleShift", "x: T; scale: T; offset: T", "y: T",
+     "T: {float} = float; activation: {'Identity', 'Relu', 'Relu6'} = "
+     "'Identity'",
+     tfs_shape_fn_unchanged, 0},
     {"_TfsGelu", "features: T", "activations: T",
      "T: {half, bfloat16, float, double} = float; approximate: bool = false",
      tfs_shape_fn_unchanged, TFS_OP_ELEMENTWISE},

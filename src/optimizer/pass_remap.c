@@ -26,6 +26,9 @@
  *          ["BiasAdd", "_TfsHardSwish"]
  *   _FusedConv2D (NHWC) -> MaxPool (NHWC, VALID, strides equal to the
  *   window)                                 -> _TfsFusedConv2DMaxPool
+ *   [Relu | Relu6](x * scale + offset), per-channel constants (what is
+ *   left of a batch norm no contraction precedes)
+ *                                           -> _TfsScaleShift
  * act: Relu, Relu6, Elu, LeakyRelu, Tanh, Sigmoid.  float only, except
  * MatMul + BiasAdd [+ act] in bfloat16 too (after auto mixed precision);
  * only nodes requested on no device or a CPU are fused.  Inner
@@ -464,13 +467,15 @@ int tfs_pass__remap(tfs_opt_ctx *c) {
     if (r < 0) return -1;
     total += r;
   }
-  /* activations that meet a fused contraction, then pools over the
-   * convolutions fused above */
+  /* activations that meet a fused contraction, pools over the
+   * convolutions fused above, and the per-channel scale and shift left
+   * outside contractions */
   for (int v = 0; v < g->nn; v++) {
     if (!tfs_og__live(g, v) || !on_cpu(g->n[v].device))
       continue;
     int r = extend_fused(c, v, &stats);
     if (!r) r = conv_pool(c, v, &stats);
+    if (!r) r = tfs_remap__scale_shift(c, v, &stats);
     if (r < 0) return -1;
     total += r;
   }

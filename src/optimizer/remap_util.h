@@ -81,6 +81,12 @@ void tfs_remap__count(tfs_remap_stats *s, const char *what);
  * the output must load in TensorFlow), -1 on an error. */
 int tfs_remap__layer_norm(tfs_opt_ctx *c, int v, tfs_remap_stats *stats);
 
+/* [Relu | Relu6](Mul(x, scale) + offset) with per-channel constants,
+ * ending at v -> _TfsScaleShift (remap_scale_shift.c); 1 when rewritten,
+ * 0 when v does not end one (or the op has no kernel on its device, or
+ * the output must load in TensorFlow), -1 on an error. */
+int tfs_remap__scale_shift(tfs_opt_ctx *c, int v, tfs_remap_stats *stats);
+
 /* A Keras LSTM cell's gates ending at the Mul v that makes h ->
  * _TfsLstmGates(z, c_prev) (remap_lstm.c); 1 when rewritten, 0 when v
  * does not end them (or the op has no kernel on its device, or the

@@ -18,6 +18,7 @@
 #include "core/cpu.h"
 #include "core/half.h"
 #include "backends/cpu/fused_epilogue.h"
+#include "backends/cpu/scale_shift.h"
 #include "backends/cpu/vmath.h"
 #include "mathtest.h"
 
@@ -663,6 +664,111 @@ static void test_hard_swish(void) {
   CU_ASSERT_EQUAL(bad, 0);
 }
 
+/* Per-channel scale and shift with Identity, Relu or Relu6
+ * (tfs_scale_shift_f32) on every path: bit for bit Mul then Add then the
+ * activation (two roundings), every width up to 40 (tails), in place and
+ * not, with NaN, +-0, +-inf and values around 0 and 6. */
+static float scale_shift_ref(int act, float x, float s, float o) {
+  volatile float p = x * s; /* no contraction */
+  float v = p + o;
+  if (act == TFS_SS_IDENTITY || v != v) return v;
+  v = v > 0.0f ? v : 0.0f;
+  return act == TFS_SS_RELU6 && v > 6.0f ? 6.0f : v;
+}
+
+static void test_scale_shift_rows(void) {
+  static const float specials[] = {NAN,   0.0f,    -0.0f,  INFINITY,
+                                   -INFINITY, 6.0f, 5.999f, 6.001f,
+                                   -1e-30f, 1e-30f};
+  enum { ROWS = 3, D = 40 };
+  float in[ROWS * D], out[ROWS * D], scale[D], offset[D];
+  int bad = 0;
+  for (int p = 0; p < 3; p++) {
+    const char *why = tu_isa_unavailable(kIsa[p]);
+    tu_cpu_path("scale-shift", kPath[p], why);
+    if (why) continue;
+    tfs_cpu__set_max_isa(kIsa[p]);
+    for (int a = 0; a < 3; a++)
+      for (int64_t d = 1; d <= D; d++)
+        for (int inplace = 0; inplace < 2; inplace++) {
+          for (int i = 0; i < ROWS * D; i++)
+            in[i] = i % 7 == 0 ? specials[(i / 7 + d) % 10]
+                               : (float)((i * 37 + d) % 29 - 14) * 0.53f;
+          for (int j = 0; j < D; j++) {
+            /* products whose rounding a fused multiply-add would change */
+            scale[j] = 1.0f / 3.0f + 0.01f * (float)j;
+            offset[j] = (float)(j % 5) - 2.0f + 0.1f;
+          }
+          memcpy(out, in, sizeof out);
+          tfs_scale_shift_f32(a, inplace ? out : in, out, ROWS, d, scale,
+                              offset);
+          for (int i = 0; i < ROWS * D; i++) {
+            float want = i < ROWS * d ? scale_shift_ref(a, in[i],
+                                                        scale[i % d],
+                                                        offset[i % d])
+                                      : in[i]; /* past the rows: kept */
+            if (!same_float(out[i], want)) {
+              if (bad < 5)
+                fprintf(stderr, "\n  %s act %d d %lld [%d]: %a -> %a, want %a\n",
+                        kPath[p], a, (long long)d, i, in[i], out[i], want);
+              bad++;
+            }
+          }
+        }
+    tfs_cpu__set_max_isa(-1);
+  }
+  CU_ASSERT_EQUAL(bad, 0);
+  CU_ASSERT_EQUAL(tfs_scale_shift_act("Relu6"), TFS_SS_RELU6);
+  CU_ASSERT_EQUAL(tfs_scale_shift_act("Identity"), TFS_SS_IDENTITY);
+  CU_ASSERT_EQUAL(tfs_scale_shift_act("Elu"), -1);
+}
+
+static void set_activation(tfs_op_desc *d, const void *arg) {
+  const char *a = arg;
+  tfs_op_desc_set_attr_string(d, "activation", a, strlen(a));
+}
+
+/* The op: values on 1 and 2 threads, and its errors. */
+static void test_scale_shift_op(void) {
+  double xv[12], want[12];
+  const double sv[3] = {0.5, -2, 1.0 / 3}, ov[3] = {0.25, 1, -3};
+  for (int i = 0; i < 12; i++) {
+    xv[i] = (double)(i * 7 % 11) - 5.5;
+    float v = scale_shift_ref(TFS_SS_RELU6, (float)xv[i], (float)sv[i % 3],
+                              (float)ov[i % 3]);
+    want[i] = v;
+  }
+  tfs_tensor *in[3] = {mt_t(TFS_FLOAT, 3, MT_DIMS(2, 2, 3), xv),
+                       mt_t(TFS_FLOAT, 1, MT_DIMS(3), sv),
+                       mt_t(TFS_FLOAT, 1, MT_DIMS(3), ov)};
+  mt_op o = {"_TfsScaleShift", -1, set_activation, "Relu6"};
+  for (int t = 1; t <= 2; t++) {
+    mt_set_threads(t);
+    tfs_tensor *y = mt_eval(&o, in, 3);
+    mt_expect(y, TFS_FLOAT, 3, MT_DIMS(2, 2, 3), want, 0);
+    tfs_tensor_free(y);
+  }
+  mt_set_threads(0);
+  const char *msg;
+  mt_op bad_act = {"_TfsScaleShift", -1, set_activation, "Elu"};
+  CU_ASSERT_EQUAL(mt_eval_fail(&bad_act, in, 3, &msg), TFS_INVALID_ARGUMENT);
+  CU_ASSERT_PTR_NOT_NULL(strstr(msg, "activation"));
+  tfs_tensor *short_scale = mt_t(TFS_FLOAT, 1, MT_DIMS(2), sv);
+  tfs_tensor *in2[3] = {in[0], short_scale, in[2]};
+  CU_ASSERT_EQUAL(mt_eval_fail(&o, in2, 3, &msg), TFS_INVALID_ARGUMENT);
+  CU_ASSERT_PTR_NOT_NULL(strstr(msg, "scale and offset must have 3 elements "
+                                     "(the last dimension of x), got 2 and "
+                                     "3"));
+  tfs_tensor *scalar = mt_scalar(TFS_FLOAT, 1);
+  tfs_tensor *in3[3] = {scalar, in[1], in[2]};
+  CU_ASSERT_EQUAL(mt_eval_fail(&o, in3, 3, &msg), TFS_INVALID_ARGUMENT);
+  CU_ASSERT_PTR_NOT_NULL(strstr(msg, "x must be at least 1-dimensional, got "
+                                     "shape []"));
+  tfs_tensor_free(scalar);
+  tfs_tensor_free(short_scale);
+  for (int i = 0; i < 3; i++) tfs_tensor_free(in[i]);
+}
+
 static const tfs_test_case kFunctionCases[] = {
     {"sweep", test_sweep},
     {"specials", test_specials},
@@ -671,6 +777,7 @@ static const tfs_test_case kFunctionCases[] = {
     {"map16", test_map16},
     {"epilogue_rows", test_epilogue_rows},
     {"hard_swish", test_hard_swish},
+    {"scale_shift_rows", test_scale_shift_rows},
     {NULL, NULL},
 };
 
@@ -680,6 +787,7 @@ static const tfs_test_case kKernelCases[] = {
     {"softmax", test_softmax},
     {"fused_matmul_acts", test_fused_matmul_acts},
     {"gelu_swish_ops", test_gelu_swish_ops},
+    {"scale_shift_op", test_scale_shift_op},
     {NULL, NULL},
 };
 

@@ -333,18 +333,24 @@ static void test_optimizer_remap__swish_and_batch_matmul(void) {
   }
 }
 
+/* An inference batch norm after no contraction becomes x * s + o, which
+ * is one _TfsScaleShift unless the output must load in TensorFlow. */
 static void test_optimizer_remap__batch_norm_decomposed(void) {
-  ot_setup();
-  tfs_output x = ot_placeholder("x", 4);
-  tfs_output t = tfs_op_unary(g, "Tanh", "t", x, st);
-  tfs_output bn = batch_norm(t, "bn", 3, (tfs_output){NULL, -1});
-  TFS_ASSERT_OK(st);
-  tfs_graph *og = ot_optimize(&x, 1, &bn, 1, "constfold,remap");
-  CU_ASSERT_STRING_EQUAL(ot_type(og, "bn"), "AddV2");
-  CU_ASSERT_EQUAL(ot_count(og, "FusedBatchNormV3"), 0);
-  ot_check_same(og, &x, 1, &bn, 1, 1);
-  tfs_graph_free(og);
-  ot_teardown();
+  for (int tf = 0; tf < 2; tf++) {
+    ot_setup();
+    tfs_output x = ot_placeholder("x", 4);
+    tfs_output t = tfs_op_unary(g, "Tanh", "t", x, st);
+    tfs_output bn = batch_norm(t, "bn", 3, (tfs_output){NULL, -1});
+    TFS_ASSERT_OK(st);
+    ot_config.tf_compatible = tf;
+    tfs_graph *og = ot_optimize(&x, 1, &bn, 1, "constfold,remap");
+    CU_ASSERT_STRING_EQUAL(ot_type(og, "bn"), tf ? "AddV2" : "_TfsScaleShift");
+    CU_ASSERT_EQUAL(ot_count(og, "Mul"), tf ? 1 : 0);
+    CU_ASSERT_EQUAL(ot_count(og, "FusedBatchNormV3"), 0);
+    ot_check_same(og, &x, 1, &bn, 1, 1);
+    tfs_graph_free(og);
+    ot_teardown();
+  }
 }
 
 /* ---- Keras 3 export patterns ------------------------------------------------
@@ -550,6 +556,77 @@ static void test_optimizer_remap__keras_batch_norm_kept(void) {
     CU_ASSERT_EQUAL(ot_count(og, "Mul"), 1);
     CU_ASSERT_STRING_EQUAL(ot_type(og, "b"), "BiasAdd");
     ot_check_same(og, &x, 1, fetches, nf, 1);
+    tfs_graph_free(og);
+    ot_teardown();
+  }
+}
+
+/* activation attr of node `name` in og ("" when none) */
+static const char *activation_of(tfs_graph *og, const char *name) {
+  static char buf[32];
+  tfs_operation *op = tfs_graph_operation_by_name(og, name);
+  const tfs_attr_value *v =
+      op ? tfs_attrs_find(&op->attrs, "activation") : NULL;
+  snprintf(buf, sizeof buf, "%.*s", v ? (int)v->u.s.len : 0,
+           v ? v->u.s.ptr : "");
+  return buf;
+}
+
+/* A batch norm with no contraction before it (y * C1 + C2, as Keras 3
+ * leaves it) and its activation: one _TfsScaleShift with the unfused
+ * graph's bits.  Kept: the Add read elsewhere (then the Mul and Add alone
+ * are fused, and the Relu stays), a scale that is not per channel, and
+ * output that must load in TensorFlow. */
+static void test_optimizer_remap__scale_shift(void) {
+  static const struct {
+    const char *act; /* NULL: the Add is the root */
+    int const_first, fetch_add, bad_scale, tf;
+    const char *root_type, *act_attr, *note;
+  } kCases[] = {
+      {"Relu", 0, 0, 0, 0, "_TfsScaleShift", "Relu",
+       "Mul+Add+activation -> _TfsScaleShift: 1"},
+      {"Relu6", 1, 0, 0, 0, "_TfsScaleShift", "Relu6",
+       "Mul+Add+activation -> _TfsScaleShift: 1"},
+      {NULL, 0, 0, 0, 0, "_TfsScaleShift", "Identity",
+       "Mul+Add -> _TfsScaleShift: 1"},
+      {"Relu", 0, 1, 0, 0, "Relu", "", "Mul+Add -> _TfsScaleShift: 1"},
+      {"Relu", 0, 0, 1, 0, "Relu", "", NULL},
+      {"Relu", 0, 0, 0, 1, "Relu", "", NULL},
+  };
+  for (size_t k = 0; k < sizeof kCases / sizeof kCases[0]; k++) {
+    ot_setup();
+    tfs_output x = ot_placeholder("x", 4); /* [1, 5, 5, 3] */
+    tfs_output t = tfs_op_unary(g, "Tanh", "t", x, st);
+    tfs_output a;
+    if (kCases[k].bad_scale) {
+      int64_t d[4] = {1, 5, 1, 3};
+      a = tfs_op_add(g, "a",
+                     tfs_op_mul(g, "a_mul", t, ot_const_shape("s", d, 4), st),
+                     ot_const_shape("o", d + 3, 1), st);
+    } else {
+      a = affine(t, "a", 3, 1 + (int)(k % 4), 0, kCases[k].const_first);
+    }
+    tfs_output fetches[2];
+    int nf = 1;
+    fetches[0] = kCases[k].act ? tfs_op_unary(g, kCases[k].act, "r", a, st) : a;
+    if (kCases[k].fetch_add) fetches[nf++] = a;
+    TFS_ASSERT_OK(st);
+    ot_config.tf_compatible = kCases[k].tf;
+    tfs_graph *og = ot_optimize(&x, 1, fetches, nf, "remap");
+    const char *root = kCases[k].act ? "r" : "a";
+    CU_ASSERT_STRING_EQUAL(ot_type(og, root), kCases[k].root_type);
+    CU_ASSERT_STRING_EQUAL(activation_of(og, root), kCases[k].act_attr);
+    if (kCases[k].fetch_add) {
+      CU_ASSERT_STRING_EQUAL(ot_type(og, "a"), "_TfsScaleShift");
+      CU_ASSERT_STRING_EQUAL(activation_of(og, "a"), "Identity");
+    }
+    int fused = strcmp(ot_type(og, "a"), "_TfsScaleShift") == 0 ||
+                strcmp(ot_type(og, root), "_TfsScaleShift") == 0;
+    CU_ASSERT_EQUAL(ot_count(og, "Mul"), fused ? 0 : 1);
+    if (kCases[k].note)
+      CU_ASSERT_PTR_NOT_NULL(
+          strstr(ot_summary(ot_entry("remapper")), kCases[k].note));
+    ot_check_same(og, &x, 1, fetches, nf, 0);
     tfs_graph_free(og);
     ot_teardown();
   }
@@ -1193,6 +1270,7 @@ const tfs_test_case tfs_optimizer_nn_cases[] = {
     {"arith_pad_kept", test_optimizer_arith__pad_kept},
     {"remap_hard_swish", test_optimizer_remap__hard_swish},
     {"remap_dense_3d", test_optimizer_remap__dense_3d},
+    {"remap_scale_shift", test_optimizer_remap__scale_shift},
     {"remap_layer_norm", test_optimizer_remap__layer_norm},
     {"remap_lstm_gates", test_optimizer_remap__lstm_gates},
     {"remap_swish_and_batch_matmul",

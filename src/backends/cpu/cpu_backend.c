@@ -26,7 +26,7 @@ const tfs_kernel_def *const tfs_cpu_kernel_tables[] = {
     tfs_cpu_kernels_unary_math, tfs_cpu_kernels_select,
     tfs_cpu_kernels_argminmax, tfs_cpu_kernels_batch_matmul,
     tfs_cpu_kernels_fused_matmul, tfs_cpu_kernels_layer_norm,
-    tfs_cpu_kernels_lstm_gates,
+    tfs_cpu_kernels_lstm_gates, tfs_cpu_kernels_scale_shift,
     tfs_cpu_kernels_fused_conv,
     tfs_cpu_kernels_random, tfs_cpu_kernels_random_stateless,
     tfs_cpu_kernels_random_sampling, tfs_cpu_kernels_image_sample_bbox,
