@@ -100,11 +100,15 @@ typedef struct tfs_cli_session {
   int64_t limits[TFS_LIMIT_COUNT];
   int nallow;              /* --allow-op TYPE (borrowed from argv) */
   const char *allow[32];
+  /* run under mpirun (cli_mpi.c), or NULL: the options pin one GPU per
+   * local rank (tfs_cli_mpi_pin_gpu) */
+  const struct tfs_cli_mpi *mpi;
 } tfs_cli_session;
 
 #define TFS_CLI_UNSET INT64_MIN
 #define TFS_CLI_SESSION_INIT \
-  { NULL, TFS_CLI_UNSET, TFS_CLI_UNSET, 0, NULL, NULL, 0, 0, {0}, 0, {0} }
+  { NULL, TFS_CLI_UNSET, TFS_CLI_UNSET, 0, NULL, NULL, 0, 0, {0}, 0, {0}, \
+    NULL }
 
 /* Applies --no-optimize / --passes to session options (their ConfigProto's
  * rewrite_options; cmd_optimize.c).  Returns 0 or -1 (reported). */
@@ -117,8 +121,9 @@ extern const tfs_cli_opt tfs_cli_session_opts[];
 
 /* Builds session options: ConfigProto from --config first, then the
  * explicit flags over it; with --save-config, writes the result as
- * ConfigProto bytes.  Returns new options (caller frees) or NULL after
- * reporting an error. */
+ * ConfigProto bytes; then, in an MPI job (s->mpi), this rank's GPU
+ * (tfs_cli_mpi_pin_gpu; not in the saved file, which every rank shares).
+ * Returns new options (caller frees) or NULL after reporting an error. */
 tfs_session_options *tfs_cli_session_options(const tfs_cli_session *s);
 
 /* ---- graphs, feeds and fetches (cli_graph.c) ----------------------------- */
@@ -324,6 +329,41 @@ int tfs_cli_mpi_gather(tfs_cli_mpi *m, int rc, int nfetch,
 /* Leaves the job (tells the others when `rc` is a failure) and frees
  * `m`.  Returns rc, or failed when another rank failed. */
 int tfs_cli_mpi_end(tfs_cli_mpi *m, int rc);
+/* One GPU per local rank, as Horovod's visible_device_list =
+ * str(local_rank): in a job with more than one rank on this host, sets
+ * o's gpu_options as tfs_cli_gpu_pin_apply decides from this rank's local
+ * rank and size and the GPUs the process sees.  Prints nothing.  Returns
+ * 0, or -1 after reporting an error (out of memory). */
+int tfs_cli_mpi_pin_gpu(const tfs_cli_mpi *m, tfs_session_options *o);
+
+/* ---- one GPU per local rank (cli_gpu_pin.c) ------------------------------ */
+
+/* What a rank sets in its gpu_options. */
+typedef struct tfs_cli_gpu_pin {
+  char list[12];    /* visible_device_list, or "" to leave it as it is */
+  int allow_growth; /* set allow_growth: the rank shares its GPU */
+} tfs_cli_gpu_pin;
+
+/* The decision, a pure function.  Rank `local_rank` of the `local_size`
+ * ranks on this host, `ngpus` GPUs visible to the process, `user_list`:
+ * the user set visible_device_list, `user_memory`: the user decided the
+ * GPU memory (per_process_gpu_memory_fraction, allow_growth or
+ * TF_FORCE_GPU_ALLOW_GROWTH).  With local_size > 1, ngpus > 0, no list
+ * of the user's and local_rank in [0, local_size): list is local_rank %
+ * ngpus, and allow_growth is set when another local rank lands on the
+ * same GPU (the same rank % ngpus) and the user left the memory alone.
+ * Otherwise *out is empty (list "", allow_growth 0). */
+void tfs_cli_gpu_pin_decide(int local_rank, int local_size, int ngpus,
+                            int user_list, int user_memory,
+                            tfs_cli_gpu_pin *out);
+
+/* Applies the decision to `o`: what the user set is read from `o` (and
+ * TF_FORCE_GPU_ALLOW_GROWTH from the environment), the rest comes from
+ * the arguments; *out receives the decision.  Errors (RESOURCE_EXHAUSTED)
+ * leave `o` unchanged.  Returns 0 or -1 with st set. */
+int tfs_cli_gpu_pin_apply(tfs_session_options *o, int local_rank,
+                          int local_size, int ngpus, tfs_cli_gpu_pin *out,
+                          tfs_status *st);
 
 /* ---- traced runs and profiles (cli_trace.c) ------------------------------ */
 

@@ -28,6 +28,9 @@
  * naming the failed rank; if the job has not ended kTimeoutS seconds
  * after a failure, MPI_Abort ends it.
  *
+ * Each rank's session sees one GPU, its local rank modulo the GPUs there
+ * are (cli_gpu_pin.c), unless --config chose a visible_device_list.
+ *
  * Without MPI (or with one rank) every function acts as a single process.
  */
 #include "tfs_config.h"
@@ -103,6 +106,9 @@ int tfs_cli_mpi_gather(tfs_cli_mpi *m, int rc, int nfetch,
   return rc;
 }
 int tfs_cli_mpi_end(tfs_cli_mpi *m, int rc) { return rc; }
+int tfs_cli_mpi_pin_gpu(const tfs_cli_mpi *m, tfs_session_options *o) {
+  return 0;
+}
 
 #else
 
@@ -121,6 +127,7 @@ static const int64_t kChunkBytes = 4 << 20;
 struct tfs_cli_mpi {
   MPI_Comm comm;
   int rank, size, mode;
+  int local_rank, local_size; /* among the ranks on this host */
   int64_t rows;          /* all ranks' rows */
   int64_t batch;         /* --batch */
   int64_t *done;         /* rank 0: the rows each rank reported */
@@ -166,6 +173,8 @@ int tfs_cli_mpi_start(int64_t batch, int mode, tfs_cli_mpi **out) {
   }
   m->rank = rank;
   m->size = size;
+  m->local_rank = tfs_mpi_local_rank();
+  m->local_size = tfs_mpi_local_size();
   m->mode = mode;
   m->batch = batch;
   m->failed = -1;
@@ -178,6 +187,19 @@ int tfs_cli_mpi_start(int64_t batch, int mode, tfs_cli_mpi **out) {
 }
 
 int tfs_cli_mpi_rank(const tfs_cli_mpi *m) { return m ? m->rank : 0; }
+
+int tfs_cli_mpi_pin_gpu(const tfs_cli_mpi *m, tfs_session_options *o) {
+  if (!m || m->local_size <= 1) return 0;
+  tfs_status *st = tfs_status_new();
+  tfs_cli_gpu_pin pin;
+  int rc = st ? tfs_cli_gpu_pin_apply(o, m->local_rank, m->local_size,
+                                      tfs_device_count_visible("GPU"), &pin,
+                                      st)
+              : -1;
+  if (rc) tfs_cli_error("out of memory");
+  tfs_status_free(st);
+  return rc;
+}
 
 int tfs_cli_mpi_per_rank(const tfs_cli_mpi *m) {
   return m && m->mode == TFS_CLI_MPI_PER_RANK;

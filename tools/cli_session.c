@@ -230,6 +230,9 @@ tfs_session_options *tfs_cli_session_options(const tfs_cli_session *s) {
     }
   }
   if (s->save_config && save_config(o, s->save_config)) goto fail;
+  /* after saving: a rank's GPU in a file all ranks share would pin every
+   * rank that reads it back to that GPU */
+  if (tfs_cli_mpi_pin_gpu(s->mpi, o)) goto fail;
   return o;
 fail:
   tfs_session_options_free(o);

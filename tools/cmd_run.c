@@ -669,6 +669,7 @@ int tfs_cli_cmd_run(int argc, char **argv) {
   tfs_cli_output_handlers();
   if ((rc = tfs_cli_mpi_start(a.batch, a.mpi_output, &r.mpi)))
     goto out_args;
+  sess.mpi = r.mpi; /* one GPU per local rank */
   if (tfs_cli_mpi_rank(r.mpi)) {
     /* rank 0 draws the job's progress and writes the trace */
     a.progress.mode = 0;

@@ -26,6 +26,18 @@ typedef struct tfs_device_list tfs_device_list;
 TFS_API tfs_device_list *tfs_device_list_new(const tfs_session_options *opts,
                                              tfs_status *st);
 
+/* How many devices of type `type` ("CPU", "GPU") this process sees: for
+ * GPUs, every GPU CUDA shows it (CUDA_VISIBLE_DEVICES honoured), before a
+ * session's visible_device_list and device_count choose among them; 0
+ * for an unknown type or NULL, and for "GPU" in a build without CUDA.
+ * Unlike tfs_device_list_new it makes no device: GPUs are process-wide
+ * and the first options that make them fix their visible_device_list
+ * and allocator, so a program picks those from this count first (one
+ * GPU per MPI local rank, as Horovod's visible_device_list =
+ * str(local_rank)).  Thread-safe.  Does not take ownership of any
+ * argument. */
+TFS_API int tfs_device_count_visible(const char *type);
+
 /* The devices session `s` places its nodes on (fixed when it was
  * created, in the order above), as TF_SessionListDevices lists them.
  * Returns a new list; caller frees with tfs_device_list_free.  Thread-

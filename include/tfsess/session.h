@@ -68,6 +68,46 @@ TFS_API void tfs_session_options_set_config(tfs_session_options *o,
 TFS_API void tfs_session_options_get_config(const tfs_session_options *o,
                                             tfs_buffer *out, tfs_status *st);
 
+/* ---- GPU options (ConfigProto.gpu_options) ------------------------------- */
+
+/* TensorFlow's GPUOptions, read when a session first creates the
+ * process's GPU devices (devices are process-wide: the first session's
+ * options fix them; docs/DEVICES.md).  All of them travel in the
+ * ConfigProto bytes of get_config / set_config.  Like every other option
+ * setter, these take the options from one thread at a time. */
+
+/* Which of the GPUs the process sees become the session's GPU:0, GPU:1,
+ * ..., as gpu_options.visible_device_list: "1" or "2,0".  The string is
+ * copied; NULL or "" clears the list (every GPU, in order).  The list is
+ * checked when devices are made: tfs_session_new and tfs_device_list_new
+ * fail with TensorFlow's messages ("'visible_device_list' listed an
+ * invalid Device id '3' but visible device count is 1").  Errors:
+ * INVALID_ARGUMENT when o is NULL, RESOURCE_EXHAUSTED (the options are
+ * then unchanged).  Does not take ownership of any argument. */
+TFS_API void tfs_session_options_set_visible_device_list(
+    tfs_session_options *o, const char *list, tfs_status *st);
+/* The list set above or by set_config; NULL when none is set (or o is
+ * NULL).  Borrowed, valid until the options are next changed or freed. */
+TFS_API const char *tfs_session_options_visible_device_list(
+    const tfs_session_options *o);
+
+/* gpu_options.allow_growth: a GPU's allocator takes memory as it is
+ * needed (2 MiB, doubling) instead of reserving most of the device at
+ * its first allocation, so that processes can share a GPU.  The
+ * environment variable TF_FORCE_GPU_ALLOW_GROWTH=true or false overrides
+ * it, as in TensorFlow.  Off by default; any non-zero value turns it on. */
+TFS_API void tfs_session_options_set_allow_growth(tfs_session_options *o,
+                                                  int allow);
+TFS_API int tfs_session_options_allow_growth(const tfs_session_options *o);
+
+/* gpu_options.per_process_gpu_memory_fraction: the share of each GPU's
+ * total memory its allocator may use; 0 (the default): what is free at
+ * creation less a reserve. */
+TFS_API void tfs_session_options_set_per_process_gpu_memory_fraction(
+    tfs_session_options *o, double fraction);
+TFS_API double tfs_session_options_per_process_gpu_memory_fraction(
+    const tfs_session_options *o);
+
 /* ---- resource limits and safe mode (docs/SECURITY.md) -------------------- */
 
 /* What a session may ask for.  Each limit is checked before the memory

@@ -154,6 +154,10 @@ struct tfs_device_type {
    * TFS_BFLOAT16 on the CPU, when the CPU computes it natively). */
   int prefers_nchw;
   tfs_dtype fast_16bit;
+  /* How many devices of this type the process sees, made or not, without
+   * making any (tfs_device_count_visible; optional: without it the
+   * factory's count for the default config). */
+  int (*visible_count)(void);
 };
 
 /* The registered device type named `name` ("CPU", "GPU"), or NULL.

@@ -252,6 +252,19 @@ struct tfs_device_list {
   tfs_device **d;
 };
 
+int tfs_device_count_visible(const char *type) {
+  const tfs_device_type *t = type ? tfs_device__type(type) : NULL;
+  if (!t) return 0;
+  if (t->visible_count) return t->visible_count();
+  tfs_device **all = tfs_calloc(MAX_SET, sizeof(tfs_device *));
+  tfs_status *st = tfs_status_new();
+  int n = 0;
+  if (!all || !st || t->devices(NULL, all, MAX_SET, &n, st)) n = 0;
+  tfs_status_free(st);
+  tfs_free(all);
+  return n;
+}
+
 tfs_device_list *tfs_device_list__from_config(const tfs_config *cfg,
                                               tfs_status *st) {
   tfs_device_set *s = tfs_device_set__new(cfg, st);

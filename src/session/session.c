@@ -55,6 +55,47 @@ int tfs_session_options_log_device_placement(const tfs_session_options *o) {
   return o ? o->config.log_device_placement : 0;
 }
 
+/* ---- GPU options (ConfigProto.gpu_options) ------------------------------- */
+
+void tfs_session_options_set_visible_device_list(tfs_session_options *o,
+                                                 const char *list,
+                                                 tfs_status *st) {
+  TFS_CHECK_ARG(o != NULL, st, );
+  char *c = NULL;
+  if (list && *list && !(c = tfs_strdup(list))) {
+    TFS_OOM(st);
+    return;
+  }
+  tfs_free(o->config.gpu_options.visible_device_list);
+  o->config.gpu_options.visible_device_list = c;
+  tfs_status_clear(st);
+}
+
+const char *tfs_session_options_visible_device_list(
+    const tfs_session_options *o) {
+  const char *v = o ? o->config.gpu_options.visible_device_list : NULL;
+  return v && *v ? v : NULL;
+}
+
+void tfs_session_options_set_allow_growth(tfs_session_options *o,
+                                          int allow) {
+  if (o) o->config.gpu_options.allow_growth = allow != 0;
+}
+
+int tfs_session_options_allow_growth(const tfs_session_options *o) {
+  return o ? o->config.gpu_options.allow_growth : 0;
+}
+
+void tfs_session_options_set_per_process_gpu_memory_fraction(
+    tfs_session_options *o, double fraction) {
+  if (o) o->config.gpu_options.per_process_gpu_memory_fraction = fraction;
+}
+
+double tfs_session_options_per_process_gpu_memory_fraction(
+    const tfs_session_options *o) {
+  return o ? o->config.gpu_options.per_process_gpu_memory_fraction : 0;
+}
+
 void tfs_session_options_set_limit(tfs_session_options *o, tfs_limit which,
                                    int64_t value) {
   if (!o) return;

@@ -606,6 +606,27 @@ static void test_type_capabilities(void) {
   CU_ASSERT_PTR_NOT_NULL(tfs_device__type("CPU"));
 }
 
+/* tfs_device_count_visible: a type's own count when it has one (the
+ * GPU's, which makes no device), else its factory's for the defaults. */
+static int three_visible(void) { return 3; }
+
+static void test_count_visible(void) {
+  static const tfs_device_type kCounted = {"COUNTED", 5, no_devices, 0,
+                                           TFS_HALF, three_visible};
+  CU_ASSERT_EQUAL(tfs_device_count_visible("CPU"), 1);
+  CU_ASSERT_EQUAL(tfs_device_count_visible("GPU"), tu_gpu_count());
+  CU_ASSERT_EQUAL(tfs_device_count_visible("NOSUCH"), 0);
+  CU_ASSERT_EQUAL(tfs_device_count_visible(NULL), 0);
+  CU_ASSERT_EQUAL(tfs_device__register_type(&kCounted), 0);
+  CU_ASSERT_EQUAL(tfs_device_count_visible("COUNTED"), 3);
+  tfs_device__unregister_type("COUNTED");
+  CU_ASSERT_EQUAL(tfs_device_count_visible("COUNTED"), 0);
+  int had_fake = tfs_device__type("FAKE") != NULL;
+  tfs_fake_device_register(); /* no count of its own: one by default */
+  CU_ASSERT_EQUAL(tfs_device_count_visible("FAKE"), 1);
+  if (!had_fake) tfs_fake_device_unregister();
+}
+
 static const tfs_test_case kNames[] = {
     {"parse_forms", test_parse_forms},
     {"parse_errors", test_parse_errors},
@@ -618,6 +639,7 @@ static const tfs_test_case kSet[] = {
     {"public_list", test_public_list},
     {"current_device", test_prepare_sets_current_device},
     {"type_capabilities", test_type_capabilities},
+    {"count_visible", test_count_visible},
     {NULL, NULL}};
 
 static const tfs_test_case kAlloc[] = {

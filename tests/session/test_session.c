@@ -222,6 +222,72 @@ static void test_session_with_and_options(void) {
   teardown();
 }
 
+/* gpu_options through the setters: copied, cleared, and the same bytes
+ * TensorFlow writes for them, read back by set_config. */
+static void test_gpu_options(void) {
+  tfs_status *st = tfs_status_new();
+  tfs_session_options *o = tfs_session_options_new();
+  CU_ASSERT_PTR_NULL(tfs_session_options_visible_device_list(o));
+  CU_ASSERT_EQUAL(tfs_session_options_allow_growth(o), 0);
+  CU_ASSERT_EQUAL(tfs_session_options_per_process_gpu_memory_fraction(o), 0);
+  char list[] = "1,0";
+  tfs_session_options_set_visible_device_list(o, list, st);
+  TFS_ASSERT_OK(st);
+  list[0] = '7'; /* the options hold a copy */
+  CU_ASSERT_STRING_EQUAL(tfs_session_options_visible_device_list(o), "1,0");
+  tfs_session_options_set_allow_growth(o, 7);
+  CU_ASSERT_EQUAL(tfs_session_options_allow_growth(o), 1);
+  tfs_session_options_set_per_process_gpu_memory_fraction(o, 0.25);
+  CU_ASSERT_EQUAL(tfs_session_options_per_process_gpu_memory_fraction(o),
+                  0.25);
+  tfs_buffer *b = tfs_buffer_new();
+  tfs_session_options_get_config(o, b, st);
+  TFS_ASSERT_OK(st);
+  /* ConfigProto.gpu_options (6): fraction (1, double), allow_growth (4),
+   * visible_device_list (5) */
+  static const unsigned char expect[] = {
+      0x32, 0x10, 0x09, 0, 0, 0, 0, 0, 0, 0xd0, 0x3f, /* 0.25 */
+      0x20, 0x01, 0x2a, 0x03, '1', ',', '0'};
+  CU_ASSERT_EQUAL(b->length, sizeof expect);
+  CU_ASSERT(b->length == sizeof expect &&
+            memcmp(b->data, expect, sizeof expect) == 0);
+  tfs_session_options *o2 = tfs_session_options_new();
+  tfs_session_options_set_config(o2, b->data, b->length, st);
+  TFS_ASSERT_OK(st);
+  CU_ASSERT_STRING_EQUAL(tfs_session_options_visible_device_list(o2), "1,0");
+  CU_ASSERT_EQUAL(tfs_session_options_allow_growth(o2), 1);
+  CU_ASSERT_EQUAL(tfs_session_options_per_process_gpu_memory_fraction(o2),
+                  0.25);
+  tfs_buffer_free(b);
+  /* "" and NULL clear the list; cleared options write nothing */
+  tfs_session_options_set_visible_device_list(o2, "", st);
+  TFS_ASSERT_OK(st);
+  CU_ASSERT_PTR_NULL(tfs_session_options_visible_device_list(o2));
+  tfs_session_options_set_visible_device_list(o, NULL, st);
+  TFS_ASSERT_OK(st);
+  CU_ASSERT_PTR_NULL(tfs_session_options_visible_device_list(o));
+  tfs_session_options_set_allow_growth(o, 0);
+  tfs_session_options_set_per_process_gpu_memory_fraction(o, 0);
+  b = tfs_buffer_new();
+  tfs_session_options_get_config(o, b, st);
+  TFS_ASSERT_OK(st);
+  CU_ASSERT_EQUAL(b->length, 0);
+  tfs_buffer_free(b);
+  /* misuse */
+  tfs_session_options_set_visible_device_list(NULL, "0", st);
+  TFS_ASSERT_ERROR(st, TFS_INVALID_ARGUMENT, "");
+  TFS_ASSERT_MESSAGE(st, "invalid argument to "
+                         "tfs_session_options_set_visible_device_list: "
+                         "o != NULL");
+  CU_ASSERT_PTR_NULL(tfs_session_options_visible_device_list(NULL));
+  CU_ASSERT_EQUAL(tfs_session_options_allow_growth(NULL), 0);
+  CU_ASSERT_EQUAL(tfs_session_options_per_process_gpu_memory_fraction(NULL),
+                  0);
+  tfs_session_options_free(o2);
+  tfs_session_options_free(o);
+  tfs_status_free(st);
+}
+
 /* ---- TensorFlow 1's run errors ---------------------------------------------- */
 
 static void test_unfed_placeholder(void) {
@@ -732,6 +798,7 @@ static const tfs_test_case run_cases[] = {
     {"graph_grows_after_session", test_graph_grows_after_session},
     {"plan_cache", test_plan_cache},
     {"session_with_and_options", test_session_with_and_options},
+    {"gpu_options", test_gpu_options},
     {"concurrent_runs", test_concurrent_runs},
     {"plans_built_outside_session_lock",
      test_plans_built_outside_session_lock},

@@ -415,5 +415,16 @@ static int gpu_devices(const tfs_config *cfg, tfs_device **out, int cap,
   return rc;
 }
 
+/* The GPUs CUDA shows this process (CUDA_VISIBLE_DEVICES honoured);
+ * cudaGetDeviceCount makes no context on any of them. */
+static int gpu_visible_count(void) {
+  int count = 0;
+  if (cudaGetDeviceCount(&count) != cudaSuccess) {
+    cudaGetLastError();
+    return 0;
+  }
+  return count < MAX_GPUS ? count : MAX_GPUS;
+}
+
 const tfs_device_type tfs_cuda_device_type = {"GPU", 210, gpu_devices, 1,
-                                              TFS_HALF};
+                                              TFS_HALF, gpu_visible_count};
