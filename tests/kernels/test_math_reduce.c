@@ -522,13 +522,15 @@ static void test_thread_count_independence(void) {
   float *p = tfs_tensor_data(x);
   for (int64_t i = 0; i < 64 * 96 * 80; i++)
     p[i] = (float)((i * 7919) % 1000);
-  tfs_tensor *axes[4] = {mt_t(TFS_INT32, 1, D(1), V(0)),
+  /* {0, 1}: 80 outputs innermost, split in chunks of 64 (one short) */
+  tfs_tensor *axes[5] = {mt_t(TFS_INT32, 1, D(1), V(0)),
                          mt_t(TFS_INT32, 1, D(1), V(2)),
                          mt_t(TFS_INT32, 1, D(2), V(0, 2)),
-                         mt_t(TFS_INT32, 1, D(3), V(0, 1, 2))};
+                         mt_t(TFS_INT32, 1, D(3), V(0, 1, 2)),
+                         mt_t(TFS_INT32, 1, D(2), V(0, 1))};
   static const char *const ops[] = {"Sum", "Max", "Mean"};
   for (int o = 0; o < 3; o++) {
-    for (int a = 0; a < 4; a++) {
+    for (int a = 0; a < 5; a++) {
       mt_set_threads(1);
       tfs_tensor *r1 = reduce(ops[o], x, axes[a], 0);
       mt_set_threads(4);
@@ -537,6 +539,16 @@ static void test_thread_count_independence(void) {
                       tfs_tensor_num_elements(r4));
       CU_ASSERT_EQUAL(memcmp(tfs_tensor_data(r1), tfs_tensor_data(r4),
                              tfs_tensor_byte_size(r1)), 0);
+      if (a == 4 && o == 2) { /* integers: exact sums, one rounding */
+        const float *m = tfs_tensor_data(r4);
+        int bad = 0;
+        for (int k = 0; k < 80; k++) {
+          double sum = 0;
+          for (int64_t r = 0; r < 64 * 96; r++) sum += p[r * 80 + k];
+          bad += m[k] != (float)(sum / (64 * 96));
+        }
+        CU_ASSERT_EQUAL(bad, 0);
+      }
       mt_free_all((tfs_tensor *[]){r1, r4}, 2);
     }
   }
@@ -548,8 +560,8 @@ static void test_thread_count_independence(void) {
   CU_ASSERT_EQUAL(memcmp(tfs_tensor_data(a1), tfs_tensor_data(a4),
                          tfs_tensor_byte_size(a1)), 0);
   mt_set_threads(0);
-  mt_free_all((tfs_tensor *[]){x, axes[0], axes[1], axes[2], axes[3], d1, a1,
-                               a4}, 8);
+  mt_free_all((tfs_tensor *[]){x, axes[0], axes[1], axes[2], axes[3],
+                               axes[4], d1, a1, a4}, 9);
 }
 
 static const tfs_test_case reduce_cases[] = {
