@@ -12,6 +12,7 @@
 
 #include "core/alloc.h"
 #include "backends/cpu/cpu_tables.h"
+#include "backends/cpu/scale_shift.h"
 
 typedef struct {
   const float *x, *scale, *offset;
@@ -73,19 +74,8 @@ static int ln_prepare(tfs_kernel_init *ki) {
 
 static void ln_compute(tfs_kernel_ctx *c) {
   const tfs_tensor *x = c->inputs[0], *s = c->inputs[1], *o = c->inputs[2];
-  if (x->shape.rank < 1) {
-    tfs_kctx_fail(c, TFS_INVALID_ARGUMENT,
-                  "x must be at least 1-dimensional, got shape []");
-    return;
-  }
-  int64_t d = x->shape.dims[x->shape.rank - 1];
-  if (s->nelems != d || o->nelems != d) {
-    tfs_kctx_fail(c, TFS_INVALID_ARGUMENT,
-                  "scale and offset must have %lld elements (the last "
-                  "dimension of x), got %lld and %lld",
-                  (long long)d, (long long)s->nelems, (long long)o->nelems);
-    return;
-  }
+  int64_t d = tfs_channel_vectors_check(c);
+  if (d < 0) return;
   tfs_tensor *y = tfs_kctx_forward_or_alloc(c, 0, 0, &x->shape);
   if (!y || x->nelems == 0) return;
   ln_job j = {x->data, s->data, o->data, y->data, d,
