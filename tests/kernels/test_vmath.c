@@ -769,6 +769,46 @@ static void test_scale_shift_op(void) {
   for (int i = 0; i < 3; i++) tfs_tensor_free(in[i]);
 }
 
+/* _TfsLstmGates splits its rows over the pool from about 40 rows of 512
+ * gates: the same bits on 1 and 2 threads, above and below that. */
+static void test_lstm_gates_threads(void) {
+  for (int big = 0; big < 2; big++) {
+    int64_t rows = big ? 64 : 8, units = 128;
+    double *z = malloc(sizeof(double) * (size_t)(rows * 4 * units));
+    double *cp = malloc(sizeof(double) * (size_t)(rows * units));
+    for (int64_t i = 0; i < rows * 4 * units; i++)
+      z[i] = (double)((i * 37) % 41 - 20) * 0.15;
+    for (int64_t i = 0; i < rows * units; i++)
+      cp[i] = (double)((i * 11) % 13 - 6) * 0.3;
+    tfs_tensor *in[2] = {mt_t(TFS_FLOAT, 2, MT_DIMS(rows, 4 * units), z),
+                         mt_t(TFS_FLOAT, 2, MT_DIMS(rows, units), cp)};
+    mt_op o = {"_TfsLstmGates", -1, NULL, NULL};
+    mt_set_threads(1);
+    tfs_tensor *h1 = mt_eval(&o, in, 2);
+    mt_set_threads(2);
+    tfs_tensor *h2 = mt_eval(&o, in, 2);
+    mt_set_threads(0);
+    CU_ASSERT_EQUAL_FATAL(tfs_tensor_num_elements(h1), rows * units);
+    CU_ASSERT_EQUAL(memcmp(tfs_tensor_data(h1), tfs_tensor_data(h2),
+                           tfs_tensor_byte_size(h1)), 0);
+    /* one element against the formula: h = sigmoid(o) tanh(c) */
+    const float *h = tfs_tensor_data(h1);
+    int64_t r = rows - 1, u = units - 1;
+    double zi = z[r * 4 * units + u], zf = z[r * 4 * units + units + u];
+    double zg = z[r * 4 * units + 2 * units + u];
+    double zo = z[r * 4 * units + 3 * units + u];
+    double c = cp[r * units + u] / (1 + exp(-zf)) + tanh(zg) / (1 + exp(-zi));
+    double want = tanh(c) / (1 + exp(-zo));
+    CU_ASSERT_DOUBLE_EQUAL(h[r * units + u], want, 1e-5);
+    tfs_tensor_free(h1);
+    tfs_tensor_free(h2);
+    tfs_tensor_free(in[0]);
+    tfs_tensor_free(in[1]);
+    free(z);
+    free(cp);
+  }
+}
+
 static const tfs_test_case kFunctionCases[] = {
     {"sweep", test_sweep},
     {"specials", test_specials},
@@ -788,6 +828,7 @@ static const tfs_test_case kKernelCases[] = {
     {"fused_matmul_acts", test_fused_matmul_acts},
     {"gelu_swish_ops", test_gelu_swish_ops},
     {"scale_shift_op", test_scale_shift_op},
+    {"lstm_gates_threads", test_lstm_gates_threads},
     {NULL, NULL},
 };
 

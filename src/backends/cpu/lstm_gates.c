@@ -131,8 +131,11 @@ static void gates_compute(tfs_kernel_ctx *c) {
   j.c = ct->data;
   j.h = ht->data;
   set_strides(&j, rows, &cp->shape);
-  tfs_kctx_parallel_for(c, rows, 40 * width, act_rows, &j);
-  tfs_kctx_parallel_for(c, n / (j.len ? j.len : 1), 30 * j.len, out_rows,
+  /* about 2 ns an element for the vector sigmoid and tanh and the
+   * products (AVX2, measured: 8 x 512 gates in ~2 us): a batch-8 step is
+   * not worth waking a second thread for */
+  tfs_kctx_parallel_for(c, rows, 2 * width, act_rows, &j);
+  tfs_kctx_parallel_for(c, n / (j.len ? j.len : 1), 2 * j.len, out_rows,
                         &j);
 }
 
