@@ -229,7 +229,9 @@ void tfs_cli_stats_print(FILE *out, const char *name, const char *path,
 
 /* ---- output files (cli_output.c) ----------------------------------------- */
 
-/* Removes the registered temporaries on SIGINT, SIGTERM and SIGHUP. */
+/* Removes the registered temporaries on SIGINT, SIGTERM and SIGHUP.
+ * Called by the thread that then makes and commits the temporaries (a
+ * signal another thread receives is passed on to it). */
 void tfs_cli_output_handlers(void);
 /* 0 when `path` may be written: it does not exist, or `force`; else -1
  * after "PATH: already exists (use --force to overwrite)". */

@@ -4,10 +4,16 @@
  * directory, so that rename(2) replaces it in one step) and renamed when
  * the whole run has succeeded.  A failed run removes its temporaries, and
  * so do SIGINT, SIGTERM and SIGHUP (the handler unlinks every temporary
- * still registered, then dies of the signal as it would have).  An
- * existing output is refused unless --force.
+ * still registered, then dies of the signal as it would have).  A
+ * temporary is made and registered with those signals blocked in the
+ * thread that makes it, the thread that installed the handlers; the
+ * kernel may deliver a signal to any other thread of the process (a
+ * thread pool's, OpenBLAS's), so the handler there passes it on to that
+ * thread, where it waits until the temporary is registered.  An existing
+ * output is refused unless --force.
  */
 #include <errno.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -24,7 +30,15 @@
 static char *volatile g_temps[MAX_TEMPS];
 static volatile sig_atomic_t g_ntemps;
 
+/* The thread that makes and renames the temporaries. */
+static pthread_t g_main;
+
 static void on_signal(int sig) {
+  if (!pthread_equal(pthread_self(), g_main)) {
+    /* it may be between making a temporary and registering it */
+    pthread_kill(g_main, sig);
+    return;
+  }
   for (sig_atomic_t i = 0; i < g_ntemps; i++)
     if (g_temps[i]) unlink(g_temps[i]);
   signal(sig, SIG_DFL);
@@ -32,6 +46,7 @@ static void on_signal(int sig) {
 }
 
 void tfs_cli_output_handlers(void) {
+  g_main = pthread_self();
   static const int sigs[] = {SIGINT, SIGTERM, SIGHUP};
   for (size_t i = 0; i < sizeof sigs / sizeof sigs[0]; i++) {
     struct sigaction sa;
