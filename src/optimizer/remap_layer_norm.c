@@ -168,7 +168,6 @@ int tfs_remap__layer_norm(tfs_opt_ctx *c, int v, tfs_remap_stats *stats) {
   ln_match lm;
   if (c->cfg->tf_compatible || !tfs_og__replaceable(g, v) || !match(g, v, &lm))
     return 0;
-  const tfs_op_def *def = tfs_op_lookup("_TfsLayerNorm");
   tfs_attrs a;
   tfs_attrs_init(&a);
   if (tfs_opt__set_type(&a, "T", TFS_FLOAT) ||
@@ -177,13 +176,10 @@ int tfs_remap__layer_norm(tfs_opt_ctx *c, int v, tfs_remap_stats *stats) {
     TFS_OOM(c->st);
     return -1;
   }
-  if (!def || !tfs_opt__has_kernel(g->n[v].device, def, &a, g->n[v].name)) {
-    tfs_attrs_clear(&a);
-    return 0;
-  }
   tfs_oref in[3] = {lm.x, lm.gamma, lm.beta};
-  int r = tfs_remap__replace(c, v, "_TfsLayerNorm", &a, 3, in, -1, -1);
-  if (r < 0) return -1;
+  int r = tfs_remap__replace_if_kernel(c, v, "_TfsLayerNorm", &a, 3, in, -1,
+                                       -1);
+  if (r < 0) return r == -2 ? 0 : -1;
   if (tfs_remap__drop_inner(c, r, lm.inner, LN_INNER)) return -1;
   tfs_remap__count(stats, "layer normalization -> _TfsLayerNorm");
   return 1;

@@ -131,7 +131,6 @@ int tfs_remap__lstm_gates(tfs_opt_ctx *c, int v, tfs_remap_stats *stats) {
   lg_match lm;
   if (c->cfg->tf_compatible || !tfs_og__replaceable(g, v) || !match(g, v, &lm))
     return 0;
-  const tfs_op_def *def = tfs_op_lookup("_TfsLstmGates");
   tfs_attrs a;
   tfs_attrs_init(&a);
   if (tfs_opt__set_type(&a, "T", TFS_FLOAT)) {
@@ -139,13 +138,10 @@ int tfs_remap__lstm_gates(tfs_opt_ctx *c, int v, tfs_remap_stats *stats) {
     TFS_OOM(c->st);
     return -1;
   }
-  if (!def || !tfs_opt__has_kernel(g->n[v].device, def, &a, g->n[v].name)) {
-    tfs_attrs_clear(&a);
-    return 0;
-  }
   tfs_oref in[2] = {lm.z, lm.cp};
-  int r = tfs_remap__replace(c, v, "_TfsLstmGates", &a, 2, in, -1, -1);
-  if (r < 0) return -1;
+  int r = tfs_remap__replace_if_kernel(c, v, "_TfsLstmGates", &a, 2, in, -1,
+                                       -1);
+  if (r < 0) return r == -2 ? 0 : -1;
   /* c's other consumers read the new node's c */
   if (tfs_og__forward(g, (tfs_oref){lm.c, 0}, (tfs_oref){r, 1})) {
     TFS_OOM(c->st);

@@ -117,7 +117,6 @@ int tfs_remap__scale_shift(tfs_opt_ctx *c, int v, tfs_remap_stats *stats) {
       !tfs_og__replaceable(g, v) || !match(g, v, &m) ||
       (m.add < 0 && under_activation(g, v)))
     return 0;
-  const tfs_op_def *def = tfs_op_lookup("_TfsScaleShift");
   tfs_attrs a;
   tfs_attrs_init(&a);
   if (tfs_opt__set_type(&a, "T", TFS_FLOAT) ||
@@ -126,13 +125,10 @@ int tfs_remap__scale_shift(tfs_opt_ctx *c, int v, tfs_remap_stats *stats) {
     TFS_OOM(c->st);
     return -1;
   }
-  if (!def || !tfs_opt__has_kernel(g->n[v].device, def, &a, g->n[v].name)) {
-    tfs_attrs_clear(&a);
-    return 0;
-  }
   tfs_oref in[3] = {m.x, m.scale, m.offset};
-  if (tfs_remap__replace(c, v, "_TfsScaleShift", &a, 3, in, m.mul, m.add) < 0)
-    return -1;
+  int r = tfs_remap__replace_if_kernel(c, v, "_TfsScaleShift", &a, 3, in,
+                                       m.mul, m.add);
+  if (r < 0) return r == -2 ? 0 : -1;
   tfs_remap__count(stats, strcmp(m.act, "Identity") == 0
                               ? "Mul+Add -> _TfsScaleShift"
                               : "Mul+Add+activation -> _TfsScaleShift");

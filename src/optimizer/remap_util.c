@@ -69,6 +69,18 @@ int tfs_remap__replace(tfs_opt_ctx *c, int root, const char *op,
   return r;
 }
 
+int tfs_remap__replace_if_kernel(tfs_opt_ctx *c, int root, const char *op,
+                                 tfs_attrs *attrs, int nin,
+                                 const tfs_oref *in, int a, int b) {
+  const tfs_op_def *def = tfs_op_lookup(op);
+  const tfs_onode *r = &c->g->n[root];
+  if (!def || !tfs_opt__has_kernel(r->device, def, attrs, r->name)) {
+    tfs_attrs_clear(attrs);
+    return -2;
+  }
+  return tfs_remap__replace(c, root, op, attrs, nin, in, a, b);
+}
+
 static const tfs_tensor *bn_param(const tfs_ograph *g, int bn, int k) {
   const tfs_tensor *t = tfs_og__const_value(g, g->n[bn].in[k]);
   return t && t->dtype == TFS_FLOAT ? t : NULL;

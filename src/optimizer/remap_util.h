@@ -100,6 +100,13 @@ int tfs_remap__replace(tfs_opt_ctx *c, int root, const char *op,
                        tfs_attrs *attrs, int nin, const tfs_oref *in, int a,
                        int b);
 
+/* Replaces `root` by `op` (as tfs_remap__replace; attrs consumed) when
+ * op has a kernel on root's device for these attrs: the new node, -2
+ * when it has none (the graph unchanged), -1 on an error. */
+int tfs_remap__replace_if_kernel(tfs_opt_ctx *c, int root, const char *op,
+                                 tfs_attrs *attrs, int nin,
+                                 const tfs_oref *in, int a, int b);
+
 /* After a rewrite into node `r`: removes the `n` matched inner nodes
  * (entries -1 skipped) that nothing else reads, and records each one
  * removed among r's original names (computed by r now).  0, or -1 on
