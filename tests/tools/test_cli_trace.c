@@ -189,6 +189,9 @@ static void test_bench_profile_and_trace(void) {
     CU_ASSERT(known);
     softmax |= !strcmp(op, "Softmax");
     CU_ASSERT(nodes >= 1 && calls >= 1);
+    /* every node once per recorded run: the unrecorded first traced run
+     * is not in the table */
+    CU_ASSERT_DOUBLE_EQUAL(calls, (double)nodes, 1e-9);
     CU_ASSERT(total <= last_total); /* sorted by total */
     last_total = total;
     share += sh;
