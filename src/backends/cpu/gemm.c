@@ -194,15 +194,35 @@ static inline void transpose_6x4(const float *const *src, int64_t p,
 }
 #endif
 
-/* A rows [r0, r0 + mb) x cols [pc, pc + kb) into MR-row panels. */
+/* Row panel ip of a block of mb rows: its first row (from the block's)
+ * and its rows.  Panels of MR rows, except that a short tail (at most
+ * MR / 2 rows) shares the last two panels with the full panel before it
+ * (8 rows of MR 6: 4 + 4, not 6 + 2): a kernel of one or two rows keeps
+ * too few accumulators to hide the FMA latency (an LSTM step's 8 x 128 x
+ * 512 product spent 38% of its time in the 2-row panel), while every
+ * element is still one sum over the depth in order, so the bits stay. */
+static inline int panel_rows(int64_t mb, int mr, int64_t ip, int64_t *row) {
+  int64_t np = (mb + mr - 1) / mr, tail = mb % mr;
+  if (np < 2 || tail == 0 || 2 * tail > mr || ip < np - 2) {
+    *row = ip * mr;
+    return (int)MIN((int64_t)mr, mb - ip * mr);
+  }
+  int64_t both = mr + tail, first = (both + 1) / 2;
+  *row = (np - 2) * mr + (ip == np - 1 ? first : 0);
+  return (int)(ip == np - 1 ? both - first : first);
+}
+
+/* A rows [r0, r0 + mb) x cols [pc, pc + kb) into MR-row panels
+ * (panel_rows). */
 static void pack_a(const tfs_gemm_isa *isa, int trans, const float *a,
                    int64_t lda, int64_t r0, int64_t mb, int64_t pc,
                    int64_t kb, float *out) {
   const int mr = isa->mr;
   for (int64_t ip = 0; ip * mr < mb; ip++) {
     float *dst = out + ip * kb * mr;
-    int64_t row = r0 + ip * mr;
-    int rows = (int)MIN((int64_t)mr, mb - ip * mr);
+    int64_t row;
+    int rows = panel_rows(mb, mr, ip, &row);
+    row += r0;
     if (!trans) {
       /* read mr rows side by side, write the panel contiguously */
       const float *src[TFS_GEMM_MAX_MR];
@@ -384,10 +404,10 @@ static void macro_range(void *arg, int64_t begin, int64_t end) {
         int cols = (int)MIN((int64_t)nr, j->nb - jp * nr);
         float *crow = j->c + ic * j->ldc + jp * nr;
         for (int64_t ip = 0; ip < mpanels; ip++) {
-          int rows = (int)MIN((int64_t)mr, mb - ip * mr);
-          isa->ukr[rows](kb, abuf + ip * kb * mr, bp,
-                         crow + ip * mr * j->ldc, j->ldc, cols, j->alpha,
-                         beta);
+          int64_t row;
+          int rows = panel_rows(mb, mr, ip, &row);
+          isa->ukr[rows](kb, abuf + ip * kb * mr, bp, crow + row * j->ldc,
+                         j->ldc, cols, j->alpha, beta);
         }
       }
     }
