@@ -17,6 +17,7 @@
 #include "core/util.h"
 #include "graph_builder/attr_proto.h"
 #include "graph_builder/function_lib.h"
+#include "graph_builder/tensor_proto.h"
 #include "ops/op_def.h"
 #include "proto/graph.pb-c.h"
 #include "tfsess/graphdef.h"
@@ -30,6 +31,9 @@ typedef struct inst {
   tfs_status *st;
   char **ret_via;           /* per output: an Identity's "name:0" standing
                                for an argument returned as is, or NULL */
+  const tfs_tensor *const *values; /* known argument values, or NULL */
+  int nvalues;
+  unsigned char *is_const;  /* per argument: made a Const */
 } inst;
 
 static int oom(inst *in) {
@@ -168,6 +172,51 @@ static Tensorflow__NodeDef *placeholder(inst *in,
   sh->shape = shape;
   if (add_attr(in, nd, "dtype", dt) || add_attr(in, nd, "shape", sh))
     return NULL;
+  return nd;
+}
+
+static const char *ret_of(const Tensorflow__FunctionDef *fd,
+                          const char *output);
+
+/* Whether argument i can be a Const of its known value: one is given,
+ * of the argument's dtype, and the body returns the argument as is at
+ * output i. */
+static int const_arg(inst *in, size_t i, Tensorflow__DataType *t) {
+  const Tensorflow__OpDef *sig = in->fd->signature;
+  if (!in->values || i >= (size_t)in->nvalues || !in->values[i] ||
+      i >= sig->n_output_arg)
+    return 0;
+  const char *ref = ret_of(in->fd, sig->output_arg[i]->name);
+  if (!ref || strcmp(ref, sig->input_arg[i]->name) != 0) return 0;
+  if (arg_type(in, sig->input_arg[i], t)) {
+    tfs_status_clear(in->st); /* placeholder() reports it */
+    return 0;
+  }
+  return (int)*t == (int)in->values[i]->dtype;
+}
+
+/* A Const named as argument i, holding its known value (type t). */
+static Tensorflow__NodeDef *const_node(inst *in, size_t i,
+                                       Tensorflow__DataType t) {
+  Tensorflow__NodeDef *nd = tfs_pb_arena_alloc(&in->a, sizeof(*nd));
+  Tensorflow__AttrValue *dt = tfs_pb_arena_alloc(&in->a, sizeof(*dt));
+  Tensorflow__AttrValue *val = tfs_pb_arena_alloc(&in->a, sizeof(*val));
+  if (!nd || !dt || !val) return oom(in), NULL;
+  Tensorflow__TensorProto *tp =
+      tfs_tensor__to_proto(in->values[i], &in->a, in->st);
+  if (!tp) return NULL;
+  tensorflow__node_def__init(nd);
+  tensorflow__attr_value__init(dt);
+  tensorflow__attr_value__init(val);
+  nd->name = in->fd->signature->input_arg[i]->name;
+  nd->op = "Const";
+  dt->value_case = TENSORFLOW__ATTR_VALUE__VALUE_TYPE;
+  dt->type = t;
+  val->value_case = TENSORFLOW__ATTR_VALUE__VALUE_TENSOR;
+  val->tensor = tp;
+  if (add_attr(in, nd, "dtype", dt) || add_attr(in, nd, "value", val))
+    return NULL;
+  in->is_const[i] = 1;
   return nd;
 }
 
@@ -348,9 +397,15 @@ static int build_graphdef(inst *in, Tensorflow__GraphDef *gd) {
   Tensorflow__NodeDef **copies =
       tfs_pb_arena_array(&in->a, in->fd->n_node_def + 1, sizeof(void *));
   if (!gd->node || !copies) return oom(in);
-  for (size_t i = 0; i < sig->n_input_arg; i++)
-    if (!(gd->node[gd->n_node++] = placeholder(in, sig->input_arg[i])))
+  in->is_const = tfs_pb_arena_array(&in->a, sig->n_input_arg + 1, 1);
+  if (!in->is_const) return oom(in);
+  for (size_t i = 0; i < sig->n_input_arg; i++) {
+    Tensorflow__DataType t;
+    if (!(gd->node[gd->n_node++] = const_arg(in, i, &t)
+                                       ? const_node(in, i, t)
+                                       : placeholder(in, sig->input_arg[i])))
       return -1;
+  }
   /* attrs first: output layouts read the substituted ones */
   for (size_t i = 0; i < in->fd->n_node_def; i++)
     if (!(copies[i] = body_copy(in, in->fd->node_def[i]))) return -1;
@@ -462,12 +517,40 @@ void tfs_fn_body__clear(tfs_fn_body *b) {
   tfs_free(b->args);
   tfs_free(b->rets);
   tfs_free(b->ctrl);
+  tfs_free(b->const_args);
   memset(b, 0, sizeof(*b));
 }
 
 int tfs_fn_body__instantiate(tfs_graph *g, const char *name,
                              const tfs_attrs *binding, tfs_fn_body *out,
                              tfs_status *st) {
+  return tfs_fn_body__instantiate_consts(g, name, binding, NULL, 0, out, st);
+}
+
+/* Copies which arguments became Consts into the body (none: NULL), and
+ * makes each such Const hold the caller's tensor itself (a reference,
+ * not the copy the import made: an LSTM's weights are not kept twice). */
+static int keep_const_args(inst *in, tfs_fn_body *b) {
+  int any = 0;
+  for (int i = 0; i < b->nargs; i++) any |= in->is_const[i];
+  if (!any) return 0;
+  b->const_args = tfs_malloc((size_t)b->nargs);
+  if (!b->const_args) return oom(in);
+  memcpy(b->const_args, in->is_const, (size_t)b->nargs);
+  for (int i = 0; i < b->nargs; i++) {
+    if (!b->const_args[i]) continue;
+    tfs_attr_value v;
+    tfs_attr_tensor(&v, (tfs_tensor *)in->values[i]);
+    if (tfs_attrs_set(&b->args[i].oper->attrs, "value", &v)) return oom(in);
+  }
+  return 0;
+}
+
+int tfs_fn_body__instantiate_consts(tfs_graph *g, const char *name,
+                                    const tfs_attrs *binding,
+                                    const tfs_tensor *const *values,
+                                    int nvalues, tfs_fn_body *out,
+                                    tfs_status *st) {
   memset(out, 0, sizeof(*out));
   tfs_graph *ng = tfs_graph_new();
   if (!ng) return TFS_OOM(st), -1;
@@ -484,7 +567,7 @@ int tfs_fn_body__instantiate(tfs_graph *g, const char *name,
   }
   /* ng's own copy: g's library may grow meanwhile */
   inst in = {name, tfs_flib__find(ng, name)->pb, ng, binding,
-             TFS_PB_ARENA_INIT, st};
+             TFS_PB_ARENA_INIT, st, NULL, values, nvalues, NULL};
   Tensorflow__GraphDef gd = TENSORFLOW__GRAPH_DEF__INIT;
   tfs_buffer buf = {NULL, 0, NULL};
   out->graph = ng;
@@ -495,6 +578,7 @@ int tfs_fn_body__instantiate(tfs_graph *g, const char *name,
     if (r) {
       tfs_import_results_free(r);
       rc = find_rets(&in, out);
+      if (rc == 0) rc = keep_const_args(&in, out);
     } else {
       tfs_status_prependf(st, "Function '%s': ", name);
     }

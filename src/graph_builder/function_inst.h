@@ -19,6 +19,10 @@ typedef struct tfs_fn_body {
   int nctrl;
   tfs_operation **ctrl;   /* control_ret nodes, in signature order */
   int stateful;           /* signature is_stateful or a stateful node */
+  unsigned char *const_args; /* per argument, 1 when args[i] is a Const
+                                holding the value given to
+                                tfs_fn_body__instantiate_consts (not to be
+                                fed); NULL when none is */
 } tfs_fn_body;
 
 /* Instantiates function `name` of g's library with `binding` (the call's
@@ -31,6 +35,19 @@ typedef struct tfs_fn_body {
 int tfs_fn_body__instantiate(tfs_graph *g, const char *name,
                              const tfs_attrs *binding, tfs_fn_body *out,
                              tfs_status *st);
+
+/* tfs_fn_body__instantiate with the values of some arguments known:
+ * values[i] (i < nvalues; NULL: not known) makes argument i a Const
+ * holding a copy of it instead of a Placeholder, when the body returns
+ * that argument as is at the same position (a While body's loop
+ * invariant, so every iteration sees the value again) and its dtype is
+ * the argument's; out->const_args says which were.  Other values are
+ * ignored.  Same errors. */
+int tfs_fn_body__instantiate_consts(tfs_graph *g, const char *name,
+                                    const tfs_attrs *binding,
+                                    const struct tfs_tensor *const *values,
+                                    int nvalues, tfs_fn_body *out,
+                                    tfs_status *st);
 
 /* Frees what a body owns and zeroes it.  Accepts a zeroed body. */
 void tfs_fn_body__clear(tfs_fn_body *b);

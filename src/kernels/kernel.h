@@ -124,6 +124,16 @@ typedef struct tfs_fn_runtime {
   int (*call_resolved)(void *ctx, void *fn, tfs_tensor **inputs, int nin,
                        tfs_tensor **outputs, int nout, int take,
                        tfs_status *st);
+  /* resolve, with the values of some arguments known for every call
+   * (values[i], i < nvalues, NULL: not known; fixed-size dtypes): an
+   * argument the body returns as is at the same position becomes a
+   * constant of the body (a While's loop invariant: its weights are then
+   * constants to the kernels, packed once), and its input is ignored by
+   * call_resolved (left to the caller, not taken).  Valid as long as
+   * the session; NULL with st set on failure.  May be NULL. */
+  void *(*resolve_consts)(void *ctx, const tfs_func_attr *f,
+                          const tfs_tensor *const *values, int nvalues,
+                          tfs_status *st);
 } tfs_fn_runtime;
 
 typedef struct tfs_run_limits {

@@ -124,6 +124,11 @@ struct tfs_session {
 void tfs_session__functions_init(tfs_session *s);
 void tfs_session__functions_free(tfs_session *s);
 
+/* How many function instances s holds; *with_consts (may be NULL):
+ * how many of them have arguments made constants (resolve_consts).
+ * Takes s->fn_mu.  For tests. */
+int tfs_session__function_instances(tfs_session *s, int *with_consts);
+
 /* Builds the plan for a signature.  Caller holds s->graph->mu (graph edits
  * wait) but not s->mu (runs of cached plans go on), and has marked itself
  * active (tfs_session__enter) so that a close waits for it.  Errors are

@@ -8,6 +8,7 @@
  * body, until cond is false; the outer run's deadline and cancellation
  * are checked between iterations; only the loop variables stay alive).
  */
+#include <stdatomic.h>
 #include <string.h>
 
 #include "backends/cpu/cpu_tables.h"
@@ -139,15 +140,57 @@ static void case_compute(tfs_kernel_ctx *c) {
 
 typedef struct while_state {
   const tfs_func_attr *cond, *body;
+  /* the constant inputs (the plan's Const values; NULL entries for the
+   * others), or NULL: the body is resolved with them, so that its loop
+   * invariants (an LSTM's weights) are constants to its kernels */
+  const tfs_tensor **consts;
+  int nconsts;
+  /* that body, resolved on the first run (with the runtime it came
+   * from): resolving compares the values' bytes, once per plan */
+  void *_Atomic body_fn;
 } while_state;
+
+/* Values that key a resolution by their bytes: numbers and bools (not
+ * strings, resources, variants, refs). */
+static int plain_value(const tfs_tensor *t) {
+  return t && !tfs_dtype_is_ref(t->dtype) && t->dtype != TFS_STRING &&
+         t->dtype != TFS_RESOURCE && t->dtype != TFS_VARIANT &&
+         tfs_dtype_size(t->dtype) > 0;
+}
+
+static void while_release(void *state) {
+  while_state *s = state;
+  if (!s) return;
+  tfs_free(s->consts);
+  tfs_free(s);
+}
+
+/* Inputs that are constants of the plan, of fixed-size dtypes. */
+static int while_consts(tfs_kernel_init *ki, while_state *s) {
+  int any = 0;
+  for (int i = 0; ki->in_consts && i < ki->ninputs; i++) {
+    const tfs_tensor *t = ki->in_consts[i];
+    any |= plain_value(t);
+  }
+  if (!any) return 0;
+  s->consts = tfs_calloc((size_t)ki->ninputs + 1, sizeof(tfs_tensor *));
+  if (!s->consts)
+    return tfs_ki_error(ki, TFS_RESOURCE_EXHAUSTED, "out of memory");
+  s->nconsts = ki->ninputs;
+  for (int i = 0; i < ki->ninputs; i++) {
+    const tfs_tensor *t = ki->in_consts[i];
+    s->consts[i] = plain_value(t) ? t : NULL;
+  }
+  return 0;
+}
 
 static int while_prepare(tfs_kernel_init *ki) {
   while_state *s = tfs_calloc(1, sizeof(*s));
   if (!s) return tfs_ki_error(ki, TFS_RESOURCE_EXHAUSTED, "out of memory");
   s->cond = func_attr(ki, "cond");
   s->body = s->cond ? func_attr(ki, "body") : NULL;
-  if (!s->body) {
-    tfs_free(s);
+  if (!s->body || while_consts(ki, s)) {
+    while_release(s);
     return -1;
   }
   ki->state = s;
@@ -203,6 +246,20 @@ static void while_compute(tfs_kernel_ctx *c) {
   const tfs_fn_runtime *rt = runtime(c, s->body->name);
   if (!rt) return;
   loop_fn cond = {rt, s->cond, NULL}, body = {rt, s->body, NULL};
+  if (s->consts && rt->resolve_consts && rt->call_resolved) {
+    while_state *w = (while_state *)s;
+    /* a plan runs in one session, so under one runtime */
+    body.fn = atomic_load(&w->body_fn);
+    if (!body.fn) {
+      body.fn = rt->resolve_consts(rt->ctx, s->body, s->consts, s->nconsts,
+                                   c->st);
+      if (!body.fn) {
+        tfs_kctx_fail_status(c, c->st);
+        return;
+      }
+      atomic_store(&w->body_fn, body.fn);
+    }
+  }
   int n = c->ninputs;
   tfs_tensor **vars = tfs_calloc((size_t)n + 1, sizeof(tfs_tensor *));
   tfs_tensor **next = tfs_calloc((size_t)n + 1, sizeof(tfs_tensor *));
@@ -252,9 +309,9 @@ const tfs_kernel_def tfs_cpu_kernels_functional[] = {
     {"Case", "CPU", NULL, 0, case_prepare, case_compute, NULL, 0, NULL},
     {"StatelessCase", "CPU", NULL, 0, case_prepare, case_compute, NULL, 0,
      NULL},
-    {"While", "CPU", NULL, 0, while_prepare, while_compute, tfs_free, 0,
-     NULL},
+    {"While", "CPU", NULL, 0, while_prepare, while_compute, while_release,
+     0, NULL},
     {"StatelessWhile", "CPU", NULL, 0, while_prepare, while_compute,
-     tfs_free, 0, NULL},
+     while_release, 0, NULL},
     {NULL, NULL, NULL, 0, NULL, NULL, NULL, 0, NULL},
 };
