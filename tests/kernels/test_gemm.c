@@ -70,7 +70,9 @@ static void test_gemm_matches_reference(void) {
   static const int64_t sizes[][3] = {
       {1, 1, 1},   {1, 512, 784}, {7, 13, 5},   {6, 16, 256}, {12, 32, 257},
       {13, 35, 300}, {100, 70, 513}, {5, 4100, 3}, {193, 33, 20}, {0, 5, 5},
-      {5, 0, 5},   {4, 4, 0}};
+      {5, 0, 5},   {4, 4, 0},
+      /* a short last panel shared with the one before (4 + 4, 7 + 7) */
+      {8, 40, 70}, {26, 17, 9}};
   static const char *paths[] = {"avx512", "avx2", "openblas"};
   static const int isas[] = {TFS_CPU_ISA_AVX512, TFS_CPU_ISA_AVX2,
                              TFS_CPU_ISA_BASELINE};
@@ -143,8 +145,11 @@ static void test_gemm_thin(void) {
   for (size_t pi = 0; pi < 2; pi++) {
     if (tu_isa_unavailable(isas[pi])) continue;
     CU_ASSERT_EQUAL_FATAL(tfs_gemm__force_path(paths[pi]), 0);
-    static const int64_t shapes[][3] = {{1, 70, 3},  {3, 129, 300},
-                                        {4, 33, 600}, {7, 200, 1100}};
+    /* 7 and 8 rows: the packed path's last two panels share the tail
+     * (4 + 3, 4 + 4 on AVX2) */
+    static const int64_t shapes[][3] = {{1, 70, 3},     {3, 129, 300},
+                                        {4, 33, 600},   {7, 200, 1100},
+                                        {8, 65, 130}};
     for (size_t q = 0; q < TFS_ARRAY_LEN(shapes); q++) {
       int64_t m = shapes[q][0], n = shapes[q][1], k = shapes[q][2];
       float *a = malloc(sizeof(float) * (size_t)(m * k));
