@@ -42,6 +42,7 @@ static char g_desc[160];
 static atomic_ullong g_tag;
 
 #define MIN(a, b) ((a) < (b) ? (a) : (b))
+#define MAX(a, b) ((a) > (b) ? (a) : (b))
 
 typedef tfs_gemm_tls tls_bufs;
 
@@ -432,14 +433,18 @@ static void run_block(macro_job *j, tfs_threadpool *pool) {
    * tasks of 12-18 rows, whose A panels stay in L1; 2 or 4 tasks of 66
    * rows cost 3-4% more at 2 threads), and a multiple of the thread
    * count beyond that (1024 rows: ten blocks of 17 or 18 panels, not nine
-   * of 18 and one of 9, which left one thread finishing alone). */
+   * of 18 and one of 9, which left one thread finishing alone), still of
+   * two panels each (8 rows on two threads: one block of 4 + 4 rows and
+   * the columns cut, not a block of 6 rows and one of 2). */
   const int64_t pmax = isa->mc / isa->mr, want = 4 * (int64_t)nt;
   j->panels = (j->m + isa->mr - 1) / isa->mr;
   j->mblocks = (j->panels + pmax - 1) / pmax;
   if (nt > 1) {
     if (MIN(want, j->panels / 2) > j->mblocks)
       j->mblocks = MIN(want, j->panels / 2);
-    j->mblocks = MIN((j->mblocks + nt - 1) / nt * nt, j->panels);
+    /* still two panels a block: fewer rows cut the columns (below) */
+    j->mblocks = MIN((j->mblocks + nt - 1) / nt * nt,
+                     MAX(j->panels / 2, j->mblocks));
   }
   /* Then, when the rows are too few for that, column chunks of whole
    * panels up to four tasks per thread (a batch of one: 8 chunks). */
@@ -724,8 +729,10 @@ int64_t tfs_gemm__split_tiles(int mr, int nr, int split_cols, int64_t m,
   if (nt > 1) {
     int64_t by_threads = MIN(want, panels / 2);
     if (by_threads > mblocks) mblocks = by_threads;
-    /* beyond that, a multiple of the thread count */
-    mblocks = MIN((mblocks + nt - 1) / nt * nt, panels);
+    /* beyond that, a multiple of the thread count, still of two panels
+     * each: with fewer rows the columns are cut instead (8 rows on two
+     * threads: every task 4 + 4 rows, not one 6 rows and one 2) */
+    mblocks = MIN((mblocks + nt - 1) / nt * nt, MAX(panels / 2, mblocks));
     if (mblocks < 1) mblocks = 1;
   }
   t->m = m;
