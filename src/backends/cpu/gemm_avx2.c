@@ -15,6 +15,12 @@
 #define NR 16
 #define TGT __attribute__((target("avx2,fma")))
 
+/* Lanes [0, left) of an 8-float vector, as maskload/maskstore want. */
+static inline TGT __attribute__((always_inline)) __m256i lanes(int left) {
+  const __m256i idx = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
+  return _mm256_cmpgt_epi32(_mm256_set1_epi32(left), idx);
+}
+
 /* Rows are spelled out (not arrays) so that the accumulators live in
  * registers; `m` is a constant after inlining, so unused rows vanish. */
 #define ROWS(X) X(0) X(1) X(2) X(3) X(4) X(5)
@@ -64,21 +70,24 @@ static inline TGT __attribute__((always_inline)) void ukr_body(
 #undef STORE
     return;
   }
-  float tmp[MR][NR] __attribute__((aligned(32)));
-#define SPILL(i)                                                    \
+  /* a partial panel: the same arithmetic through masked loads and
+   * stores (a scalar tail per row cost a 24 x 72 convolution more than
+   * 24 x 80) */
+  const __m256i k0 = lanes(n), k1 = lanes(n - 8);
+#define MSTORE(i)                                                   \
   if (m > i) {                                                      \
-    _mm256_store_ps(tmp[i], _mm256_mul_ps(va, c##i##0));            \
-    _mm256_store_ps(tmp[i] + 8, _mm256_mul_ps(va, c##i##1));        \
+    float *r = c + i * ldc;                                         \
+    __m256 x0 = _mm256_mul_ps(va, c##i##0);                         \
+    __m256 x1 = _mm256_mul_ps(va, c##i##1);                         \
+    if (beta != 0.0f) {                                             \
+      x0 = _mm256_fmadd_ps(vb, _mm256_maskload_ps(r, k0), x0);      \
+      x1 = _mm256_fmadd_ps(vb, _mm256_maskload_ps(r + 8, k1), x1);  \
+    }                                                               \
+    _mm256_maskstore_ps(r, k0, x0);                                 \
+    _mm256_maskstore_ps(r + 8, k1, x1);                             \
   }
-  ROWS(SPILL)
-#undef SPILL
-  for (int i = 0; i < m; i++) {
-    float *r = c + i * ldc;
-    if (beta != 0.0f)
-      for (int j = 0; j < n; j++) r[j] = tmp[i][j] + beta * r[j];
-    else
-      memcpy(r, tmp[i], sizeof(float) * (size_t)n);
-  }
+  ROWS(MSTORE)
+#undef MSTORE
 }
 
 /* The indirect kernel: the same 6x16 tile, A broadcast straight from the
@@ -90,20 +99,20 @@ static inline TGT __attribute__((always_inline)) void iukr_body(
 #define ZERO(i) __m256 c##i##0 = _mm256_setzero_ps(), c##i##1 = c##i##0;
   ROWS(ZERO)
 #undef ZERO
-  if (acc) {
-    float in[MR][NR] __attribute__((aligned(32)));
-    const float *src[MR];
-    for (int i = 0; i < m; i++) {
-      src[i] = c + i * ldc;
-      if (n != NR) {
-        memcpy(in[i], c + i * ldc, sizeof(float) * (size_t)n);
-        src[i] = in[i];
-      }
-    }
+  if (acc && n == NR) {
 #define LOADC(i)                                                    \
   if (m > i) {                                                      \
-    c##i##0 = _mm256_loadu_ps(src[i]);                              \
-    c##i##1 = _mm256_loadu_ps(src[i] + 8);                          \
+    c##i##0 = _mm256_loadu_ps(c + i * ldc);                         \
+    c##i##1 = _mm256_loadu_ps(c + i * ldc + 8);                     \
+  }
+    ROWS(LOADC)
+#undef LOADC
+  } else if (acc) {
+    const __m256i k0 = lanes(n), k1 = lanes(n - 8);
+#define LOADC(i)                                                    \
+  if (m > i) {                                                      \
+    c##i##0 = _mm256_maskload_ps(c + i * ldc, k0);                  \
+    c##i##1 = _mm256_maskload_ps(c + i * ldc + 8, k1);              \
   }
     ROWS(LOADC)
 #undef LOADC
@@ -127,39 +136,39 @@ static inline TGT __attribute__((always_inline)) void iukr_body(
       b += NR;
     }
   }
-  if (n == NR) {
-    /* max(0, x) is _mm256_max_ps(zero, x): its second operand (x) when x
-     * is NaN, as Relu keeps NaN */
-    const __m256 z = _mm256_setzero_ps();
-    __m256 bb0 = z, bb1 = z;
-    if (bias) bb0 = _mm256_loadu_ps(bias), bb1 = _mm256_loadu_ps(bias + 8);
-#define STORE(i)                                                    \
+  /* max(0, x) is _mm256_max_ps(zero, x): its second operand (x) when x
+   * is NaN, as Relu keeps NaN.  A partial panel (n < NR) goes through
+   * masked loads and stores, the same arithmetic (a scalar tail per row
+   * cost a 24 x 72 convolution more than 24 x 80). */
+  const __m256 z = _mm256_setzero_ps();
+  __m256 bb0 = z, bb1 = z;
+#define STORE(i, ST0, ST1)                                          \
   if (m > i) {                                                      \
     __m256 x0 = c##i##0, x1 = c##i##1;                              \
     if (bias) x0 = _mm256_add_ps(x0, bb0), x1 = _mm256_add_ps(x1, bb1); \
     if (relu) x0 = _mm256_max_ps(z, x0), x1 = _mm256_max_ps(z, x1); \
-    _mm256_storeu_ps(c + i * ldc, x0);                              \
-    _mm256_storeu_ps(c + i * ldc + 8, x1);                          \
+    ST0;                                                            \
+    ST1;                                                            \
   }
-    ROWS(STORE)
+#define FULL(i)                                                     \
+  STORE(i, _mm256_storeu_ps(c + i * ldc, x0),                       \
+        _mm256_storeu_ps(c + i * ldc + 8, x1))
+#define PART(i)                                                     \
+  STORE(i, _mm256_maskstore_ps(c + i * ldc, k0, x0),                \
+        _mm256_maskstore_ps(c + i * ldc + 8, k1, x1))
+  if (n == NR) {
+    if (bias) bb0 = _mm256_loadu_ps(bias), bb1 = _mm256_loadu_ps(bias + 8);
+    ROWS(FULL)
+  } else {
+    const __m256i k0 = lanes(n), k1 = lanes(n - 8);
+    if (bias)
+      bb0 = _mm256_maskload_ps(bias, k0),
+      bb1 = _mm256_maskload_ps(bias + 8, k1);
+    ROWS(PART)
+  }
+#undef FULL
+#undef PART
 #undef STORE
-    return;
-  }
-  float tmp[MR][NR] __attribute__((aligned(32)));
-#define SPILL(i)                                                    \
-  if (m > i) {                                                      \
-    _mm256_store_ps(tmp[i], c##i##0);                               \
-    _mm256_store_ps(tmp[i] + 8, c##i##1);                           \
-  }
-  ROWS(SPILL)
-#undef SPILL
-  for (int i = 0; i < m; i++) {
-    float *r = c + i * ldc;
-    for (int j = 0; j < n; j++) {
-      float x = tmp[i][j] + (bias ? bias[j] : 0.0f);
-      r[j] = relu && !(x > 0) && x == x ? 0.0f : x;
-    }
-  }
 }
 
 #define UKR(M)                                                              \
