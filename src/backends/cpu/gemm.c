@@ -400,6 +400,16 @@ static void macro_range(void *arg, int64_t begin, int64_t end) {
         t->a_block = mi;
         t->a_pc = pc;
       }
+      if (mb == 1 && isa->row) { /* one row: several panels at once */
+        for (int64_t jp = jp0; jp < jp1; jp += TFS_GEMM_ROW_PANELS) {
+          int np = (int)MIN((int64_t)TFS_GEMM_ROW_PANELS, jp1 - jp);
+          isa->row(kb, abuf, j->bpack + jp * j->k * nr + pc * nr, j->k * nr,
+                   np, j->c + ic * j->ldc + jp * nr,
+                   (int)MIN((int64_t)np * nr, j->nb - jp * nr), j->alpha,
+                   beta);
+        }
+        continue;
+      }
       for (int64_t jp = jp0; jp < jp1; jp++) {
         const float *bp = j->bpack + jp * j->k * nr + pc * nr;
         int cols = (int)MIN((int64_t)nr, j->nb - jp * nr);

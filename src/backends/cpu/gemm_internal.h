@@ -44,6 +44,16 @@ typedef void (*tfs_gemm_skr)(int m, int64_t k, int64_t n, const float *a,
                              int64_t lda, const float *b, int64_t ldb,
                              float *c, int64_t ldc, float alpha, float beta);
 
+/* One row of A (a packed panel: a[p * MR]) times up to TFS_GEMM_ROW_PANELS
+ * B panels side by side (panel j at b + j * pstride), into C's first n
+ * columns (n <= panels * NR): the one-row micro-kernel's arithmetic, but
+ * with every panel's accumulators in flight at once (one row keeps only
+ * NR / vector-width of them per panel, too few to hide the FMA latency). */
+typedef void (*tfs_gemm_rowk)(int64_t kc, const float *a, const float *b,
+                              int64_t pstride, int panels, float *c, int n,
+                              float alpha, float beta);
+#define TFS_GEMM_ROW_PANELS 4
+
 #define TFS_GEMM_MAX_MR 16
 
 typedef struct tfs_gemm_isa {
@@ -53,6 +63,7 @@ typedef struct tfs_gemm_isa {
   tfs_gemm_ukr ukr[TFS_GEMM_MAX_MR + 1]; /* indexed by rows, 1..mr */
   tfs_gemm_iukr iukr[TFS_GEMM_MAX_MR + 1]; /* the same, or all NULL */
   tfs_gemm_skr thin;                      /* thin products, or NULL */
+  tfs_gemm_rowk row;                      /* one-row products, or NULL */
 } tfs_gemm_isa;
 
 /* The thin kernels of each family (gemm_thin_avx2.c,
