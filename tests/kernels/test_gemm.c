@@ -146,10 +146,11 @@ static void test_gemm_thin(void) {
     if (tu_isa_unavailable(isas[pi])) continue;
     CU_ASSERT_EQUAL_FATAL(tfs_gemm__force_path(paths[pi]), 0);
     /* 7 and 8 rows: the packed path's last two panels share the tail
-     * (4 + 3, 4 + 4 on AVX2) */
-    static const int64_t shapes[][3] = {{1, 70, 3},     {3, 129, 300},
-                                        {4, 33, 600},   {7, 200, 1100},
-                                        {8, 65, 130}};
+     * (4 + 3, 4 + 4 on AVX2); one row: panels four at a time (4 + 3,
+     * the last partial) */
+    static const int64_t shapes[][3] = {{1, 70, 3},   {3, 129, 300},
+                                        {4, 33, 600}, {7, 200, 1100},
+                                        {8, 65, 130}, {1, 100, 300}};
     for (size_t q = 0; q < TFS_ARRAY_LEN(shapes); q++) {
       int64_t m = shapes[q][0], n = shapes[q][1], k = shapes[q][2];
       float *a = malloc(sizeof(float) * (size_t)(m * k));
