@@ -401,10 +401,15 @@ static int build_graphdef(inst *in, Tensorflow__GraphDef *gd) {
   if (!in->is_const) return oom(in);
   for (size_t i = 0; i < sig->n_input_arg; i++) {
     Tensorflow__DataType t;
-    if (!(gd->node[gd->n_node++] = const_arg(in, i, &t)
-                                       ? const_node(in, i, t)
-                                       : placeholder(in, sig->input_arg[i])))
-      return -1;
+    Tensorflow__NodeDef *nd = const_arg(in, i, &t) ? const_node(in, i, t)
+                                                   : NULL;
+    /* a value a TensorProto cannot hold stays an argument */
+    if (!nd && !tfs_status_ok(in->st)) {
+      if (tfs_status_code(in->st) == TFS_RESOURCE_EXHAUSTED) return -1;
+      tfs_status_clear(in->st);
+    }
+    if (!nd && !(nd = placeholder(in, sig->input_arg[i]))) return -1;
+    gd->node[gd->n_node++] = nd;
   }
   /* attrs first: output layouts read the substituted ones */
   for (size_t i = 0; i < in->fd->n_node_def; i++)
@@ -509,6 +514,25 @@ done:
   tfs_free(keys);
   tfs_free(vals);
   return rc;
+}
+
+int tfs_fn_body__returned_args(tfs_graph *g, const char *name,
+                               unsigned char *out, int n) {
+  int count = 0;
+  memset(out, 0, (size_t)(n > 0 ? n : 0));
+  pthread_mutex_lock(&g->mu);
+  const tfs_flib_fn *fn = tfs_flib__find(g, name);
+  const Tensorflow__FunctionDef *fd = fn ? fn->pb : NULL;
+  const Tensorflow__OpDef *sig = fd ? fd->signature : NULL;
+  for (int i = 0; sig && i < n && (size_t)i < sig->n_input_arg &&
+                  (size_t)i < sig->n_output_arg;
+       i++) {
+    const char *ref = ret_of(fd, sig->output_arg[i]->name);
+    out[i] = ref && strcmp(ref, sig->input_arg[i]->name) == 0;
+    count += out[i];
+  }
+  pthread_mutex_unlock(&g->mu);
+  return count;
 }
 
 void tfs_fn_body__clear(tfs_fn_body *b) {

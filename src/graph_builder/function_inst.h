@@ -49,6 +49,13 @@ int tfs_fn_body__instantiate_consts(tfs_graph *g, const char *name,
                                     int nvalues, tfs_fn_body *out,
                                     tfs_status *st);
 
+/* Which of the first n arguments of function `name` in g's library the
+ * body returns as is at the same position (out[i] = 1; a While body's
+ * loop invariants).  Returns how many, 0 when the function is unknown.
+ * Locks g->mu. */
+int tfs_fn_body__returned_args(tfs_graph *g, const char *name,
+                               unsigned char *out, int n);
+
 /* Frees what a body owns and zeroes it.  Accepts a zeroed body. */
 void tfs_fn_body__clear(tfs_fn_body *b);
 

@@ -269,7 +269,24 @@ static void *fn_resolve(void *ctx, const tfs_func_attr *f, tfs_status *st) {
 static void *fn_resolve_consts(void *ctx, const tfs_func_attr *f,
                                const tfs_tensor *const *values, int nvalues,
                                tfs_status *st) {
-  return instance_for(ctx, f, values, nvalues, st);
+  tfs_session *s = ctx;
+  /* only the arguments the body returns as is count (a loop counter's
+   * first value neither makes nor splits an instance) */
+  unsigned char *ret = tfs_malloc((size_t)nvalues + 1);
+  const tfs_tensor **kept = tfs_calloc((size_t)nvalues + 1, sizeof(*kept));
+  if (!ret || !kept) {
+    tfs_free(ret);
+    tfs_free(kept);
+    return TFS_OOM(st), NULL;
+  }
+  int any = 0;
+  if (tfs_fn_body__returned_args(s->graph, f->name, ret, nvalues) > 0)
+    for (int i = 0; i < nvalues; i++)
+      any |= (kept[i] = ret[i] ? values[i] : NULL) != NULL;
+  void *fi = instance_for(s, f, any ? kept : NULL, nvalues, st);
+  tfs_free(ret);
+  tfs_free(kept);
+  return fi;
 }
 
 static int fn_call_resolved(void *ctx, void *fn, tfs_tensor **inputs,

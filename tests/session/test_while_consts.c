@@ -104,6 +104,16 @@ static void test_instantiate_marks_invariants(void) {
   }
   CU_ASSERT_TRUE(made < n);
   CU_ASSERT_EQUAL(floats, 3); /* kernel, recurrent kernel, bias */
+  /* the arguments returned as is: those made Consts and the others
+   * (the trip count, the input TensorList), never the counter, h, c */
+  unsigned char *ret = calloc((size_t)n, 1);
+  int nret = tfs_fn_body__returned_args(g, f->name, ret, n);
+  CU_ASSERT_TRUE(nret >= made && nret < n);
+  CU_ASSERT_EQUAL(ret[0], 0);
+  for (int i = 0; i < n; i++)
+    if (b.const_args[i]) CU_ASSERT_EQUAL(ret[i], 1);
+  CU_ASSERT_EQUAL(tfs_fn_body__returned_args(g, "no_such_fn", ret, n), 0);
+  free(ret);
   tfs_fn_body__clear(&b);
   free(values);
   unload();
