@@ -229,7 +229,9 @@ static int instance_call(fn_instance *fi, const char *name,
   }
   const unsigned char *cst = fi->body.const_args;
   if (cst) { /* the Consts' inputs are not fed (and stay the caller's) */
-    tfs_tensor **fed = tfs_malloc(sizeof(tfs_tensor *) * (size_t)(nin + 1));
+    tfs_tensor *few[32]; /* a loop body's variables: no malloc per step */
+    tfs_tensor **fed =
+        nin <= 32 ? few : tfs_malloc(sizeof(tfs_tensor *) * (size_t)nin);
     if (!fed) return TFS_OOM(st), -1;
     int n = 0;
     for (int i = 0; i < nin; i++)
@@ -241,7 +243,7 @@ static int instance_call(fn_instance *fi, const char *name,
     } else {
       tfs_callable_run(fi->callable, fed, n, outputs, nout, st);
     }
-    tfs_free(fed);
+    if (fed != few) tfs_free(fed);
   } else if (taken) {
     tfs_callable__run_taking(fi->callable, taken, nin, outputs, nout, st);
   } else {
