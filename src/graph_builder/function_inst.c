@@ -175,8 +175,23 @@ static Tensorflow__NodeDef *placeholder(inst *in,
   return nd;
 }
 
+/* What output `output` returns ("node:out_arg:k" or an argument's name),
+ * or NULL. */
 static const char *ret_of(const Tensorflow__FunctionDef *fd,
-                          const char *output);
+                          const char *output) {
+  for (size_t i = 0; i < fd->n_ret; i++)
+    if (strcmp(fd->ret[i]->key, output) == 0) return fd->ret[i]->value;
+  return NULL;
+}
+
+/* Whether fd returns input argument i as is at output i (a While body's
+ * loop invariant). */
+static int returns_arg(const Tensorflow__FunctionDef *fd, size_t i) {
+  const Tensorflow__OpDef *sig = fd->signature;
+  if (i >= sig->n_input_arg || i >= sig->n_output_arg) return 0;
+  const char *ref = ret_of(fd, sig->output_arg[i]->name);
+  return ref && strcmp(ref, sig->input_arg[i]->name) == 0;
+}
 
 /* Whether argument i can be a Const of its known value: one is given,
  * of the argument's dtype, and the body returns the argument as is at
@@ -184,10 +199,8 @@ static const char *ret_of(const Tensorflow__FunctionDef *fd,
 static int const_arg(inst *in, size_t i, Tensorflow__DataType *t) {
   const Tensorflow__OpDef *sig = in->fd->signature;
   if (!in->values || i >= (size_t)in->nvalues || !in->values[i] ||
-      i >= sig->n_output_arg)
+      !returns_arg(in->fd, i))
     return 0;
-  const char *ref = ret_of(in->fd, sig->output_arg[i]->name);
-  if (!ref || strcmp(ref, sig->input_arg[i]->name) != 0) return 0;
   if (arg_type(in, sig->input_arg[i], t)) {
     tfs_status_clear(in->st); /* placeholder() reports it */
     return 0;
@@ -339,12 +352,6 @@ static int body_inputs(inst *in, const Tensorflow__NodeDef *src,
 
 /* ---- the whole body ------------------------------------------------------- */
 
-static const char *ret_of(const Tensorflow__FunctionDef *fd,
-                          const char *output) {
-  for (size_t i = 0; i < fd->n_ret; i++)
-    if (strcmp(fd->ret[i]->key, output) == 0) return fd->ret[i]->value;
-  return NULL;
-}
 
 /* An argument returned as is (a While body passes loop variables
  * through) cannot be both fed and fetched: it goes through an Identity,
@@ -522,13 +529,8 @@ int tfs_fn_body__returned_args(tfs_graph *g, const char *name,
   memset(out, 0, (size_t)(n > 0 ? n : 0));
   pthread_mutex_lock(&g->mu);
   const tfs_flib_fn *fn = tfs_flib__find(g, name);
-  const Tensorflow__FunctionDef *fd = fn ? fn->pb : NULL;
-  const Tensorflow__OpDef *sig = fd ? fd->signature : NULL;
-  for (int i = 0; sig && i < n && (size_t)i < sig->n_input_arg &&
-                  (size_t)i < sig->n_output_arg;
-       i++) {
-    const char *ref = ret_of(fd, sig->output_arg[i]->name);
-    out[i] = ref && strcmp(ref, sig->input_arg[i]->name) == 0;
+  for (int i = 0; fn && i < n; i++) {
+    out[i] = (unsigned char)returns_arg(fn->pb, i);
     count += out[i];
   }
   pthread_mutex_unlock(&g->mu);

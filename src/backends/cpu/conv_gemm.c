@@ -300,8 +300,9 @@ int tfs_conv_plan_rows(const tfs_conv_plan *p, int64_t r0, int64_t mb,
 
 /* A pointwise convolution of at most four output pixels (a squeeze-and-
  * excitation block after global pooling) is a thin product of the input
- * rows with the filter as it lies: packed panels would keep the
- * micro-kernel's one-row form, latency-bound on two accumulators. */
+ * rows with the filter as it lies: packed panels would run those rows on
+ * the few-row micro-kernels, latency-bound on a few accumulators (the
+ * AVX2 family's one-row blocks excepted). */
 static int thin_pointwise(const conv_geom *g, const float *filt) {
   return filt && g->groups == 1 && g->kh == 1 && g->kw == 1 &&
          g->sh == 1 && g->sw == 1 && g->pt == 0 && g->pl == 0 &&

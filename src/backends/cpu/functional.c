@@ -145,8 +145,8 @@ typedef struct while_state {
    * invariants (an LSTM's weights) are constants to its kernels */
   const tfs_tensor **consts;
   int nconsts;
-  /* that body, resolved on the first run (with the runtime it came
-   * from): resolving compares the values' bytes, once per plan */
+  /* that body, resolved on the first run (a plan runs in one session,
+   * so under one runtime): resolving hashes the values, once per plan */
   void *_Atomic body_fn;
 } while_state;
 
@@ -248,7 +248,6 @@ static void while_compute(tfs_kernel_ctx *c) {
   loop_fn cond = {rt, s->cond, NULL}, body = {rt, s->body, NULL};
   if (s->consts && rt->resolve_consts && rt->call_resolved) {
     while_state *w = (while_state *)s;
-    /* a plan runs in one session, so under one runtime */
     body.fn = atomic_load(&w->body_fn);
     if (!body.fn) {
       body.fn = rt->resolve_consts(rt->ctx, s->body, s->consts, s->nconsts,

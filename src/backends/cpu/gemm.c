@@ -437,36 +437,21 @@ static void run_block(macro_job *j, tfs_threadpool *pool) {
   int64_t flops = 2 * j->m * j->nb * j->k;
   int64_t cost = flops / 32 + j->k * j->npanels * isa->nr * 4 / 16 + 1;
   int nt = tfs_threadpool_plan_threads(pool, cost, 1);
-  /* Row blocks of at most MC rows, the panels dealt out evenly; with
-   * threads, four blocks per thread when the rows allow (down to two
-   * panels a block: BERT at batch 1, 128 rows on two threads, gets 8
-   * tasks of 12-18 rows, whose A panels stay in L1; 2 or 4 tasks of 66
-   * rows cost 3-4% more at 2 threads), and a multiple of the thread
-   * count beyond that (1024 rows: ten blocks of 17 or 18 panels, not nine
-   * of 18 and one of 9, which left one thread finishing alone), still of
-   * two panels each (8 rows on two threads: one block of 4 + 4 rows and
-   * the columns cut, not a block of 6 rows and one of 2). */
-  const int64_t pmax = isa->mc / isa->mr, want = 4 * (int64_t)nt;
-  j->panels = (j->m + isa->mr - 1) / isa->mr;
-  j->mblocks = (j->panels + pmax - 1) / pmax;
-  if (nt > 1) {
-    if (MIN(want, j->panels / 2) > j->mblocks)
-      j->mblocks = MIN(want, j->panels / 2);
-    /* still two panels a block: fewer rows cut the columns (below) */
-    j->mblocks = MIN((j->mblocks + nt - 1) / nt * nt,
-                     MAX(j->panels / 2, j->mblocks));
-  }
-  /* Then, when the rows are too few for that, column chunks of whole
-   * panels up to four tasks per thread (a batch of one: 8 chunks). */
-  int64_t nchunks = 1;
-  if (nt > 1 && j->mblocks < want) {
-    nchunks = (want + j->mblocks - 1) / j->mblocks;
-    if (nchunks > j->npanels) nchunks = j->npanels;
-  }
-  j->chunk_panels = (j->npanels + nchunks - 1) / nchunks;
-  nchunks = (j->npanels + j->chunk_panels - 1) / j->chunk_panels;
+  /* The cuts of tfs_gemm__split_tiles: row blocks of at most MC rows,
+   * the panels dealt out evenly, four per thread when the rows allow and
+   * down to two panels a block (BERT at batch 1, 128 rows on two threads:
+   * 8 tasks of 12-18 rows, whose A panels stay in L1; 2 or 4 tasks of 66
+   * rows cost 3-4% more), a multiple of the thread count beyond that
+   * (1024 rows: ten blocks of 17 or 18 panels, not nine of 18 and one of
+   * 9, which left one thread finishing alone); then column chunks of
+   * whole panels up to four tasks per thread (a batch of one: 8). */
+  tfs_gemm_tiling t;
+  int64_t ntasks = tfs_gemm__split_tiles(isa->mr, isa->nr, 1, j->m, j->nb,
+                                         nt, isa->mc, &t);
+  j->panels = t.panels;
+  j->mblocks = t.mblocks;
+  j->chunk_panels = t.chunk_cols / isa->nr;
   j->tag = atomic_fetch_add(&g_tag, 1) + 1;
-  int64_t ntasks = j->mblocks * nchunks;
   tfs_threadpool_parallel_for(pool, ntasks, cost / ntasks + 1, macro_range,
                               j);
 }

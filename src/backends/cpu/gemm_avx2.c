@@ -21,6 +21,33 @@ static inline TGT __attribute__((always_inline)) __m256i lanes(int left) {
   return _mm256_cmpgt_epi32(_mm256_set1_epi32(left), idx);
 }
 
+/* r[0, cols) = alpha * (x0, x1) + beta * r (r not read when beta is 0),
+ * cols <= NR: the packed kernels' epilogue, through masked loads and
+ * stores for a partial panel (a scalar tail per row cost a 24 x 72
+ * convolution more than 24 x 80). */
+static inline TGT __attribute__((always_inline)) void store_row(
+    float *r, __m256 x0, __m256 x1, __m256 va, __m256 vb, float beta,
+    int cols) {
+  x0 = _mm256_mul_ps(va, x0);
+  x1 = _mm256_mul_ps(va, x1);
+  if (cols == NR) {
+    if (beta != 0.0f) {
+      x0 = _mm256_fmadd_ps(vb, _mm256_loadu_ps(r), x0);
+      x1 = _mm256_fmadd_ps(vb, _mm256_loadu_ps(r + 8), x1);
+    }
+    _mm256_storeu_ps(r, x0);
+    _mm256_storeu_ps(r + 8, x1);
+    return;
+  }
+  const __m256i k0 = lanes(cols), k1 = lanes(cols - 8);
+  if (beta != 0.0f) {
+    x0 = _mm256_fmadd_ps(vb, _mm256_maskload_ps(r, k0), x0);
+    x1 = _mm256_fmadd_ps(vb, _mm256_maskload_ps(r + 8, k1), x1);
+  }
+  _mm256_maskstore_ps(r, k0, x0);
+  _mm256_maskstore_ps(r + 8, k1, x1);
+}
+
 /* Rows are spelled out (not arrays) so that the accumulators live in
  * registers; `m` is a constant after inlining, so unused rows vanish. */
 #define ROWS(X) X(0) X(1) X(2) X(3) X(4) X(5)
@@ -53,41 +80,10 @@ static inline TGT __attribute__((always_inline)) void ukr_body(
     b += NR;
   }
   const __m256 va = _mm256_set1_ps(alpha), vb = _mm256_set1_ps(beta);
-  if (n == NR) {
-#define STORE(i)                                                    \
-  if (m > i) {                                                      \
-    float *r = c + i * ldc;                                         \
-    __m256 x0 = _mm256_mul_ps(va, c##i##0);                         \
-    __m256 x1 = _mm256_mul_ps(va, c##i##1);                         \
-    if (beta != 0.0f) {                                             \
-      x0 = _mm256_fmadd_ps(vb, _mm256_loadu_ps(r), x0);             \
-      x1 = _mm256_fmadd_ps(vb, _mm256_loadu_ps(r + 8), x1);         \
-    }                                                               \
-    _mm256_storeu_ps(r, x0);                                        \
-    _mm256_storeu_ps(r + 8, x1);                                    \
-  }
-    ROWS(STORE)
+#define STORE(i) \
+  if (m > i) store_row(c + i * ldc, c##i##0, c##i##1, va, vb, beta, n);
+  ROWS(STORE)
 #undef STORE
-    return;
-  }
-  /* a partial panel: the same arithmetic through masked loads and
-   * stores (a scalar tail per row cost a 24 x 72 convolution more than
-   * 24 x 80) */
-  const __m256i k0 = lanes(n), k1 = lanes(n - 8);
-#define MSTORE(i)                                                   \
-  if (m > i) {                                                      \
-    float *r = c + i * ldc;                                         \
-    __m256 x0 = _mm256_mul_ps(va, c##i##0);                         \
-    __m256 x1 = _mm256_mul_ps(va, c##i##1);                         \
-    if (beta != 0.0f) {                                             \
-      x0 = _mm256_fmadd_ps(vb, _mm256_maskload_ps(r, k0), x0);      \
-      x1 = _mm256_fmadd_ps(vb, _mm256_maskload_ps(r + 8, k1), x1);  \
-    }                                                               \
-    _mm256_maskstore_ps(r, k0, x0);                                 \
-    _mm256_maskstore_ps(r + 8, k1, x1);                             \
-  }
-  ROWS(MSTORE)
-#undef MSTORE
 }
 
 /* The indirect kernel: the same 6x16 tile, A broadcast straight from the
@@ -210,28 +206,9 @@ static inline TGT __attribute__((always_inline)) void row_body(
   }
   const __m256 va = _mm256_set1_ps(alpha), vb = _mm256_set1_ps(beta);
 #pragma GCC unroll 4
-  for (int j = 0; j < np; j++) {
-    float *r = c + j * NR;
-    int cols = n - j * NR < NR ? n - j * NR : NR;
-    __m256 x0 = _mm256_mul_ps(va, acc[j][0]);
-    __m256 x1 = _mm256_mul_ps(va, acc[j][1]);
-    if (cols == NR) {
-      if (beta != 0.0f) {
-        x0 = _mm256_fmadd_ps(vb, _mm256_loadu_ps(r), x0);
-        x1 = _mm256_fmadd_ps(vb, _mm256_loadu_ps(r + 8), x1);
-      }
-      _mm256_storeu_ps(r, x0);
-      _mm256_storeu_ps(r + 8, x1);
-    } else {
-      const __m256i k0 = lanes(cols), k1 = lanes(cols - 8);
-      if (beta != 0.0f) {
-        x0 = _mm256_fmadd_ps(vb, _mm256_maskload_ps(r, k0), x0);
-        x1 = _mm256_fmadd_ps(vb, _mm256_maskload_ps(r + 8, k1), x1);
-      }
-      _mm256_maskstore_ps(r, k0, x0);
-      _mm256_maskstore_ps(r + 8, k1, x1);
-    }
-  }
+  for (int j = 0; j < np; j++)
+    store_row(c + j * NR, acc[j][0], acc[j][1], va, vb, beta,
+              n - j * NR < NR ? n - j * NR : NR);
 }
 
 static TGT void row_kernel(int64_t kc, const float *a, const float *b,
