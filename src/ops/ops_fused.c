@@ -10,8 +10,10 @@
  * 0.044715 x^3))) with true), _TfsFusedConv2DMaxPool (a _FusedConv2D
  * whose output only feeds a non-overlapping VALID MaxPool) and
  * _TfsScaleShift (activation(x * scale + offset), scale and offset along
- * the last dimension, activation Identity, Relu or Relu6) are tfsess's
- * own.  Shapes are those of the unfused ops.  tfsess's
+ * the last dimension, activation Identity, Relu or Relu6), _TfsMatMulSum
+ * (MatMul(a, wa) + MatMul(b, wb), plus a bias along the last dimension
+ * with num_args 1; node_names names the two MatMuls and the Add for its
+ * shape errors) and _TfsLstmGates are tfsess's own.  Shapes are those of the unfused ops.  tfsess's
  * _FusedDepthwiseConv2dNative also takes padding EXPLICIT with
  * explicit_paddings (TensorFlow's has SAME and VALID only), which the
  * optimizer uses where it folds a zero Pad into the convolution.
@@ -63,6 +65,28 @@ static int lstm_gates_shape(tfs_shape_ctx *c) {
     return tfs_sc_error(c, "Incompatible shapes for z's gates and c_prev");
   c->out_shapes[0] = o;
   c->out_shapes[1] = o;
+  return 0;
+}
+
+/* _TfsMatMulSum: MatMul(a, wa) broadcast with MatMul(b, wb). */
+static int matmul_sum_shape(tfs_shape_ctx *c) {
+  const tfs_op_def *mm = tfs_op_lookup("MatMul");
+  if (!mm || !mm->shape_fn || c->ninputs < 4) return tfs_shape_fn_unknown(c);
+  tfs_shape prod[2];
+  for (int k = 0; k < 2; k++) {
+    tfs_shape_ctx c2 = *c;
+    tfs_shape in[2] = {c->in_shapes[k], c->in_shapes[k + 2]};
+    c2.op = mm;
+    c2.ninputs = 2;
+    c2.in_shapes = in;
+    c2.in_consts = NULL;
+    c2.noutputs = 1;
+    c2.out_shapes = &prod[k];
+    prod[k].rank = -1;
+    if (mm->shape_fn(&c2)) return -1;
+  }
+  if (tfs_shape_broadcast(&prod[0], &prod[1], &c->out_shapes[0]))
+    return tfs_sc_error(c, "Incompatible shapes of the two products");
   return 0;
 }
 
@@ -145,6 +169,11 @@ const tfs_op_spec tfs_ops_fused[] = {
      "dilations: list(int) = [1, 1, 1, 1]; use_cudnn_on_gpu: bool = true; "
      "pool_ksize: list(int); pool_strides: list(int); " FUSED_ATTRS,
      fused_conv_pool_shape, 0},
+    {"_TfsMatMulSum", "a: T; b: T; wa: T; wb: T; bias: num_args * T",
+     "product: T",
+     "T: {float} = float; num_args: int >= 0 = 0; node_names: list(string) "
+     "= []",
+     matmul_sum_shape, 0},
     {"_TfsLstmGates", "z: T; c_prev: T", "h: T; c: T", "T: {float} = float",
      lstm_gates_shape, 0},
     {NULL, NULL, NULL, NULL, NULL, 0},

@@ -439,6 +439,18 @@ int tfs_pass__remap(tfs_opt_ctx *c) {
     if (r < 0) return -1;
     total += r;
   }
+  /* the sums of two products, those under a BiasAdd first (it joins
+   * them) */
+  for (int pass = 0; pass < 2; pass++)
+    for (int v = 0; v < n0; v++) {
+      if (!tfs_og__live(g, v) || !on_cpu(g->n[v].device)) continue;
+      int root = pass ? tfs_og__is(g, v, "AddV2") || tfs_og__is(g, v, "Add")
+                      : tfs_og__is(g, v, "BiasAdd");
+      if (!root) continue;
+      int r = tfs_remap__matmul_sum(c, v, &stats);
+      if (r < 0) return -1;
+      total += r;
+    }
   for (int v = 0; v < n0; v++) {
     if (!tfs_og__live(g, v) || !on_cpu(g->n[v].device) ||
         (!tfs_og__is(g, v, "AddV2") && !tfs_og__is(g, v, "Add")))

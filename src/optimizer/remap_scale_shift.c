@@ -35,16 +35,6 @@ static int is_add(const tfs_ograph *g, int p) {
   return is_op(g, p, "AddV2") || is_op(g, p, "Add");
 }
 
-/* Node p is a float op on `device`, two inputs, removable, without
- * control edges, read once. */
-static int inner_ok(const tfs_ograph *g, int p, const char *device) {
-  return p >= 0 && g->n[p].nin == 2 && g->n[p].nout >= 1 &&
-         g->n[p].out_types[0] == TFS_FLOAT && tfs_og__removable(g, p) &&
-         g->n[p].nctrl == 0 && g->n[p].ncfan == 0 &&
-         strcmp(g->n[p].device, device) == 0 && g->n[p].nfan == 1 &&
-         tfs_og__port_uses(g, p, 0) == 1;
-}
-
 /* A float constant of d values along the last of at most `rank`
  * dimensions. */
 static int per_channel(const tfs_ograph *g, tfs_oref r, int64_t d, int rank) {
@@ -82,13 +72,13 @@ static int match(const tfs_ograph *g, int root, ss_match *m) {
   if (is_op(g, root, "Relu") || is_op(g, root, "Relu6")) {
     m->act = g->n[root].def->name;
     add = tfs_og__producer(g, root, 0);
-    if (!is_add(g, add) || !inner_ok(g, add, dev)) return 0;
+    if (!is_add(g, add) || !tfs_remap__inner_binary(g, add, dev)) return 0;
   } else if (!is_add(g, root) || g->n[root].nin != 2) {
     return 0;
   }
   for (int o = 0; o < 2; o++) {
     int mul = tfs_og__producer(g, add, o);
-    if (!is_op(g, mul, "Mul") || !inner_ok(g, mul, dev) ||
+    if (!is_op(g, mul, "Mul") || !tfs_remap__inner_binary(g, mul, dev) ||
         g->n[add].in[o].port != 0)
       continue;
     if (match_mul(g, mul, g->n[add].in[1 - o], m)) {

@@ -699,6 +699,14 @@ int tfs_remap__replace_act(tfs_opt_ctx *c, const tfs_remap_act *a,
   return k;
 }
 
+int tfs_remap__inner_binary(const tfs_ograph *g, int p, const char *device) {
+  return p >= 0 && g->n[p].nin == 2 && g->n[p].nout >= 1 &&
+         g->n[p].out_types[0] == TFS_FLOAT && tfs_og__removable(g, p) &&
+         g->n[p].nctrl == 0 && g->n[p].ncfan == 0 &&
+         strcmp(g->n[p].device, device) == 0 && g->n[p].nfan == 1 &&
+         tfs_og__port_uses(g, p, 0) == 1;
+}
+
 int tfs_remap__drop_inner(tfs_opt_ctx *c, int r, const int *inner, int n) {
   tfs_ograph *g = c->g;
   for (int i = 0; i < n; i++)

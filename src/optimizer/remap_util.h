@@ -93,6 +93,17 @@ int tfs_remap__scale_shift(tfs_opt_ctx *c, int v, tfs_remap_stats *stats);
  * output must load in TensorFlow), -1 on an error. */
 int tfs_remap__lstm_gates(tfs_opt_ctx *c, int v, tfs_remap_stats *stats);
 
+/* [BiasAdd](AddV2(MatMul(a, wa), MatMul(b, wb))) with constant float
+ * weights of as many columns, ending at v (a BiasAdd or an Add / AddV2)
+ * -> _TfsMatMulSum(a, b, wa, wb[, bias]) (remap_matmul_sum.c); 1 when
+ * rewritten, 0 when v does not end one (or the op has no kernel on its
+ * device, or the output must load in TensorFlow), -1 on an error. */
+int tfs_remap__matmul_sum(tfs_opt_ctx *c, int v, tfs_remap_stats *stats);
+
+/* Node p is a two-input float op on `device`, read once (one data
+ * edge), removable, without control edges: an inner node of a match. */
+int tfs_remap__inner_binary(const tfs_ograph *g, int p, const char *device);
+
 /* Replaces `root` by a new node (root's name, device, and the control
  * inputs of root and of the inner nodes a and b, which may be -1), then
  * removes the inner nodes left unused.  attrs are consumed. */

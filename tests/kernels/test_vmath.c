@@ -809,6 +809,174 @@ static void test_lstm_gates_threads(void) {
   }
 }
 
+/* a b + c d + bias on doubles: a [m, ka], c [m, kc], b [ka, n], d [kc,
+ * n], rows of a and c broadcast when they have one, columns of the
+ * products when b or d has one. */
+static void sum_ref(const double *a, int64_t ma, int64_t ka, const double *b,
+                    int64_t na, const double *c, int64_t mc, int64_t kc,
+                    const double *d, int64_t nd, const double *bias,
+                    int64_t m, int64_t n, double *out) {
+  for (int64_t i = 0; i < m; i++)
+    for (int64_t j = 0; j < n; j++) {
+      double s = bias ? bias[j] : 0;
+      for (int64_t p = 0; p < ka; p++)
+        s += a[(ma == 1 ? 0 : i) * ka + p] * b[p * na + (na == 1 ? 0 : j)];
+      for (int64_t p = 0; p < kc; p++)
+        s += c[(mc == 1 ? 0 : i) * kc + p] * d[p * nd + (nd == 1 ? 0 : j)];
+      out[i * n + j] = s;
+    }
+}
+
+static void set_product_names(tfs_op_desc *d, const void *arg) {
+  (void)arg;
+  const void *v[3] = {"xw", "hu", "z"};
+  size_t len[3] = {2, 2, 1};
+  tfs_op_desc_set_attr_string_list(d, "node_names", v, len, 3);
+}
+
+/* The operands of a _TfsMatMulSum (a [m, ka], b [m, kb], wa [ka, n], wb
+ * [kb, n], bias [n]) as doubles and as fed tensors, and the formula's
+ * result with the bias. */
+typedef struct sum_case {
+  int64_t m, ka, kb, n;
+  double *a, *b, *wa, *wb, *bias, *want;
+  tfs_tensor *in[5];
+} sum_case;
+
+static double *sum_vals(int64_t n, int mul, int mod, double scale) {
+  double *v = malloc(sizeof(double) * (size_t)(n + 1));
+  for (int64_t i = 0; i < n; i++)
+    v[i] = (double)((i * mul) % mod - mod / 2) * scale;
+  return v;
+}
+
+static void sum_case_init(sum_case *c, int64_t m, int64_t ka, int64_t kb,
+                          int64_t n) {
+  c->m = m;
+  c->ka = ka;
+  c->kb = kb;
+  c->n = n;
+  c->a = sum_vals(m * ka, 13, 17, 0.25);
+  c->b = sum_vals(m * kb, 7, 11, 0.5);
+  c->wa = sum_vals(ka * n, 5, 9, 0.125);
+  c->wb = sum_vals(kb * n, 3, 13, 0.0625);
+  c->bias = sum_vals(n, 1, 5, 1.0);
+  c->want = sum_vals(m * n, 1, 1, 0);
+  sum_ref(c->a, m, ka, c->wa, n, c->b, m, kb, c->wb, n, c->bias, m, n,
+          c->want);
+  c->in[0] = mt_t(TFS_FLOAT, 2, MT_DIMS(m, ka), c->a);
+  c->in[1] = mt_t(TFS_FLOAT, 2, MT_DIMS(m, kb), c->b);
+  c->in[2] = mt_t(TFS_FLOAT, 2, MT_DIMS(ka, n), c->wa);
+  c->in[3] = mt_t(TFS_FLOAT, 2, MT_DIMS(kb, n), c->wb);
+  c->in[4] = mt_t(TFS_FLOAT, 1, MT_DIMS(n), c->bias);
+}
+
+static void sum_case_clear(sum_case *c) {
+  mt_free_all(c->in, 5);
+  free(c->a);
+  free(c->b);
+  free(c->wa);
+  free(c->wb);
+  free(c->bias);
+  free(c->want);
+}
+
+/* The stacked product at an LSTM step's size (8 rows, depths 64 and
+ * 128, 512 columns: split over two threads) against the formula, the
+ * same bits on 1 and 2 threads. */
+static void test_matmul_sum_threads(void) {
+  sum_case c;
+  sum_case_init(&c, 8, 64, 128, 512);
+  mt_op o = {"_TfsMatMulSum", 4, NULL, NULL};
+  tfs_tensor *y[2];
+  for (int t = 1; t <= 2; t++) {
+    mt_set_threads(t);
+    y[t - 1] = mt_eval(&o, c.in, 5);
+    mt_expect(y[t - 1], TFS_FLOAT, 2, MT_DIMS(c.m, c.n), c.want, 1e-6);
+  }
+  mt_set_threads(0);
+  CU_ASSERT_EQUAL(memcmp(tfs_tensor_data(y[0]), tfs_tensor_data(y[1]),
+                         tfs_tensor_byte_size(y[0])), 0);
+  mt_free_all(y, 2);
+  sum_case_clear(&c);
+}
+
+/* _TfsMatMulSum on fed (not constant) weights: with and without the
+ * bias, rows or columns that broadcast, no depth, and the errors of
+ * MatMul, AddV2 and BiasAdd. */
+static void test_matmul_sum_op(void) {
+  enum { M = 9, KA = 5, KB = 7, N = 40 };
+  sum_case c;
+  sum_case_init(&c, M, KA, KB, N);
+  const double *a = c.a, *b = c.b, *wa = c.wa, *wb = c.wb, *bias = c.bias;
+  tfs_tensor **in = c.in;
+  double want[M * N];
+  mt_op o = {"_TfsMatMulSum", 4, NULL, NULL};
+  tfs_tensor *y[2];
+  y[0] = mt_eval(&o, in, 5);
+  mt_expect(y[0], TFS_FLOAT, 2, MT_DIMS(M, N), c.want, 1e-6);
+  tfs_tensor_free(y[0]);
+  /* without the bias */
+  mt_op o4 = {"_TfsMatMulSum", 4, NULL, NULL};
+  sum_ref(a, M, KA, wa, N, b, M, KB, wb, N, NULL, M, N, want);
+  y[0] = mt_eval(&o4, in, 4);
+  mt_expect(y[0], TFS_FLOAT, 2, MT_DIMS(M, N), want, 1e-6);
+  tfs_tensor_free(y[0]);
+  /* a's one row broadcasts over b's rows; then wa's one column over
+   * wb's */
+  tfs_tensor *a1 = mt_t(TFS_FLOAT, 2, MT_DIMS(1, KA), a);
+  tfs_tensor *in_row[5] = {a1, in[1], in[2], in[3], in[4]};
+  sum_ref(a, 1, KA, wa, N, b, M, KB, wb, N, bias, M, N, want);
+  y[0] = mt_eval(&o, in_row, 5);
+  mt_expect(y[0], TFS_FLOAT, 2, MT_DIMS(M, N), want, 1e-6);
+  tfs_tensor_free(y[0]);
+  tfs_tensor *w1 = mt_t(TFS_FLOAT, 2, MT_DIMS(KA, 1), wa);
+  tfs_tensor *in_col[5] = {in[0], in[1], w1, in[3], in[4]};
+  sum_ref(a, M, KA, wa, 1, b, M, KB, wb, N, bias, M, N, want);
+  y[0] = mt_eval(&o, in_col, 5);
+  mt_expect(y[0], TFS_FLOAT, 2, MT_DIMS(M, N), want, 1e-6);
+  tfs_tensor_free(y[0]);
+  /* no depth: the bias in every row */
+  tfs_tensor *in_empty[5] = {
+      mt_tmp(mt_t(TFS_FLOAT, 2, MT_DIMS(M, 0), NULL)),
+      mt_tmp(mt_t(TFS_FLOAT, 2, MT_DIMS(M, 0), NULL)),
+      mt_tmp(mt_t(TFS_FLOAT, 2, MT_DIMS(0, N), NULL)),
+      mt_tmp(mt_t(TFS_FLOAT, 2, MT_DIMS(0, N), NULL)), in[4]};
+  for (int i = 0; i < M * N; i++) want[i] = bias[i % N];
+  y[0] = mt_eval(&o, in_empty, 5);
+  mt_expect(y[0], TFS_FLOAT, 2, MT_DIMS(M, N), want, 0);
+  tfs_tensor_free(y[0]);
+  /* errors */
+  const char *msg;
+  tfs_tensor *in_k[5] = {in[0], in[1], in[3], in[3], in[4]};
+  CU_ASSERT_EQUAL(mt_eval_fail(&o, in_k, 5, &msg), TFS_INVALID_ARGUMENT);
+  CU_ASSERT_PTR_NOT_NULL(strstr(msg, "Matrix size-incompatible: In[0]: "
+                                     "[9,5], In[1]: [7,40]"));
+  tfs_tensor *a2 = mt_t(TFS_FLOAT, 2, MT_DIMS(2, KA), a);
+  tfs_tensor *in_m[5] = {a2, in[1], in[2], in[3], in[4]};
+  CU_ASSERT_EQUAL(mt_eval_fail(&o, in_m, 5, &msg), TFS_INVALID_ARGUMENT);
+  CU_ASSERT_PTR_NOT_NULL(strstr(msg, "Incompatible shapes: [2,40] vs. "
+                                     "[9,40]"));
+  tfs_tensor *b4 = mt_t(TFS_FLOAT, 1, MT_DIMS(4), bias);
+  tfs_tensor *in_b[5] = {in[0], in[1], in[2], in[3], b4};
+  CU_ASSERT_EQUAL(mt_eval_fail(&o, in_b, 5, &msg), TFS_INVALID_ARGUMENT);
+  CU_ASSERT_PTR_NOT_NULL(strstr(msg, "Must provide as many biases as the "
+                                     "last dimension of the input tensor: "
+                                     "[4] vs. [9,40]"));
+  /* with node_names, each error names the op it stands for (the bias's
+   * is the node's own) */
+  mt_op named = {"_TfsMatMulSum", 4, set_product_names, NULL};
+  CU_ASSERT_EQUAL(mt_eval_fail(&named, in_k, 5, &msg), TFS_INVALID_ARGUMENT);
+  CU_ASSERT_PTR_NOT_NULL(strstr(msg, "[7,40]\n\t [[{{node xw}}]]"));
+  CU_ASSERT_EQUAL(mt_eval_fail(&named, in_m, 5, &msg), TFS_INVALID_ARGUMENT);
+  CU_ASSERT_PTR_NOT_NULL(strstr(msg, "[9,40]\n\t [[{{node z}}]]"));
+  CU_ASSERT_EQUAL(mt_eval_fail(&named, in_b, 5, &msg), TFS_INVALID_ARGUMENT);
+  CU_ASSERT_PTR_NOT_NULL(strstr(msg, "[9,40]\n\t [[{{node op}}]]"));
+  tfs_tensor *rest[5] = {a1, w1, a2, b4, NULL};
+  mt_free_all(rest, 4);
+  sum_case_clear(&c);
+}
+
 static const tfs_test_case kFunctionCases[] = {
     {"sweep", test_sweep},
     {"specials", test_specials},
@@ -829,6 +997,8 @@ static const tfs_test_case kKernelCases[] = {
     {"gelu_swish_ops", test_gelu_swish_ops},
     {"scale_shift_op", test_scale_shift_op},
     {"lstm_gates_threads", test_lstm_gates_threads},
+    {"matmul_sum_op", test_matmul_sum_op},
+    {"matmul_sum_threads", test_matmul_sum_threads},
     {NULL, NULL},
 };
 

@@ -1022,6 +1022,68 @@ static void test_optimizer_remap__lstm_gates(void) {
   }
 }
 
+/* An RNN cell's products, z = [BiasAdd](x W + h U) with constant W and
+ * U ([2,3] x [3,8] and [2,4] x [4,8]), become one _TfsMatMulSum (with
+ * the bias, and without it when the sum is read as it is); kept when a
+ * product is transposed, when the weights' columns differ (they
+ * broadcast), and when the output must load in TensorFlow. */
+static void test_optimizer_remap__matmul_sum(void) {
+  for (int k = 0; k < 5; k++) {
+    ot_setup();
+    tfs_output x = ot_placeholder("x", 2);
+    tfs_output h = tfs_op_unary(g, "Tanh", "h",
+                                tfs_op_matmul(g, "hx", x, ot_matrix("v", 3, 4),
+                                              0, 0, st),
+                                st);
+    tfs_output xw = tfs_op_matmul(g, "xw", x, ot_matrix("w", 3, 8), 0, 0, st);
+    tfs_output hu = k == 2 ? tfs_op_matmul(g, "hu", h, ot_matrix("u", 8, 4),
+                                           0, 1, st)
+                  : k == 3 ? tfs_op_matmul(g, "hu", h, ot_matrix("u", 4, 1),
+                                           0, 0, st)
+                           : tfs_op_matmul(g, "hu", h, ot_matrix("u", 4, 8),
+                                           0, 0, st);
+    tfs_output z = tfs_op_add(g, "z", xw, hu, st);
+    int64_t bd[1] = {8};
+    tfs_output y = k == 1 ? tfs_op_identity(g, "y", z, st)
+                          : tfs_op_identity(
+                                g, "y",
+                                tfs_op_bias_add(g, "zb", z,
+                                                ot_const_shape("bias", bd, 1),
+                                                st),
+                                st);
+    TFS_ASSERT_OK(st);
+    ot_config.tf_compatible = k == 4;
+    tfs_graph *og = ot_optimize(&x, 1, &y, 1, "remap");
+    const char *root = k == 1 ? "z" : "zb";
+    if (k < 2) {
+      CU_ASSERT_STRING_EQUAL(ot_type(og, root), "_TfsMatMulSum");
+      CU_ASSERT_EQUAL(tfs_graph_operation_by_name(og, root)->ninputs,
+                      k == 1 ? 4 : 5);
+      CU_ASSERT_EQUAL(ot_count(og, "AddV2") + ot_count(og, "BiasAdd"), 0);
+      CU_ASSERT_EQUAL(ot_count(og, "MatMul"), 1); /* h's own */
+      CU_ASSERT_PTR_NOT_NULL(strstr(
+          ot_summary(ot_entry("remapper")),
+          k == 1 ? "MatMul+MatMul -> _TfsMatMulSum: 1"
+                 : "MatMul+MatMul+BiasAdd -> _TfsMatMulSum: 1"));
+      /* it stands for the products and the sum (step stats name them) */
+      tfs_operation *fused = tfs_graph_operation_by_name(og, root);
+      int seen = 0;
+      for (int i = 0; i < fused->norig; i++)
+        seen += !strcmp(fused->orig_names[i], "xw") +
+                !strcmp(fused->orig_names[i], "hu") +
+                !strcmp(fused->orig_names[i], "z");
+      CU_ASSERT_EQUAL(seen, 3);
+    } else {
+      CU_ASSERT_EQUAL(ot_count(og, "_TfsMatMulSum"), 0);
+      CU_ASSERT_STRING_EQUAL(ot_type(og, "z"), "AddV2");
+    }
+    /* one sum over both depths: within float rounding of the graph's */
+    ot_check_same(og, &x, 1, &y, 1, k < 2 ? 1 : 0);
+    tfs_graph_free(og);
+    ot_teardown();
+  }
+}
+
 /* The subgraph matcher itself, on the optimizer's graph (no kernel
  * needed): which activation, its input, how often the subgraph reads
  * it. */
@@ -1273,6 +1335,7 @@ const tfs_test_case tfs_optimizer_nn_cases[] = {
     {"remap_scale_shift", test_optimizer_remap__scale_shift},
     {"remap_layer_norm", test_optimizer_remap__layer_norm},
     {"remap_lstm_gates", test_optimizer_remap__lstm_gates},
+    {"remap_matmul_sum", test_optimizer_remap__matmul_sum},
     {"remap_swish_and_batch_matmul",
      test_optimizer_remap__swish_and_batch_matmul},
     {"remap_batch_norm_decomposed",
