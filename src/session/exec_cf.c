@@ -499,8 +499,8 @@ static int run_kernel(cf_run *r, int32_t n, tfs_tensor **in,
     break;
   }
   tfs_kernel_ctx ctx = {
-      .node_name = pn->op->name,
-      .op_name = pn->op->def->name,
+      .node_name = pn->name,
+      .op_name = pn->op_name,
       .state = pn->kstate,
       .ninputs = ni,
       .inputs = args,
@@ -508,11 +508,13 @@ static int run_kernel(cf_run *r, int32_t n, tfs_tensor **in,
       .forwardable = forwardable,
       .noutputs = no,
       .outputs = out,
-      .out_types = pn->op->out_types,
+      .out_types = pn->out_types,
       .run = &r->x->run,
       .st = r->st,
       .failed = 0,
       .node = n,
+      .alloc_cursor = 0,
+      .scratch_used = 0,
   };
   pn->kdef->compute(&ctx);
   if (ctx.failed) goto out;

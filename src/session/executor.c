@@ -85,6 +85,9 @@ tfs_plan_exec *tfs_exec__prepare(tfs_plan *p, tfs_status *st) {
   if (!e->roots || !e->feed_dtypes || !e->feed_declared) goto oom;
   for (int i = 0; i < p->nnodes; i++) {
     tfs_plan_node *pn = &p->nodes[i];
+    pn->name = pn->op->name;
+    pn->op_name = pn->op->def->name;
+    pn->out_types = pn->op->out_types;
     pn->kind = (uint8_t)node_kind(pn->op);
     /* without a Switch nothing is dead: a ControlTrigger is a NoOp */
     if (pn->kind != TFS_NODE_PLAIN && pn->kind != TFS_NODE_CONTROL_TRIGGER)
@@ -241,8 +244,8 @@ int tfs_exec__run_node(tfs_exec_run *x, int i, int parallel, tfs_status *st) {
     inputs[k] = t;
   }
   tfs_kernel_ctx ctx = {
-      .node_name = pn->op->name,
-      .op_name = pn->op->def->name,
+      .node_name = pn->name,
+      .op_name = pn->op_name,
       .state = pn->kstate,
       .ninputs = ni,
       .inputs = inputs,
@@ -250,11 +253,13 @@ int tfs_exec__run_node(tfs_exec_run *x, int i, int parallel, tfs_status *st) {
       .forwardable = forwardable,
       .noutputs = no,
       .outputs = outputs,
-      .out_types = pn->op->out_types,
+      .out_types = pn->out_types,
       .run = &x->run,
       .st = st,
       .failed = 0,
       .node = i,
+      .alloc_cursor = 0,
+      .scratch_used = 0,
   };
   pn->kdef->compute(&ctx);
   for (int k = 0; k < ni; k++) tfs_tensor_free(temps[k]);

@@ -48,6 +48,13 @@ typedef struct tfs_plan_node {
   tfs_operation *op;
   const tfs_kernel_def *kdef;
   void *kstate;
+  /* op's name, its def's name and out_types, copied here when the plan
+   * is complete (tfs_exec__prepare) so that running the node does not
+   * chase op and op->def (cache misses each step of a loop whose
+   * products stream through L2) */
+  const char *name;
+  const char *op_name;
+  const tfs_dtype *out_types;
   int ninputs;
   int32_t *in_slots;
   uint8_t *in_flags;
