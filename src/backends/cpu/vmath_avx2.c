@@ -1,8 +1,13 @@
 /*
- * backends/cpu/vmath_avx2.c - vmath.h's functions on AVX2 with FMA: eight
- * floats a step, the tail through a zero-padded block on the stack.
+ * backends/cpu/vmath_avx2.c - vmath.h's functions on AVX2 with FMA: two
+ * vectors of eight floats a step (VM_LOOP), the tail through a
+ * zero-padded block on the stack.
  * vmath.c calls these only when tfs_cpu_has(TFS_CPU_ISA_AVX2).
  */
+/* see VM_LOOP */
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC optimize("schedule-insns", "sched-pressure")
+#endif
 #include <immintrin.h>
 #include <math.h>
 #include <stdint.h>
@@ -58,9 +63,25 @@ VM_FN vf v_scale(vf y, vf nf, vi ni) {
 
 #include "backends/cpu/vmath_kern.h"
 
+/* Two vectors an iteration, and GCC's scheduling before register
+ * allocation (the pragma above; off by default on x86) interleaves their
+ * two dependency chains: each function is one chain of 60-80 cycles, and
+ * on Zen 3 a lone chain leaves the FP scheduler waiting (the old and the
+ * new loop side by side in one program, 8192 floats: exp 1.14x, sigmoid
+ * 1.16x, swish 1.14x, tanh 1.11x, gelu_erf 1.20x as fast; 1.05-1.20x at
+ * 64 and 100,000; the unrolling alone gained nothing measurable).  The
+ * same operations on each element, so the same bits, but for the sign of
+ * a NaN gelu_erf returns for a negative NaN (x86 propagates the first
+ * NaN operand, and operand order is the compiler's). */
 #define VM_LOOP(NAME)                                                      \
   TGT void tfs_vm__##NAME##_avx2(const float *x, float *y, int64_t n) {    \
     int64_t i = 0;                                                         \
+    for (; i + 16 <= n; i += 16) {                                         \
+      vf a = vk_##NAME(_mm256_loadu_ps(x + i));                            \
+      vf b = vk_##NAME(_mm256_loadu_ps(x + i + 8));                        \
+      _mm256_storeu_ps(y + i, a);                                          \
+      _mm256_storeu_ps(y + i + 8, b);                                      \
+    }                                                                      \
     for (; i + 8 <= n; i += 8)                                             \
       _mm256_storeu_ps(y + i, vk_##NAME(_mm256_loadu_ps(x + i)));          \
     if (i < n) {                                                           \
