@@ -972,6 +972,11 @@ static void test_matmul_sum_op(void) {
   CU_ASSERT_PTR_NOT_NULL(strstr(msg, "[9,40]\n\t [[{{node z}}]]"));
   CU_ASSERT_EQUAL(mt_eval_fail(&named, in_b, 5, &msg), TFS_INVALID_ARGUMENT);
   CU_ASSERT_PTR_NOT_NULL(strstr(msg, "[9,40]\n\t [[{{node op}}]]"));
+  /* two biases: not an op the remapper writes */
+  tfs_tensor *in_two[6] = {in[0], in[1], in[2], in[3], in[4], in[4]};
+  CU_ASSERT_EQUAL(mt_eval_fail(&o, in_two, 6, &msg), TFS_INVALID_ARGUMENT);
+  CU_ASSERT_PTR_NOT_NULL(strstr(msg, "at most one bias (num_args 0 or 1), "
+                                     "got num_args 2"));
   tfs_tensor *rest[5] = {a1, w1, a2, b4, NULL};
   mt_free_all(rest, 4);
   sum_case_clear(&c);

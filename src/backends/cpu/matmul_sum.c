@@ -58,6 +58,13 @@ static void ms_release(void *state) {
 }
 
 static int ms_prepare(tfs_kernel_init *ki) {
+  int64_t nargs = 0;
+  tfs_attrs_get_int(ki->attrs, "num_args", &nargs);
+  if (nargs > 1)
+    return tfs_ki_error(ki, TFS_INVALID_ARGUMENT,
+                        "_TfsMatMulSum takes at most one bias (num_args 0 "
+                        "or 1), got num_args %lld",
+                        (long long)nargs);
   ms_state *s = tfs_calloc(1, sizeof(*s));
   if (!s) return tfs_ki_error(ki, TFS_RESOURCE_EXHAUSTED, "out of memory");
   const tfs_attr_value *nv = tfs_attrs_find(ki->attrs, "node_names");
