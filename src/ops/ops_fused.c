@@ -8,15 +8,16 @@
  * + 3) / 6, in one op), _TfsGelu (GELU in one op: x Phi(x) with
  * approximate = false, the tanh form 0.5 x (1 + tanh(sqrt(2/pi) (x +
  * 0.044715 x^3))) with true), _TfsFusedConv2DMaxPool (a _FusedConv2D
- * whose output only feeds a non-overlapping VALID MaxPool) and
+ * whose output only feeds a non-overlapping VALID MaxPool),
  * _TfsScaleShift (activation(x * scale + offset), scale and offset along
  * the last dimension, activation Identity, Relu or Relu6), _TfsMatMulSum
  * (MatMul(a, wa) + MatMul(b, wb), plus a bias along the last dimension
  * with num_args 1; node_names names the two MatMuls and the Add for its
- * shape errors) and _TfsLstmGates are tfsess's own.  Shapes are those of the unfused ops.  tfsess's
- * _FusedDepthwiseConv2dNative also takes padding EXPLICIT with
- * explicit_paddings (TensorFlow's has SAME and VALID only), which the
- * optimizer uses where it folds a zero Pad into the convolution.
+ * shape errors) and _TfsLstmGates are tfsess's own.  Shapes are those of
+ * the unfused ops.  tfsess's _FusedDepthwiseConv2dNative also takes
+ * padding EXPLICIT with explicit_paddings (TensorFlow's has SAME and
+ * VALID only), which the optimizer uses where it folds a zero Pad into
+ * the convolution.
  *
  * fused_ops of _FusedMatMul, _FusedConv2D and _FusedDepthwiseConv2dNative:
  * a first op (BiasAdd; for _FusedConv2D also FusedBatchNorm or

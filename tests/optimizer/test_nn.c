@@ -956,6 +956,17 @@ static void test_optimizer_remap__layer_norm(void) {
   }
 }
 
+/* How many of the three names are among the fused node's original
+ * names (each counted once per entry). */
+static int orig_hits(const tfs_operation *fused, const char *a,
+                     const char *b, const char *c) {
+  int seen = 0;
+  for (int i = 0; i < fused->norig; i++)
+    seen += !strcmp(fused->orig_names[i], a) +
+            !strcmp(fused->orig_names[i], b) + !strcmp(fused->orig_names[i], c);
+  return seen;
+}
+
 /* A Keras LSTM cell's gates on z = x W ([2,8]: two units): Split in
  * four, c = sigmoid(f) c_prev + sigmoid(i) tanh(g), h = sigmoid(o)
  * tanh(c). */
@@ -1006,12 +1017,7 @@ static void test_optimizer_remap__lstm_gates(void) {
       /* it stands for the ten nodes of the cell (step stats name them) */
       tfs_operation *fused = tfs_graph_operation_by_name(og, "h");
       CU_ASSERT_EQUAL_FATAL(fused->norig, 10);
-      int seen = 0;
-      for (int i = 0; i < fused->norig; i++)
-        seen += !strcmp(fused->orig_names[i], "split") +
-                !strcmp(fused->orig_names[i], "c") +
-                !strcmp(fused->orig_names[i], "h");
-      CU_ASSERT_EQUAL(seen, 3);
+      CU_ASSERT_EQUAL(orig_hits(fused, "split", "c", "h"), 3);
     } else {
       CU_ASSERT_STRING_EQUAL(ot_type(og, "h"), "Mul");
       CU_ASSERT_EQUAL(ot_count(og, "Sigmoid"), 3);
@@ -1067,12 +1073,7 @@ static void test_optimizer_remap__matmul_sum(void) {
                  : "MatMul+MatMul+BiasAdd -> _TfsMatMulSum: 1"));
       /* it stands for the products and the sum (step stats name them) */
       tfs_operation *fused = tfs_graph_operation_by_name(og, root);
-      int seen = 0;
-      for (int i = 0; i < fused->norig; i++)
-        seen += !strcmp(fused->orig_names[i], "xw") +
-                !strcmp(fused->orig_names[i], "hu") +
-                !strcmp(fused->orig_names[i], "z");
-      CU_ASSERT_EQUAL(seen, 3);
+      CU_ASSERT_EQUAL(orig_hits(fused, "xw", "hu", "z"), 3);
     } else {
       CU_ASSERT_EQUAL(ot_count(og, "_TfsMatMulSum"), 0);
       CU_ASSERT_STRING_EQUAL(ot_type(og, "z"), "AddV2");
