@@ -23,7 +23,8 @@
  * a first op (BiasAdd; for _FusedConv2D also FusedBatchNorm or
  * FusedBatchNormV3), then at most one activation: Relu, Relu6, Elu,
  * LeakyRelu, Tanh, Sigmoid, TensorFlow's fused-only _MklSwish,
- * GeluApproximate and GeluExact, and tfsess's _TfsHardSwish.  _FusedBatchMatMulV2 takes ["Mul"].
+ * GeluApproximate and GeluExact, and tfsess's _TfsHardSwish.
+ * _FusedBatchMatMulV2 takes ["Mul"].
  */
 #include "ops/op_tables.h"
 #include "ops/nn_window.h"
