@@ -9,15 +9,10 @@
 /* ---- fixtures ------------------------------------------------------------ */
 
 tfs_buffer *gd_load(const char *name) {
-  const char *top = getenv("top_srcdir");
-  char path[1024];
-  snprintf(path, sizeof path, "%s/tests/data/wire/%s", top ? top : ".", name);
-  FILE *f = fopen(path, "rb");
-  if (!f) fprintf(stderr, "\n  cannot open %s\n", path);
-  CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+  char path[512];
+  snprintf(path, sizeof path, "tests/data/wire/%s", name);
   static char data[1 << 16];
-  size_t n = fread(data, 1, sizeof data, f);
-  fclose(f);
+  size_t n = tu_read_src(path, data, sizeof data);
   return tfs_buffer_new_copy(data, n);
 }
 

@@ -805,16 +805,9 @@ static void test_100k_iterations_bounded_memory(void) {
 /* Reads tests/conformance/<rel>/graph.pb (a GraphDef TensorFlow wrote)
  * into data; returns its length. */
 static size_t read_case_graph(const char *rel, uint8_t *data, size_t cap) {
-  const char *top = getenv("top_srcdir");
-  char path[1024];
-  snprintf(path, sizeof path, "%s/tests/conformance/%s/graph.pb",
-           top ? top : ".", rel);
-  FILE *f = fopen(path, "rb");
-  if (!f) fprintf(stderr, "\n  cannot open %s\n", path);
-  CU_ASSERT_PTR_NOT_NULL_FATAL(f);
-  size_t len = fread(data, 1, cap, f);
-  fclose(f);
-  return len;
+  char path[512];
+  snprintf(path, sizeof path, "tests/conformance/%s/graph.pb", rel);
+  return tu_read_src(path, data, cap);
 }
 
 /* The same for TF2's functional While (tf.while_loop with control flow v2,

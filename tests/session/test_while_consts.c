@@ -24,17 +24,9 @@ static tfs_status *st;
 
 /* Imports tests/conformance/recurrent/keras_lstm/graph.pb into g. */
 static void load_lstm(void) {
-  const char *top = getenv("top_srcdir");
-  char path[1024];
-  snprintf(path, sizeof path,
-           "%s/tests/conformance/recurrent/keras_lstm/graph.pb",
-           top ? top : ".");
-  FILE *f = fopen(path, "rb");
-  if (!f) fprintf(stderr, "\n  cannot open %s\n", path);
-  CU_ASSERT_PTR_NOT_NULL_FATAL(f);
   static uint8_t data[1 << 20];
-  size_t len = fread(data, 1, sizeof data, f);
-  fclose(f);
+  size_t len = tu_read_src("tests/conformance/recurrent/keras_lstm/graph.pb",
+                           data, sizeof data);
   g = tfs_graph_new();
   st = tfs_status_new();
   tfs_import_results *r = tfs_graph_import_graphdef(g, data, len, NULL, st);
@@ -63,14 +55,24 @@ static const tfs_func_attr *body_of(tfs_operation *w) {
   return b->u.func;
 }
 
+/* Loads the LSTM; its While node, the While's body, its input count and
+ * an array of as many (NULL) values, freed by the caller. */
+static const tfs_tensor **lstm_while(tfs_operation **w,
+                                     const tfs_func_attr **f, int *n) {
+  load_lstm();
+  *w = the_while();
+  *f = body_of(*w);
+  *n = (*w)->ninputs;
+  return calloc((size_t)*n, sizeof(const tfs_tensor *));
+}
+
 /* Pass-through inputs that are Consts become Consts of the body; the loop
  * counter, a Const the body increments, stays a Placeholder. */
 static void test_instantiate_marks_invariants(void) {
-  load_lstm();
-  tfs_operation *w = the_while();
-  const tfs_func_attr *f = body_of(w);
-  int n = w->ninputs;
-  const tfs_tensor **values = calloc((size_t)n, sizeof *values);
+  tfs_operation *w;
+  const tfs_func_attr *f;
+  int n;
+  const tfs_tensor **values = lstm_while(&w, &f, &n);
   int nconst_inputs = 0;
   for (int i = 0; i < n; i++)
     nconst_inputs += (values[i] = tfs_graph__const_value(w->inputs[i])) != 0;
@@ -124,11 +126,10 @@ static void test_instantiate_marks_invariants(void) {
 /* A value of another dtype than the argument's is not used; with no value
  * at all the body is the plain instance (no const_args). */
 static void test_instantiate_ignores_mismatch(void) {
-  load_lstm();
-  tfs_operation *w = the_while();
-  const tfs_func_attr *f = body_of(w);
-  int n = w->ninputs;
-  const tfs_tensor **values = calloc((size_t)n, sizeof *values);
+  tfs_operation *w;
+  const tfs_func_attr *f;
+  int n;
+  const tfs_tensor **values = lstm_while(&w, &f, &n);
   int64_t one = 1;
   int32_t v = 3;
   tfs_tensor *wrong = tu_int32s(&one, 1, &v);

@@ -6,6 +6,7 @@
 #include "testutil.h"
 
 #include <CUnit/Basic.h>
+#include <stdio.h>
 #include <stdlib.h>
 
 #include "core/cpu.h"
@@ -147,4 +148,16 @@ int main(int argc, char **argv) {
     printf("\nTFS-RESULT: passed=%u failed=%u\n", run - failed, failed);
   CU_cleanup_registry();
   return (failed || asserts_failed) ? 1 : 0;
+}
+
+size_t tu_read_src(const char *rel, void *data, size_t cap) {
+  const char *top = getenv("top_srcdir");
+  char path[1024];
+  snprintf(path, sizeof path, "%s/%s", top && *top ? top : ".", rel);
+  FILE *f = fopen(path, "rb");
+  if (!f) fprintf(stderr, "\n  cannot open %s\n", path);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+  size_t len = fread(data, 1, cap, f);
+  fclose(f);
+  return len;
 }

@@ -80,6 +80,10 @@ tfs_tensor *tu_floats(const int64_t *dims, int ndims, const float *values);
 tfs_tensor *tu_int32s(const int64_t *dims, int ndims, const int32_t *values);
 /* A scalar float of a fetched tensor, asserting dtype and size. */
 float tu_scalar_float(const tfs_tensor *t);
+/* Reads the file `rel` under $top_srcdir (the current directory without
+ * it) into data, at most cap bytes; returns its length.  A file that
+ * cannot be opened is a fatal assertion (naming the path). */
+size_t tu_read_src(const char *rel, void *data, size_t cap);
 
 /* ---- GPUs -----------------------------------------------------------------
  * Suites that check what the CPU (and the FAKE test device) do keep real
