@@ -352,7 +352,6 @@ static int body_inputs(inst *in, const Tensorflow__NodeDef *src,
 
 /* ---- the whole body ------------------------------------------------------- */
 
-
 /* An argument returned as is (a While body passes loop variables
  * through) cannot be both fed and fetched: it goes through an Identity,
  * as TensorFlow's _Retval reads the _Arg.  Appends those Identities. */
