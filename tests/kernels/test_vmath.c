@@ -18,6 +18,7 @@
 #include "core/cpu.h"
 #include "core/half.h"
 #include "backends/cpu/fused_epilogue.h"
+#include "backends/cpu/row_ops.h"
 #include "backends/cpu/scale_shift.h"
 #include "backends/cpu/vmath.h"
 #include "mathtest.h"
@@ -723,6 +724,114 @@ static void test_scale_shift_rows(void) {
   CU_ASSERT_EQUAL(tfs_scale_shift_act("Elu"), -1);
 }
 
+/* ---- row_ops.h ------------------------------------------------------------ */
+
+/* References in the documented order; volatile keeps every product and
+ * sum rounded to float on compilers that would contract them. */
+static double row_sum_ref(const float *x, int64_t n) {
+  double s[4] = {0, 0, 0, 0};
+  int64_t i = 0;
+  for (; i + 4 <= n; i += 4)
+    for (int k = 0; k < 4; k++) s[k] += x[i + k];
+  for (; i < n; i++) s[0] += x[i];
+  return (s[0] + s[1]) + (s[2] + s[3]);
+}
+
+static float sum8_ref(const float *x, int64_t n, int sq, float mean) {
+  volatile float acc[8] = {0}, s = 0;
+  int64_t full = n - n % 8;
+  for (int64_t i = 0; i < n; i++) {
+    volatile float t = sq ? x[i] - mean : x[i];
+    volatile float v = sq ? t * t : t;
+    if (i < full)
+      acc[i % 8] = acc[i % 8] + v;
+    else
+      s = s + v;
+  }
+  volatile float a = acc[0] + acc[4], b = acc[1] + acc[5];
+  volatile float c = acc[2] + acc[6], d = acc[3] + acc[7];
+  volatile float ab = a + b, cd = c + d, sab = s + ab;
+  return sab + cd;
+}
+
+static void layer_norm_ref(const float *x, float *y, int64_t d,
+                           const float *scale, const float *offset,
+                           float eps) {
+  float mean = sum8_ref(x, d, 0, 0) / (float)d;
+  float var = sum8_ref(x, d, 1, mean) / (float)d;
+  float rs = 1.0f / sqrtf(var + eps), nm = -mean;
+  for (int64_t i = 0; i < d; i++) {
+    volatile float m = rs * scale[i], p = x[i] * m, q = nm * m;
+    volatile float c = q + offset[i];
+    y[i] = p + c;
+  }
+}
+
+/* row_ops.h on every path against the references, bit for bit: every
+ * length to 40 (each tail), NaN and infinities, in place and not. */
+static void test_row_ops(void) {
+  enum { D = 40, ROWS = 2 };
+  float in[ROWS * D], out[ROWS * D], ref[ROWS * D], scale[D], offset[D];
+  int bad = 0;
+  for (int p = 0; p < 3; p++) {
+    const char *why = tu_isa_unavailable(kIsa[p]);
+    tu_cpu_path("row-ops", kPath[p], why);
+    if (why) continue;
+    tfs_cpu__set_max_isa(kIsa[p]);
+    for (int64_t n = 0; n <= D; n++)
+      for (int v = 0; v < 4; v++) {
+        for (int i = 0; i < ROWS * D; i++)
+          in[i] = (float)((i * 53 + (int)n * 7) % 41 - 20) * 0.377f +
+                  (float)v * 3.1f;
+        if (v == 1 && n > 0) in[n - 1] = NAN; /* the last: in a tail */
+        if (v == 2 && n > 0) in[n / 2] = INFINITY, in[0] = -INFINITY;
+        if (v == 3 && n > 0) in[0] = NAN;
+        /* the maximum, NaN winning */
+        float mx = -INFINITY;
+        int nan = 0;
+        for (int64_t i = 0; i < n; i++) {
+          nan |= in[i] != in[i];
+          if (in[i] > mx) mx = in[i];
+        }
+        float got = tfs_row_max_f32(in, n);
+        bad += nan ? got == got : !same_float(got, mx);
+        /* the double sum, subtraction and scaling */
+        double sum = tfs_row_sum_f64(in, n), want = row_sum_ref(in, n);
+        bad += memcmp(&sum, &want, sizeof sum) != 0 && !(sum != sum &&
+                                                         want != want);
+        tfs_row_sub_f32(in, out, n, 1.25f);
+        for (int64_t i = 0; i < n; i++) bad += !same_float(out[i], in[i] - 1.25f);
+        memcpy(out, in, sizeof out);
+        tfs_row_scale_f32(out, n, 0.3f);
+        for (int64_t i = 0; i < n; i++) bad += !same_float(out[i], in[i] * 0.3f);
+        bad += !same_float(out[n], in[n]); /* past the row: kept */
+        /* layer norm of ROWS rows, in place and not */
+        if (n == 0) continue;
+        for (int j = 0; j < D; j++) {
+          scale[j] = 1.0f / 3.0f + 0.01f * (float)j;
+          offset[j] = (float)(j % 5) - 2.0f + 0.1f;
+        }
+        for (int r = 0; r < ROWS; r++)
+          layer_norm_ref(in + r * n, ref + r * n, n, scale, offset, 1e-3f);
+        for (int inplace = 0; inplace < 2; inplace++) {
+          memcpy(out, in, sizeof out);
+          tfs_row_layer_norm_f32(inplace ? out : in, out, ROWS, n, scale,
+                                 offset, 1e-3f);
+          for (int64_t i = 0; i < ROWS * n; i++)
+            if (!same_float(out[i], ref[i])) {
+              if (bad < 5)
+                fprintf(stderr, "\n  %s layer norm d %lld [%lld]: %a, want %a\n",
+                        kPath[p], (long long)n, (long long)i, out[i], ref[i]);
+              bad++;
+            }
+          if (n < D) bad += !same_float(out[ROWS * n], in[ROWS * n]);
+        }
+      }
+    tfs_cpu__set_max_isa(-1);
+  }
+  CU_ASSERT_EQUAL(bad, 0);
+}
+
 static void set_activation(tfs_op_desc *d, const void *arg) {
   const char *a = arg;
   tfs_op_desc_set_attr_string(d, "activation", a, strlen(a));
@@ -766,6 +875,67 @@ static void test_scale_shift_op(void) {
                                      "shape []"));
   tfs_tensor_free(scalar);
   tfs_tensor_free(short_scale);
+  for (int i = 0; i < 3; i++) tfs_tensor_free(in[i]);
+}
+
+static void set_epsilon(tfs_op_desc *d, const void *arg) {
+  tfs_op_desc_set_attr_float(d, "epsilon", *(const float *)arg);
+}
+
+/* _TfsLayerNorm on every path and at 1 and 2 threads: within float
+ * rounding of a double layer norm, the same bits everywhere (rows of 300,
+ * enough for the pool to split), and its shape errors. */
+static void test_layer_norm_op(void) {
+  enum { R = 64, D = 300 };
+  static double xv[R * D], want[R * D], sv[D], ov[D];
+  const float eps = 0.01f;
+  for (int j = 0; j < D; j++) sv[j] = 0.5 + 0.01 * j, ov[j] = (j % 7) - 3;
+  for (int r = 0; r < R; r++) {
+    double mean = 0, var = 0;
+    for (int j = 0; j < D; j++) {
+      xv[r * D + j] = (double)(float)(sin(r * 0.7 + j * 1.3) * (1 + r % 5));
+      mean += xv[r * D + j];
+    }
+    mean /= D;
+    for (int j = 0; j < D; j++)
+      var += (xv[r * D + j] - mean) * (xv[r * D + j] - mean);
+    var /= D;
+    for (int j = 0; j < D; j++)
+      want[r * D + j] = (xv[r * D + j] - mean) / sqrt(var + eps) * sv[j] +
+                        ov[j];
+  }
+  tfs_tensor *in[3] = {mt_t(TFS_FLOAT, 3, MT_DIMS(2, R / 2, D), xv),
+                       mt_t(TFS_FLOAT, 1, MT_DIMS(D), sv),
+                       mt_t(TFS_FLOAT, 1, MT_DIMS(D), ov)};
+  mt_op o = {"_TfsLayerNorm", -1, set_epsilon, &eps};
+  tfs_tensor *first = NULL;
+  for (int p = 0; p < 3; p++) {
+    if (tu_isa_unavailable(kIsa[p])) continue;
+    tfs_cpu__set_max_isa(kIsa[p]);
+    for (int t = 1; t <= 2; t++) {
+      mt_set_threads(t);
+      tfs_tensor *y = mt_eval(&o, in, 3);
+      mt_expect(y, TFS_FLOAT, 3, MT_DIMS(2, R / 2, D), want, 1e-5);
+      if (!first)
+        first = y;
+      else {
+        CU_ASSERT_EQUAL(memcmp(tfs_tensor_data(y), tfs_tensor_data(first),
+                               sizeof(float) * R * D), 0);
+        tfs_tensor_free(y);
+      }
+    }
+    tfs_cpu__set_max_isa(-1);
+  }
+  mt_set_threads(0);
+  tfs_tensor_free(first);
+  const char *msg;
+  tfs_tensor *short_offset = mt_t(TFS_FLOAT, 1, MT_DIMS(2), ov);
+  tfs_tensor *in2[3] = {in[0], in[1], short_offset};
+  CU_ASSERT_EQUAL(mt_eval_fail(&o, in2, 3, &msg), TFS_INVALID_ARGUMENT);
+  CU_ASSERT_PTR_NOT_NULL(strstr(msg, "scale and offset must have 300 "
+                                     "elements (the last dimension of x), "
+                                     "got 300 and 2"));
+  tfs_tensor_free(short_offset);
   for (int i = 0; i < 3; i++) tfs_tensor_free(in[i]);
 }
 
@@ -991,6 +1161,7 @@ static const tfs_test_case kFunctionCases[] = {
     {"epilogue_rows", test_epilogue_rows},
     {"hard_swish", test_hard_swish},
     {"scale_shift_rows", test_scale_shift_rows},
+    {"row_ops", test_row_ops},
     {NULL, NULL},
 };
 
@@ -1001,6 +1172,7 @@ static const tfs_test_case kKernelCases[] = {
     {"fused_matmul_acts", test_fused_matmul_acts},
     {"gelu_swish_ops", test_gelu_swish_ops},
     {"scale_shift_op", test_scale_shift_op},
+    {"layer_norm_op", test_layer_norm_op},
     {"lstm_gates_threads", test_lstm_gates_threads},
     {"matmul_sum_op", test_matmul_sum_op},
     {"matmul_sum_threads", test_matmul_sum_threads},

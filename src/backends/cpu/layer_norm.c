@@ -5,13 +5,14 @@
  * order of that subgraph's ops: mean = sum / d, variance = mean of the
  * squared differences, m = 1 / sqrt(variance + epsilon) * scale, y = x * m
  * + (-mean * m + offset), so the results stay within rounding of
- * TensorFlow's (the sums are taken in another order).
+ * TensorFlow's (the sums are taken in another order); the rows are
+ * row_ops.c's (AVX2 or portable, the same bits).
  */
-#include <math.h>
 #include <stdlib.h>
 
 #include "core/alloc.h"
 #include "backends/cpu/cpu_tables.h"
+#include "backends/cpu/row_ops.h"
 #include "backends/cpu/scale_shift.h"
 
 typedef struct {
@@ -21,46 +22,10 @@ typedef struct {
   float eps;
 } ln_job;
 
-/* The sum of v[0..n) over eight running partial sums (a vector's lanes). */
-static float sum8(const float *v, int64_t n) {
-  float acc[8] = {0};
-  int64_t i = 0;
-  for (; i + 8 <= n; i += 8)
-    for (int k = 0; k < 8; k++) acc[k] += v[i + k];
-  float s = 0;
-  for (; i < n; i++) s += v[i];
-  return s + ((acc[0] + acc[4]) + (acc[1] + acc[5])) +
-         ((acc[2] + acc[6]) + (acc[3] + acc[7]));
-}
-
-static float sq_dev8(const float *v, int64_t n, float mean) {
-  float acc[8] = {0};
-  int64_t i = 0;
-  for (; i + 8 <= n; i += 8)
-    for (int k = 0; k < 8; k++) {
-      float t = v[i + k] - mean;
-      acc[k] += t * t;
-    }
-  float s = 0;
-  for (; i < n; i++) s += (v[i] - mean) * (v[i] - mean);
-  return s + ((acc[0] + acc[4]) + (acc[1] + acc[5])) +
-         ((acc[2] + acc[6]) + (acc[3] + acc[7]));
-}
-
 static void ln_rows(void *arg, int64_t b, int64_t e) {
   const ln_job *j = arg;
-  int64_t d = j->d;
-  for (int64_t r = b; r < e; r++) {
-    const float *x = j->x + r * d;
-    float *y = j->y + r * d;
-    float mean = sum8(x, d) / (float)d;
-    float var = sq_dev8(x, d, mean) / (float)d;
-    float rs = 1.0f / sqrtf(var + j->eps), nm = -mean;
-    for (int64_t i = 0; i < d; i++) {
-      float m = rs * j->scale[i];
-      y[i] = x[i] * m + (nm * m + j->offset[i]);
-    }
-  }
+  tfs_row_layer_norm_f32(j->x + b * j->d, j->y + b * j->d, e - b, j->d,
+                         j->scale, j->offset, j->eps);
 }
 
 static int ln_prepare(tfs_kernel_init *ki) {

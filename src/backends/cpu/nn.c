@@ -15,6 +15,7 @@
 #include "core/alloc.h"
 #include "core/half.h"
 #include "backends/cpu/cpu_tables.h"
+#include "backends/cpu/row_ops.h"
 #include "backends/cpu/vmath.h"
 #include "ops/nn_checks.h"
 
@@ -153,28 +154,6 @@ static void bias_compute(tfs_kernel_ctx *c) {
 
 /* ---- Softmax and LogSoftmax ---------------------------------------------- */
 
-/* The row's maximum, NaN when the row holds one (loops the compiler
- * vectorizes). */
-static float row_max_f32(const float *in, int64_t n) {
-  float mx = -INFINITY;
-  int nan = 0;
-  for (int64_t i = 0; i < n; i++) {
-    mx = in[i] > mx ? in[i] : mx;
-    nan |= in[i] != in[i];
-  }
-  return nan ? NAN : mx;
-}
-
-/* The sum of p[0..n) in double, four partial sums */
-static double row_sum_f32(const float *p, int64_t n) {
-  double s[4] = {0, 0, 0, 0};
-  int64_t i = 0;
-  for (; i + 4 <= n; i += 4)
-    for (int k = 0; k < 4; k++) s[k] += p[i + k];
-  for (; i < n; i++) s[0] += p[i];
-  return (s[0] + s[1]) + (s[2] + s[3]);
-}
-
 #define SM_BLOCK 256
 
 /* One row: max, then exp(x - max) (vmath.h) and its sum, then the
@@ -183,23 +162,21 @@ static double row_sum_f32(const float *p, int64_t n) {
  * equal out. */
 static void softmax_row_f32(const float *in, float *out, int64_t n,
                             int log_out) {
-  const float mx = row_max_f32(in, n);
-  for (int64_t i = 0; i < n; i++) out[i] = in[i] - mx;
+  const float mx = tfs_row_max_f32(in, n);
+  tfs_row_sub_f32(in, out, n, mx);
   if (log_out) {
     float e[SM_BLOCK];
     double sum = 0;
     for (int64_t i = 0; i < n; i += SM_BLOCK) {
       int64_t k = n - i < SM_BLOCK ? n - i : SM_BLOCK;
       tfs_vm_exp_f32(out + i, e, k);
-      sum += row_sum_f32(e, k);
+      sum += tfs_row_sum_f64(e, k);
     }
-    float ls = (float)log(sum);
-    for (int64_t i = 0; i < n; i++) out[i] -= ls;
+    tfs_row_sub_f32(out, out, n, (float)log(sum));
     return;
   }
   tfs_vm_exp_f32(out, out, n);
-  float inv = (float)(1.0 / row_sum_f32(out, n));
-  for (int64_t i = 0; i < n; i++) out[i] *= inv;
+  tfs_row_scale_f32(out, n, (float)(1.0 / tfs_row_sum_f64(out, n)));
 }
 
 static void softmax_row_f64(const double *in, double *out, int64_t n,
