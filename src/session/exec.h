@@ -179,6 +179,10 @@ void tfs_exec__skip_node(tfs_exec_run *x, int i, int parallel);
  * skipped (after an error, cancellation or timeout). */
 void tfs_exec__run_parallel(tfs_exec_run *x, tfs_threadpool *pool);
 
+/* How many runs have taken the parallel path in this process (tests).
+ * Thread-safe. */
+long tfs_exec__parallel_runs(void);
+
 /* Cancellation/timeout check between nodes: 0, or -1 with st set. */
 int tfs_exec__check_abort(tfs_exec_run *x, tfs_status *st);
 
@@ -244,6 +248,9 @@ typedef struct tfs_session_exec {
   tfs_threadpool *inter;     /* pools[0] */
   tfs_threadpool *intra;
   int own_intra;
+  /* runs may overlap expensive nodes on the inter-op pool (plans whose
+   * exec->overlap allows it); tfs_session__overlap_policy */
+  int overlap;
   int64_t operation_timeout_ms;
   atomic_int closing;        /* close cancels in-flight runs */
   pthread_mutex_t callables_mu;
@@ -269,5 +276,24 @@ tfs_plan *tfs_callable__plan(const struct tfs_callable *c);
 
 /* Sizes a session resolved (tests): parallelism of its pools. */
 void tfs_session__pool_sizes(tfs_session *s, int *inter, int *intra);
+
+/* Whether a session's runs overlap expensive nodes on the inter-op pool
+ * (TensorFlow's executor does): with an intra-op pool at least as wide as
+ * the cores this process may use (tfs_num_cores), every expensive node
+ * can already fill the cores by itself, and two at once only compete for
+ * them (and give up the memory plan of the sequential path), so such a
+ * session runs its nodes one after another on the caller's thread; with a
+ * narrower intra-op pool they overlap as in TensorFlow.  The environment
+ * variable TFS_INTER_OP_OVERLAP=always|never, read when a session is
+ * created, overrides that; so does tfs_session__force_overlap.  Decided
+ * once per session. */
+int tfs_session__overlap_policy(int intra_threads, int cores);
+
+/* Tests: 1 always overlap, 0 never, -1 back to the environment and the
+ * rule above; for sessions created afterwards.  Thread-safe. */
+void tfs_session__force_overlap(int mode);
+
+/* Whether session s overlaps expensive nodes (tests). */
+int tfs_session__overlaps(const tfs_session *s);
 
 #endif

@@ -160,8 +160,15 @@ static void task_main(tfs_task *t) {
   run_ready(nt->x, &node, 1);
 }
 
+static atomic_long g_parallel_runs;
+
+long tfs_exec__parallel_runs(void) {
+  return atomic_load_explicit(&g_parallel_runs, memory_order_relaxed);
+}
+
 void tfs_exec__run_parallel(tfs_exec_run *x, tfs_threadpool *pool) {
   const tfs_plan *p = x->p;
+  atomic_fetch_add_explicit(&g_parallel_runs, 1, memory_order_relaxed);
   tfs_status_clear(x->st);
   x->inter = pool;
   pthread_mutex_init(&x->stats_mu, NULL);

@@ -484,7 +484,7 @@ static void plan_run(tfs_session *s, tfs_plan *p, const tfs_run_options *ro,
         taken ? taken[i] : tfs_tensor_ref(feed_values[i]);
   /* -1: the caller's thread (RunOptions.inter_op_thread_pool) */
   tfs_threadpool *pool = pool_index >= 0 ? sx->pools[pool_index] : NULL;
-  int parallel = pool && p->exec->overlap;
+  int parallel = pool && p->exec->overlap && sx->overlap;
   int ok, sequential = !parallel && !p->exec->control_flow;
   if (sequential) tfs_mem__begin(&x, feed_values);
   for (int i = 0; taken && i < p->nfeeds; i++) taken[i] = NULL;

@@ -11,8 +11,10 @@
  * node on the caller's thread).  Intra-op: intra_op_parallelism_threads.
  * With use_per_session_threads the session owns its pools; otherwise they
  * are process-wide (the first session decides their sizes; a named pool is
- * shared by name).
+ * shared by name).  Whether runs overlap expensive nodes on the inter-op
+ * pool follows the intra-op pool's width (tfs_session__overlap_policy).
  */
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -141,6 +143,23 @@ static int init_pools(tfs_session_exec *sx, const tfs_config *c,
   return 0;
 }
 
+static atomic_int g_force_overlap = -1;
+
+void tfs_session__force_overlap(int mode) {
+  atomic_store(&g_force_overlap, mode < 0 ? -1 : mode != 0);
+}
+
+int tfs_session__overlap_policy(int intra_threads, int cores) {
+  int forced = atomic_load(&g_force_overlap);
+  if (forced >= 0) return forced;
+  const char *env = getenv("TFS_INTER_OP_OVERLAP");
+  if (env && strcmp(env, "always") == 0) return 1;
+  if (env && strcmp(env, "never") == 0) return 0;
+  return intra_threads < cores;
+}
+
+int tfs_session__overlaps(const tfs_session *s) { return s->exec->overlap; }
+
 int tfs_session__exec_init(tfs_session *s, tfs_status *st) {
   tfs_backends_init();
   tfs_session_exec *sx = tfs_calloc(1, sizeof(*sx));
@@ -157,12 +176,15 @@ int tfs_session__exec_init(tfs_session *s, tfs_status *st) {
     tfs_session__exec_free(s);
     return -1;
   }
+  sx->overlap = tfs_session__overlap_policy(
+      tfs_threadpool_parallelism(sx->intra), tfs_num_cores());
   if (tfs_log_enabled(TFS_LOG_DEBUG))
     tfs_log(TFS_LOG_DEBUG, "session: %d inter-op pool(s), the first of %d "
-            "threads; intra-op %d threads (%s); GEMM: %s", sx->npools,
-            tfs_threadpool_parallelism(sx->inter),
+            "threads; intra-op %d threads (%s); expensive nodes %s; GEMM: "
+            "%s", sx->npools, tfs_threadpool_parallelism(sx->inter),
             tfs_threadpool_parallelism(sx->intra),
             c->use_per_session_threads ? "per session" : "process-wide",
+            sx->overlap ? "overlap" : "one at a time",
             tfs_backends_describe());
   tfs_status_clear(st);
   return 0;

@@ -17,14 +17,18 @@
 static tfs_graph *g;
 static tfs_status *st;
 
+/* The parallel path's tests need it whatever the intra-op pool's width
+ * (overlap_policy tests the rule itself). */
 static void setup(void) {
   g = tfs_graph_new();
   st = tfs_status_new();
+  tfs_session__force_overlap(1);
 }
 
 static void teardown(void) {
   tfs_graph_free(g);
   tfs_status_free(st);
+  tfs_session__force_overlap(-1);
 }
 
 /* A [r, c] float tensor of small pseudo-random values. */
@@ -109,6 +113,7 @@ static void test_parallel_matches_sequential(void) {
   tfs_callable *par = make1(s, &x, 1, y, NULL);
   tfs_callable *seq = make1(s, &x, 1, y, inl);
   CU_ASSERT_TRUE(tfs_callable__plan(par)->exec->overlap);
+  long before = tfs_exec__parallel_runs();
   for (int r = 0; r < 20; r++) {
     tfs_tensor *in = rand_matrix(1 + r % 5, 32, (unsigned)r);
     tfs_tensor *a = call1(par, in), *b = call1(seq, in);
@@ -120,6 +125,7 @@ static void test_parallel_matches_sequential(void) {
     tfs_tensor_free(c);
     tfs_tensor_free(in);
   }
+  CU_ASSERT_TRUE(tfs_exec__parallel_runs() - before >= 20);
   tfs_callable_free(par);
   tfs_callable_free(seq);
   tfs_callable_options_free(inl);
@@ -173,6 +179,76 @@ static void test_chain_is_sequential(void) {
   CU_ASSERT_FALSE(tfs_callable__plan(c)->exec->overlap);
   tfs_callable_free(c);
   tfs_session_free(s);
+  teardown();
+}
+
+/* Expensive nodes overlap on the inter-op pool only while the intra-op
+ * pool is narrower than the cores; TFS_INTER_OP_OVERLAP and the test hook
+ * override that.  One at a time, every node runs on the caller's thread
+ * and the values are the parallel path's. */
+static void test_overlap_policy(void) {
+  setup();
+  tfs_session__force_overlap(-1);
+  unsetenv("TFS_INTER_OP_OVERLAP");
+  CU_ASSERT_EQUAL(tfs_session__overlap_policy(2, 2), 0);
+  CU_ASSERT_EQUAL(tfs_session__overlap_policy(8, 2), 0);
+  CU_ASSERT_EQUAL(tfs_session__overlap_policy(1, 2), 1);
+  CU_ASSERT_EQUAL(tfs_session__overlap_policy(3, 4), 1);
+  CU_ASSERT_EQUAL(tfs_session__overlap_policy(1, 1), 0);
+  setenv("TFS_INTER_OP_OVERLAP", "always", 1);
+  CU_ASSERT_EQUAL(tfs_session__overlap_policy(2, 2), 1);
+  setenv("TFS_INTER_OP_OVERLAP", "never", 1);
+  CU_ASSERT_EQUAL(tfs_session__overlap_policy(1, 2), 0);
+  setenv("TFS_INTER_OP_OVERLAP", "sometimes", 1); /* unknown: the rule */
+  CU_ASSERT_EQUAL(tfs_session__overlap_policy(1, 2), 1);
+  setenv("TFS_INTER_OP_OVERLAP", "never", 1);
+  tfs_session__force_overlap(1); /* the hook wins */
+  CU_ASSERT_EQUAL(tfs_session__overlap_policy(1, 2), 1);
+  tfs_session__force_overlap(-1);
+  unsetenv("TFS_INTER_OP_OVERLAP");
+
+  int64_t dims[2] = {-1, 32};
+  tfs_output x = tfs_op_placeholder(g, "x", TFS_FLOAT, dims, 2, st);
+  tfs_output y = branchy_model(x);
+  TFS_ASSERT_OK(st);
+  tfs_session_options *o = tfs_session_options_new();
+  o->config.use_per_session_threads = 1;
+  tfs_session_options_set_inter_op_threads(o, 2);
+  int cores = tfs_num_cores();
+  tfs_tensor *in = rand_matrix(5, 32, 7), *want = NULL;
+  for (int wide = 0; wide < 2; wide++) {
+    tfs_session_options_set_intra_op_threads(o, wide ? cores : 1);
+    tfs_session *s = tfs_session_new(g, o, st);
+    TFS_ASSERT_OK(st);
+    CU_ASSERT_EQUAL(tfs_session__overlaps(s), wide ? 0 : cores > 1);
+    tfs_callable *c = make1(s, &x, 1, y, NULL);
+    tfs_plan *p = tfs_callable__plan(c);
+    CU_ASSERT_TRUE(p->exec->overlap); /* the plan could */
+    tfs_step_stats ss;
+    memset(&ss, 0, sizeof ss);
+    tfs_tensor *out = NULL;
+    long before = tfs_exec__parallel_runs();
+    tfs_plan__run(s, p, NULL, &in, &out, &ss, st);
+    TFS_ASSERT_OK(st);
+    CU_ASSERT_EQUAL(tfs_exec__parallel_runs() - before,
+                    tfs_session__overlaps(s) ? 1 : 0);
+    CU_ASSERT_EQUAL(ss.n, p->nnodes);
+    if (wide)
+      for (int i = 1; i < ss.n; i++)
+        CU_ASSERT_EQUAL(ss.nodes[i].thread_id, ss.nodes[0].thread_id);
+    if (!want)
+      want = out;
+    else {
+      CU_ASSERT_TRUE(same_tensor(out, want));
+      tfs_tensor_free(out);
+    }
+    tfs_step_stats_clear(&ss);
+    tfs_callable_free(c);
+    tfs_session_free(s);
+  }
+  tfs_tensor_free(want);
+  tfs_tensor_free(in);
+  tfs_session_options_free(o);
   teardown();
 }
 
@@ -819,6 +895,7 @@ static const tfs_test_case exec_cases[] = {
     {"parallel_matches_sequential", test_parallel_matches_sequential},
     {"chain_is_sequential", test_chain_is_sequential},
     {"parallel_step_stats", test_parallel_step_stats},
+    {"overlap_policy", test_overlap_policy},
     {"concurrent_runs_match_serial", test_concurrent_runs_match_serial},
     {"timeout_sequential", test_timeout_sequential},
     {"timeout_parallel", test_timeout_parallel},
