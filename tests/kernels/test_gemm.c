@@ -14,6 +14,7 @@
 #include "core/threadpool.h"
 #include "core/util.h"
 #include "backends/cpu/gemm.h"
+#include "backends/cpu/gemm_internal.h"
 #include "testutil.h"
 
 static float frand(unsigned *s) {
@@ -315,6 +316,46 @@ static void test_gemm_packed_done_any_threads(void) {
   for (int pi = 1; pi < 4; pi++) tfs_threadpool_free(pools[pi]);
 }
 
+/* The cuts for threads: a plain A (large tasks) in as few row blocks as
+ * MC allows, then columns to two tasks a thread; a convolution's (small
+ * tasks) four row blocks a thread; rows only for OpenBLAS; and every cut
+ * covers each element of C once. */
+static void test_split_modes(void) {
+  static const struct {
+    int mode;
+    int64_t m, n;
+    int nt;
+    int64_t mblocks, nchunks;
+  } k[] = {
+      {TFS_GEMM_SPLIT_LARGE, 128, 1024, 2, 2, 2},  /* BERT, batch 1 */
+      {TFS_GEMM_SPLIT_ROWS_COLS, 128, 1024, 2, 8, 1},
+      {TFS_GEMM_SPLIT_LARGE, 1024, 1024, 2, 10, 1}, /* batch 8 */
+      {TFS_GEMM_SPLIT_ROWS_COLS, 1024, 1024, 2, 10, 1},
+      {TFS_GEMM_SPLIT_LARGE, 8, 512, 2, 1, 8},      /* an LSTM step */
+      {TFS_GEMM_SPLIT_LARGE, 1, 1000, 4, 1, 16},
+      {TFS_GEMM_SPLIT_LARGE, 128, 1024, 1, 2, 1},   /* one thread */
+      {TFS_GEMM_SPLIT_ROWS, 128, 1024, 2, 8, 1},
+  };
+  for (size_t i = 0; i < TFS_ARRAY_LEN(k); i++) {
+    tfs_gemm_tiling t;
+    int64_t n = tfs_gemm__split_tiles(6, 16, k[i].mode, k[i].m, k[i].n,
+                                      k[i].nt, 120, &t);
+    CU_ASSERT_EQUAL(t.mblocks, k[i].mblocks);
+    CU_ASSERT_EQUAL(t.nchunks, k[i].nchunks);
+    CU_ASSERT_EQUAL(n, t.mblocks * t.nchunks);
+    CU_ASSERT_TRUE(t.mc <= 120);
+    int64_t covered = 0, rows_ok = 1;
+    for (int64_t task = 0; task < n; task++) {
+      int64_t mi, ic, mb, c0, nb;
+      tfs_gemm__tile_of(&t, task, &mi, &ic, &mb, &c0, &nb);
+      covered += mb * nb;
+      rows_ok &= mb <= 120 && c0 % 16 == 0 && ic % 6 == 0;
+    }
+    CU_ASSERT_EQUAL(covered, k[i].m * k[i].n);
+    CU_ASSERT_TRUE(rows_ok);
+  }
+}
+
 /* MatMul + BiasAdd + Relu (fused by the optimizer into _FusedMatMul with
  * B packed at prepare) on 4 intra-op threads: many rows (row blocks,
  * the last panel partial) and a few rows (the GEMM splits the columns),
@@ -382,6 +423,7 @@ static const tfs_test_case gemm_cases[] = {
     {"matmul_packed_and_fed", test_matmul_packed_and_fed},
     {"packed_done_any_threads", test_gemm_packed_done_any_threads},
     {"fused_matmul_rows", test_fused_matmul_rows},
+    {"split_modes", test_split_modes},
     {NULL, NULL}};
 
 const tfs_test_suite tfs_test_suites[] = {{"gemm", gemm_cases},

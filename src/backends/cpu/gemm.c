@@ -437,16 +437,17 @@ static void run_block(macro_job *j, tfs_threadpool *pool) {
   int64_t flops = 2 * j->m * j->nb * j->k;
   int64_t cost = flops / 32 + j->k * j->npanels * isa->nr * 4 / 16 + 1;
   int nt = tfs_threadpool_plan_threads(pool, cost, 1);
-  /* The cuts of tfs_gemm__split_tiles: row blocks of at most MC rows,
-   * the panels dealt out evenly, four per thread when the rows allow and
-   * down to two panels a block (BERT at batch 1, 128 rows on two threads:
-   * 8 tasks of 12-18 rows, whose A panels stay in L1; 2 or 4 tasks of 66
-   * rows cost 3-4% more), a multiple of the thread count beyond that
-   * (1024 rows: ten blocks of 17 or 18 panels, not nine of 18 and one of
-   * 9, which left one thread finishing alone); then column chunks of
-   * whole panels up to four tasks per thread (a batch of one: 8). */
+  /* The cuts of tfs_gemm__split_tiles' large tasks: row blocks of at
+   * most MC rows, the panels dealt out evenly, a multiple of the thread
+   * count (1024 rows: ten blocks of 17 or 18 panels, not nine of 18 and
+   * one of 9, which left one thread finishing alone); then column chunks
+   * of whole panels up to two tasks per thread (BERT at batch 1, 128
+   * rows on two threads: 2 x 2 tasks of 64 rows by half the columns;
+   * eight tasks of 16 rows, which each streamed all of B, were 7-11%
+   * slower alone and about 7% slower in the model). */
   tfs_gemm_tiling t;
-  int64_t ntasks = tfs_gemm__split_tiles(isa->mr, isa->nr, 1, j->m, j->nb,
+  int64_t ntasks = tfs_gemm__split_tiles(isa->mr, isa->nr,
+                                         TFS_GEMM_SPLIT_LARGE, j->m, j->nb,
                                          nt, isa->mc, &t);
   j->panels = t.panels;
   j->mblocks = t.mblocks;
@@ -712,17 +713,18 @@ void tfs_gemm_f32_packed_done(int trans_a, int64_t m, float alpha,
 
 typedef tfs_gemm_tiling tiling;
 
-int64_t tfs_gemm__split_tiles(int mr, int nr, int split_cols, int64_t m,
+int64_t tfs_gemm__split_tiles(int mr, int nr, int mode, int64_t m,
                               int64_t n, int nt, int64_t mc_max,
                               tfs_gemm_tiling *t) {
-  int64_t want = nt > 1 ? 4 * (int64_t)nt : 1;
+  int large = mode == TFS_GEMM_SPLIT_LARGE;
+  int64_t want = nt > 1 ? (large ? 2 : 4) * (int64_t)nt : 1;
   int64_t panels = (m + mr - 1) / mr, pmax = mc_max / mr;
   if (pmax < 1) pmax = 1;
-  /* as few blocks as mc_max allows; with threads, up to `want` of at
-   * least two panels each */
+  /* as few blocks as mc_max allows; with threads and small tasks, up to
+   * `want` of at least two panels each */
   int64_t mblocks = (panels + pmax - 1) / pmax;
   if (nt > 1) {
-    int64_t by_threads = MIN(want, panels / 2);
+    int64_t by_threads = large ? 1 : MIN(want, panels / 2);
     if (by_threads > mblocks) mblocks = by_threads;
     /* beyond that, a multiple of the thread count, still of two panels
      * each: with fewer rows the columns are cut instead (8 rows on two
@@ -737,7 +739,10 @@ int64_t tfs_gemm__split_tiles(int mr, int nr, int split_cols, int64_t m,
   t->mblocks = mblocks;
   t->mc = (panels + mblocks - 1) / mblocks * mr;
   int64_t npanels = (n + nr - 1) / nr, nchunks = 1;
-  if (split_cols && t->mblocks < want) {
+  /* large tasks with fewer row blocks than threads (a batch of one or
+   * eight): the columns are cut as finely as for small tasks */
+  if (large && t->mblocks < nt) want = 4 * (int64_t)nt;
+  if (mode != TFS_GEMM_SPLIT_ROWS && t->mblocks < want) {
     nchunks = (want + t->mblocks - 1) / t->mblocks;
     if (nchunks > npanels) nchunks = npanels;
   }
@@ -749,7 +754,9 @@ int64_t tfs_gemm__split_tiles(int mr, int nr, int split_cols, int64_t m,
 static int64_t split_tiles(const tfs_gemm_isa *isa, int64_t m, int64_t n,
                            int nt, int64_t mc_max, tiling *t) {
   return tfs_gemm__split_tiles(isa ? isa->mr : 1, isa ? isa->nr : 1,
-                               isa != NULL, m, n, nt, mc_max, t);
+                               isa ? TFS_GEMM_SPLIT_ROWS_COLS
+                                   : TFS_GEMM_SPLIT_ROWS,
+                               m, n, nt, mc_max, t);
 }
 
 void tfs_gemm__tile_of(const tfs_gemm_tiling *t, int64_t task, int64_t *mi,

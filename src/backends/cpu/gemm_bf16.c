@@ -219,7 +219,8 @@ static int run_dot(const tfs_gemm_bf16_isa *isa, int trans_a, int64_t m,
     /* vdpbf16ps: about twice the float kernels' 32 flop/ns */
     int64_t cost = 2 * m * nb * k / 64 + 1;
     int nt = tfs_threadpool_plan_threads(pool, cost, 1);
-    int64_t ntasks = tfs_gemm__split_tiles(isa->mr, isa->nr, 1, m, nb, nt,
+    int64_t ntasks = tfs_gemm__split_tiles(isa->mr, isa->nr,
+                                           TFS_GEMM_SPLIT_ROWS_COLS, m, nb, nt,
                                            isa->mc, &j.t);
     j.tag = tfs_gemm__new_tag();
     tfs_threadpool_parallel_for(pool, ntasks, cost / ntasks + 1, dot_range,

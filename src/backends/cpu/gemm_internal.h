@@ -139,12 +139,27 @@ typedef struct tfs_gemm_tiling {
   int64_t mr, panels; /* panel rows, panels in all */
 } tfs_gemm_tiling;
 
-/* Cuts for `nt` threads: row blocks first, four per thread when the rows
- * allow (small tasks balance a core that other work slows down) and down
- * to two mr-row panels a block, at most mc_max rows; then, when
- * split_cols, column chunks of whole nr-column panels until there are
- * four tasks per thread.  Returns the task count. */
-int64_t tfs_gemm__split_tiles(int mr, int nr, int split_cols, int64_t m,
+/* How tfs_gemm__split_tiles cuts a product for threads. */
+enum {
+  /* row blocks only (OpenBLAS on whole rows) */
+  TFS_GEMM_SPLIT_ROWS,
+  /* row blocks first, four per thread when the rows allow (small tasks
+   * balance a core that other work slows down) and down to two mr-row
+   * panels a block; then column chunks of whole nr-column panels until
+   * there are four tasks per thread (convolutions, whose tasks gather
+   * their own patches) */
+  TFS_GEMM_SPLIT_ROWS_COLS,
+  /* as few row blocks as mc_max allows, a multiple of the thread count;
+   * then column chunks until there are two tasks per thread (a plain A
+   * matrix: BERT's 128 x 256 x 1024 at batch 1 on two threads took 412
+   * us in 8 row blocks of 16 rows, each streaming all of B from L3, and
+   * 367 us in 2 x 2 tasks of 64 rows by 512 columns) */
+  TFS_GEMM_SPLIT_LARGE,
+};
+
+/* Cuts for `nt` threads by `mode` (TFS_GEMM_SPLIT_*), row blocks of at
+ * most mc_max rows.  Returns the task count. */
+int64_t tfs_gemm__split_tiles(int mr, int nr, int mode, int64_t m,
                               int64_t n, int nt, int64_t mc_max,
                               tfs_gemm_tiling *t);
 
