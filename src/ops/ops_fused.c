@@ -9,6 +9,9 @@
  * approximate = false, the tanh form 0.5 x (1 + tanh(sqrt(2/pi) (x +
  * 0.044715 x^3))) with true), _TfsFusedConv2DMaxPool (a _FusedConv2D
  * whose output only feeds a non-overlapping VALID MaxPool),
+ * _TfsFusedConv2DDepthwise (a _FusedConv2D with a bias whose output only
+ * feeds a _FusedDepthwiseConv2dNative with a bias; the depthwise
+ * convolution's attributes carry a dw_ prefix, fused_conv_dw.h),
  * _TfsScaleShift (activation(x * scale + offset), scale and offset along
  * the last dimension, activation Identity, Relu or Relu6), _TfsMatMulSum
  * (MatMul(a, wa) + MatMul(b, wb), plus a bias along the last dimension
@@ -26,6 +29,9 @@
  * GeluApproximate and GeluExact, and tfsess's _TfsHardSwish.
  * _FusedBatchMatMulV2 takes ["Mul"].
  */
+#include <string.h>
+
+#include "ops/fused_conv_dw.h"
 #include "ops/op_tables.h"
 #include "ops/nn_window.h"
 #include "ops/shape_ctx.h"
@@ -112,6 +118,46 @@ static int fused_conv_pool_shape(tfs_shape_ctx *c) {
   return 0;
 }
 
+int tfs_fused_conv_dw_attrs(const tfs_attrs *a, tfs_attrs *out) {
+  tfs_attrs_init(out);
+  for (int i = 0; i < a->n; i++) {
+    const char *name = a->e[i].name;
+    int dw = strncmp(name, "dw_", 3) == 0;
+    if (!dw && strcmp(name, "T") != 0 && strcmp(name, "data_format") != 0)
+      continue;
+    tfs_attr_value v;
+    if (tfs_attr_value_copy(&v, &a->e[i].value) ||
+        tfs_attrs_set(out, dw ? name + 3 : name, &v)) {
+      tfs_attrs_clear(out);
+      return -1;
+    }
+  }
+  return 0;
+}
+
+/* _TfsFusedConv2DDepthwise: Conv2D's shape from input and filter, then
+ * DepthwiseConv2dNative's from that and dw_filter under the dw_
+ * attributes. */
+static int fused_conv_dw_shape(tfs_shape_ctx *c) {
+  const tfs_op_def *dw = tfs_op_lookup("DepthwiseConv2dNative");
+  if (!dw || !dw->shape_fn || c->ninputs < 4) return tfs_shape_fn_unknown(c);
+  if (contraction_shape(c, "Conv2D")) return -1;
+  tfs_attrs da;
+  if (tfs_fused_conv_dw_attrs(c->attrs, &da))
+    return tfs_sc_error(c, "out of memory");
+  tfs_shape in[2] = {c->out_shapes[0], c->in_shapes[3]};
+  tfs_shape_ctx c2 = *c;
+  c2.op = dw;
+  c2.attrs = &da;
+  c2.ninputs = 2;
+  c2.in_shapes = in;
+  c2.in_consts = NULL;
+  c2.out_shapes[0].rank = -1;
+  int rc = dw->shape_fn(&c2);
+  tfs_attrs_clear(&da);
+  return rc;
+}
+
 static int fused_batch_matmul_shape(tfs_shape_ctx *c) {
   return contraction_shape(c, "BatchMatMulV2");
 }
@@ -171,6 +217,19 @@ const tfs_op_spec tfs_ops_fused[] = {
      "dilations: list(int) = [1, 1, 1, 1]; use_cudnn_on_gpu: bool = true; "
      "pool_ksize: list(int); pool_strides: list(int); " FUSED_ATTRS,
      fused_conv_pool_shape, 0},
+    {"_TfsFusedConv2DDepthwise",
+     "input: T; filter: T; bias: T; dw_filter: T; dw_bias: T",
+     "output: T",
+     "T: {float} = float; strides: list(int); padding: {'SAME', 'VALID', "
+     "'EXPLICIT'}; explicit_paddings: list(int) = []; data_format: "
+     "{'NHWC'} = 'NHWC'; filter_format: {'HWIO'} = 'HWIO'; dilations: "
+     "list(int) = [1, 1, 1, 1]; fused_ops: list(string) = []; "
+     "leakyrelu_alpha: float = 0.20000000298023224; dw_strides: list(int); "
+     "dw_padding: {'SAME', 'VALID', 'EXPLICIT'}; dw_explicit_paddings: "
+     "list(int) = []; dw_dilations: list(int) = [1, 1, 1, 1]; "
+     "dw_fused_ops: list(string) = []; dw_leakyrelu_alpha: float = "
+     "0.20000000298023224",
+     fused_conv_dw_shape, 0},
     {"_TfsMatMulSum", "a: T; b: T; wa: T; wb: T; bias: num_args * T",
      "product: T",
      "T: {float} = float; num_args: int >= 0 = 0; node_names: list(string) "

@@ -26,6 +26,9 @@
  *          ["BiasAdd", "_TfsHardSwish"]
  *   _FusedConv2D (NHWC) -> MaxPool (NHWC, VALID, strides equal to the
  *   window)                                 -> _TfsFusedConv2DMaxPool
+ *   _FusedConv2D (bias [+ act], a constant 1x1 or strided filter) ->
+ *   _FusedDepthwiseConv2dNative (bias [+ act]), NHWC
+ *                                           -> _TfsFusedConv2DDepthwise
  *   [Relu | Relu6](x * scale + offset), per-channel constants (what is
  *   left of a batch norm no contraction precedes)
  *                                           -> _TfsScaleShift
@@ -333,6 +336,80 @@ static int conv_pool(tfs_opt_ctx *c, int v, tfs_remap_stats *stats) {
   return 1;
 }
 
+/* fused_ops of node i starts with BiasAdd and it has that one argument
+ * (three inputs), NHWC, HWIO, no host arguments. */
+static int bias_fused_nhwc(const tfs_ograph *g, int i) {
+  const tfs_attr_value *f = tfs_attrs_find(g->n[i].attrs, "fused_ops");
+  int64_t nargs = -1, host = 0;
+  tfs_attrs_get_int(g->n[i].attrs, "num_args", &nargs);
+  tfs_attrs_get_int(g->n[i].attrs, "num_host_args", &host);
+  return f && f->is_list && f->type == TFS_ATTR_STRING && f->u.list.n >= 1 &&
+         strcmp(((const tfs_bytes *)f->u.list.v)[0].ptr, "BiasAdd") == 0 &&
+         g->n[i].nin == 3 && nargs == 1 && host == 0 &&
+         !tfs_opt__attr_is(g, i, "data_format", "NCHW") &&
+         (!tfs_attrs_find(g->n[i].attrs, "filter_format") ||
+          tfs_opt__attr_is(g, i, "filter_format", "HWIO"));
+}
+
+/* A _FusedDepthwiseConv2dNative over a _FusedConv2D's output, both with a
+ * bias [+ activation], NHWC, the convolution's filter a constant that
+ * Winograd would not take (1x1, or strided): one op computes the
+ * convolution in bands of rows that the depthwise convolution reads from
+ * cache (MobileNet's and EfficientNet's expansions). */
+static int conv_depthwise(tfs_opt_ctx *c, int v, tfs_remap_stats *stats) {
+  tfs_ograph *g = c->g;
+  if (c->cfg->tf_compatible || !tfs_og__live(g, v) ||
+      !tfs_og__replaceable(g, v) ||
+      !tfs_og__is(g, v, "_FusedDepthwiseConv2dNative") ||
+      !is_float_node(g, v) || !bias_fused_nhwc(g, v))
+    return 0;
+  int q = fusable_input(g, v, 0);
+  if (q < 0 || !tfs_og__is(g, q, "_FusedConv2D") || !bias_fused_nhwc(g, q))
+    return 0;
+  const tfs_tensor *f = tfs_og__const_value(g, g->n[q].in[1]);
+  int n = 0;
+  const int64_t *st = tfs_attrs_get_int_list(g->n[q].attrs, "strides", &n);
+  if (!f || f->shape.rank != 4 || !st || n != 4 ||
+      ((f->shape.dims[0] != 1 || f->shape.dims[1] != 1) && st[1] == 1 &&
+       st[2] == 1))
+    return 0;
+  static const char *const kConv[] = {
+      "T", "strides", "padding", "explicit_paddings", "data_format",
+      "filter_format", "dilations", "fused_ops", "leakyrelu_alpha"};
+  static const char *const kDw[] = {"strides", "padding", "explicit_paddings",
+                                    "dilations", "fused_ops",
+                                    "leakyrelu_alpha"};
+  tfs_attrs a;
+  tfs_attrs_init(&a);
+  int rc = 0;
+  for (size_t i = 0; i < sizeof kConv / sizeof kConv[0] && !rc; i++) {
+    const tfs_attr_value *x = tfs_attrs_find(g->n[q].attrs, kConv[i]);
+    tfs_attr_value cp;
+    if (x) rc = tfs_attr_value_copy(&cp, x) || tfs_attrs_set(&a, kConv[i], &cp);
+  }
+  for (size_t i = 0; i < sizeof kDw / sizeof kDw[0] && !rc; i++) {
+    const tfs_attr_value *x = tfs_attrs_find(g->n[v].attrs, kDw[i]);
+    char name[40];
+    snprintf(name, sizeof name, "dw_%s", kDw[i]);
+    tfs_attr_value cp;
+    if (x) rc = tfs_attr_value_copy(&cp, x) || tfs_attrs_set(&a, name, &cp);
+  }
+  if (rc) {
+    tfs_attrs_clear(&a);
+    TFS_OOM(c->st);
+    return -1;
+  }
+  tfs_oref in[5] = {g->n[q].in[0], g->n[q].in[1], g->n[q].in[2],
+                    g->n[v].in[1], g->n[v].in[2]};
+  int r = tfs_remap__replace_if_kernel(c, v, "_TfsFusedConv2DDepthwise", &a,
+                                       5, in, q, -1);
+  if (r == -2) return 0;
+  if (r < 0) return -1;
+  tfs_remap__count(stats, "_FusedConv2D+_FusedDepthwiseConv2dNative -> "
+                          "_TfsFusedConv2DDepthwise");
+  return 1;
+}
+
 /* fused_ops' name for activation node v after a fused contraction of
  * kind `q_op`, or NULL: the single-op activations, and the activation
  * ops the remapper makes (_TfsGelu after a MatMul only, as in
@@ -488,6 +565,14 @@ int tfs_pass__remap(tfs_opt_ctx *c) {
     int r = extend_fused(c, v, &stats);
     if (!r) r = conv_pool(c, v, &stats);
     if (!r) r = tfs_remap__scale_shift(c, v, &stats);
+    if (r < 0) return -1;
+    total += r;
+  }
+  /* convolutions whose output only a depthwise convolution reads, once
+   * both have their activations */
+  for (int v = 0; v < g->nn; v++) {
+    if (!tfs_og__live(g, v) || !on_cpu(g->n[v].device)) continue;
+    int r = conv_depthwise(c, v, &stats);
     if (r < 0) return -1;
     total += r;
   }

@@ -6,6 +6,7 @@
  */
 #include "core/cpu.h"
 #include "core/half.h"
+#include "backends/cpu/fused_conv_dw.h"
 #include "backends/cpu/gemm.h"
 #include "session/exec.h"
 #include "nn_test_util.h"
@@ -859,6 +860,7 @@ static void run_conv_pool_case(const pool_case *pc, uint32_t seed) {
     {
       tfs_gemm__set_indirect(indirect);
       tfs_session_options *o = tfs_session_options_new();
+      o->config.use_per_session_threads = 1; /* pools of this size */
       tfs_session_options_set_intra_op_threads(o, threads);
       tfs_session *s = tfs_session_new(g, o, st);
       TFS_ASSERT_OK(st);
@@ -912,6 +914,147 @@ static void test_fused_conv_pool(void) {
     run_conv_pool_case(&cases[i], 500 + 3 * (uint32_t)i);
 }
 
+/* ---- _TfsFusedConv2DDepthwise ------------------------------------------ */
+
+/* A convolution + BiasAdd [+ act1] feeding a depthwise convolution +
+ * BiasAdd [+ act2] (MobileNet's expansion and depthwise step). */
+typedef struct cdw_case {
+  int n, h, w, c, kh, ce, sh;   /* input, first filter kh x kh, stride */
+  const char *act1;             /* NULL: none */
+  int dkh, dsh, dd, mult;       /* depthwise size, stride, dilation */
+  const char *dpad, *act2;
+} cdw_case;
+
+static tfs_output cdw_op(tfs_graph *g, const char *op, const char *name,
+                         tfs_output a, tfs_output b, const nt_attr *at,
+                         int nat, tfs_status *st) {
+  tfs_op_desc *d = tfs_op_desc_new(g, op, name);
+  tfs_op_desc_add_input(d, a);
+  if (b.oper) tfs_op_desc_add_input(d, b);
+  nt_set_attrs(d, at, nat);
+  return (tfs_output){tfs_op_desc_finish(d, st), 0};
+}
+
+/* Runs y on x (fetching `also` too when not NULL) with `threads` intra-op
+ * threads; returns y and how many _TfsFusedConv2DDepthwise the plan has. */
+static tfs_tensor *cdw_run(tfs_graph *g, tfs_output x, tfs_tensor *xv,
+                           tfs_output y, const tfs_output *also, int threads,
+                           int *fused, tfs_status *st) {
+  tfs_session_options *o = tfs_session_options_new();
+  o->config.use_per_session_threads = 1; /* pools of this size */
+  tfs_session_options_set_intra_op_threads(o, threads);
+  tfs_session *s = tfs_session_new(g, o, st);
+  TFS_ASSERT_OK(st);
+  tfs_output fetch[2] = {y, also ? *also : y};
+  int nf = also ? 2 : 1;
+  tfs_callable *cl =
+      tfs_session_make_callable(s, &x, 1, fetch, nf, NULL, 0, NULL, st);
+  TFS_ASSERT_OK(st);
+  const tfs_plan *p = tfs_callable__plan(cl);
+  *fused = 0;
+  for (int i = 0; i < p->nnodes; i++)
+    *fused += strcmp(tfs_operation_op_type(p->nodes[i].op),
+                     "_TfsFusedConv2DDepthwise") == 0;
+  tfs_tensor *out[2] = {NULL, NULL};
+  tfs_callable_run(cl, &xv, 1, out, nf, st);
+  TFS_ASSERT_OK(st);
+  tfs_tensor_free(out[1]);
+  tfs_callable_free(cl);
+  tfs_session_free(s);
+  tfs_session_options_free(o);
+  return out[0];
+}
+
+static void run_cdw_case(const cdw_case *k, uint32_t seed) {
+  tfs_status *st = tfs_status_new();
+  tfs_graph *g = tfs_graph_new();
+  int64_t xd[4] = {k->n, k->h, k->w, k->c};
+  tfs_tensor *xv = nt_random(xd, 4, seed);
+  tfs_tensor *fv = nt_random((int64_t[]){k->kh, k->kh, k->c, k->ce}, 4,
+                             seed + 1);
+  tfs_tensor *bv = nt_random((int64_t[]){k->ce}, 1, seed + 2);
+  tfs_tensor *dv = nt_random((int64_t[]){k->dkh, k->dkh, k->ce, k->mult}, 4,
+                             seed + 3);
+  tfs_tensor *dbv = nt_random((int64_t[]){(int64_t)k->ce * k->mult}, 1,
+                              seed + 4);
+  tfs_output none = {NULL, 0};
+  tfs_output x = tfs_op_placeholder(g, "x", TFS_FLOAT, xd, 4, st);
+  nt_attr ca[2] = {NT_LIST4("strides", 1, k->sh, k->sh, 1),
+                   NT_STR("padding", "SAME")};
+  tfs_output y = cdw_op(g, "Conv2D", "conv", x, tfs_op_const(g, "f", fv, st),
+                        ca, 2, st);
+  y = cdw_op(g, "BiasAdd", "bias", y, tfs_op_const(g, "b", bv, st), NULL, 0,
+             st);
+  if (k->act1) y = cdw_op(g, k->act1, "act1", y, none, NULL, 0, st);
+  tfs_output mid = y;
+  nt_attr da[3] = {NT_LIST4("strides", 1, k->dsh, k->dsh, 1),
+                   NT_STR("padding", k->dpad),
+                   NT_LIST4("dilations", 1, k->dd, k->dd, 1)};
+  y = cdw_op(g, "DepthwiseConv2dNative", "dw", y,
+             tfs_op_const(g, "df", dv, st), da, 3, st);
+  y = cdw_op(g, "BiasAdd", "dbias", y, tfs_op_const(g, "db", dbv, st), NULL,
+             0, st);
+  if (k->act2) y = cdw_op(g, k->act2, "act2", y, none, NULL, 0, st);
+  TFS_ASSERT_OK(st);
+  static const int kCaps[2] = {-1, TFS_CPU_ISA_BASELINE};
+  for (int v = 0; v < 8; v++) {
+    int threads = v & 1 ? 2 : 1;
+    tfs_cpu__set_max_isa(kCaps[(v >> 1) & 1]); /* the depthwise rows */
+    /* 16 KiB tiles: a band of one or two rows (many bands, rows carried
+     * over); the default: a few bands, or on two threads the two ops
+     * one after the other over the pool */
+    tfs_fused_conv_dw__set_tile_bytes(v & 4 ? 16 << 10 : 0);
+    int fused = 0, apart = 0;
+    /* fetching the convolution's output too keeps the two ops apart */
+    tfs_tensor *want = cdw_run(g, x, xv, y, &mid, threads, &apart, st);
+    tfs_tensor *got = cdw_run(g, x, xv, y, NULL, threads, &fused, st);
+    CU_ASSERT_EQUAL(fused, 1);
+    CU_ASSERT_EQUAL(apart, 0);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(got);
+    CU_ASSERT_EQUAL_FATAL(tfs_tensor_byte_size(got),
+                          tfs_tensor_byte_size(want));
+    int same = memcmp(tfs_tensor_data(got), tfs_tensor_data(want),
+                      tfs_tensor_byte_size(got)) == 0;
+    if (!same)
+      fprintf(stderr, "\n  case %dx%dx%dx%d -> %d, threads %d, variant %d: "
+              "not the unfused bits", k->n, k->h, k->w, k->c, k->ce, threads,
+              v);
+    CU_ASSERT_TRUE(same);
+    tfs_tensor_free(got);
+    tfs_tensor_free(want);
+  }
+  tfs_cpu__set_max_isa(-1);
+  tfs_fused_conv_dw__set_tile_bytes(0);
+  tfs_tensor *tensors[] = {xv, fv, bv, dv, dbv};
+  for (int i = 0; i < 5; i++) tfs_tensor_free(tensors[i]);
+  tfs_graph_free(g);
+  tfs_status_free(st);
+}
+
+/* The fused op gives the bits of the two ops one after the other: bands
+ * of rows with the rows they share carried over (40 rows of 96 channels:
+ * 15 KiB a row), the two ops over the pool when there are too few bands
+ * for the threads, strides 1 and 2, odd sizes, VALID, dilation, a channel
+ * multiplier, activations the GEMM applies as it stores and ones applied
+ * after (Elu, Sigmoid), a strided 3x3 first convolution, a batch of small
+ * maps, a row wider than a tile; 1 and 2 threads, vector and portable
+ * depthwise rows. */
+static void test_fused_conv_depthwise(void) {
+  static const cdw_case cases[] = {
+      /* n h w c kh ce sh act1; dkh dsh dd mult dpad act2 */
+      {1, 40, 40, 8, 1, 96, 1, "Relu6", 3, 1, 1, 1, "SAME", "Relu6"},
+      {1, 41, 39, 8, 1, 96, 1, "Relu6", 3, 2, 1, 1, "SAME", "Relu6"},
+      {2, 30, 30, 16, 1, 64, 1, "Relu", 3, 1, 1, 2, "VALID", NULL},
+      {1, 33, 20, 8, 1, 48, 1, "Elu", 5, 2, 1, 1, "SAME", "Sigmoid"},
+      {1, 64, 64, 3, 3, 32, 2, "Relu6", 3, 1, 1, 1, "SAME", "Relu6"},
+      {3, 7, 7, 16, 1, 64, 1, NULL, 3, 2, 1, 1, "SAME", "Relu"},
+      {1, 24, 24, 8, 1, 40, 1, "Relu6", 3, 1, 2, 1, "SAME", "Relu6"},
+      {1, 6, 220, 4, 1, 256, 1, "Relu6", 3, 1, 1, 1, "SAME", "Relu6"},
+  };
+  for (size_t i = 0; i < sizeof cases / sizeof *cases; i++)
+    run_cdw_case(&cases[i], 700 + 5 * (uint32_t)i);
+}
+
 /* Shapes that inference computes for the convolution ops. */
 static void test_conv_shapes(void) {
   tfs_status *st = tfs_status_new();
@@ -953,6 +1096,7 @@ static const tfs_test_case kConv[] = {
     {"fused_conv_tiles", test_fused_conv_tiles},
     {"fused_conv_pointwise", test_fused_conv_pointwise},
     {"fused_conv_pool", test_fused_conv_pool},
+    {"fused_conv_depthwise", test_fused_conv_depthwise},
     {"depthwise_reference", test_depthwise_reference},
     {"backprop_reference", test_backprop_reference},
     {"dtypes", test_conv_dtypes},

@@ -165,23 +165,41 @@ static void test_optimizer_remap__conv_batch_norm_runtime_params(void) {
   ot_teardown();
 }
 
-static void test_optimizer_remap__conv_bias_and_depthwise(void) {
-  ot_setup();
-  tfs_output x = ot_placeholder("x", 4);
-  int64_t bd[1] = {6};
-  tfs_output c = conv(x, "conv", 3, 6, NULL);
-  tfs_output cb =
+/* x -> Conv2D (ck x ck, stride cs, 3 -> 6 channels) + BiasAdd "cb" [+
+ * Relu6 "e" when act] -> DepthwiseConv2dNative (3x3, stride ds) + BiasAdd
+ * + Relu6 "y"; *mid is the convolution's last op. */
+static tfs_output conv_then_depthwise(tfs_output x, int64_t ck, int64_t cs,
+                                      int act, int64_t ds, tfs_output *mid) {
+  int64_t bd[1] = {6}, cf[4] = {ck, ck, 3, 6}, cst[4] = {1, cs, cs, 1};
+  tfs_op_desc *d = tfs_op_desc_new(g, "Conv2D", "conv");
+  tfs_op_desc_add_input(d, x);
+  tfs_op_desc_add_input(d, ot_const_shape("cf", cf, 4));
+  tfs_op_desc_set_attr_int_list(d, "strides", cst, 4);
+  tfs_op_desc_set_attr_string(d, "padding", "SAME", 4);
+  tfs_output c = {tfs_op_desc_finish(d, st), 0};
+  tfs_output e =
       tfs_op_bias_add(g, "cb", c, ot_const_shape("cbias", bd, 1), st);
-  int64_t fd[4] = {3, 3, 6, 1}, s[4] = {1, 2, 2, 1};
-  tfs_op_desc *d = tfs_op_desc_new(g, "DepthwiseConv2dNative", "dw");
-  tfs_op_desc_add_input(d, cb);
+  if (act) e = tfs_op_unary(g, "Relu6", "e", e, st);
+  *mid = e;
+  int64_t fd[4] = {3, 3, 6, 1}, dst[4] = {1, ds, ds, 1};
+  d = tfs_op_desc_new(g, "DepthwiseConv2dNative", "dw");
+  tfs_op_desc_add_input(d, e);
   tfs_op_desc_add_input(d, ot_const_shape("dwf", fd, 4));
-  tfs_op_desc_set_attr_int_list(d, "strides", s, 4);
+  tfs_op_desc_set_attr_int_list(d, "strides", dst, 4);
   tfs_op_desc_set_attr_string(d, "padding", "SAME", 4);
   tfs_output dw = {tfs_op_desc_finish(d, st), 0};
   tfs_output db =
       tfs_op_bias_add(g, "db", dw, ot_const_shape("dbias", bd, 1), st);
-  tfs_output y = tfs_op_unary(g, "Relu6", "y", db, st);
+  return tfs_op_unary(g, "Relu6", "y", db, st);
+}
+
+/* A 3x3 stride-1 convolution + BiasAdd, then a strided depthwise
+ * convolution + BiasAdd + Relu6: two fused ops (Winograd may take the
+ * convolution, so the two stay apart). */
+static void test_optimizer_remap__conv_bias_and_depthwise(void) {
+  ot_setup();
+  tfs_output x = ot_placeholder("x", 4), mid;
+  tfs_output y = conv_then_depthwise(x, 3, 1, 0, 2, &mid);
   TFS_ASSERT_OK(st);
   tfs_graph *og = ot_optimize(&x, 1, &y, 1, "remap");
   CU_ASSERT_STRING_EQUAL(ot_type(og, "cb"), "_FusedConv2D");
@@ -189,6 +207,37 @@ static void test_optimizer_remap__conv_bias_and_depthwise(void) {
   ot_check_same(og, &x, 1, &y, 1, 1);
   tfs_graph_free(og);
   ot_teardown();
+}
+
+/* A convolution whose output only feeds a depthwise convolution, both
+ * with a bias and Relu6, becomes one _TfsFusedConv2DDepthwise with the
+ * same values when its filter is 1x1 (k 0) or strided (k 4); a 3x3
+ * stride-1 filter (Winograd's), the convolution's output fetched too and
+ * TensorFlow-loadable output keep the two ops. */
+static void test_optimizer_remap__conv_depthwise(void) {
+  for (int k = 0; k < 5; k++) {
+    ot_setup();
+    tfs_output x = ot_placeholder("x", 4), fetches[2]; /* [1, 5, 5, 3] */
+    fetches[0] = conv_then_depthwise(x, k == 0 ? 1 : 3, k == 4 ? 2 : 1, 1,
+                                     1, &fetches[1]);
+    int nf = k == 2 ? 2 : 1, fused = k == 0 || k == 4;
+    TFS_ASSERT_OK(st);
+    ot_config.tf_compatible = k == 3;
+    tfs_graph *og = ot_optimize(&x, 1, fetches, nf, "remap");
+    /* TensorFlow-loadable: no _FusedDepthwiseConv2dNative either */
+    CU_ASSERT_STRING_EQUAL(ot_type(og, "y"),
+                           fused    ? "_TfsFusedConv2DDepthwise"
+                           : k == 3 ? "Relu6"
+                                    : "_FusedDepthwiseConv2dNative");
+    CU_ASSERT_EQUAL(ot_count(og, "_FusedConv2D"), fused ? 0 : 1);
+    const char *note = strstr(ot_summary(ot_entry("remapper")),
+                              "_FusedConv2D+_FusedDepthwiseConv2dNative -> "
+                              "_TfsFusedConv2DDepthwise: 1");
+    CU_ASSERT_EQUAL(note != NULL, fused);
+    ot_check_same(og, &x, 1, fetches, nf, 1);
+    tfs_graph_free(og);
+    ot_teardown();
+  }
 }
 
 /* Pad(x, paddings) of a [4, 2] int32 constant; PadV2 with constant cv
@@ -1327,6 +1376,7 @@ const tfs_test_case tfs_optimizer_nn_cases[] = {
      test_optimizer_remap__conv_batch_norm_folded},
     {"remap_conv_batch_norm_runtime_params",
      test_optimizer_remap__conv_batch_norm_runtime_params},
+    {"remap_conv_depthwise", test_optimizer_remap__conv_depthwise},
     {"remap_conv_bias_and_depthwise",
      test_optimizer_remap__conv_bias_and_depthwise},
     {"arith_pad_into_conv", test_optimizer_arith__pad_into_conv},

@@ -157,33 +157,51 @@ static void dw_fill_blocks(const conv_geom *g, int vl, tfs_dw_block *bl,
   }
 }
 
+/* The plan and row function of one call: the widest vector rows the CPU
+ * has, and for a channel multiplier above 1 their lane tables (in
+ * stack_blocks when 64 do, else malloc'd into *own).  Returns the vector
+ * length (0: portable rows), or -1 when memory runs out. */
+static int dw_setup(const conv_geom *g, const float *in, const float *filt,
+                    float *out, const tfs_dw_epilogue *ep, dw_units_job *j,
+                    tfs_dw_block *stack_blocks, tfs_dw_block **own) {
+  const int64_t oc = g->c * g->kn;
+  memset(j, 0, sizeof *j);
+  *own = NULL;
+  j->plan = (tfs_dw_plan){g, in, filt, out, NULL, ep ? ep->bias : NULL,
+                          ep ? ep->act : TFS_DW_ACT_NONE};
+  int vl = 0;
+  if (tfs_cpu_has(TFS_CPU_ISA_AVX512)) {
+    j->row = tfs_dw_row_avx512;
+    vl = 16;
+  } else if (tfs_cpu_has(TFS_CPU_ISA_AVX2)) {
+    j->row = tfs_dw_row_avx2;
+    vl = 8;
+  }
+  if (vl && g->kn > 1) {
+    int64_t nb = (oc + vl - 1) / vl;
+    tfs_dw_block *blocks =
+        nb <= 64 ? stack_blocks : malloc(sizeof(*blocks) * (size_t)nb);
+    if (!blocks) return -1;
+    if (blocks != stack_blocks) *own = blocks;
+    dw_fill_blocks(g, vl, blocks, nb);
+    j->plan.blocks = blocks;
+  }
+  j->nchunks = 1;
+  j->chunk = oc;
+  return vl;
+}
+
 int tfs_dw_f32(const conv_geom *g, const float *in, const float *filt,
                float *out, const tfs_dw_epilogue *ep, tfs_dw_done_fn done,
                void *done_arg, tfs_threadpool *pool) {
   const int64_t oc = g->c * g->kn, nrows = g->n * g->oh;
   if (nrows == 0 || g->ow == 0 || oc == 0) return 0;
   dw_units_job j;
-  memset(&j, 0, sizeof j);
-  j.plan = (tfs_dw_plan){g, in, filt, out, NULL, ep ? ep->bias : NULL,
-                         ep ? ep->act : TFS_DW_ACT_NONE};
+  tfs_dw_block stack_blocks[64], *own;
+  int vl = dw_setup(g, in, filt, out, ep, &j, stack_blocks, &own);
+  if (vl < 0) return -1;
   j.done = done;
   j.done_arg = done_arg;
-  int vl = 0;
-  if (tfs_cpu_has(TFS_CPU_ISA_AVX512)) {
-    j.row = tfs_dw_row_avx512;
-    vl = 16;
-  } else if (tfs_cpu_has(TFS_CPU_ISA_AVX2)) {
-    j.row = tfs_dw_row_avx2;
-    vl = 8;
-  }
-  tfs_dw_block stack_blocks[64], *blocks = NULL;
-  if (vl && g->kn > 1) {
-    int64_t nb = (oc + vl - 1) / vl;
-    blocks = nb <= 64 ? stack_blocks : malloc(sizeof(*blocks) * (size_t)nb);
-    if (!blocks) return -1;
-    dw_fill_blocks(g, vl, blocks, nb);
-    j.plan.blocks = blocks;
-  }
   /* ns of one core per row: about an FMA per vector lane, plus moving
    * each output vector */
   int64_t taps = g->kh * g->kw;
@@ -192,8 +210,6 @@ int tfs_dw_f32(const conv_geom *g, const float *in, const float *filt,
   /* Few rows (batch 1, 7x7 maps): cut the channels too, in multiples of
    * 16, so that every thread gets several units. */
   int nt = tfs_threadpool_plan_threads(pool, nrows, cost);
-  j.nchunks = 1;
-  j.chunk = oc;
   if (vl && nt > 1 && nrows < 4 * nt) {
     int64_t want = (4 * nt + nrows - 1) / nrows, nb16 = (oc + 15) / 16;
     if (want > nb16) want = nb16;
@@ -202,7 +218,27 @@ int tfs_dw_f32(const conv_geom *g, const float *in, const float *filt,
   }
   tfs_threadpool_parallel_for(pool, nrows * j.nchunks, cost / j.nchunks + 1,
                               dw_units, &j);
-  if (blocks != stack_blocks) free(blocks);
+  free(own);
+  return 0;
+}
+
+int tfs_dw_f32_band(const conv_geom *g, const float *in, int64_t lo,
+                    int64_t nrows, const float *filt, float *out,
+                    const tfs_dw_epilogue *ep, int64_t oy0, int64_t oy1) {
+  if (oy1 <= oy0 || g->ow == 0 || g->c * g->kn == 0) return 0;
+  /* the band as an image of its own: input row lo + t is row t, the
+   * padding above grows by lo rows, and rows the band does not hold lie
+   * outside the image (padding) */
+  conv_geom band = *g;
+  band.n = 1;
+  band.h = nrows;
+  band.pt = g->pt + lo;
+  dw_units_job j;
+  tfs_dw_block stack_blocks[64], *own;
+  if (dw_setup(&band, in, filt, out, ep, &j, stack_blocks, &own) < 0)
+    return -1;
+  dw_units(&j, oy0, oy1);
+  free(own);
   return 0;
 }
 

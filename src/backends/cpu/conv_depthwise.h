@@ -47,6 +47,17 @@ int tfs_dw_f32(const conv_geom *g, const float *in, const float *filt,
                float *out, const tfs_dw_epilogue *ep, tfs_dw_done_fn done,
                void *done_arg, struct tfs_threadpool *pool);
 
+/* Output rows [oy0, oy1) of one image of tfs_dw_f32's convolution, on
+ * this thread, from a band of its input: in holds input rows [lo, lo +
+ * nrows) of the image (NHWC, g->w pixels of g->c channels a row), and
+ * every row those output rows read is in the band or outside the image
+ * (padding); out is the image's output (row oy at out + oy * ow * oc).
+ * g is the whole convolution's geometry.  The bits of tfs_dw_f32.
+ * Returns 0, or -1 when memory for the lane table runs out. */
+int tfs_dw_f32_band(const conv_geom *g, const float *in, int64_t lo,
+                    int64_t nrows, const float *filt, float *out,
+                    const tfs_dw_epilogue *ep, int64_t oy0, int64_t oy1);
+
 /* ---- between conv_depthwise.c and its vector rows ---- */
 
 /* Output channels [o0, o0 + VL) with a channel multiplier kn > 1 read

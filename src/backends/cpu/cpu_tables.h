@@ -51,6 +51,7 @@ extern const tfs_kernel_def tfs_cpu_kernels_scale_shift[];
 extern const tfs_kernel_def tfs_cpu_kernels_lstm_gates[];
 extern const tfs_kernel_def tfs_cpu_kernels_matmul_sum[];
 extern const tfs_kernel_def tfs_cpu_kernels_fused_conv[];
+extern const tfs_kernel_def tfs_cpu_kernels_fused_conv_dw[];
 extern const tfs_kernel_def tfs_cpu_kernels_random[];
 extern const tfs_kernel_def tfs_cpu_kernels_random_stateless[];
 extern const tfs_kernel_def tfs_cpu_kernels_random_sampling[];

@@ -1,0 +1,16 @@
+/*
+ * backends/cpu/fused_conv_dw.h - the test hook of the
+ * _TfsFusedConv2DDepthwise kernel (fused_conv_dw.c).
+ */
+#ifndef TFS_BACKENDS_CPU_FUSED_CONV_DW_H
+#define TFS_BACKENDS_CPU_FUSED_CONV_DW_H
+
+#include <stdint.h>
+
+/* Tests: the size of the tile of convolution rows each task fills before
+ * its band of depthwise rows (bytes; 0 or less: the default, 256 KiB),
+ * which sets how many bands an image has.  Returns the previous size.
+ * Thread-safe; calls already running keep theirs. */
+int64_t tfs_fused_conv_dw__set_tile_bytes(int64_t bytes);
+
+#endif
