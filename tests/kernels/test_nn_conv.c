@@ -970,8 +970,9 @@ static void run_cdw_case(const cdw_case *k, uint32_t seed) {
   tfs_graph *g = tfs_graph_new();
   int64_t xd[4] = {k->n, k->h, k->w, k->c};
   tfs_tensor *xv = nt_random(xd, 4, seed);
-  tfs_tensor *fv = nt_random((int64_t[]){k->kh, k->kh, k->c, k->ce}, 4,
-                             seed + 1);
+  /* an input of depth 0 (every sum 0) against a filter of depth 4 */
+  tfs_tensor *fv = nt_random((int64_t[]){k->kh, k->kh, k->c ? k->c : 4,
+                                         k->ce}, 4, seed + 1);
   tfs_tensor *bv = nt_random((int64_t[]){k->ce}, 1, seed + 2);
   tfs_tensor *dv = nt_random((int64_t[]){k->dkh, k->dkh, k->ce, k->mult}, 4,
                              seed + 3);
@@ -1037,8 +1038,8 @@ static void run_cdw_case(const cdw_case *k, uint32_t seed) {
  * for the threads, strides 1 and 2, odd sizes, VALID, dilation, a channel
  * multiplier, activations the GEMM applies as it stores and ones applied
  * after (Elu, Sigmoid), a strided 3x3 first convolution, a batch of small
- * maps, a row wider than a tile; 1 and 2 threads, vector and portable
- * depthwise rows. */
+ * maps, a row wider than a tile, an input of depth 0; 1 and 2 threads,
+ * vector and portable depthwise rows. */
 static void test_fused_conv_depthwise(void) {
   static const cdw_case cases[] = {
       /* n h w c kh ce sh act1; dkh dsh dd mult dpad act2 */
@@ -1050,6 +1051,7 @@ static void test_fused_conv_depthwise(void) {
       {3, 7, 7, 16, 1, 64, 1, NULL, 3, 2, 1, 1, "SAME", "Relu"},
       {1, 24, 24, 8, 1, 40, 1, "Relu6", 3, 1, 2, 1, "SAME", "Relu6"},
       {1, 6, 220, 4, 1, 256, 1, "Relu6", 3, 1, 1, 1, "SAME", "Relu6"},
+      {1, 6, 6, 0, 1, 16, 1, "Elu", 3, 1, 1, 1, "SAME", "Relu6"},
   };
   for (size_t i = 0; i < sizeof cases / sizeof *cases; i++)
     run_cdw_case(&cases[i], 700 + 5 * (uint32_t)i);

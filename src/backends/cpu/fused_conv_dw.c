@@ -9,9 +9,9 @@
  * one reads again), then the band's depthwise rows from the tile, so the
  * expanded map never goes to memory (MobileNetV2's first expansion is
  * 4.8 MB a picture: at batch 8, 38 MB, more than the L3).  With fewer
- * bands than two a thread (a batch of one, small maps) the two ops run
- * one after the other instead, each over the pool, the expanded map in
- * scratch.  The convolution is Conv2D's direct path
+ * bands than two a thread (a batch of one, small maps), or on OpenBLAS,
+ * the two ops run one after the other instead, each over the pool, the
+ * expanded map in scratch.  The convolution is Conv2D's direct path
  * (conv_gemm.c's plan rows: a constant filter packed at prepare) and the
  * depthwise rows are tfs_dw_f32's, so every element has the bits of the
  * two ops run one after the other (a 3x3 stride-1 convolution that would
@@ -201,18 +201,27 @@ static void cdw_whole_dw_done(void *arg, float *row, int64_t c0,
 }
 
 /* Too little work to give every thread bands of its own (batch 1, small
- * maps): the two ops one after the other, each split over the pool, the
- * convolution's output in scratch. */
-static int cdw_whole(tfs_kernel_ctx *c, cdw_job *j, tfs_threadpool *pool) {
+ * maps), or OpenBLAS products (whose bits depend on how many rows one
+ * call multiplies): the two ops one after the other as _FusedConv2D and
+ * _FusedDepthwiseConv2dNative run them, each over the pool, the
+ * convolution's output in scratch.  -1 when c failed. */
+static int cdw_whole(tfs_kernel_ctx *c, cdw_job *j, const tfs_tensor *x,
+                     const tfs_tensor *f) {
   const conv_geom *g1 = j->g1;
   const int64_t m = g1->n * g1->oh * g1->ow;
   j->mid = tfs_kctx_scratch(c, sizeof(float) * (size_t)(m * g1->oc + 1));
-  if (!j->mid) return 0; /* c failed */
-  if (tfs_conv_plan_rows(j->plan, 0, m, j->mid, g1->oc,
-                         j->in_store ? NULL : cdw_whole_conv_done, j, pool) ||
-      tfs_dw_f32(j->g2, j->mid, j->dwf, j->out, &j->ep2,
-                 j->later2 ? cdw_whole_dw_done : NULL, j, pool))
+  if (!j->mid ||
+      tfs_conv_f32_gemm(c, g1, x->data, tfs_conv_packed_for(&j->s->packed, g1),
+                        f->data, j->mid, j->in_store ? j->shift1 : NULL,
+                        j->in_store && j->s->e1.act == TFS_FA_RELU,
+                        j->in_store ? NULL : cdw_whole_conv_done, j))
     return -1;
+  if (tfs_dw_f32(j->g2, j->mid, j->dwf, j->out, &j->ep2,
+                 j->later2 ? cdw_whole_dw_done : NULL, j,
+                 tfs_kctx_intra_pool(c))) {
+    tfs_kctx_fail(c, TFS_RESOURCE_EXHAUSTED, "out of memory");
+    return -1;
+  }
   return 0;
 }
 
@@ -315,21 +324,21 @@ static void cdw_compute(tfs_kernel_ctx *c) {
     return;
   }
   if (tfs_conv_check_groups(c, f, &g1)) return;
-  tfs_conv_plan *plan = tfs_conv_plan_new(
-      c, &g1, x->data, tfs_conv_packed_for(&s->packed, &g1), f->data,
-      j.in_store ? j.shift1 : NULL, j.in_store && s->e1.act == TFS_FA_RELU);
-  if (!plan) return; /* c failed */
-  j.plan = plan;
   tfs_threadpool *pool = tfs_kctx_intra_pool(c);
   int64_t k = g1.kh * g1.kw * g1.kc, pix = g1.oh * g1.ow;
   int64_t cost = tfs_gemm_cost_ns(pix, g1.oc, k) +
                  g2.oh * g2.ow * g2.oc * g2.kh * g2.kw / 8 + 1;
   int nt = tfs_threadpool_plan_threads(pool, g2.n * g2.oh, cost / g2.oh + 1);
-  if (cdw_cut(&j, nt))
-    tfs_kctx_parallel_for(c, g2.n * j.segs, cost / j.segs + 1, cdw_tasks,
-                          &j);
-  else if (cdw_whole(c, &j, pool))
-    j.failed = 1;
+  if (tfs_gemm_panel_rows() <= 1 || !cdw_cut(&j, nt)) {
+    cdw_whole(c, &j, x, f);
+    return;
+  }
+  tfs_conv_plan *plan = tfs_conv_plan_new(
+      c, &g1, x->data, tfs_conv_packed_for(&s->packed, &g1), f->data,
+      j.in_store ? j.shift1 : NULL, j.in_store && s->e1.act == TFS_FA_RELU);
+  if (!plan) return; /* c failed */
+  j.plan = plan;
+  tfs_kctx_parallel_for(c, g2.n * j.segs, cost / j.segs + 1, cdw_tasks, &j);
   tfs_conv_plan_free(plan);
   if (__atomic_load_n(&j.failed, __ATOMIC_RELAXED))
     tfs_kctx_fail(c, TFS_RESOURCE_EXHAUSTED, "out of memory");
