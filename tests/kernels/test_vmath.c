@@ -239,6 +239,67 @@ static void test_tails(void) {
   }
 }
 
+/* Sigmoid, swish and gelu_tanh take a one-product exp scaling on AVX2
+ * for 32-float blocks whose every |x| is within the bound where exp's
+ * result stays normal (86, 9 for gelu_tanh): such blocks, blocks at the
+ * bound's edge, blocks with one lane beyond it and blocks where NaN lanes
+ * sit beside an infinite one give, bit for bit, what each element gives
+ * alone (the general loop). */
+static void check_fast_block(const vm_case *c, const float *xs,
+                             const char *what) {
+  float y[32], one;
+  int bad = 0;
+  c->f(xs, y, 32);
+  for (int i = 0; i < 32; i++) {
+    c->f(&xs[i], &one, 1);
+    int same = isnan(one) ? isnan(y[i]) : !memcmp(&one, &y[i], sizeof one);
+    if (!same && bad++ < 3)
+      fprintf(stderr, "\n  %s %s: f(%a) = %a in the block, %a alone",
+              c->name, what, xs[i], y[i], one);
+  }
+  CU_ASSERT_EQUAL(bad, 0);
+}
+
+static void fast_blocks_for(const vm_case *c, float bound) {
+  float xs[32];
+  uint32_t seed = 777;
+  for (int i = 0; i < 32; i++) {
+    seed = seed * 1664525u + 1013904223u;
+    xs[i] = ((float)(seed >> 8) / 16777216.0f * 2.0f - 1.0f) * bound;
+  }
+  check_fast_block(c, xs, "within");
+  for (int i = 0; i < 32; i++)
+    xs[i] = (i & 1 ? -1.0f : 1.0f) * (bound - 0x1p-10f * (float)(i / 2));
+  xs[0] = -bound;
+  xs[1] = bound;
+  check_fast_block(c, xs, "edge");
+  for (int i = 0; i < 32; i++)
+    xs[i] = -(bound + (104.0f - bound) * (float)i / 31.0f);
+  check_fast_block(c, xs, "beyond");
+  for (int i = 0; i < 32; i++) xs[i] = -bound * (float)i / 32.0f;
+  xs[17] = nextafterf(-bound, -INFINITY) - 1.5f;
+  check_fast_block(c, xs, "one lane beyond");
+  for (int i = 0; i < 32; i++) xs[i] = i & 1 ? NAN : -NAN;
+  xs[8] = -INFINITY;
+  xs[31] = INFINITY;
+  check_fast_block(c, xs, "infinities among NaNs");
+}
+
+static void test_fast_blocks(void) {
+  for (int p = 0; p < 3; p++) {
+    if (tu_isa_unavailable(kIsa[p])) continue;
+    tfs_cpu__set_max_isa(kIsa[p]);
+    for (int k = 0; k < NCASES; k++) {
+      const char *n = kCases[k].name;
+      if (!strcmp(n, "sigmoid") || !strcmp(n, "swish"))
+        fast_blocks_for(&kCases[k], 86.0f);
+      else if (!strcmp(n, "gelu_tanh"))
+        fast_blocks_for(&kCases[k], 9.0f);
+    }
+    tfs_cpu__set_max_isa(-1);
+  }
+}
+
 /* Paths agree: each result within the two paths' bounds of the other. */
 static void test_paths_agree(void) {
   enum { N = 2000 };
@@ -1156,6 +1217,7 @@ static const tfs_test_case kFunctionCases[] = {
     {"sweep", test_sweep},
     {"specials", test_specials},
     {"tails", test_tails},
+    {"fast_blocks", test_fast_blocks},
     {"paths_agree", test_paths_agree},
     {"map16", test_map16},
     {"epilogue_rows", test_epilogue_rows},

@@ -113,14 +113,45 @@ VM_FN vf vk_expm1_poly(vf r) {
 /* exp(x + lo) for |lo| <= 2^-10 (the low part of an argument held as two
  * floats); x is clamped to [-104, 89], beyond which exp rounds to 0 or
  * overflows, and NaN passes through the clamp. */
+/* r = x - n ln2 for a clamped x; sets n as float and int */
+VM_FN vf vk_exp_reduce(vf x, vf *nf, vi *ni) {
+  vf k = v_fma(x, v_set(VM_LOG2E), v_set(VM_SHIFT));
+  *nf = v_sub(k, v_set(VM_SHIFT));
+  *ni = v_isub(v_asi(k), v_seti(VM_SHIFT_BITS));
+  vf r = v_fma(*nf, v_set(-VM_LN2_HI), x);
+  return v_fma(*nf, v_set(-VM_LN2_LO), r);
+}
+
 VM_FN vf vk_exp2(vf x, vf lo) {
   x = v_max(v_set(-104.0f), v_min(v_set(89.0f), x));
-  vf k = v_fma(x, v_set(VM_LOG2E), v_set(VM_SHIFT));
-  vf nf = v_sub(k, v_set(VM_SHIFT));
-  vi ni = v_isub(v_asi(k), v_seti(VM_SHIFT_BITS));
-  vf r = v_fma(nf, v_set(-VM_LN2_HI), x);
-  r = v_add(v_fma(nf, v_set(-VM_LN2_LO), r), lo);
+  vf nf;
+  vi ni;
+  vf r = v_add(vk_exp_reduce(x, &nf, &ni), lo);
   return v_scale(v_add(vk_expm1_poly(r), v_set(1.0f)), nf, ni);
+}
+
+/* exp(x) for |x| <= VM_EXP_NORMAL or NaN: vk_exp's steps and values
+ * without its clamp and its zero low part (r + 0 differs from r only at
+ * r = -0, where the polynomial gives +0 either way).  y 2^n is normal
+ * there, so one product by 2^n rounds as v_scale does (AVX2's v_scale
+ * takes two). */
+#define VM_EXP_NORMAL 86.0f
+VM_FN vf vk_exp_normal(vf x) {
+  vf nf;
+  vi ni;
+  vf y = v_add(vk_expm1_poly(vk_exp_reduce(x, &nf, &ni)), v_set(1.0f));
+  return v_mul(y, v_pow2(ni));
+}
+
+/* exp(x) for x <= 0 or NaN, the same values as vk_exp; `normal` (a
+ * constant) says the caller knows x >= -VM_EXP_NORMAL */
+VM_FN vf vk_exp_neg(vf x, int normal) {
+  if (normal) return vk_exp_normal(x);
+  x = v_max(v_set(-104.0f), x);
+  vf nf;
+  vi ni;
+  vf y = v_add(vk_expm1_poly(vk_exp_reduce(x, &nf, &ni)), v_set(1.0f));
+  return v_scale(y, nf, ni);
 }
 
 VM_FN vf vk_exp(vf x) { return vk_exp2(x, v_set(0.0f)); }
@@ -215,7 +246,7 @@ VM_FN vf vk_tanh(vf x) {
   p = VM_H(p, x2, VM_T0);
   vf ys = v_fma(v_mul(x, x2), p, x);
   vf a = v_min(v_set(10.0f), ax);
-  vf e = vk_exp(v_add(a, a));
+  vf e = vk_exp_normal(v_add(a, a)); /* 2a in [0, 20] or NaN */
   vf yl = v_sub(v_set(1.0f), v_div(v_set(2.0f), v_add(e, v_set(1.0f))));
   /* both have x's sign, except ys at x = -0 */
   vf y = v_sel(v_lt(ax, v_set(VM_TANH_SMALL)), ys, yl);
@@ -224,13 +255,17 @@ VM_FN vf vk_tanh(vf x) {
 
 /* 1 / (1 + e^-x) for x >= 0, e^x / (1 + e^x) below: exp never overflows,
  * and the result saturates to 0 and 1 */
-VM_FN vf vk_sigmoid(vf x) {
-  vf t = vk_exp(v_or(x, v_set(-0.0f))); /* e^-|x| */
+VM_FN vf vk_sigmoid_n(vf x, int normal) {
+  vf t = vk_exp_neg(v_or(x, v_set(-0.0f)), normal); /* e^-|x| */
   vf num = v_sel(v_ge(x, v_set(0.0f)), v_set(1.0f), t);
   return v_div(num, v_add(v_set(1.0f), t));
 }
+VM_FN vf vk_sigmoid(vf x) { return vk_sigmoid_n(x, 0); }
 
-VM_FN vf vk_swish(vf x) { return v_mul(x, vk_sigmoid(x)); }
+VM_FN vf vk_swish_n(vf x, int normal) {
+  return v_mul(x, vk_sigmoid_n(x, normal));
+}
+VM_FN vf vk_swish(vf x) { return vk_swish_n(x, 0); }
 
 VM_FN vf vk_elu(vf x) {
   return v_sel(v_lt(x, v_set(0.0f)), vk_expm1(x), x);
@@ -310,7 +345,10 @@ VM_FN vf vk_gelu_erf(vf x) {
   return v_mul(v_mul(x, v_set(0.5f)), e);
 }
 
-VM_FN vf vk_gelu_tanh(vf x) {
+/* `normal`: |x| <= VM_GELU_TANH_NORMAL, so |w| <= 66 < VM_EXP_NORMAL */
+#define VM_GELU_TANH_NORMAL 9.0f
+VM_FN vf vk_gelu_tanh_n(vf x, int normal) {
   vf w = v_mul(x, v_fma(v_mul(x, x), v_set(VM_G2), v_set(VM_G1)));
-  return v_mul(x, vk_sigmoid(w));
+  return v_mul(x, vk_sigmoid_n(w, normal));
 }
+VM_FN vf vk_gelu_tanh(vf x) { return vk_gelu_tanh_n(x, 0); }
