@@ -522,7 +522,7 @@ static void test_thread_count_independence(void) {
   float *p = tfs_tensor_data(x);
   for (int64_t i = 0; i < 64 * 96 * 80; i++)
     p[i] = (float)((i * 7919) % 1000);
-  /* {0, 1}: 80 outputs innermost, split in chunks of 64 (one short) */
+  /* {0, 1}: 80 outputs innermost over 6144 rows, in blocks of rows */
   tfs_tensor *axes[5] = {mt_t(TFS_INT32, 1, D(1), V(0)),
                          mt_t(TFS_INT32, 1, D(1), V(2)),
                          mt_t(TFS_INT32, 1, D(2), V(0, 2)),
@@ -564,8 +564,60 @@ static void test_thread_count_independence(void) {
                                axes[4], d1, a1, a4}, 9);
 }
 
+/* Few outputs innermost and many rows reduced (a Mean over H and W of a
+ * batch-1 NHWC map with up to 192 channels) run in fixed blocks of rows
+ * combined in order; 193 channels or more run in chunks of channels.
+ * Both give every op's exact result (integer-valued data), NaN from any
+ * block, and the same bytes on 1 and 4 threads. */
+static void test_kept_row_blocks(void) {
+  static const int64_t kCols[] = {7, 192, 193};
+  static const char *const ops[] = {"Sum", "Mean", "Max", "Min", "Prod"};
+  for (int cc = 0; cc < 3; cc++) {
+    int64_t cols = kCols[cc], rows = 2 * 301, dims[3] = {2, 301, cols};
+    tfs_tensor *x = mt_t(TFS_FLOAT, 3, dims, NULL);
+    float *p = tfs_tensor_data(x);
+    for (int64_t i = 0; i < rows * cols; i++)
+      p[i] = (float)((i * 7919) % 23) - 11.0f;
+    for (int64_t i = 0; i < rows; i++) /* Prod: 1 but for two rows */
+      if (i != 5 && i != rows - 1) p[i * cols + 1] = 1.0f;
+    p[(rows - 3) * cols + 2] = NAN; /* in the last block */
+    tfs_tensor *axes = mt_t(TFS_INT32, 1, D(2), V(0, 1));
+    for (int o = 0; o < 5; o++) {
+      mt_set_threads(1);
+      tfs_tensor *r1 = reduce(ops[o], x, axes, 0);
+      mt_set_threads(4);
+      tfs_tensor *r4 = reduce(ops[o], x, axes, 0);
+      CU_ASSERT_EQUAL(memcmp(tfs_tensor_data(r1), tfs_tensor_data(r4),
+                             tfs_tensor_byte_size(r1)), 0);
+      const float *m = tfs_tensor_data(r4);
+      int bad = 0;
+      for (int64_t k = 0; k < cols; k++) {
+        double acc = o == 4 ? 1.0 : o == 2 ? -INFINITY : o == 3 ? INFINITY
+                                                                : 0.0;
+        for (int64_t r = 0; r < rows; r++) {
+          double v = p[r * cols + k];
+          if (o <= 1) acc += v;
+          else if (o == 4) acc *= v;
+          else if (v != v || (o == 2 ? v > acc : v < acc)) acc = v;
+          if (acc != acc) break;
+        }
+        float want = (float)(o == 1 ? acc / (double)rows : acc);
+        int same = isnan(want) ? isnan(m[k]) : m[k] == want;
+        if (!same && bad++ < 3)
+          fprintf(stderr, "\n  %s cols=%lld [%lld] = %g, want %g", ops[o],
+                  (long long)cols, (long long)k, m[k], want);
+      }
+      CU_ASSERT_EQUAL(bad, 0);
+      mt_free_all((tfs_tensor *[]){r1, r4}, 2);
+    }
+    mt_set_threads(0);
+    mt_free_all((tfs_tensor *[]){x, axes}, 2);
+  }
+}
+
 static const tfs_test_case reduce_cases[] = {
     {"thread_count_independence", test_thread_count_independence},
+    {"kept_row_blocks", test_kept_row_blocks},
     {"every_axis_set", test_every_axis_set},
     {"empty_reductions", test_empty_reductions},
     {"special_values", test_reduce_special_values},

@@ -511,6 +511,33 @@ static void kept_chunk_range(void *arg, int64_t b, int64_t e) {
   j->im->walk(j->p, b * KEPT_CHUNK, hi, j->in, j->acc);
 }
 
+/* A few channels kept and many rows reduced (a squeeze-and-excite Mean
+ * over 56 x 56 x 144 at batch 1: three chunks of 64 channels, which two
+ * threads split badly and both stream the whole input for): fixed blocks
+ * of KEPT_ROWS rows, each into its own partial accumulators, which are
+ * then combined in block order.  The blocks depend on the shape alone,
+ * so the result does not depend on the thread count. */
+#define KEPT_ROWS 256
+
+typedef struct {
+  const red_job *j;
+  char *parts; /* one row of accumulators a block */
+  int64_t rows, cols;
+} rows_job;
+
+static void rows_range(void *arg, int64_t b, int64_t e) {
+  const rows_job *r = arg;
+  const red_plan *p = r->j->p;
+  for (int64_t k = b; k < e; k++) {
+    red_plan q = *p;
+    int64_t r0 = k * KEPT_ROWS;
+    q.size[0] = r->rows - r0 < KEPT_ROWS ? r->rows - r0 : KEPT_ROWS;
+    r->j->im->walk(&q, 0, r->cols,
+                   r->j->in + (size_t)(r0 * p->istride[0]) * r->j->es,
+                   r->parts + (size_t)(k * r->cols) * r->j->im->acc_size);
+  }
+}
+
 static void block_range(void *arg, int64_t b, int64_t e) {
   red_job *j = arg;
   for (int64_t k = b; k < e; k++) {
@@ -553,7 +580,19 @@ static void reduce_compute(tfs_kernel_ctx *c) {
   if (in->nelems > 0 && p.split >= 0) {
     red_job j = {&p, im, in->data, acc, es, 0, 0};
     int64_t per = in->nelems / p.size[p.split];
-    if (p.split == p.n - 1 && p.split > 0) {
+    if (p.n == 2 && p.split == 1 && p.size[1] <= 3 * KEPT_CHUNK &&
+        p.size[0] >= 2 * KEPT_ROWS) {
+      int64_t nb = (p.size[0] + KEPT_ROWS - 1) / KEPT_ROWS;
+      char *parts = tfs_kctx_scratch(c, (size_t)(nb * on) * im->acc_size);
+      if (!parts) return;
+      fill_identity(s->op, in->dtype, im, parts, nb * on);
+      rows_job r = {&j, parts, p.size[0], on};
+      tfs_kctx_parallel_for(c, nb, KEPT_ROWS * on / 4, rows_range, &r);
+      for (int64_t k = 0; k < nb; k++)
+        for (int64_t i = 0; i < on; i++)
+          im->combine(acc + (size_t)i * im->acc_size,
+                      parts + (size_t)(k * on + i) * im->acc_size);
+    } else if (p.split == p.n - 1 && p.split > 0) {
       int64_t units = (p.size[p.split] + KEPT_CHUNK - 1) / KEPT_CHUNK;
       /* contiguous runs add at about four elements a nanosecond */
       tfs_kctx_parallel_for(c, units, per * KEPT_CHUNK / 4, kept_chunk_range,
