@@ -108,6 +108,63 @@ static void test_gemm_matches_reference(void) {
   tfs_threadpool_free(pool);
 }
 
+/* A last panel of at most 8 columns runs the half-width tile: each
+ * column has the bits it has in a full panel (n columns against B
+ * widened by 16), B packed or not, on each vector path. */
+static void test_gemm_panel_width(void) {
+  static const char *paths[] = {"avx512", "avx2"};
+  static const int isas[] = {TFS_CPU_ISA_AVX512, TFS_CPU_ISA_AVX2};
+  static const int64_t kN[] = {3, 8, 24, 40};
+  const int64_t m = 23, k = 37;
+  for (int pi = 0; pi < 2; pi++) {
+    if (tu_isa_unavailable(isas[pi])) continue;
+    CU_ASSERT_EQUAL_FATAL(tfs_gemm__force_path(paths[pi]), 0);
+    for (size_t t = 0; t < TFS_ARRAY_LEN(kN); t++) {
+      const int64_t n = kN[t], w = n + 16;
+      unsigned seed = (unsigned)(7 + t);
+      float *a = malloc(sizeof(float) * (size_t)(m * k));
+      float *bw = malloc(sizeof(float) * (size_t)(k * w));
+      float *bn = malloc(sizeof(float) * (size_t)(k * n));
+      float *cw = malloc(sizeof(float) * (size_t)(m * w));
+      float *cn = malloc(sizeof(float) * (size_t)(m * n));
+      for (int64_t i = 0; i < m * k; i++) a[i] = frand(&seed);
+      for (int64_t i = 0; i < k * w; i++) bw[i] = frand(&seed);
+      for (int64_t p = 0; p < k; p++)
+        memcpy(bn + p * n, bw + p * w, sizeof(float) * (size_t)n);
+      for (int packed = 0; packed < 2; packed++) {
+        for (int64_t i = 0; i < m * w; i++) cw[i] = 0.5f;
+        for (int64_t i = 0; i < m * n; i++) cn[i] = 0.5f;
+        if (packed) {
+          tfs_gemm_packed *pw = tfs_gemm_pack_b_f32(0, k, w, bw, w);
+          tfs_gemm_packed *pn = tfs_gemm_pack_b_f32(0, k, n, bn, n);
+          CU_ASSERT_PTR_NOT_NULL_FATAL(pw);
+          CU_ASSERT_PTR_NOT_NULL_FATAL(pn);
+          tfs_gemm_f32_packed(0, m, 1.5f, a, k, pw, 0.25f, cw, w, NULL);
+          tfs_gemm_f32_packed(0, m, 1.5f, a, k, pn, 0.25f, cn, n, NULL);
+          tfs_gemm_packed_free(pw);
+          tfs_gemm_packed_free(pn);
+        } else {
+          tfs_gemm_f32(0, 0, m, w, k, 1.5f, a, k, bw, w, 0.25f, cw, w, NULL);
+          tfs_gemm_f32(0, 0, m, n, k, 1.5f, a, k, bn, n, 0.25f, cn, n, NULL);
+        }
+        int bad = 0;
+        for (int64_t i = 0; i < m; i++)
+          bad += memcmp(cn + i * n, cw + i * w, sizeof(float) * (size_t)n) != 0;
+        if (bad)
+          fprintf(stderr, "\n  %s n=%lld packed=%d: %d rows differ",
+                  paths[pi], (long long)n, packed, bad);
+        CU_ASSERT_EQUAL(bad, 0);
+      }
+      free(a);
+      free(bw);
+      free(bn);
+      free(cw);
+      free(cn);
+    }
+  }
+  tfs_gemm__force_path(NULL);
+}
+
 /* Thin products (a few rows: B multiplied where it lies, not packed) on
  * each vector path: every row count up to two row groups, column counts
  * around the kernels' vector and block widths, depths around the vector
@@ -419,6 +476,7 @@ static void test_fused_matmul_rows(void) {
 static const tfs_test_case gemm_cases[] = {
     {"matches_reference", test_gemm_matches_reference},
     {"thin", test_gemm_thin},
+    {"panel_width", test_gemm_panel_width},
     {"f64", test_gemm_f64},
     {"matmul_packed_and_fed", test_matmul_packed_and_fed},
     {"packed_done_any_threads", test_gemm_packed_done_any_threads},

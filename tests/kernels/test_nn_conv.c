@@ -221,6 +221,65 @@ static void test_conv2d_gemm_paths(void) {
   CU_ASSERT_TRUE(tried >= 2); /* openblas runs anywhere, both ways */
 }
 
+/* A last panel of at most 8 output channels (24, 40, 72 channels) runs
+ * the vector kernels' half-width tile: each channel must come out with
+ * the bits it has when its panel is full.  oc channels against the same
+ * filter widened to 16 more, for 3x3 and 1x1 filters, on each vector
+ * path, patches in place and packed, filter fed and constant. */
+static void panel_width_case(int kh, int64_t oc, uint32_t seed) {
+  const int64_t wide = oc + 16, c = 12;
+  int64_t xd[4] = {2, 9, 10, c}, fwd[4] = {kh, kh, c, wide},
+          fnd[4] = {kh, kh, c, oc};
+  tfs_tensor *x = nt_random(xd, 4, seed), *fw = nt_random(fwd, 4, seed + 1),
+             *fn = nt_random(fnd, 4, seed + 2);
+  const float *pw = tfs_tensor_data(fw);
+  float *pn = tfs_tensor_data(fn);
+  for (int64_t t = 0; t < (int64_t)kh * kh * c; t++)
+    memcpy(pn + t * oc, pw + t * wide, sizeof(float) * (size_t)oc);
+  conv_case k = {2, 9, 10, (int)c, kh, kh, (int)c, 0, 1, 1, 1, 1, "SAME",
+                 {0}, 0};
+  nt_attr a[6];
+  int na;
+  conv_attrs(&k, a, &na);
+  for (int consts = 0; consts < 2; consts++) {
+    tfs_tensor *yw = NULL, *yn = NULL, *iw[2] = {x, fw}, *in[2] = {x, fn};
+    char msg[512];
+    CU_ASSERT_EQUAL_FATAL(nt_run_ex("Conv2D", iw, 2, a, na, &yw, 1, msg,
+                                    sizeof msg, consts), TFS_OK);
+    CU_ASSERT_EQUAL_FATAL(nt_run_ex("Conv2D", in, 2, a, na, &yn, 1, msg,
+                                    sizeof msg, consts), TFS_OK);
+    const float *w = tfs_tensor_data(yw), *n = tfs_tensor_data(yn);
+    int64_t px = 2 * 9 * 10, bad = 0;
+    for (int64_t i = 0; i < px; i++)
+      bad += memcmp(n + i * oc, w + i * wide, sizeof(float) * (size_t)oc) != 0;
+    if (bad)
+      fprintf(stderr, "\n  %dx%d conv, %lld channels: %lld pixels differ "
+              "from the widened filter's", kh, kh, (long long)oc,
+              (long long)bad);
+    CU_ASSERT_EQUAL(bad, 0);
+    tfs_tensor_free(yw);
+    tfs_tensor_free(yn);
+  }
+  tfs_tensor_free(x);
+  tfs_tensor_free(fw);
+  tfs_tensor_free(fn);
+}
+
+static void test_conv_panel_width(void) {
+  static const int64_t kOc[] = {5, 8, 24, 40};
+  for (int pi = 0; pi < 2; pi++) { /* the vector paths */
+    if (force_conv_path(pi)) continue;
+    for (int indirect = 1; indirect >= 0; indirect--) {
+      tfs_gemm__set_indirect(indirect);
+      for (int kh = 1; kh <= 3; kh += 2)
+        for (size_t i = 0; i < sizeof kOc / sizeof *kOc; i++)
+          panel_width_case(kh, kOc[i], 500 + (uint32_t)(kh * 10 + i));
+    }
+  }
+  tfs_gemm__set_indirect(1);
+  tfs_gemm__force_path(NULL);
+}
+
 static const conv_case kDwCases[] = {
     {1, 5, 5, 3, 3, 3, 3, 1, 1, 1, 1, 1, "SAME", {0}, 0},
     {2, 6, 7, 4, 3, 3, 4, 2, 2, 2, 1, 1, "VALID", {0}, 0},
@@ -1095,6 +1154,7 @@ static void test_conv_shapes(void) {
 static const tfs_test_case kConv[] = {
     {"conv2d_reference", test_conv2d_reference},
     {"conv2d_gemm_paths", test_conv2d_gemm_paths},
+    {"conv_panel_width", test_conv_panel_width},
     {"fused_conv_tiles", test_fused_conv_tiles},
     {"fused_conv_pointwise", test_fused_conv_pointwise},
     {"fused_conv_pool", test_fused_conv_pool},
