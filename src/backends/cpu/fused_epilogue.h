@@ -152,6 +152,10 @@ static inline void tfs_fused_apply(const tfs_fused_epilogue *e, float *rows,
       if (scale || shift)
         tfs_fused_rows_f32(TFS_FA_NONE, 0, rows, nrows, ch, ld, scale, shift);
       tfs_fused_act_fn f = tfs_fused_act_array(e->act);
+      if (ld == ch) { /* one call: whole vector blocks across rows */
+        f(rows, rows, nrows * ch);
+        break;
+      }
       for (int64_t r = 0; r < nrows; r++) f(rows + r * ld, rows + r * ld, ch);
     }
   }
