@@ -249,6 +249,65 @@ static void test_depthwise_mobilenet(void) {
   tfs_cpu__set_max_isa(-1);
 }
 
+/* Rows of the MobileNet shapes whose windows reach past the left and
+ * right edges run their end pixels in the interior's pieces, skipping
+ * the columns outside the image: the same bits as the same image padded
+ * with explicit zero columns and convolved VALID (where those columns
+ * are taps of zero, which leave every sum as it was), on each vector
+ * path, for rows from 4 to 17 pixels (those under 12 run the edge
+ * pieces), every stride and filter of the pieces, channel counts with
+ * and without a partial vector. */
+static int edge_case(int kh, int s, int w, int c, uint32_t seed) {
+  dw_case k = {1, 6, w, c, 1, kh, kh, s, s, 1, 1, 'S', {0}};
+  conv_geom g, gp;
+  case_geom(&k, &g);
+  dw_case kp = {1, 6 + (int)(g.pt + g.pb), w + (int)(g.pl + g.pr), c, 1,
+                kh, kh, s, s, 1, 1, 'V', {0}};
+  case_geom(&kp, &gp);
+  int64_t nx = 6LL * w * c, nxp = (int64_t)kp.h * kp.w * c;
+  int64_t nf = (int64_t)kh * kh * c, ny = g.oh * g.ow * c;
+  float *x = malloc(sizeof(float) * (size_t)nx);
+  float *xp = calloc((size_t)nxp, sizeof(float));
+  float *f = malloc(sizeof(float) * (size_t)nf);
+  float *y = malloc(sizeof(float) * (size_t)ny);
+  float *yp = malloc(sizeof(float) * (size_t)ny);
+  for (int64_t i = 0; i < nx; i++) x[i] = nt_rand(&seed);
+  for (int64_t i = 0; i < nf; i++) f[i] = nt_rand(&seed);
+  for (int64_t r = 0; r < 6; r++)
+    memcpy(xp + ((r + g.pt) * kp.w + g.pl) * c, x + r * w * c,
+           sizeof(float) * (size_t)(w * c));
+  CU_ASSERT_EQUAL(gp.oh * gp.ow, g.oh * g.ow);
+  CU_ASSERT_EQUAL(tfs_dw_f32(&g, x, f, y, NULL, NULL, NULL, NULL), 0);
+  CU_ASSERT_EQUAL(tfs_dw_f32(&gp, xp, f, yp, NULL, NULL, NULL, NULL), 0);
+  int bad = memcmp(y, yp, sizeof(float) * (size_t)ny) != 0;
+  if (bad)
+    fprintf(stderr, "\n  %dx%d stride %d, width %d, %d channels: SAME "
+            "differs from the zero-padded image", kh, kh, s, w, c);
+  free(x);
+  free(xp);
+  free(f);
+  free(y);
+  free(yp);
+  return bad;
+}
+
+static void test_depthwise_edges(void) {
+  static const int widths[] = {4, 5, 7, 8, 9, 12, 14, 17};
+  static const int chans[] = {8, 13, 16};
+  for (size_t p = 0; p < 2; p++) { /* the vector paths */
+    if (!use_path(p)) continue;
+    int bad = 0;
+    for (int kh = 3; kh <= 5; kh += 2)
+      for (int s = 1; s <= 2; s++)
+        for (size_t wi = 0; wi < TFS_ARRAY_LEN(widths); wi++)
+          for (size_t ci = 0; ci < TFS_ARRAY_LEN(chans); ci++)
+            bad += edge_case(kh, s, widths[wi], chans[ci],
+                             (uint32_t)(kh * 1000 + s * 100 + wi * 10 + ci));
+    CU_ASSERT_EQUAL(bad, 0);
+  }
+  tfs_cpu__set_max_isa(-1);
+}
+
 /* Geometry drawn from every combination's axes: filters 1x1..5x5 and
  * non-square, strides 1-3 per axis, dilations 1-2 per axis, SAME, VALID
  * and asymmetric EXPLICIT padding (also wider than the filter), channel
@@ -417,6 +476,7 @@ static void test_depthwise_ops(void) {
 static const tfs_test_case kDepthwise[] = {
     {"channels", test_depthwise_channels},
     {"mobilenet", test_depthwise_mobilenet},
+    {"edges", test_depthwise_edges},
     {"geometry", test_depthwise_geometry},
     {"pool", test_depthwise_pool},
     {"ops", test_depthwise_ops},
