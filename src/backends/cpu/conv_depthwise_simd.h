@@ -251,18 +251,14 @@ static DW_TGT void dw_piece(const dw_row_ctx *r, int64_t ox, int nx,
   }
 }
 
+/* Pieces over an edge have 4 pixels (dw_piece_fixed sees to it). */
 #define DW_PXS_CASES(S, KW)                          \
-  if (edge) {                                        \
-    if (nx == 8) {                                   \
-      if (tail) dw_pxs(S, KW, 8, 1, 1, &a, om);      \
-      else dw_pxs(S, KW, 8, 0, 1, &a, om);           \
-    } else {                                         \
-      if (tail) dw_pxs(S, KW, 4, 1, 1, &a, om);      \
-      else dw_pxs(S, KW, 4, 0, 1, &a, om);           \
-    }                                                \
-  } else if (nx == 8) {                              \
+  if (nx == 8) {                                     \
     if (tail) dw_pxs(S, KW, 8, 1, 0, &a, om);        \
     else dw_pxs(S, KW, 8, 0, 0, &a, om);             \
+  } else if (edge) {                                 \
+    if (tail) dw_pxs(S, KW, 4, 1, 1, &a, om);        \
+    else dw_pxs(S, KW, 4, 0, 1, &a, om);             \
   } else {                                           \
     if (tail) dw_pxs(S, KW, 4, 1, 0, &a, om);        \
     else dw_pxs(S, KW, 4, 0, 0, &a, om);             \
@@ -273,6 +269,8 @@ static inline int dw_fixed_shape(const conv_geom *g) {
   return g->kn == 1 && g->dw == 1 && (g->sw == 1 || g->sw == 2) &&
          (g->kw == 3 || g->kw == 5);
 }
+
+static DW_TGT void dw_border(const dw_row_ctx *r, int64_t ox);
 
 /* Pixels [ox, ox + nx) (nx 8 or 4) of a dw_fixed_shape row, whose
  * windows may reach past the image's left or right edge (then the
@@ -291,6 +289,10 @@ static DW_TGT void dw_piece_fixed(const dw_row_ctx *r, int64_t ox, int nx) {
   const int64_t over = last - (g->w - 1);
   const int skip_hi = over > 0 ? (int)(over < 32 ? over : 32) : 0;
   const int edge = skip_lo || skip_hi;
+  if (edge && nx != 4) { /* not made by DW_ROW: one pixel at a time */
+    for (int q = 0; q < nx; q++) dw_border(r, ox + q);
+    return;
+  }
   ix += skip_lo;
   dw_px_args a;
   a.nky = r->nky;
