@@ -67,7 +67,7 @@ VM_FN vf v_scale(vf y, vf nf, vi ni) {
  * allocation (the pragma above; off by default on x86) interleaves their
  * four dependency chains: each function is one chain of 60-80 cycles, and
  * on Zen 3 a lone chain leaves the FP scheduler waiting (swish over 4096
- * floats: 0.64 ns a float one vector a step, 0.56 four).  The same
+ * floats: 0.64 ns a float two vectors a step, 0.56 four).  The same
  * operations on each element, so the same bits, but for the sign of a NaN
  * gelu_erf returns for a negative NaN (x86 propagates the first NaN
  * operand, and operand order is the compiler's).

@@ -110,9 +110,6 @@ VM_FN vf vk_expm1_poly(vf r) {
   return v_fma(v_mul(r, r), q, r);
 }
 
-/* exp(x + lo) for |lo| <= 2^-10 (the low part of an argument held as two
- * floats); x is clamped to [-104, 89], beyond which exp rounds to 0 or
- * overflows, and NaN passes through the clamp. */
 /* r = x - n ln2 for a clamped x; sets n as float and int */
 VM_FN vf vk_exp_reduce(vf x, vf *nf, vi *ni) {
   vf k = v_fma(x, v_set(VM_LOG2E), v_set(VM_SHIFT));
@@ -122,6 +119,9 @@ VM_FN vf vk_exp_reduce(vf x, vf *nf, vi *ni) {
   return v_fma(*nf, v_set(-VM_LN2_LO), r);
 }
 
+/* exp(x + lo) for |lo| <= 2^-10 (the low part of an argument held as two
+ * floats); x is clamped to [-104, 89], beyond which exp rounds to 0 or
+ * overflows, and NaN passes through the clamp. */
 VM_FN vf vk_exp2(vf x, vf lo) {
   x = v_max(v_set(-104.0f), v_min(v_set(89.0f), x));
   vf nf;
