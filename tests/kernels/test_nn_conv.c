@@ -1167,12 +1167,68 @@ static const tfs_test_case kConv[] = {
     {NULL, NULL},
 };
 
+/* _TfsFusedConv2DDepthwise built by hand with a bias or dw_bias of the
+ * wrong length (fed, so the graph cannot see it): TensorFlow's message
+ * for a fused op's bias, naming the input. */
+static void cdw_bias_case(int which, const char *needle) {
+  tfs_status *st = tfs_status_new();
+  tfs_graph *g = tfs_graph_new();
+  tfs_output x = tfs_op_placeholder(g, "x", TFS_FLOAT, NULL, -1, st);
+  tfs_output b = tfs_op_placeholder(g, "b", TFS_FLOAT, NULL, -1, st);
+  tfs_output db = tfs_op_placeholder(g, "db", TFS_FLOAT, NULL, -1, st);
+  tfs_tensor *fv = nt_random((int64_t[]){1, 1, 2, 3}, 4, 1);
+  tfs_tensor *dv = nt_random((int64_t[]){3, 3, 3, 1}, 4, 2);
+  tfs_op_desc *d = tfs_op_desc_new(g, "_TfsFusedConv2DDepthwise", "cdw");
+  tfs_op_desc_add_input(d, x);
+  tfs_op_desc_add_input(d, tfs_op_const(g, "f", fv, st));
+  tfs_op_desc_add_input(d, b);
+  tfs_op_desc_add_input(d, tfs_op_const(g, "df", dv, st));
+  tfs_op_desc_add_input(d, db);
+  const int64_t one[4] = {1, 1, 1, 1};
+  const void *ops[1] = {"BiasAdd"};
+  size_t lens[1] = {7};
+  tfs_op_desc_set_attr_int_list(d, "strides", one, 4);
+  tfs_op_desc_set_attr_string(d, "padding", "SAME", 4);
+  tfs_op_desc_set_attr_string_list(d, "fused_ops", ops, lens, 1);
+  tfs_op_desc_set_attr_int_list(d, "dw_strides", one, 4);
+  tfs_op_desc_set_attr_string(d, "dw_padding", "SAME", 4);
+  tfs_op_desc_set_attr_string_list(d, "dw_fused_ops", ops, lens, 1);
+  tfs_output y = {tfs_op_desc_finish(d, st), 0};
+  TFS_ASSERT_OK(st);
+  tfs_session *s = tfs_session_new(g, NULL, st);
+  TFS_ASSERT_OK(st);
+  tfs_tensor *in[3] = {nt_random((int64_t[]){1, 4, 4, 2}, 4, 3),
+                       nt_random((int64_t[]){which == 0 ? 2 : 3}, 1, 4),
+                       nt_random((int64_t[]){which == 1 ? 4 : 3}, 1, 5)};
+  tfs_output feeds[3] = {x, b, db};
+  tfs_tensor *out = NULL;
+  tfs_session_run(s, feeds, in, 3, &y, &out, 1, NULL, 0, st);
+  CU_ASSERT_EQUAL(tfs_status_code(st), TFS_INVALID_ARGUMENT);
+  if (!strstr(tfs_status_message(st), needle))
+    fprintf(stderr, "\n  got: %s", tfs_status_message(st));
+  CU_ASSERT_PTR_NOT_NULL(strstr(tfs_status_message(st), needle));
+  CU_ASSERT_PTR_NOT_NULL(strstr(tfs_status_message(st), "{{node cdw}}"));
+  tfs_tensor_free(out);
+  for (int i = 0; i < 3; i++) tfs_tensor_free(in[i]);
+  tfs_tensor_free(fv);
+  tfs_tensor_free(dv);
+  tfs_session_free(s);
+  tfs_graph_free(g);
+  tfs_status_free(st);
+}
+
+static void test_fused_conv_dw_bias_errors(void) {
+  cdw_bias_case(0, "bias must be a 1-D float vector of 3 values, got 2");
+  cdw_bias_case(1, "dw_bias must be a 1-D float vector of 3 values, got 4");
+}
+
 static const tfs_test_case kConvErrors[] = {
     {"conv2d", test_conv2d_errors},
     {"attrs", test_conv_attr_errors},
     {"depthwise", test_depthwise_errors},
     {"backprop", test_backprop_errors},
     {"fused", test_fused_conv_inputs},
+    {"fused_conv_dw_bias", test_fused_conv_dw_bias_errors},
     {NULL, NULL},
 };
 

@@ -165,29 +165,32 @@ static void test_optimizer_remap__conv_batch_norm_runtime_params(void) {
   ot_teardown();
 }
 
+/* A SAME convolution `type` named `name` of x by a constant filter
+ * `fname` of dims fd, strides s x s. */
+static tfs_output same_conv(const char *type, const char *name, tfs_output x,
+                            const char *fname, const int64_t *fd,
+                            int64_t s) {
+  int64_t st4[4] = {1, s, s, 1};
+  tfs_op_desc *d = tfs_op_desc_new(g, type, name);
+  tfs_op_desc_add_input(d, x);
+  tfs_op_desc_add_input(d, ot_const_shape(fname, fd, 4));
+  tfs_op_desc_set_attr_int_list(d, "strides", st4, 4);
+  tfs_op_desc_set_attr_string(d, "padding", "SAME", 4);
+  return (tfs_output){tfs_op_desc_finish(d, st), 0};
+}
+
 /* x -> Conv2D (ck x ck, stride cs, 3 -> 6 channels) + BiasAdd "cb" [+
  * Relu6 "e" when act] -> DepthwiseConv2dNative (3x3, stride ds) + BiasAdd
  * + Relu6 "y"; *mid is the convolution's last op. */
 static tfs_output conv_then_depthwise(tfs_output x, int64_t ck, int64_t cs,
                                       int act, int64_t ds, tfs_output *mid) {
-  int64_t bd[1] = {6}, cf[4] = {ck, ck, 3, 6}, cst[4] = {1, cs, cs, 1};
-  tfs_op_desc *d = tfs_op_desc_new(g, "Conv2D", "conv");
-  tfs_op_desc_add_input(d, x);
-  tfs_op_desc_add_input(d, ot_const_shape("cf", cf, 4));
-  tfs_op_desc_set_attr_int_list(d, "strides", cst, 4);
-  tfs_op_desc_set_attr_string(d, "padding", "SAME", 4);
-  tfs_output c = {tfs_op_desc_finish(d, st), 0};
+  int64_t bd[1] = {6}, cf[4] = {ck, ck, 3, 6}, fd[4] = {3, 3, 6, 1};
+  tfs_output c = same_conv("Conv2D", "conv", x, "cf", cf, cs);
   tfs_output e =
       tfs_op_bias_add(g, "cb", c, ot_const_shape("cbias", bd, 1), st);
   if (act) e = tfs_op_unary(g, "Relu6", "e", e, st);
   *mid = e;
-  int64_t fd[4] = {3, 3, 6, 1}, dst[4] = {1, ds, ds, 1};
-  d = tfs_op_desc_new(g, "DepthwiseConv2dNative", "dw");
-  tfs_op_desc_add_input(d, e);
-  tfs_op_desc_add_input(d, ot_const_shape("dwf", fd, 4));
-  tfs_op_desc_set_attr_int_list(d, "strides", dst, 4);
-  tfs_op_desc_set_attr_string(d, "padding", "SAME", 4);
-  tfs_output dw = {tfs_op_desc_finish(d, st), 0};
+  tfs_output dw = same_conv("DepthwiseConv2dNative", "dw", e, "dwf", fd, ds);
   tfs_output db =
       tfs_op_bias_add(g, "db", dw, ot_const_shape("dbias", bd, 1), st);
   return tfs_op_unary(g, "Relu6", "y", db, st);

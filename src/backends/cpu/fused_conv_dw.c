@@ -266,14 +266,7 @@ static int cdw_begin(tfs_kernel_ctx *c, const cdw_state *s, conv_geom *g1,
   }
   if (tfs_fused_channel_params(c, &s->e1, g1->oc, params, scale1, shift1))
     return -1;
-  if (dwb->dtype != TFS_FLOAT || dwb->nelems != g2->oc) {
-    tfs_kctx_fail(c, TFS_INVALID_ARGUMENT,
-                  "dw_bias must be a 1-D float vector of %lld values, got "
-                  "%lld",
-                  (long long)g2->oc, (long long)dwb->nelems);
-    return -1;
-  }
-  return 0;
+  return tfs_fused_check_channels(c, dwb, "dw_bias", g2->oc);
 }
 
 /* An input without elements: every sum of the convolution is 0, so its

@@ -161,6 +161,18 @@ static inline void tfs_fused_apply(const tfs_fused_epilogue *e, float *rows,
   }
 }
 
+/* 0 when t is a float vector of ch values; else fails c with
+ * TensorFlow's message naming it `what` and returns -1. */
+static inline int tfs_fused_check_channels(tfs_kernel_ctx *c,
+                                           const tfs_tensor *t,
+                                           const char *what, int64_t ch) {
+  if (t->dtype == TFS_FLOAT && t->nelems == ch) return 0;
+  tfs_kctx_fail(c, TFS_INVALID_ARGUMENT,
+                "%s must be a 1-D float vector of %lld values, got %lld", what,
+                (long long)ch, (long long)t->nelems);
+  return -1;
+}
+
 /* Per-channel scale and shift of the epilogue from the kernel's args
  * (inputs 2..): bias -> (NULL, bias); batch norm -> scale/sqrt(var+eps),
  * offset - mean * that.  `buf` has room for 2 * ch floats.  Fails c with
@@ -173,16 +185,11 @@ static inline int tfs_fused_channel_params(tfs_kernel_ctx *c,
   *scale = NULL;
   *shift = NULL;
   if (e->kind == TFS_FE_NONE || e->kind == TFS_FE_MUL) return 0;
-  for (int k = 0; k < e->nargs; k++) {
-    const tfs_tensor *a = c->inputs[2 + k];
-    if (a->dtype != TFS_FLOAT || a->nelems != ch) {
-      tfs_kctx_fail(c, TFS_INVALID_ARGUMENT,
-                    "%s must be a 1-D float vector of %lld values, got %lld",
-                    e->kind == TFS_FE_BIAS ? "bias" : "batch norm argument",
-                    (long long)ch, (long long)a->nelems);
+  for (int k = 0; k < e->nargs; k++)
+    if (tfs_fused_check_channels(
+            c, c->inputs[2 + k],
+            e->kind == TFS_FE_BIAS ? "bias" : "batch norm argument", ch))
       return -1;
-    }
-  }
   if (e->kind == TFS_FE_BIAS) {
     *shift = (const float *)c->inputs[2]->data;
     return 0;
