@@ -473,10 +473,53 @@ static void test_fused_matmul_rows(void) {
   tfs_status_free(st);
 }
 
+/* B read transposed (packed four columns by four depths at a time) gives
+ * the bits of B transposed by hand and read plainly, on each vector path:
+ * column counts and depths around the groups of four, B packed per call
+ * and packed once. */
+static void test_gemm_trans_b_pack(void) {
+  static const char *paths[] = {"avx512", "avx2"};
+  static const int isas[] = {TFS_CPU_ISA_AVX512, TFS_CPU_ISA_AVX2};
+  static const int64_t kNK[][2] = {{16, 64}, {13, 9}, {35, 130}, {3, 3}};
+  const int64_t m = 14;
+  for (int pi = 0; pi < 2; pi++) {
+    if (tu_isa_unavailable(isas[pi])) continue;
+    CU_ASSERT_EQUAL_FATAL(tfs_gemm__force_path(paths[pi]), 0);
+    for (size_t t = 0; t < TFS_ARRAY_LEN(kNK); t++) {
+      const int64_t n = kNK[t][0], k = kNK[t][1], ldb = k + 5;
+      unsigned seed = (unsigned)(31 + t);
+      float *a = malloc(sizeof(float) * (size_t)(m * k));
+      float *bt = malloc(sizeof(float) * (size_t)(n * ldb));
+      float *b = malloc(sizeof(float) * (size_t)(k * n));
+      float *c1 = malloc(sizeof(float) * (size_t)(m * n));
+      float *c2 = malloc(sizeof(float) * (size_t)(m * n));
+      for (int64_t i = 0; i < m * k; i++) a[i] = frand(&seed);
+      for (int64_t i = 0; i < n * ldb; i++) bt[i] = frand(&seed);
+      for (int64_t p = 0; p < k; p++)
+        for (int64_t j = 0; j < n; j++) b[p * n + j] = bt[j * ldb + p];
+      tfs_gemm_f32(0, 1, m, n, k, 1.0f, a, k, bt, ldb, 0.0f, c1, n, NULL);
+      tfs_gemm_f32(0, 0, m, n, k, 1.0f, a, k, b, n, 0.0f, c2, n, NULL);
+      CU_ASSERT_EQUAL(memcmp(c1, c2, sizeof(float) * (size_t)(m * n)), 0);
+      tfs_gemm_packed *pt = tfs_gemm_pack_b_f32(1, k, n, bt, ldb);
+      CU_ASSERT_PTR_NOT_NULL_FATAL(pt);
+      tfs_gemm_f32_packed(0, m, 1.0f, a, k, pt, 0.0f, c1, n, NULL);
+      CU_ASSERT_EQUAL(memcmp(c1, c2, sizeof(float) * (size_t)(m * n)), 0);
+      tfs_gemm_packed_free(pt);
+      free(a);
+      free(bt);
+      free(b);
+      free(c1);
+      free(c2);
+    }
+  }
+  CU_ASSERT_EQUAL(tfs_gemm__force_path(NULL), 0);
+}
+
 static const tfs_test_case gemm_cases[] = {
     {"matches_reference", test_gemm_matches_reference},
     {"thin", test_gemm_thin},
     {"panel_width", test_gemm_panel_width},
+    {"trans_b_pack", test_gemm_trans_b_pack},
     {"f64", test_gemm_f64},
     {"matmul_packed_and_fed", test_matmul_packed_and_fed},
     {"packed_done_any_threads", test_gemm_packed_done_any_threads},
