@@ -16,7 +16,10 @@
  * the last dimension, activation Identity, Relu or Relu6), _TfsMatMulSum
  * (MatMul(a, wa) + MatMul(b, wb), plus a bias along the last dimension
  * with num_args 1; node_names names the two MatMuls and the Add for its
- * shape errors) and _TfsLstmGates are tfsess's own.  Shapes are those of
+ * shape errors), _TfsLstmGates and _TfsPermutedBatchMatMul
+ * (transpose(BatchMatMulV2(transpose(x, perm_x), transpose(y, perm_y))
+ * [* scale], perm_out), an empty permutation leaving its tensor as it
+ * is; optimizer/remap_bmm_perm.c) are tfsess's own.  Shapes are those of
  * the unfused ops.  tfsess's _FusedDepthwiseConv2dNative also takes
  * padding EXPLICIT with explicit_paddings (TensorFlow's has SAME and
  * VALID only), which the optimizer uses where it folds a zero Pad into
@@ -135,6 +138,46 @@ int tfs_fused_conv_dw_attrs(const tfs_attrs *a, tfs_attrs *out) {
   return 0;
 }
 
+/* transpose(s, the int list attribute `name`) into out; s itself when
+ * the list is empty or s's rank is unknown. */
+static int permuted(tfs_shape_ctx *c, const char *name, const tfs_shape *s,
+                    tfs_shape *out) {
+  int n = 0;
+  const int64_t *p = tfs_attrs_get_int_list(c->attrs, name, &n);
+  *out = *s;
+  if (!p || n == 0 || s->rank < 0) return 0;
+  if (n != s->rank)
+    return tfs_sc_error(c, "%s has %d elements but its tensor has rank %d",
+                        name, n, s->rank);
+  for (int i = 0; i < n; i++) {
+    if (p[i] < 0 || p[i] >= n)
+      return tfs_sc_error(c, "%s is not a permutation of 0..%d", name,
+                          n - 1);
+    out->dims[i] = s->dims[p[i]];
+  }
+  return 0;
+}
+
+/* _TfsPermutedBatchMatMul: BatchMatMulV2's shape from the permuted
+ * operands, permuted by perm_out. */
+static int permuted_bmm_shape(tfs_shape_ctx *c) {
+  const tfs_op_def *def = tfs_op_lookup("BatchMatMulV2");
+  if (!def || !def->shape_fn || c->ninputs < 2) return tfs_shape_fn_unknown(c);
+  tfs_shape in[2], prod = {.rank = -1};
+  if (permuted(c, "perm_x", &c->in_shapes[0], &in[0]) ||
+      permuted(c, "perm_y", &c->in_shapes[1], &in[1]))
+    return -1;
+  tfs_shape_ctx c2 = *c;
+  c2.op = def;
+  c2.ninputs = 2;
+  c2.in_shapes = in;
+  c2.in_consts = NULL;
+  c2.noutputs = 1;
+  c2.out_shapes = &prod;
+  if (def->shape_fn(&c2)) return -1;
+  return permuted(c, "perm_out", &prod, &c->out_shapes[0]);
+}
+
 /* _TfsFusedConv2DDepthwise: Conv2D's shape from input and filter, then
  * DepthwiseConv2dNative's from that and dw_filter under the dw_
  * attributes. */
@@ -192,6 +235,12 @@ const tfs_op_spec tfs_ops_fused[] = {
      "T: {bfloat16, float, half}; adj_x: bool = false; adj_y: bool = false; "
      "num_args: int >= 0; " FUSED_ATTRS,
      fused_batch_matmul_shape, 0},
+    {"_TfsPermutedBatchMatMul", "x: T; y: T; args: num_args * T",
+     "output: T",
+     "T: {float} = float; adj_x: bool = false; adj_y: bool = false; "
+     "perm_x: list(int) = []; perm_y: list(int) = []; perm_out: list(int) = "
+     "[]; num_args: int >= 0 = 0; " FUSED_ATTRS,
+     permuted_bmm_shape, 0},
     {"_TfsSwish", "features: T", "activations: T", "T: {float, double} = float",
      tfs_shape_fn_unchanged, TFS_OP_ELEMENTWISE},
     {"_TfsHardSwish", "features: T", "activations: T",

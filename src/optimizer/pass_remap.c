@@ -12,6 +12,8 @@
  *   inference FusedBatchNorm with constant statistics, not after a
  *   convolution                             -> Mul + Add
  *   BatchMatMulV2 * scalar                  -> _FusedBatchMatMulV2
+ *   Transposes (constant perms) around BatchMatMulV2 / BatchMatMul /
+ *   _FusedBatchMatMulV2                     -> _TfsPermutedBatchMatMul
  *   x * Sigmoid(x) (Keras: and its IdentityN)
  *       -> _TfsSwish, or after a contraction + BiasAdd fused_ops
  *          ["BiasAdd", "_MklSwish"]
@@ -565,6 +567,13 @@ int tfs_pass__remap(tfs_opt_ctx *c) {
     int r = extend_fused(c, v, &stats);
     if (!r) r = conv_pool(c, v, &stats);
     if (!r) r = tfs_remap__scale_shift(c, v, &stats);
+    if (r < 0) return -1;
+    total += r;
+  }
+  /* attention's head transposes, once the scales joined the products */
+  for (int v = 0; v < g->nn; v++) {
+    if (!tfs_og__live(g, v) || !on_cpu(g->n[v].device)) continue;
+    int r = tfs_remap__bmm_perm(c, v, &stats);
     if (r < 0) return -1;
     total += r;
   }

@@ -100,6 +100,13 @@ int tfs_remap__lstm_gates(tfs_opt_ctx *c, int v, tfs_remap_stats *stats);
  * device, or the output must load in TensorFlow), -1 on an error. */
 int tfs_remap__matmul_sum(tfs_opt_ctx *c, int v, tfs_remap_stats *stats);
 
+/* A float BatchMatMulV2 / BatchMatMul / _FusedBatchMatMulV2 ["Mul"] at
+ * v with constant-permutation Transposes on its inputs or its output ->
+ * _TfsPermutedBatchMatMul (remap_bmm_perm.c); 1 when rewritten, 0 when
+ * not applicable (or the output must load in TensorFlow), -1 on an
+ * error. */
+int tfs_remap__bmm_perm(tfs_opt_ctx *c, int v, tfs_remap_stats *stats);
+
 /* Node p is a two-input float op on `device`, read once (one data
  * edge), removable, without control edges: an inner node of a match. */
 int tfs_remap__inner_binary(const tfs_ograph *g, int p, const char *device);

@@ -15,7 +15,8 @@
 #include "testutil.h"
 
 /* An attr: kind 'l' int list (n values in iv), 'i' int, 's' string,
- * 'f' float, 'b' bool, 't' type. */
+ * 'S' string list (n = 0 or 1: empty, or the one string s), 'f' float,
+ * 'b' bool, 't' type. */
 typedef struct nt_attr {
   const char *name;
   char kind;
@@ -48,6 +49,12 @@ static void nt_set_attrs(tfs_op_desc *d, const nt_attr *a, int n) {
       case 's':
         tfs_op_desc_set_attr_string(d, a[i].name, a[i].s, strlen(a[i].s));
         break;
+      case 'S': {
+        const void *v[1] = {a[i].s};
+        size_t len[1] = {a[i].s ? strlen(a[i].s) : 0};
+        tfs_op_desc_set_attr_string_list(d, a[i].name, v, len, a[i].n);
+        break;
+      }
       case 'f':
         tfs_op_desc_set_attr_float(d, a[i].name, (float)a[i].f);
         break;

@@ -537,10 +537,12 @@ static const tfs_test_case kPasses[] = {
 
 extern const tfs_test_case tfs_optimizer_nn_cases[];
 extern const tfs_test_case tfs_optimizer_meta_cases[];
+extern const tfs_test_case tfs_optimizer_attention_cases[];
 
 const tfs_test_suite tfs_test_suites[] = {
     {"optimizer_passes", kPasses},
     {"optimizer_nn", tfs_optimizer_nn_cases},
     {"optimizer_meta", tfs_optimizer_meta_cases},
+    {"optimizer_attention", tfs_optimizer_attention_cases},
     {NULL, NULL},
 };

@@ -27,6 +27,7 @@ const tfs_kernel_def *const tfs_cpu_kernel_tables[] = {
     tfs_cpu_kernels_argminmax, tfs_cpu_kernels_batch_matmul,
     tfs_cpu_kernels_fused_matmul, tfs_cpu_kernels_layer_norm,
     tfs_cpu_kernels_lstm_gates, tfs_cpu_kernels_matmul_sum,
+    tfs_cpu_kernels_batch_matmul_perm,
     tfs_cpu_kernels_scale_shift,
     tfs_cpu_kernels_fused_conv,
     tfs_cpu_kernels_fused_conv_dw,
