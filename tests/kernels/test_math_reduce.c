@@ -8,6 +8,7 @@
 #include <stdlib.h>
 
 #include "core/cpu.h"
+#include "core/util.h"
 #include "mathtest.h"
 
 #define NODE "\n\t [[{{node op}}]]"
@@ -232,6 +233,70 @@ static void test_float_sum_paths(void) {
     tfs_cpu__set_max_isa(-1);
   }
   mt_free_all((tfs_tensor *[]){first, last}, 2);
+}
+
+/* Each output's float sum, in double, in the kernel's order: the rows in
+ * order, or (at least 512 rows of at most 192 outputs) blocks of 256
+ * rows each summed in order, then the blocks in order. */
+static float sum_in_order(const float *x, int64_t rows, int64_t cols,
+                          int64_t k) {
+  int blocks = cols <= 192 && rows >= 512;
+  double acc = 0, part = 0;
+  for (int64_t r = 0; r < rows; r++) {
+    part += (double)x[r * cols + k];
+    if (blocks && ((r + 1) % 256 == 0 || r == rows - 1)) {
+      acc += part;
+      part = 0;
+    }
+  }
+  return (float)(blocks ? acc : part);
+}
+
+/* Float Sum over leading axes, kept last axis of every width around the
+ * vector steps (the column sums held in registers across the rows), on
+ * each path: +-2^40 on alternate even rows cancel, so the double partial
+ * sums round the small odd rows away in an order-dependent way, and only
+ * the documented order of additions gives these bits. */
+static void test_float_sum_order(void) {
+  static const int isas[] = {TFS_CPU_ISA_AVX512, TFS_CPU_ISA_AVX2,
+                             TFS_CPU_ISA_BASELINE};
+  static const char *const names[] = {"avx512", "avx2", "portable"};
+  static const int64_t kW[] = {2, 3, 4, 5, 8, 15, 16, 17, 31, 32, 33, 144,
+                               192, 200};
+  static const int64_t kRows[][2] = {{1, 7}, {1, 600}, {2, 301}};
+  tfs_tensor *axes = mt_t(TFS_INT32, 1, D(2), V(0, 1));
+  for (int p = 0; p < 3; p++) {
+    const char *why = tu_isa_unavailable(isas[p]);
+    tu_cpu_path("reduce-f32-rows", names[p], why);
+    if (why) continue;
+    tfs_cpu__set_max_isa(isas[p]);
+    for (size_t w = 0; w < TFS_ARRAY_LEN(kW); w++)
+      for (size_t h = 0; h < TFS_ARRAY_LEN(kRows); h++) {
+        int64_t cols = kW[w], rows = kRows[h][0] * kRows[h][1];
+        int64_t dims[3] = {kRows[h][0], kRows[h][1], cols};
+        tfs_tensor *x = mt_t(TFS_FLOAT, 3, dims, NULL);
+        float *v = tfs_tensor_data(x);
+        for (int64_t r = 0; r < rows; r++)
+          for (int64_t k = 0; k < cols; k++)
+            v[r * cols + k] =
+                r % 2 ? (float)((r * 7919 + k * 31) % 1000) / 997.0f
+                      : (r % 4 ? -1.0f : 1.0f) * 0x1p40f * (float)(1 + k % 3);
+        tfs_tensor *r = reduce("Sum", x, axes, 0);
+        const float *got = tfs_tensor_data(r);
+        int bad = 0;
+        for (int64_t k = 0; k < cols; k++) {
+          float want = sum_in_order(v, rows, cols, k);
+          if (memcmp(&want, got + k, sizeof want) != 0 && bad++ < 2)
+            fprintf(stderr, "\n  %s %lldx%lld [%lld]: %.9g, want %.9g",
+                    names[p], (long long)rows, (long long)cols,
+                    (long long)k, got[k], want);
+        }
+        CU_ASSERT_EQUAL(bad, 0);
+        mt_free_all((tfs_tensor *[]){x, r}, 2);
+      }
+    tfs_cpu__set_max_isa(-1);
+  }
+  mt_free_all((tfs_tensor *[]){axes}, 1);
 }
 
 static void test_reduce_errors(void) {
@@ -623,6 +688,7 @@ static const tfs_test_case reduce_cases[] = {
     {"special_values", test_reduce_special_values},
     {"large_reductions", test_large_reductions},
     {"float_sum_paths", test_float_sum_paths},
+    {"float_sum_order", test_float_sum_order},
     {"errors", test_reduce_errors},
     {"argmax_argmin", test_argmax_argmin},
     {"argmax_errors", test_argmax_errors},

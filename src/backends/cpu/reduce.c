@@ -81,6 +81,88 @@ static void acc_f32(double *acc, const float *x, int64_t n) {
   }
 }
 
+/* acc[i] += x[r * ld + i] for the rows r in [0, rows) in order, i in [0,
+ * n): the additions of `rows` calls of acc_f32, each column's sum held in
+ * a register across the rows instead of loaded and stored at every row
+ * (a Mean over 112 x 112 of 32 channels ran a call of eight vector steps
+ * per row). */
+__attribute__((target("avx512f"))) static void acc_rows_f32_avx512(
+    double *acc, const float *x, int64_t rows, int64_t ld, int64_t n) {
+  int64_t i = 0;
+  for (; i + 32 <= n; i += 32) {
+    __m512d a0 = _mm512_loadu_pd(acc + i), a1 = _mm512_loadu_pd(acc + i + 8);
+    __m512d a2 = _mm512_loadu_pd(acc + i + 16);
+    __m512d a3 = _mm512_loadu_pd(acc + i + 24);
+    const float *p = x + i;
+    for (int64_t r = 0; r < rows; r++, p += ld) {
+      a0 = _mm512_add_pd(a0, _mm512_cvtps_pd(_mm256_loadu_ps(p)));
+      a1 = _mm512_add_pd(a1, _mm512_cvtps_pd(_mm256_loadu_ps(p + 8)));
+      a2 = _mm512_add_pd(a2, _mm512_cvtps_pd(_mm256_loadu_ps(p + 16)));
+      a3 = _mm512_add_pd(a3, _mm512_cvtps_pd(_mm256_loadu_ps(p + 24)));
+    }
+    _mm512_storeu_pd(acc + i, a0);
+    _mm512_storeu_pd(acc + i + 8, a1);
+    _mm512_storeu_pd(acc + i + 16, a2);
+    _mm512_storeu_pd(acc + i + 24, a3);
+  }
+  for (; i + 8 <= n; i += 8) {
+    __m512d a = _mm512_loadu_pd(acc + i);
+    const float *p = x + i;
+    for (int64_t r = 0; r < rows; r++, p += ld)
+      a = _mm512_add_pd(a, _mm512_cvtps_pd(_mm256_loadu_ps(p)));
+    _mm512_storeu_pd(acc + i, a);
+  }
+  for (; i < n; i++) {
+    double a = acc[i];
+    for (int64_t r = 0; r < rows; r++) a += (double)x[r * ld + i];
+    acc[i] = a;
+  }
+}
+
+__attribute__((target("avx2"))) static void acc_rows_f32_avx2(
+    double *acc, const float *x, int64_t rows, int64_t ld, int64_t n) {
+  int64_t i = 0;
+  for (; i + 16 <= n; i += 16) {
+    __m256d a0 = _mm256_loadu_pd(acc + i), a1 = _mm256_loadu_pd(acc + i + 4);
+    __m256d a2 = _mm256_loadu_pd(acc + i + 8);
+    __m256d a3 = _mm256_loadu_pd(acc + i + 12);
+    const float *p = x + i;
+    for (int64_t r = 0; r < rows; r++, p += ld) {
+      a0 = _mm256_add_pd(a0, _mm256_cvtps_pd(_mm_loadu_ps(p)));
+      a1 = _mm256_add_pd(a1, _mm256_cvtps_pd(_mm_loadu_ps(p + 4)));
+      a2 = _mm256_add_pd(a2, _mm256_cvtps_pd(_mm_loadu_ps(p + 8)));
+      a3 = _mm256_add_pd(a3, _mm256_cvtps_pd(_mm_loadu_ps(p + 12)));
+    }
+    _mm256_storeu_pd(acc + i, a0);
+    _mm256_storeu_pd(acc + i + 4, a1);
+    _mm256_storeu_pd(acc + i + 8, a2);
+    _mm256_storeu_pd(acc + i + 12, a3);
+  }
+  for (; i + 4 <= n; i += 4) {
+    __m256d a = _mm256_loadu_pd(acc + i);
+    const float *p = x + i;
+    for (int64_t r = 0; r < rows; r++, p += ld)
+      a = _mm256_add_pd(a, _mm256_cvtps_pd(_mm_loadu_ps(p)));
+    _mm256_storeu_pd(acc + i, a);
+  }
+  for (; i < n; i++) {
+    double a = acc[i];
+    for (int64_t r = 0; r < rows; r++) a += (double)x[r * ld + i];
+    acc[i] = a;
+  }
+}
+
+static void acc_rows_f32(double *acc, const float *x, int64_t rows,
+                         int64_t ld, int64_t n) {
+  if (n >= 8 && tfs_cpu_has(TFS_CPU_ISA_AVX512)) {
+    acc_rows_f32_avx512(acc, x, rows, ld, n);
+  } else if (n >= 4 && tfs_cpu_has(TFS_CPU_ISA_AVX2)) {
+    acc_rows_f32_avx2(acc, x, rows, ld, n);
+  } else {
+    for (int64_t r = 0; r < rows; r++) acc_f32(acc, x + r * ld, n);
+  }
+}
+
 /* lanes s[k] += x[i + k] for whole groups of eight, then the lanes in
  * order, then the tail: the portable loop's order */
 __attribute__((target("avx512f"))) static double row_f32_avx512(
@@ -130,10 +212,10 @@ static double row_f32(const float *x, int64_t n) {
 /* NAME: an implementation reducing T with op VOP(acc, value) in ACC,
  * whose identity is INIT. */
 #define RED_IMPL(NAME, T, ACC, LOAD, VOP, INIT)                             \
-  RED_IMPL_X(NAME, T, ACC, LOAD, VOP, INIT, 0, acc_f32, row_f32)
-/* FAST: 1 when T is float and the op a sum (acc_f32, row_f32 do the
- * loops) */
-#define RED_IMPL_X(NAME, T, ACC, LOAD, VOP, INIT, FAST, FACC, FROW)        \
+  RED_IMPL_X(NAME, T, ACC, LOAD, VOP, INIT, 0, acc_f32, row_f32, acc_rows_f32)
+/* FAST: 1 when T is float and the op a sum (acc_f32, row_f32 and, for
+ * rows reduced over a kept last dimension, acc_rows_f32 do the loops) */
+#define RED_IMPL_X(NAME, T, ACC, LOAD, VOP, INIT, FAST, FACC, FROW, FROWS) \
   static ACC NAME##_row(const T *x, int64_t n) {                            \
     if (FAST) return (ACC)FROW((const float *)(const void *)x, n);          \
     ACC s[8] = {INIT, INIT, INIT, INIT, INIT, INIT, INIT, INIT};            \
@@ -149,6 +231,14 @@ static double row_f32(const float *x, int64_t n) {
                           const T *in, ACC *acc) {                          \
     int64_t lo = d == p->split ? b : 0;                                     \
     int64_t hi = d == p->split ? e : p->size[d];                            \
+    if (FAST && d == p->n - 2 && p->red[d] && !p->red[d + 1]) {             \
+      int64_t l1 = d + 1 == p->split ? b : 0;                               \
+      int64_t h1 = d + 1 == p->split ? e : p->size[d + 1];                  \
+      FROWS((double *)(void *)(acc + l1),                                   \
+            (const float *)(const void *)(in + l1), p->size[d],             \
+            p->istride[d], h1 - l1);                                        \
+      return;                                                               \
+    }                                                                       \
     if (d == p->n - 1) {                                                    \
       if (p->red[d]) {                                                      \
         acc[0] = VOP(acc[0], NAME##_row(in, hi));                           \
@@ -198,7 +288,7 @@ typedef double _Complex c128acc;
 /* float types: double accumulators */
 #define FLOAT_IMPLS(SUF, T, LOAD)                                         \
   RED_IMPL_X(sum_##SUF, T, double, LOAD, V_ADD, 0.0, SUM_FAST_##SUF,      \
-             acc_f32, row_f32)                                            \
+             acc_f32, row_f32, acc_rows_f32)                              \
   RED_IMPL(prod_##SUF, T, double, LOAD, V_MUL, 1.0)                       \
   RED_IMPL(max_##SUF, T, double, LOAD, V_FMAX, -INFINITY)                 \
   RED_IMPL(min_##SUF, T, double, LOAD, V_FMIN, INFINITY)
