@@ -3,7 +3,8 @@
  * network layers and for the patterns the optimizer rewrites: MatMul /
  * Conv2D / DepthwiseConv2dNative with BiasAdd or inference batch norm and
  * activations, scales next to contractions, pooling, x*Sigmoid(x),
- * BatchMatMulV2 * scalar, sums of identical inputs, common factors,
+ * BatchMatMulV2 * scalar, attention's head Transposes around
+ * BatchMatMulV2, sums of identical inputs, common factors,
  * neutral elements, and what Keras 3 writes: batch norms as a constant
  * scale and shift after a contraction, Pow, swish and GELU subgraphs.
  */
@@ -144,6 +145,52 @@ static int t_bmm_scale(rg_graph *r, tfs_status *st) {
   }
   tfs_output s = rg_const(r, TFS_FLOAT, NULL, 0, 0.1, 0.5, st);
   return keep(r, tfs_op_mul(r->g, NULL, (tfs_output){op, 0}, s, st), st);
+}
+
+static tfs_output transpose4(rg_graph *r, tfs_output x, const int32_t *perm,
+                             tfs_status *st) {
+  int64_t d[1] = {4};
+  tfs_tensor *t = tfs_tensor_new(TFS_INT32, d, 1, st);
+  if (!t) return (tfs_output){NULL, -1};
+  memcpy(tfs_tensor_data(t), perm, sizeof(int32_t) * 4);
+  tfs_output p = tfs_op_const(r->g, NULL, t, st);
+  tfs_tensor_free(t);
+  tfs_op_desc *o = tfs_op_desc_new(r->g, "Transpose", NULL);
+  tfs_op_desc_add_input(o, x);
+  tfs_op_desc_add_input(o, p);
+  tfs_operation *op = tfs_op_desc_finish(o, st);
+  return (tfs_output){op, op ? 0 : -1};
+}
+
+/* Attention's head transposes around BatchMatMulV2 (the remapper's
+ * _TfsPermutedBatchMatMul): x [a, b, c, d] as [a, c, b, d] by a second
+ * tensor of its shape as [a, c, d, b] (or [a, c, b, d] with adj_y), an
+ * optional scale, the result joined back with [0, 2, 1, 3]. */
+static int t_heads(rg_graph *r, tfs_status *st) {
+  static const int32_t kHeads[4] = {0, 2, 1, 3}, kKeys[4] = {0, 2, 3, 1};
+  int i = rg_pick(r, TFS_FLOAT, 4, 4);
+  if (i < 0) return 0;
+  rg_value x = r->values[i];
+  tfs_output k = tfs_op_mul(
+      r->g, NULL, x.o, rg_const(r, TFS_FLOAT, x.dims, 4, -1, 1, st), st);
+  int adj = rg_unit(r) < 0.5;
+  tfs_output xt = transpose4(r, x.o, kHeads, st);
+  tfs_output kt = transpose4(r, k, adj ? kHeads : kKeys, st);
+  tfs_op_desc *d = tfs_op_desc_new(r->g, "BatchMatMulV2", NULL);
+  tfs_op_desc_add_input(d, xt);
+  tfs_op_desc_add_input(d, kt);
+  tfs_op_desc_set_attr_bool(d, "adj_y", adj);
+  tfs_operation *op = tfs_op_desc_finish(d, st);
+  if (!op) {
+    tfs_status_clear(st);
+    return 0;
+  }
+  tfs_output y = {op, 0};
+  if (rg_unit(r) < 0.5)
+    y = tfs_op_mul(r->g, NULL, y, rg_const(r, TFS_FLOAT, NULL, 0, 0.1, 0.5, st),
+                   st);
+  if (rg_unit(r) < 0.7) y = transpose4(r, y, kHeads, st);
+  return keep(r, y, st);
 }
 
 /* Add(x, x), AddN(x, x, x). */
@@ -355,7 +402,7 @@ static int t_keras_activation(rg_graph *r, tfs_status *st) {
 }
 
 int rg_nn_num_templates(void) {
-  return 15;
+  return 16;
 }
 
 int rg_nn_template(rg_graph *r, int which, tfs_status *st) {
@@ -388,6 +435,8 @@ int rg_nn_template(rg_graph *r, int which, tfs_status *st) {
       return t_pow(r, st);
     case 14:
       return t_keras_activation(r, st);
+    case 15:
+      return t_heads(r, st);
     default:
       return t_matmul(r, st);
   }
