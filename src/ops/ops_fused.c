@@ -149,10 +149,12 @@ static int permuted(tfs_shape_ctx *c, const char *name, const tfs_shape *s,
   if (n != s->rank)
     return tfs_sc_error(c, "%s has %d elements but its tensor has rank %d",
                         name, n, s->rank);
+  int seen[TFS_MAX_RANK] = {0};
   for (int i = 0; i < n; i++) {
-    if (p[i] < 0 || p[i] >= n)
+    if (p[i] < 0 || p[i] >= n || seen[p[i]])
       return tfs_sc_error(c, "%s is not a permutation of 0..%d", name,
                           n - 1);
+    seen[p[i]] = 1;
     out->dims[i] = s->dims[p[i]];
   }
   return 0;

@@ -90,18 +90,21 @@ static nt_attr perm_attr(const char *name, const int *p, int r) {
   return a;
 }
 
-/* Runs _TfsPermutedBatchMatMul on fed x, y and the scale (nin 3: args
- * holds it, else args is empty).  Returns the code; *out the output (or
- * NULL), msg the message. */
-static tfs_code run_op(tfs_tensor *const *in, int nin, const nt_attr *a,
-                       int na, tfs_tensor **out, char *msg, size_t cap) {
+/* Runs _TfsPermutedBatchMatMul on x, y and the scale (nin 3: args holds
+ * it, else args is empty), fed, or held in Const nodes with `consts` (so
+ * that shape inference sees them).  Returns the code; *out the output
+ * (or NULL), msg the message. */
+static tfs_code run_op_ex(tfs_tensor *const *in, int nin, const nt_attr *a,
+                          int na, tfs_tensor **out, char *msg, size_t cap,
+                          int consts) {
   tfs_status *st = tfs_status_new();
   tfs_graph *g = tfs_graph_new();
   tfs_output feeds[3];
   for (int i = 0; i < nin; i++) {
     char name[8];
     snprintf(name, sizeof name, "in%d", i);
-    feeds[i] = tfs_op_placeholder(g, name, TFS_FLOAT, NULL, -1, st);
+    feeds[i] = consts ? tfs_op_const(g, name, in[i], st)
+                      : tfs_op_placeholder(g, name, TFS_FLOAT, NULL, -1, st);
   }
   tfs_op_desc *d = tfs_op_desc_new(g, "_TfsPermutedBatchMatMul", "node");
   tfs_op_desc_add_input(d, feeds[0]);
@@ -114,7 +117,8 @@ static tfs_code run_op(tfs_tensor *const *in, int nin, const nt_attr *a,
     tfs_session *s = tfs_session_new(g, NULL, st);
     TFS_ASSERT_OK(st);
     tfs_output f = {o, 0};
-    tfs_session_run(s, feeds, in, nin, &f, out, 1, NULL, 0, st);
+    tfs_session_run(s, consts ? NULL : feeds, consts ? NULL : in,
+                    consts ? 0 : nin, &f, out, 1, NULL, 0, st);
     tfs_session_free(s);
   }
   tfs_code code = tfs_status_code(st);
@@ -122,6 +126,11 @@ static tfs_code run_op(tfs_tensor *const *in, int nin, const nt_attr *a,
   tfs_graph_free(g);
   tfs_status_free(st);
   return code;
+}
+
+static tfs_code run_op(tfs_tensor *const *in, int nin, const nt_attr *a,
+                       int na, tfs_tensor **out, char *msg, size_t cap) {
+  return run_op_ex(in, nin, a, na, out, msg, cap, 0);
 }
 
 /* Asserts that the op fails with code and a message holding needle and
@@ -265,6 +274,19 @@ static void test_pbmm_errors(void) {
                      {"fused_ops", 'S', 1, {0}, "Relu", 0}};
   expect_error(in, 3, relu, 3, TFS_UNIMPLEMENTED,
                "Fusion is not implemented: [Relu]");
+  /* shape inference, with the inputs constants: the same checks */
+  char m[4096];
+  tfs_tensor *o = NULL;
+  nt_attr dup[1] = {NT_LIST4("perm_x", 0, 2, 2, 3)};
+  CU_ASSERT_EQUAL(run_op_ex(in, 2, dup, 1, &o, m, sizeof m, 1),
+                  TFS_INVALID_ARGUMENT);
+  CU_ASSERT_PTR_NOT_NULL(strstr(m, "perm_x is not a permutation of 0..3"));
+  nt_attr three[1] = {{"perm_y", 'l', 3, {0, 2, 1}, NULL, 0}};
+  CU_ASSERT_EQUAL(run_op_ex(in, 2, three, 1, &o, m, sizeof m, 1),
+                  TFS_INVALID_ARGUMENT);
+  CU_ASSERT_PTR_NOT_NULL(
+      strstr(m, "perm_y has 3 elements but its tensor has rank 4"));
+  CU_ASSERT_PTR_NULL(o);
   tfs_tensor_free(in[2]);
   in[2] = nt_random((int64_t[]){2}, 1, 3);
   nt_attr mul[3] = {NT_LIST4("perm_y", 0, 2, 3, 1), NT_INT("num_args", 1),

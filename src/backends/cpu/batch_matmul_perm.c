@@ -14,6 +14,7 @@
  * on the transposed copies whenever the GEMM takes its packed path for
  * both (more than 8 rows, or neither operand read transposed).
  */
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -217,6 +218,14 @@ static void pbmm_compute(tfs_kernel_ctx *c) {
   as_matrix(xr, xc, j.k, &j.ta, &j.lda);
   as_matrix(yr, yc, j.n, &j.tb, &j.ldb);
   j.ldc = sp[rp - 2] > j.n ? sp[rp - 2] : j.n;
+  /* the BLAS fallback takes int sizes and strides; past them an input
+   * holds 2^31 elements or more */
+  if (j.m > INT32_MAX || j.n > INT32_MAX || j.k > INT32_MAX ||
+      j.lda > INT32_MAX || j.ldb > INT32_MAX || j.ldc > INT32_MAX) {
+    tfs_kctx_fail(c, TFS_INVALID_ARGUMENT, "BatchMatMul dimensions too "
+                  "large for the BLAS");
+    return;
+  }
   j.nb = rp - 2;
   int64_t nbatch = 1;
   for (int i = 0; i < j.nb; i++) {
