@@ -43,12 +43,12 @@
  *   log          0.80    0.80    0.80      1     [0, inf]
  *   log1p        1.40    1.40    1.40      2     [-1, inf]
  *   tanh         1.31    1.31    1.31      2     all
- *   sigmoid      2.28    2.28    2.28      3     all
+ *   sigmoid      2.30    2.30    2.42      3     all
  *   erf          1.36    1.36    1.60      2     all
  *   erfc         4.87    4.87    5.50      5.5/6 all (relative error
  *                                                below 7.2e-7)
- *   swish        2.99    2.99    2.99      3.5   [-87, inf]
- *   gelu_tanh    2.17    2.17    2.17   3 + 2|v| [-5, inf] (below)
+ *   swish        2.51    2.51    2.51      3.5   [-87, inf]
+ *   gelu_tanh    2.45    2.45    2.45   3 + 2|v| [-5, inf] (below)
  *   gelu_erf     5.20    5.20    5.68      6/6.5 [-13, inf]
  *   elu          0.87    0.87    0.82      2     all
  *

@@ -72,11 +72,12 @@ VM_FN vf v_scale(vf y, vf nf, vi ni) {
  * gelu_erf returns for a negative NaN (x86 propagates the first NaN
  * operand, and operand order is the compiler's).
  *
- * FAST(a) is NAME's variant that scales exp's result by one product,
- * exact where every lane of the 32 floats has |x| <= BOUND (exp's result
- * is normal there; vmath_kern.h), and the same bits: sigmoid, swish and
- * gelu_tanh take it (swish 0.56 -> 0.45 ns a float); the others pass
- * BOUND 0 and never do. */
+ * FAST(a) is NAME's form for lanes whose |x| is within BOUND (sigmoid,
+ * swish and gelu_tanh: vmath_kern.h's vk_sigmoid_mid, 1 / (1 + e^-x)
+ * with 2^n added to e^-x's exponent), taken by a block of 32 floats or a
+ * vector whose every lane is within; the general form takes it lane by
+ * lane within the bound, so the bits are the same either way.  The
+ * others pass BOUND 0 and never do. */
 #define VM_LOOP(NAME, FAST, BOUND)                                         \
   TGT void tfs_vm__##NAME##_avx2(const float *x, float *y, int64_t n) {    \
     int64_t i = 0;                                                         \
@@ -94,12 +95,17 @@ VM_FN vf v_scale(vf y, vf nf, vi ni) {
       _mm256_storeu_ps(y + i + 16, c);                                     \
       _mm256_storeu_ps(y + i + 24, d);                                     \
     }                                                                      \
-    for (; i + 8 <= n; i += 8)                                             \
-      _mm256_storeu_ps(y + i, vk_##NAME(_mm256_loadu_ps(x + i)));          \
+    for (; i + 8 <= n; i += 8) {                                           \
+      vf a = _mm256_loadu_ps(x + i);                                       \
+      a = (BOUND) > 0.0f && vm_within1(a, (BOUND)) ? FAST(a) : vk_##NAME(a); \
+      _mm256_storeu_ps(y + i, a);                                          \
+    }                                                                      \
     if (i < n) {                                                           \
       float t[8] = {0};                                                    \
       memcpy(t, x + i, sizeof(float) * (size_t)(n - i));                   \
-      _mm256_storeu_ps(t, vk_##NAME(_mm256_loadu_ps(t)));                  \
+      vf a = _mm256_loadu_ps(t);                                           \
+      a = (BOUND) > 0.0f && vm_within1(a, (BOUND)) ? FAST(a) : vk_##NAME(a); \
+      _mm256_storeu_ps(t, a);                                              \
       memcpy(y + i, t, sizeof(float) * (size_t)(n - i));                   \
     }                                                                      \
   }
@@ -111,6 +117,12 @@ VM_FN int vm_within(vf a, vf b, vf c, vf d, float bound) {
                           _mm256_max_epi32(v_asi(v_abs(c)), v_asi(v_abs(d))));
   return _mm256_testz_si256(_mm256_cmpgt_epi32(m, v_asi(v_set(bound))),
                             _mm256_cmpgt_epi32(m, v_asi(v_set(bound))));
+}
+
+/* the same for one vector */
+VM_FN int vm_within1(vf a, float bound) {
+  vi m = _mm256_cmpgt_epi32(v_asi(v_abs(a)), v_asi(v_set(bound)));
+  return _mm256_testz_si256(m, m);
 }
 
 #define VM_NONE(a) (a)

@@ -55,15 +55,46 @@ VM_FN vf v_scale(vf y, vf nf, vi ni) {
 
 #include "backends/cpu/vmath_kern.h"
 
-#define VM_LOOP(NAME)                                                      \
+/* |x| <= bound in every lane, compared as bits (NaN lanes are not) */
+VM_FN int vm_within(vf a, float bound) {
+  return _mm512_cmp_epi32_mask(v_asi(v_abs(a)), v_asi(v_set(bound)),
+                               _MM_CMPINT_LE) == (vm)0xffff;
+}
+
+/* FAST(a): NAME's form for vectors whose every |x| is within BOUND
+ * (sigmoid, swish, tanh-GELU: vmath_kern.h's vk_sigmoid_mid, which each
+ * lane of the general form also takes within it, so the same bits); the
+ * others pass BOUND 0 and never take it.  The tail's masked-off lanes
+ * load as zeros, within any bound. */
+#define VM_LOOP(NAME, FAST, BOUND)                                         \
   TGT void tfs_vm__##NAME##_avx512(const float *x, float *y, int64_t n) {  \
     int64_t i = 0;                                                         \
-    for (; i + 16 <= n; i += 16)                                           \
-      _mm512_storeu_ps(y + i, vk_##NAME(_mm512_loadu_ps(x + i)));          \
+    for (; i + 16 <= n; i += 16) {                                         \
+      vf a = _mm512_loadu_ps(x + i);                                       \
+      a = (BOUND) > 0.0f && vm_within(a, (BOUND)) ? FAST(a) : vk_##NAME(a); \
+      _mm512_storeu_ps(y + i, a);                                          \
+    }                                                                      \
     if (i < n) {                                                           \
       vm m = (vm)((1u << (n - i)) - 1u);                                   \
-      vf v = vk_##NAME(_mm512_maskz_loadu_ps(m, x + i));                   \
-      _mm512_mask_storeu_ps(y + i, m, v);                                  \
+      vf a = _mm512_maskz_loadu_ps(m, x + i);                              \
+      a = (BOUND) > 0.0f && vm_within(a, (BOUND)) ? FAST(a) : vk_##NAME(a); \
+      _mm512_mask_storeu_ps(y + i, m, a);                                  \
     }                                                                      \
   }
-TFS_VM_FUNCS(VM_LOOP)
+
+#define VM_NONE(a) (a)
+#define VM_SIGMOID_1(a) vk_sigmoid_n(a, 1)
+#define VM_SWISH_1(a) vk_swish_n(a, 1)
+#define VM_GELU_TANH_1(a) vk_gelu_tanh_n(a, 1)
+VM_LOOP(exp, VM_NONE, 0.0f)
+VM_LOOP(expm1, VM_NONE, 0.0f)
+VM_LOOP(log, VM_NONE, 0.0f)
+VM_LOOP(log1p, VM_NONE, 0.0f)
+VM_LOOP(tanh, VM_NONE, 0.0f)
+VM_LOOP(sigmoid, VM_SIGMOID_1, VM_EXP_NORMAL)
+VM_LOOP(erf, VM_NONE, 0.0f)
+VM_LOOP(erfc, VM_NONE, 0.0f)
+VM_LOOP(swish, VM_SWISH_1, VM_EXP_NORMAL)
+VM_LOOP(gelu_tanh, VM_GELU_TANH_1, VM_GELU_TANH_NORMAL)
+VM_LOOP(gelu_erf, VM_NONE, 0.0f)
+VM_LOOP(elu, VM_NONE, 0.0f)
