@@ -82,19 +82,4 @@ VM_FN int vm_within(vf a, float bound) {
     }                                                                      \
   }
 
-#define VM_NONE(a) (a)
-#define VM_SIGMOID_1(a) vk_sigmoid_n(a, 1)
-#define VM_SWISH_1(a) vk_swish_n(a, 1)
-#define VM_GELU_TANH_1(a) vk_gelu_tanh_n(a, 1)
-VM_LOOP(exp, VM_NONE, 0.0f)
-VM_LOOP(expm1, VM_NONE, 0.0f)
-VM_LOOP(log, VM_NONE, 0.0f)
-VM_LOOP(log1p, VM_NONE, 0.0f)
-VM_LOOP(tanh, VM_NONE, 0.0f)
-VM_LOOP(sigmoid, VM_SIGMOID_1, VM_EXP_NORMAL)
-VM_LOOP(erf, VM_NONE, 0.0f)
-VM_LOOP(erfc, VM_NONE, 0.0f)
-VM_LOOP(swish, VM_SWISH_1, VM_EXP_NORMAL)
-VM_LOOP(gelu_tanh, VM_GELU_TANH_1, VM_GELU_TANH_NORMAL)
-VM_LOOP(gelu_erf, VM_NONE, 0.0f)
-VM_LOOP(elu, VM_NONE, 0.0f)
+VM_LOOPS(VM_LOOP)

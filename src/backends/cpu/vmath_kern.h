@@ -379,3 +379,26 @@ VM_FN vf vk_gelu_tanh_n(vf x, int normal) {
   return v_mul(x, vk_sigmoid_n(w, normal));
 }
 VM_FN vf vk_gelu_tanh(vf x) { return vk_gelu_tanh_n(x, 0); }
+
+/* ---- the vector loops' list ---------------------------------------------
+ * LOOP(NAME, FAST, BOUND) for each function: FAST(a) is the form a
+ * vector (or block) whose every |x| is within BOUND may take alone, the
+ * one each lane of vk_NAME takes within it (vk_sigmoid_mid's callers);
+ * BOUND 0: none.  The AVX2 and AVX-512 files expand it with their loop. */
+#define VM_NONE(a) (a)
+#define VM_SIGMOID_1(a) vk_sigmoid_n(a, 1)
+#define VM_SWISH_1(a) vk_swish_n(a, 1)
+#define VM_GELU_TANH_1(a) vk_gelu_tanh_n(a, 1)
+#define VM_LOOPS(LOOP)                                   \
+  LOOP(exp, VM_NONE, 0.0f)                               \
+  LOOP(expm1, VM_NONE, 0.0f)                             \
+  LOOP(log, VM_NONE, 0.0f)                               \
+  LOOP(log1p, VM_NONE, 0.0f)                             \
+  LOOP(tanh, VM_NONE, 0.0f)                              \
+  LOOP(sigmoid, VM_SIGMOID_1, VM_EXP_NORMAL)             \
+  LOOP(erf, VM_NONE, 0.0f)                               \
+  LOOP(erfc, VM_NONE, 0.0f)                              \
+  LOOP(swish, VM_SWISH_1, VM_EXP_NORMAL)                 \
+  LOOP(gelu_tanh, VM_GELU_TANH_1, VM_GELU_TANH_NORMAL)   \
+  LOOP(gelu_erf, VM_NONE, 0.0f)                          \
+  LOOP(elu, VM_NONE, 0.0f)
