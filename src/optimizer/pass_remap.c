@@ -278,12 +278,7 @@ static int bmm_scale(tfs_opt_ctx *c, int v, tfs_remap_stats *stats) {
     tfs_attrs_get_bool(g->n[b].attrs, "adj_y", &adj_y);
     tfs_attrs a;
     tfs_attrs_init(&a);
-    const char *ops[1] = {"Mul"};
-    if (tfs_opt__set_type(&a, "T", TFS_FLOAT) ||
-        tfs_opt__set_bool(&a, "adj_x", adj_x) ||
-        tfs_opt__set_bool(&a, "adj_y", adj_y) ||
-        tfs_opt__set_int(&a, "num_args", 1) ||
-        tfs_opt__set_strings(&a, "fused_ops", ops, 1)) {
+    if (tfs_remap__bmm_attrs(&a, adj_x, adj_y, 1)) {
       tfs_attrs_clear(&a);
       TFS_OOM(c->st);
       return -1;

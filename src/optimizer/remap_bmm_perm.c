@@ -117,15 +117,10 @@ int tfs_remap__bmm_perm(tfs_opt_ctx *c, int v, tfs_remap_stats *stats) {
   tfs_attrs_get_bool(g->n[v].attrs, "adj_y", &adj_y);
   tfs_attrs a;
   tfs_attrs_init(&a);
-  const char *ops[1] = {"Mul"};
-  if (tfs_opt__set_type(&a, "T", TFS_FLOAT) ||
-      tfs_opt__set_bool(&a, "adj_x", adj_x) ||
-      tfs_opt__set_bool(&a, "adj_y", adj_y) ||
+  if (tfs_remap__bmm_attrs(&a, adj_x, adj_y, scaled) ||
       tfs_opt__set_ints(&a, "perm_x", m.perm[0], m.np[0]) ||
       tfs_opt__set_ints(&a, "perm_y", m.perm[1], m.np[1]) ||
-      tfs_opt__set_ints(&a, "perm_out", m.perm[2], m.np[2]) ||
-      tfs_opt__set_int(&a, "num_args", scaled) ||
-      tfs_opt__set_strings(&a, "fused_ops", ops, scaled)) {
+      tfs_opt__set_ints(&a, "perm_out", m.perm[2], m.np[2])) {
     tfs_attrs_clear(&a);
     TFS_OOM(c->st);
     return -1;

@@ -699,6 +699,17 @@ int tfs_remap__replace_act(tfs_opt_ctx *c, const tfs_remap_act *a,
   return k;
 }
 
+int tfs_remap__bmm_attrs(tfs_attrs *a, int adj_x, int adj_y, int scaled) {
+  const char *ops[1] = {"Mul"};
+  return tfs_opt__set_type(a, "T", TFS_FLOAT) ||
+                 tfs_opt__set_bool(a, "adj_x", adj_x) ||
+                 tfs_opt__set_bool(a, "adj_y", adj_y) ||
+                 tfs_opt__set_int(a, "num_args", scaled) ||
+                 tfs_opt__set_strings(a, "fused_ops", ops, scaled)
+             ? -1
+             : 0;
+}
+
 int tfs_remap__inner_binary(const tfs_ograph *g, int p, const char *device) {
   return p >= 0 && g->n[p].nin == 2 && g->n[p].nout >= 1 &&
          g->n[p].out_types[0] == TFS_FLOAT && tfs_og__removable(g, p) &&

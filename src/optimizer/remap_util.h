@@ -100,6 +100,11 @@ int tfs_remap__lstm_gates(tfs_opt_ctx *c, int v, tfs_remap_stats *stats);
  * device, or the output must load in TensorFlow), -1 on an error. */
 int tfs_remap__matmul_sum(tfs_opt_ctx *c, int v, tfs_remap_stats *stats);
 
+/* T float, adj_x, adj_y, and fused_ops ["Mul"] with num_args 1 when
+ * `scaled`, else none: the attributes _FusedBatchMatMulV2 and
+ * _TfsPermutedBatchMatMul share.  0, or -1 when memory runs out. */
+int tfs_remap__bmm_attrs(tfs_attrs *a, int adj_x, int adj_y, int scaled);
+
 /* A float BatchMatMulV2 / BatchMatMul / _FusedBatchMatMulV2 ["Mul"] at
  * v with constant-permutation Transposes on its inputs or its output ->
  * _TfsPermutedBatchMatMul (remap_bmm_perm.c); 1 when rewritten, 0 when

@@ -287,6 +287,35 @@ static void test_pbmm_errors(void) {
   CU_ASSERT_PTR_NOT_NULL(
       strstr(m, "perm_y has 3 elements but its tensor has rank 4"));
   CU_ASSERT_PTR_NULL(o);
+  const void *mr[2] = {"Mul", "Relu"};
+  size_t mrl[2] = {3, 4};
+  nt_attr mul_relu[3] = {NT_LIST4("perm_x", 0, 2, 1, 3),
+                         NT_LIST4("perm_y", 0, 2, 3, 1),
+                         NT_INT("num_args", 1)};
+  tfs_status *st = tfs_status_new();
+  tfs_graph *g = tfs_graph_new();
+  tfs_output f[3];
+  for (int i = 0; i < 3; i++) f[i] = tfs_op_const(g, NULL, in[i], st);
+  tfs_op_desc *d = tfs_op_desc_new(g, "_TfsPermutedBatchMatMul", "node");
+  tfs_op_desc_add_input(d, f[0]);
+  tfs_op_desc_add_input(d, f[1]);
+  tfs_op_desc_add_input_list(d, f + 2, 1);
+  nt_set_attrs(d, mul_relu, 3);
+  tfs_op_desc_set_attr_string_list(d, "fused_ops", mr, mrl, 2);
+  tfs_operation *op = tfs_op_desc_finish(d, st);
+  TFS_ASSERT_OK(st);
+  tfs_session *s = tfs_session_new(g, NULL, st);
+  if (s) {
+    tfs_output fo = {op, 0};
+    tfs_tensor *r = NULL;
+    tfs_session_run(s, NULL, NULL, 0, &fo, &r, 1, NULL, 0, st);
+    tfs_tensor_free(r);
+    tfs_session_free(s);
+  }
+  TFS_ASSERT_ERROR(st, TFS_UNIMPLEMENTED,
+                   "Fusion is not implemented: [Mul,Relu]");
+  tfs_graph_free(g);
+  tfs_status_free(st);
   tfs_tensor_free(in[2]);
   in[2] = nt_random((int64_t[]){2}, 1, 3);
   nt_attr mul[3] = {NT_LIST4("perm_y", 0, 2, 3, 1), NT_INT("num_args", 1),

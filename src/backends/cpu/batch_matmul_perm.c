@@ -88,9 +88,10 @@ static int pbmm_prepare(tfs_kernel_init *ki) {
   }
   tfs_fused_epilogue e;
   if (tfs_fused_parse(ki, 1u << TFS_FE_MUL, &e)) return -1;
-  if (e.act)
+  if (e.act) /* tfs_fused_parse's message, for a list it accepts */
     return tfs_ki_error(ki, TFS_UNIMPLEMENTED,
-                        "Fusion is not implemented: [Mul, activation]");
+                        "Fusion is not implemented: [Mul,%s]",
+                        ((const tfs_bytes *)ops->u.list.v)[1].ptr);
   s->scaled = 1;
   return 0;
 }
