@@ -51,7 +51,12 @@ tfs_tensor **tfs_optimizer__eval(const tfs_ograph *g, int i,
       .st = st,
   };
   tfs_status_clear(st);
-  if (k->prepare && k->prepare(&ki)) goto fail;
+  if (k->prepare && k->prepare(&ki)) {
+    /* a prepare that fails may have set its state (as the plan and the
+     * kernel probe release it) */
+    if (k->release && ki.state) k->release(ki.state);
+    goto fail;
+  }
   tfs_run run;
   memset(&run, 0, sizeof run);
   run.log = quiet_log;
