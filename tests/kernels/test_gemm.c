@@ -108,13 +108,13 @@ static void test_gemm_matches_reference(void) {
   tfs_threadpool_free(pool);
 }
 
-/* A last panel of at most 8 columns runs the half-width tile: each
- * column has the bits it has in a full panel (n columns against B
+/* A last panel of at most 8 columns (16 on AVX-512) runs the half-width
+ * tile: each column has the bits it has in a full panel (n columns against B
  * widened by 16), B packed or not, on each vector path. */
 static void test_gemm_panel_width(void) {
   static const char *paths[] = {"avx512", "avx2"};
   static const int isas[] = {TFS_CPU_ISA_AVX512, TFS_CPU_ISA_AVX2};
-  static const int64_t kN[] = {3, 8, 24, 40};
+  static const int64_t kN[] = {3, 8, 16, 24, 40, 48};
   const int64_t m = 23, k = 37;
   for (int pi = 0; pi < 2; pi++) {
     if (tu_isa_unavailable(isas[pi])) continue;

@@ -54,7 +54,8 @@ static inline TGT __attribute__((always_inline)) void store_row(
 
 static inline TGT __attribute__((always_inline)) void ukr_body(
     const int m, const int half, int64_t kc, const float *a, const float *b,
-    float *c, int64_t ldc, int n, float alpha, float beta) {
+    float *c, int64_t ldc, int n, float alpha, float beta, const float *pf,
+    int64_t npf) {
 #define ZERO(i) __m256 c##i##0 = _mm256_setzero_ps(), c##i##1 = c##i##0;
   ROWS(ZERO)
 #undef ZERO
@@ -65,20 +66,30 @@ static inline TGT __attribute__((always_inline)) void ukr_body(
   }
   ROWS(PREFETCH_C)
 #undef PREFETCH_C
+#define STEP(i)                                             \
+  if (m > i) {                                              \
+    __m256 x = _mm256_broadcast_ss(a + i);                        \
+    c##i##0 = _mm256_fmadd_ps(x, b0, c##i##0);              \
+    if (!half) c##i##1 = _mm256_fmadd_ps(x, b1, c##i##1);   \
+  }
+#define DEPTH_STEP(PF)                                                  \
+  {                                                                     \
+    __m256 b0 = _mm256_load_ps(b);                                      \
+    __m256 b1 = half ? b0 : _mm256_load_ps(b + 8);                      \
+    PF;                                                                 \
+    ROWS(STEP)                                                          \
+    a += MR;                                                            \
+    b += NR;                                                            \
+  }
+  /* the first steps prefetch (gemm_internal.h), the rest do not */
+  const int64_t kp = npf <= 0 ? 0 : (npf + 1) / 2 < kc ? (npf + 1) / 2 : kc;
+  int64_t p = 0;
 #pragma GCC unroll 4
-  for (int64_t p = 0; p < kc; p++) {
-    __m256 b0 = _mm256_load_ps(b), b1 = half ? b0 : _mm256_load_ps(b + 8);
-#define STEP(i)                                                 \
-  if (m > i) {                                                  \
-    __m256 x = _mm256_broadcast_ss(a + i);                      \
-    c##i##0 = _mm256_fmadd_ps(x, b0, c##i##0);                  \
-    if (!half) c##i##1 = _mm256_fmadd_ps(x, b1, c##i##1);       \
-  }
-    ROWS(STEP)
+  for (; p < kp; p++) DEPTH_STEP(TFS_GEMM_PF2(pf + 32 * p))
+#pragma GCC unroll 4
+  for (; p < kc; p++) DEPTH_STEP((void)0)
+#undef DEPTH_STEP
 #undef STEP
-    a += MR;
-    b += NR;
-  }
   const __m256 va = _mm256_set1_ps(alpha), vb = _mm256_set1_ps(beta);
 #define STORE(i) \
   if (m > i) store_row(c + i * ldc, c##i##0, c##i##1, va, vb, beta, n);
@@ -89,9 +100,10 @@ static inline TGT __attribute__((always_inline)) void ukr_body(
 /* The indirect kernel: the same 6x16 tile, A broadcast straight from the
  * rows' segments (no packed A). */
 static inline TGT __attribute__((always_inline)) void iukr_body(
-    const int m, const int half, int64_t nseg, int64_t seglen, const int64_t *segoff,
-    const float *const *rows, const float *b, float *c, int64_t ldc, int n,
-    int acc, const float *bias, int relu) {
+    const int m, const int half, int64_t nseg, int64_t seglen,
+    const int64_t *segoff, const float *const *rows, const float *b, float *c,
+    int64_t ldc, int n, int acc, const float *bias, int relu, const float *pf,
+    int64_t npf) {
 #define ZERO(i) __m256 c##i##0 = _mm256_setzero_ps(), c##i##1 = c##i##0;
   ROWS(ZERO)
 #undef ZERO
@@ -113,24 +125,36 @@ static inline TGT __attribute__((always_inline)) void iukr_body(
     ROWS(LOADC)
 #undef LOADC
   }
+  /* depth steps left that prefetch (gemm_internal.h) */
+  int64_t pfs = npf <= 0 ? 0 : (npf + 1) / 2;
   for (int64_t s = 0; s < nseg; s++) {
     const int64_t off = segoff[s];
 #define SEG(i) const float *a##i = m > i ? rows[i] + off : NULL;
     ROWS(SEG)
 #undef SEG
-#pragma GCC unroll 4
-    for (int64_t p = 0; p < seglen; p++) {
-      __m256 b0 = _mm256_load_ps(b), b1 = half ? b0 : _mm256_load_ps(b + 8);
-#define STEP(i)                                                 \
-  if (m > i) {                                                  \
-    __m256 x = _mm256_broadcast_ss(a##i + p);                   \
-    c##i##0 = _mm256_fmadd_ps(x, b0, c##i##0);                  \
-    if (!half) c##i##1 = _mm256_fmadd_ps(x, b1, c##i##1);       \
+#define STEP(i)                                             \
+  if (m > i) {                                              \
+    __m256 x = _mm256_broadcast_ss(a##i + p);                     \
+    c##i##0 = _mm256_fmadd_ps(x, b0, c##i##0);              \
+    if (!half) c##i##1 = _mm256_fmadd_ps(x, b1, c##i##1);   \
   }
-      ROWS(STEP)
+#define DEPTH_STEP(PF)                                                  \
+  {                                                                     \
+    __m256 b0 = _mm256_load_ps(b);                                      \
+    __m256 b1 = half ? b0 : _mm256_load_ps(b + 8);                      \
+    PF;                                                                 \
+    ROWS(STEP)                                                          \
+    b += NR;                                                            \
+  }
+    const int64_t sp = pfs < seglen ? pfs : seglen;
+    pfs -= sp;
+    int64_t p = 0;
+#pragma GCC unroll 4
+    for (; p < sp; p++, pf += 32) DEPTH_STEP(TFS_GEMM_PF2(pf))
+#pragma GCC unroll 4
+    for (; p < seglen; p++) DEPTH_STEP((void)0)
+#undef DEPTH_STEP
 #undef STEP
-      b += NR;
-    }
   }
   /* max(0, x) is _mm256_max_ps(zero, x): its second operand (x) when x
    * is NaN, as Relu keeps NaN.  A partial panel (n < NR) goes through
@@ -174,25 +198,26 @@ static inline TGT __attribute__((always_inline)) void iukr_body(
  * step for the full tile.  One Zen 3 thread, `tfsess bench` medians:
  * 1x1 convolutions 56x56x144 -> 24 337 -> 283 us, 28x28x240 -> 40 196 ->
  * 174, 56x56x24 -> 72 177 -> 158. */
-#define UKR(M)                                                              \
-  static TGT void ukr_##M(int64_t kc, const float *a, const float *b,        \
-                          float *c, int64_t ldc, int n, float alpha,         \
-                          float beta) {                                      \
-    if (n <= 8)                                                             \
-      ukr_body(M, 1, kc, a, b, c, ldc, n, alpha, beta);                      \
-    else                                                                    \
-      ukr_body(M, 0, kc, a, b, c, ldc, n, alpha, beta);                      \
-  }                                                                         \
-  static TGT void iukr_##M(int64_t nseg, int64_t seglen,                     \
-                           const int64_t *segoff, const float *const *rows,  \
-                           const float *b, float *c, int64_t ldc, int n,     \
-                           int acc, const float *bias, int relu) {           \
-    if (n <= 8)                                                             \
-      iukr_body(M, 1, nseg, seglen, segoff, rows, b, c, ldc, n, acc, bias,   \
-                relu);                                                      \
-    else                                                                    \
-      iukr_body(M, 0, nseg, seglen, segoff, rows, b, c, ldc, n, acc, bias,   \
-                relu);                                                      \
+#define UKR(M)                                                               \
+  static TGT void ukr_##M(int64_t kc, const float *a, const float *b,         \
+                          float *c, int64_t ldc, int n, float alpha,          \
+                          float beta, const float *pf, int64_t npf) {         \
+    if (n <= 8)                                                              \
+      ukr_body(M, 1, kc, a, b, c, ldc, n, alpha, beta, pf, npf);              \
+    else                                                                     \
+      ukr_body(M, 0, kc, a, b, c, ldc, n, alpha, beta, pf, npf);              \
+  }                                                                          \
+  static TGT void iukr_##M(int64_t nseg, int64_t seglen,                      \
+                           const int64_t *segoff, const float *const *rows,   \
+                           const float *b, float *c, int64_t ldc, int n,      \
+                           int acc, const float *bias, int relu,              \
+                           const float *pf, int64_t npf) {                    \
+    if (n <= 8)                                                              \
+      iukr_body(M, 1, nseg, seglen, segoff, rows, b, c, ldc, n, acc, bias,    \
+                relu, pf, npf);                                              \
+    else                                                                     \
+      iukr_body(M, 0, nseg, seglen, segoff, rows, b, c, ldc, n, acc, bias,    \
+                relu, pf, npf);                                              \
   }
 UKR(1)
 UKR(2)

@@ -20,8 +20,9 @@
 #define ROWS(X) X(0) X(1) X(2) X(3) X(4) X(5) X(6) X(7) X(8) X(9) X(10) X(11)
 
 static inline TGT __attribute__((always_inline)) void ukr_body(
-    const int m, int64_t kc, const float *a, const float *b, float *c,
-    int64_t ldc, int n, float alpha, float beta) {
+    const int m, const int half, int64_t kc, const float *a, const float *b,
+    float *c, int64_t ldc, int n, float alpha, float beta, const float *pf,
+    int64_t npf) {
 #define ZERO(i) __m512 c##i##0 = _mm512_setzero_ps(), c##i##1 = c##i##0;
   ROWS(ZERO)
 #undef ZERO
@@ -32,20 +33,30 @@ static inline TGT __attribute__((always_inline)) void ukr_body(
   }
   ROWS(PREFETCH_C)
 #undef PREFETCH_C
+#define STEP(i)                                             \
+  if (m > i) {                                              \
+    __m512 x = _mm512_set1_ps(a[i]);                        \
+    c##i##0 = _mm512_fmadd_ps(x, b0, c##i##0);              \
+    if (!half) c##i##1 = _mm512_fmadd_ps(x, b1, c##i##1);   \
+  }
+#define DEPTH_STEP(PF)                                                  \
+  {                                                                     \
+    __m512 b0 = _mm512_load_ps(b);                                      \
+    __m512 b1 = half ? b0 : _mm512_load_ps(b + 16);                     \
+    PF;                                                                 \
+    ROWS(STEP)                                                          \
+    a += MR;                                                            \
+    b += NR;                                                            \
+  }
+  /* the first steps prefetch (gemm_internal.h), the rest do not */
+  const int64_t kp = npf <= 0 ? 0 : (npf + 1) / 2 < kc ? (npf + 1) / 2 : kc;
+  int64_t p = 0;
 #pragma GCC unroll 4
-  for (int64_t p = 0; p < kc; p++) {
-    __m512 b0 = _mm512_load_ps(b), b1 = _mm512_load_ps(b + 16);
-#define STEP(i)                                   \
-  if (m > i) {                                    \
-    __m512 x = _mm512_set1_ps(a[i]);              \
-    c##i##0 = _mm512_fmadd_ps(x, b0, c##i##0);    \
-    c##i##1 = _mm512_fmadd_ps(x, b1, c##i##1);    \
-  }
-    ROWS(STEP)
+  for (; p < kp; p++) DEPTH_STEP(TFS_GEMM_PF2(pf + 32 * p))
+#pragma GCC unroll 4
+  for (; p < kc; p++) DEPTH_STEP((void)0)
+#undef DEPTH_STEP
 #undef STEP
-    a += MR;
-    b += NR;
-  }
   const __m512 va = _mm512_set1_ps(alpha), vb = _mm512_set1_ps(beta);
   const __mmask16 k0 =
       n >= 16 ? (__mmask16)0xffff : (__mmask16)((1u << n) - 1);
@@ -72,9 +83,10 @@ static inline TGT __attribute__((always_inline)) void ukr_body(
  * straight from the rows' segments instead of a packed panel; partial
  * sums carried in C when acc; bias and Relu (NaN kept) as it stores. */
 static inline TGT __attribute__((always_inline)) void iukr_body(
-    const int m, int64_t nseg, int64_t seglen, const int64_t *segoff,
-    const float *const *rows, const float *b, float *c, int64_t ldc, int n,
-    int acc, const float *bias, int relu) {
+    const int m, const int half, int64_t nseg, int64_t seglen,
+    const int64_t *segoff, const float *const *rows, const float *b, float *c,
+    int64_t ldc, int n, int acc, const float *bias, int relu, const float *pf,
+    int64_t npf) {
   const __mmask16 k0 =
       n >= 16 ? (__mmask16)0xffff : (__mmask16)((1u << n) - 1);
   const __mmask16 k1 = n >= 32   ? (__mmask16)0xffff
@@ -92,24 +104,36 @@ static inline TGT __attribute__((always_inline)) void iukr_body(
     ROWS(LOADC)
 #undef LOADC
   }
+  /* depth steps left that prefetch (gemm_internal.h) */
+  int64_t pfs = npf <= 0 ? 0 : (npf + 1) / 2;
   for (int64_t s = 0; s < nseg; s++) {
     const int64_t off = segoff[s];
 #define SEG(i) const float *a##i = m > i ? rows[i] + off : NULL;
     ROWS(SEG)
 #undef SEG
-#pragma GCC unroll 4
-    for (int64_t p = 0; p < seglen; p++) {
-      __m512 b0 = _mm512_load_ps(b), b1 = _mm512_load_ps(b + 16);
-#define STEP(i)                                   \
-  if (m > i) {                                    \
-    __m512 x = _mm512_set1_ps(a##i[p]);           \
-    c##i##0 = _mm512_fmadd_ps(x, b0, c##i##0);    \
-    c##i##1 = _mm512_fmadd_ps(x, b1, c##i##1);    \
+#define STEP(i)                                             \
+  if (m > i) {                                              \
+    __m512 x = _mm512_set1_ps(a##i[p]);                     \
+    c##i##0 = _mm512_fmadd_ps(x, b0, c##i##0);              \
+    if (!half) c##i##1 = _mm512_fmadd_ps(x, b1, c##i##1);   \
   }
-      ROWS(STEP)
+#define DEPTH_STEP(PF)                                                  \
+  {                                                                     \
+    __m512 b0 = _mm512_load_ps(b);                                      \
+    __m512 b1 = half ? b0 : _mm512_load_ps(b + 16);                     \
+    PF;                                                                 \
+    ROWS(STEP)                                                          \
+    b += NR;                                                            \
+  }
+    const int64_t sp = pfs < seglen ? pfs : seglen;
+    pfs -= sp;
+    int64_t p = 0;
+#pragma GCC unroll 4
+    for (; p < sp; p++, pf += 32) DEPTH_STEP(TFS_GEMM_PF2(pf))
+#pragma GCC unroll 4
+    for (; p < seglen; p++) DEPTH_STEP((void)0)
+#undef DEPTH_STEP
 #undef STEP
-      b += NR;
-    }
   }
   /* max(0, x) as _mm512_max_ps(zero, x): its second operand (x) when x
    * is NaN, as Relu keeps NaN */
@@ -131,17 +155,30 @@ static inline TGT __attribute__((always_inline)) void iukr_body(
 #undef STORE
 }
 
-#define UKR(M)                                                              \
-  static TGT void ukr_##M(int64_t kc, const float *a, const float *b,        \
-                          float *c, int64_t ldc, int n, float alpha,         \
-                          float beta) {                                      \
-    ukr_body(M, kc, a, b, c, ldc, n, alpha, beta);                           \
-  }                                                                         \
-  static TGT void iukr_##M(int64_t nseg, int64_t seglen,                     \
-                           const int64_t *segoff, const float *const *rows,  \
-                           const float *b, float *c, int64_t ldc, int n,     \
-                           int acc, const float *bias, int relu) {           \
-    iukr_body(M, nseg, seglen, segoff, rows, b, c, ldc, n, acc, bias, relu); \
+/* A panel of at most 16 columns (the last of 48, 80, 112 or 144, or a
+ * 16-column product) runs the half kernel: one accumulator a row, no FMAs
+ * on the zero padding.  Each column sees the same FMAs in the same order,
+ * so the same bits. */
+#define UKR(M)                                                               \
+  static TGT void ukr_##M(int64_t kc, const float *a, const float *b,         \
+                          float *c, int64_t ldc, int n, float alpha,          \
+                          float beta, const float *pf, int64_t npf) {         \
+    if (n <= 16)                                                             \
+      ukr_body(M, 1, kc, a, b, c, ldc, n, alpha, beta, pf, npf);              \
+    else                                                                     \
+      ukr_body(M, 0, kc, a, b, c, ldc, n, alpha, beta, pf, npf);              \
+  }                                                                          \
+  static TGT void iukr_##M(int64_t nseg, int64_t seglen,                      \
+                           const int64_t *segoff, const float *const *rows,   \
+                           const float *b, float *c, int64_t ldc, int n,      \
+                           int acc, const float *bias, int relu,              \
+                           const float *pf, int64_t npf) {                    \
+    if (n <= 16)                                                             \
+      iukr_body(M, 1, nseg, seglen, segoff, rows, b, c, ldc, n, acc, bias,    \
+                relu, pf, npf);                                              \
+    else                                                                     \
+      iukr_body(M, 0, nseg, seglen, segoff, rows, b, c, ldc, n, acc, bias,    \
+                relu, pf, npf);                                              \
   }
 UKR(1)
 UKR(2)
