@@ -373,6 +373,76 @@ static void test_gemm_packed_done_any_threads(void) {
   for (int pi = 1; pi < 4; pi++) tfs_threadpool_free(pools[pi]);
 }
 
+/* A packed-B product of a row-major A with alpha 1 and beta 0 reads A
+ * where it lies (the indirect kernels, the depth cut into equal segments
+ * of KC / 2 to KC): on each vector path, depths up to KC (the same bits as
+ * tfs_gemm_f32, which packs A), depths with such a divisor and without one
+ * (a prime: the packed-A path), leading dimensions past k, one thread and
+ * two; every element reported once by done, final when reported, and
+ * within the double reference's tolerance. */
+static void test_gemm_packed_direct(void) {
+  static const char *paths[] = {"avx512", "avx2"};
+  static const int isas[] = {TFS_CPU_ISA_AVX512, TFS_CPU_ISA_AVX2};
+  static const int64_t shapes[][3] = {{1, 40, 100},   {7, 33, 256},
+                                      {49, 64, 600},  {128, 96, 1024},
+                                      {130, 48, 521}, {200, 20, 4608}};
+  tfs_threadpool *pool = tfs_threadpool_new("gemm", 2, NULL);
+  for (int pi = 0; pi < 2; pi++) {
+    if (tu_isa_unavailable(isas[pi])) continue;
+    CU_ASSERT_EQUAL_FATAL(tfs_gemm__force_path(paths[pi]), 0);
+    for (size_t q = 0; q < TFS_ARRAY_LEN(shapes); q++) {
+      int64_t m = shapes[q][0], n = shapes[q][1], k = shapes[q][2];
+      int64_t lda = k + 5, ldc = n + 3;
+      unsigned seed = (unsigned)(q + 29);
+      float *a = malloc(sizeof(float) * (size_t)(m * lda));
+      float *b = malloc(sizeof(float) * (size_t)(k * n));
+      float *c = malloc(sizeof(float) * (size_t)(m * ldc));
+      float *c2 = malloc(sizeof(float) * (size_t)(m * ldc));
+      int *seen = malloc(sizeof(int) * (size_t)(m * n));
+      for (int64_t i = 0; i < m * lda; i++) a[i] = frand(&seed);
+      for (int64_t i = 0; i < k * n; i++) b[i] = frand(&seed);
+      tfs_gemm_packed *p = tfs_gemm_pack_b_f32(0, k, n, b, n);
+      CU_ASSERT_PTR_NOT_NULL_FATAL(p);
+      tfs_gemm_f32(0, 0, m, n, k, 1.0f, a, lda, b, n, 0.0f, c2, ldc, NULL);
+      for (int t = 0; t < 2; t++) {
+        memset(seen, 0, sizeof(int) * (size_t)(m * n));
+        done_check d = {c, NULL, n, ldc, seen};
+        atomic_init(&d.stale, 0);
+        tfs_gemm_f32_packed_done(0, m, 1.0f, a, lda, p, 0.0f, c, ldc,
+                                 t ? pool : NULL, on_done, &d);
+        int once = 1, same = 1;
+        double worst = 0;
+        for (int64_t i = 0; i < m * n; i++) once &= seen[i] == 1;
+        for (int64_t i = 0; i < m; i++)
+          for (int64_t j = 0; j < n; j++) {
+            double ref = 0;
+            for (int64_t r = 0; r < k; r++)
+              ref += (double)a[i * lda + r] * b[r * n + j];
+            double e = fabs(c[i * ldc + j] - ref) / (1.0 + fabs(ref));
+            if (e > worst) worst = e;
+            same &= memcmp(&c[i * ldc + j], &c2[i * ldc + j],
+                           sizeof(float)) == 0;
+          }
+        if (worst > 1e-6 + 1e-7 * (double)k || !once)
+          fprintf(stderr, "\n  %s %lldx%lldx%lld t=%d: error %g once %d",
+                  paths[pi], (long long)m, (long long)n, (long long)k, t,
+                  worst, once);
+        CU_ASSERT_TRUE(worst <= 1e-6 + 1e-7 * (double)k);
+        CU_ASSERT_TRUE(once);
+        if (k <= 256) CU_ASSERT_TRUE(same);
+      }
+      tfs_gemm_packed_free(p);
+      free(a);
+      free(b);
+      free(c);
+      free(c2);
+      free(seen);
+    }
+  }
+  tfs_gemm__force_path(NULL);
+  tfs_threadpool_free(pool);
+}
+
 /* The cuts for threads: a plain A (large tasks) in as few row blocks as
  * MC allows, then columns to two tasks a thread; a convolution's (small
  * tasks) four row blocks a thread; rows only for OpenBLAS; and every cut
@@ -523,6 +593,7 @@ static const tfs_test_case gemm_cases[] = {
     {"f64", test_gemm_f64},
     {"matmul_packed_and_fed", test_matmul_packed_and_fed},
     {"packed_done_any_threads", test_gemm_packed_done_any_threads},
+    {"packed_direct", test_gemm_packed_direct},
     {"fused_matmul_rows", test_fused_matmul_rows},
     {"split_modes", test_split_modes},
     {NULL, NULL}};

@@ -777,6 +777,11 @@ void tfs_gemm_f32_packed(int trans_a, int64_t m, float alpha,
                            NULL, NULL);
 }
 
+static int gemm_direct(int64_t m, const float *a, int64_t lda,
+                       const tfs_gemm_packed *b, float *c, int64_t ldc,
+                       tfs_threadpool *pool, tfs_gemm_done_fn done,
+                       void *arg);
+
 void tfs_gemm_f32_packed_done(int trans_a, int64_t m, float alpha,
                               const float *a, int64_t lda,
                               const tfs_gemm_packed *b, float beta, float *c,
@@ -794,6 +799,9 @@ void tfs_gemm_f32_packed_done(int trans_a, int64_t m, float alpha,
     if (done) done(arg, 0, m, 0, n);
     return;
   }
+  if (!trans_a && alpha == 1.0f && beta == 0.0f && tfs_gemm_indirect_ok(b) &&
+      gemm_direct(m, a, lda, b, c, ldc, pool, done, arg) == 0)
+    return;
   for (int64_t jc = 0; jc < n; jc += isa->nc) {
     int64_t nb = MIN((int64_t)isa->nc, n - jc);
     macro_job mj = {
@@ -1044,12 +1052,12 @@ int tfs_gemm_indirect_ok(const tfs_gemm_packed *b) {
          !atomic_load_explicit(&g_no_indirect, memory_order_relaxed);
 }
 
-int tfs_gemm_f32_indirect(int64_t m, const tfs_gemm_indirect *a,
-                          const tfs_gemm_packed *b, float *c, int64_t ldc,
-                          tfs_threadpool *pool) {
-  if (!tfs_gemm_indirect_ok(b) || a->nseg * a->seglen != b->k) return -1;
+/* The indirect product over tasks cut by tfs_gemm__split_tiles in `mode`
+ * with row blocks of at most mc_max rows. */
+static void run_indirect(int64_t m, const tfs_gemm_indirect *a,
+                         const tfs_gemm_packed *b, float *c, int64_t ldc,
+                         tfs_threadpool *pool, int mode, int64_t mc_max) {
   const int64_t n = b->n, k = b->k;
-  if (m <= 0 || n <= 0) return 0;
   ind_job j;
   memset(&j, 0, sizeof j);
   j.isa = b->isa;
@@ -1061,9 +1069,75 @@ int tfs_gemm_f32_indirect(int64_t m, const tfs_gemm_indirect *a,
    * (the B panel's block stays in L1/L2 while the row panels pass) */
   j.per = j.isa->kc / a->seglen > 1 ? j.isa->kc / a->seglen : 1;
   int64_t cost = 2 * m * n * k / 32 + 1;
-  int64_t ntasks =
-      split_tiles(j.isa, m, n, tfs_threadpool_plan_threads(pool, cost, 1),
-                  MIN((int64_t)j.isa->mc, IND_MAX_MC), &j.t);
+  int64_t ntasks = tfs_gemm__split_tiles(
+      j.isa->mr, j.isa->nr, mode, m, n,
+      tfs_threadpool_plan_threads(pool, cost, 1), mc_max, &j.t);
   tfs_threadpool_parallel_for(pool, ntasks, cost / ntasks + 1, ind_range, &j);
+}
+
+int tfs_gemm_f32_indirect(int64_t m, const tfs_gemm_indirect *a,
+                          const tfs_gemm_packed *b, float *c, int64_t ldc,
+                          tfs_threadpool *pool) {
+  if (!tfs_gemm_indirect_ok(b) || a->nseg * a->seglen != b->k) return -1;
+  if (m <= 0 || b->n <= 0) return 0;
+  run_indirect(m, a, b, c, ldc, pool, TFS_GEMM_SPLIT_ROWS_COLS,
+               MIN((int64_t)b->isa->mc, IND_MAX_MC));
+  return 0;
+}
+
+/* ---- a row-major A read where it lies --------------------------------------------- */
+
+/* A packed-B product whose A is row-major runs the indirect kernels with
+ * each row of A one run of equal segments: no packed copy of A (for 128
+ * rows of depth 1024, packing A was about a tenth of the product).  The
+ * segments are a divisor of the depth between KC / 2 and KC (the depth
+ * itself below KC), so the depth blocks are those of the packed path; the
+ * tasks are cut as run_block cuts them. */
+#define DIRECT_MAX_SEGS 64
+
+typedef struct {
+  const float *a;
+  int64_t lda;
+  tfs_gemm_done_fn done;
+  void *arg;
+} direct_src;
+
+static void direct_rows(void *arg, int64_t r0, int64_t mb,
+                        const float **out) {
+  const direct_src *d = arg;
+  for (int64_t i = 0; i < mb; i++) out[i] = d->a + (r0 + i) * d->lda;
+}
+
+static void direct_done(void *arg, int64_t r0, int64_t mb, int64_t c0,
+                        int64_t nb) {
+  const direct_src *d = arg;
+  d->done(d->arg, r0, mb, c0, nb);
+}
+
+/* C = A * B (then done over every tile), or -1 when the depth has no
+ * segment length (nothing done). */
+static int gemm_direct(int64_t m, const float *a, int64_t lda,
+                       const tfs_gemm_packed *b, float *c, int64_t ldc,
+                       tfs_threadpool *pool, tfs_gemm_done_fn done,
+                       void *arg) {
+  const tfs_gemm_isa *isa = b->isa;
+  const int64_t k = b->k;
+  int64_t seglen = 0;
+  if (k <= isa->kc) {
+    seglen = k;
+  } else {
+    for (int64_t d = isa->kc; d >= isa->kc / 2 && !seglen; d--)
+      if (k % d == 0) seglen = d;
+  }
+  if (!seglen || k / seglen > DIRECT_MAX_SEGS) return -1;
+  int64_t segoff[DIRECT_MAX_SEGS];
+  for (int64_t s = 0; s < k / seglen; s++) segoff[s] = s * seglen;
+  direct_src d = {a, lda, done, arg};
+  tfs_gemm_indirect src = {direct_rows, done ? direct_done : NULL,
+                           &d,          segoff,
+                           k / seglen,  seglen,
+                           NULL,        0};
+  run_indirect(m, &src, b, c, ldc, pool, TFS_GEMM_SPLIT_LARGE,
+               MIN(block_rows(isa, k), (int64_t)IND_MAX_MC));
   return 0;
 }
