@@ -70,10 +70,11 @@ static inline TGT __attribute__((always_inline)) void ukr_body(
     __m512 x1 = _mm512_mul_ps(va, c##i##1);                             \
     if (beta != 0.0f) {                                                 \
       x0 = _mm512_fmadd_ps(vb, _mm512_maskz_loadu_ps(k0, r), x0);       \
-      x1 = _mm512_fmadd_ps(vb, _mm512_maskz_loadu_ps(k1, r + 16), x1);  \
+      if (!half)                                                        \
+        x1 = _mm512_fmadd_ps(vb, _mm512_maskz_loadu_ps(k1, r + 16), x1); \
     }                                                                   \
     _mm512_mask_storeu_ps(r, k0, x0);                                   \
-    _mm512_mask_storeu_ps(r + 16, k1, x1);                              \
+    if (!half) _mm512_mask_storeu_ps(r + 16, k1, x1);                   \
   }
   ROWS(STORE)
 #undef STORE
@@ -99,7 +100,7 @@ static inline TGT __attribute__((always_inline)) void iukr_body(
 #define LOADC(i)                                                  \
   if (m > i) {                                                    \
     c##i##0 = _mm512_maskz_loadu_ps(k0, c + i * ldc);             \
-    c##i##1 = _mm512_maskz_loadu_ps(k1, c + i * ldc + 16);        \
+    if (!half) c##i##1 = _mm512_maskz_loadu_ps(k1, c + i * ldc + 16); \
   }
     ROWS(LOADC)
 #undef LOADC
@@ -141,7 +142,7 @@ static inline TGT __attribute__((always_inline)) void iukr_body(
   __m512 bb0 = z, bb1 = z;
   if (bias) {
     bb0 = _mm512_maskz_loadu_ps(k0, bias);
-    bb1 = _mm512_maskz_loadu_ps(k1, bias + 16);
+    if (!half) bb1 = _mm512_maskz_loadu_ps(k1, bias + 16);
   }
 #define STORE(i)                                                        \
   if (m > i) {                                                          \
@@ -149,7 +150,7 @@ static inline TGT __attribute__((always_inline)) void iukr_body(
     if (bias) x0 = _mm512_add_ps(x0, bb0), x1 = _mm512_add_ps(x1, bb1); \
     if (relu) x0 = _mm512_max_ps(z, x0), x1 = _mm512_max_ps(z, x1);     \
     _mm512_mask_storeu_ps(c + i * ldc, k0, x0);                         \
-    _mm512_mask_storeu_ps(c + i * ldc + 16, k1, x1);                    \
+    if (!half) _mm512_mask_storeu_ps(c + i * ldc + 16, k1, x1);         \
   }
   ROWS(STORE)
 #undef STORE
