@@ -49,10 +49,15 @@ static inline TGT __attribute__((always_inline)) void ukr_body(
     b += NR;                                                            \
   }
   /* the first steps prefetch (gemm_internal.h), the rest do not */
-  const int64_t kp = npf <= 0 ? 0 : (npf + 1) / 2 < kc ? (npf + 1) / 2 : kc;
   int64_t p = 0;
+  if (npf > kc) {
+    const int64_t kp = (npf + 1) / 2 < kc ? (npf + 1) / 2 : kc;
 #pragma GCC unroll 4
-  for (; p < kp; p++) DEPTH_STEP(TFS_GEMM_PF2(pf + 32 * p))
+    for (; p < kp; p++) DEPTH_STEP(TFS_GEMM_PF2(pf + 32 * p))
+  } else {
+#pragma GCC unroll 4
+    for (; p < npf; p++) DEPTH_STEP(__builtin_prefetch(pf + 16 * p, 0, 2))
+  }
 #pragma GCC unroll 4
   for (; p < kc; p++) DEPTH_STEP((void)0)
 #undef DEPTH_STEP
@@ -106,7 +111,8 @@ static inline TGT __attribute__((always_inline)) void iukr_body(
 #undef LOADC
   }
   /* depth steps left that prefetch (gemm_internal.h) */
-  int64_t pfs = npf <= 0 ? 0 : (npf + 1) / 2;
+  const int two = npf > nseg * seglen; /* lines a step */
+  int64_t pfs = npf <= 0 ? 0 : two ? (npf + 1) / 2 : npf;
   for (int64_t s = 0; s < nseg; s++) {
     const int64_t off = segoff[s];
 #define SEG(i) const float *a##i = m > i ? rows[i] + off : NULL;
@@ -129,8 +135,13 @@ static inline TGT __attribute__((always_inline)) void iukr_body(
     const int64_t sp = pfs < seglen ? pfs : seglen;
     pfs -= sp;
     int64_t p = 0;
+    if (two) {
 #pragma GCC unroll 4
-    for (; p < sp; p++, pf += 32) DEPTH_STEP(TFS_GEMM_PF2(pf))
+      for (; p < sp; p++, pf += 32) DEPTH_STEP(TFS_GEMM_PF2(pf))
+    } else {
+#pragma GCC unroll 4
+      for (; p < sp; p++, pf += 16) DEPTH_STEP(__builtin_prefetch(pf, 0, 2))
+    }
 #pragma GCC unroll 4
     for (; p < seglen; p++) DEPTH_STEP((void)0)
 #undef DEPTH_STEP

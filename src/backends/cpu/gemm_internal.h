@@ -15,18 +15,19 @@
 #include <stdint.h>
 
 /* Every micro-kernel also takes `pf` and `npf`: npf cache lines (64
- * bytes) from pf to prefetch into L2 while it multiplies, two a depth step
- * from its first (TFS_GEMM_PF2); pf is NULL when npf is 0.  The driver
- * points them at this tile's share of the B block the thread multiplies
- * next, so that a product whose packed B comes from L3 or memory (the
- * weights at batch 1) streams it while it computes instead of stalling on
- * each panel's first tile.  Prefetches change no result.  ResNet50's last
- * stage at batch 1 on one Xeon thread (AVX-512): its 3x3 convolutions
- * (49 x 4608 x 512) 2.13 -> 1.92 ms, the 1x1 ones 0.97 -> 0.86 ms. */
+ * bytes) from pf to prefetch into L2 while it multiplies, one a depth step
+ * from its first, or two a step (TFS_GEMM_PF2) when npf is more than its
+ * depth steps; pf is NULL when npf is 0.  The driver points them at this
+ * tile's share of the B block the thread multiplies next, so that a
+ * product whose packed B comes from L3 or memory (the weights at batch 1)
+ * streams it while it computes instead of stalling on each panel's first
+ * tile.  Prefetches change no result.  ResNet50's last stage at batch 1
+ * on one Xeon thread (AVX-512): its 3x3 convolutions (49 x 4608 x 512)
+ * 2.13 -> 1.92 ms, the 1x1 ones 0.97 -> 0.86 ms; one line a step rather
+ * than two (the requests spread over twice the steps) took another 5-7%
+ * off such products alone. */
 
-/* The kernels' prefetch: two cache lines from x (prefetcht1), at each of
- * the first (npf + 1) / 2 depth steps of a call, x advancing by two lines
- * a step. */
+/* The kernels' prefetch of two cache lines from x (prefetcht1). */
 #define TFS_GEMM_PF2(x)                          \
   do {                                           \
     __builtin_prefetch((x), 0, 2);               \
