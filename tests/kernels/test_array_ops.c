@@ -304,6 +304,63 @@ static void test_strided_slice_masks(void) {
            F32(0, 1, 2, 3, 4, 5));
 }
 
+/* Pad and PadV2 against a reference built here: rank 4 with padding on
+ * every dimension (none on some), int32 with a constant, float with
+ * zeros, an empty dimension, and a last dimension padded alone. */
+static void pad_case(tfs_dtype dt, const int64_t *dims, const int64_t *pads,
+                     int32_t value) {
+  int64_t odims[4], n = 1, on = 1;
+  for (int i = 0; i < 4; i++) {
+    odims[i] = dims[i] + pads[2 * i] + pads[2 * i + 1];
+    n *= dims[i];
+    on *= odims[i];
+  }
+  int32_t *in = malloc(sizeof(int32_t) * (size_t)(n + 1));
+  int32_t *want = malloc(sizeof(int32_t) * (size_t)(on + 1));
+  for (int64_t i = 0; i < n; i++) in[i] = (int32_t)(i * 7 % 101 + 1);
+  for (int64_t o = 0; o < on; o++) {
+    int64_t rem = o, src = 0, mul = 1, inside = 1;
+    for (int i = 3; i >= 0; i--) {
+      int64_t q = rem % odims[i] - pads[2 * i];
+      rem /= odims[i];
+      if (q < 0 || q >= dims[i]) inside = 0;
+      src += q * mul;
+      mul *= dims[i];
+    }
+    want[o] = inside ? in[src] : value;
+  }
+  tfs_tensor *x;
+  if (dt == TFS_FLOAT) {
+    float *f = malloc(sizeof(float) * (size_t)(n + 1));
+    float *fw = malloc(sizeof(float) * (size_t)(on + 1));
+    for (int64_t i = 0; i < n; i++) f[i] = (float)in[i];
+    for (int64_t i = 0; i < on; i++) fw[i] = (float)want[i];
+    x = at_f32(4, dims, f);
+    at_call c = {"Pad", NULL, 0, 0, NULL};
+    at_check(at_eval(&c, (tfs_tensor *[]){x, at_i64(2, D(4, 2), pads)}, 2),
+             TFS_FLOAT, 4, odims, fw);
+    free(f);
+    free(fw);
+  } else {
+    x = at_i32(4, dims, in);
+    at_call v2 = {"PadV2", NULL, 0, 0, NULL};
+    at_check(at_eval(&v2, (tfs_tensor *[]){x, at_i64(2, D(4, 2), pads),
+                                           at_si32(value)},
+                     3),
+             TFS_INT32, 4, odims, want);
+  }
+  free(in);
+  free(want);
+}
+
+static void test_pad_rank4(void) {
+  pad_case(TFS_FLOAT, D(1, 5, 6, 3), I64(0, 0, 1, 2, 3, 1, 0, 0), 0);
+  pad_case(TFS_INT32, D(2, 3, 4, 5), I64(1, 0, 0, 2, 2, 1, 3, 4), -9);
+  pad_case(TFS_INT32, D(2, 0, 4, 5), I64(0, 1, 1, 1, 0, 0, 2, 0), 5);
+  pad_case(TFS_FLOAT, D(3, 2, 2, 7), I64(0, 0, 0, 0, 0, 0, 5, 3), 0);
+  pad_case(TFS_FLOAT, D(1, 40, 40, 16), I64(0, 0, 1, 1, 1, 1, 0, 0), 0);
+}
+
 static void test_pad(void) {
   at_call c = {"Pad", NULL, 0, 0, NULL};
   at_check(at_eval(&c, (tfs_tensor *[]){at_f32(1, D(2), F32(1, 2)),
@@ -619,6 +676,7 @@ static const tfs_test_case kMove[] = {
     {"slice", test_slice},
     {"strided_slice_masks", test_strided_slice_masks},
     {"pad", test_pad},
+    {"pad_rank4", test_pad_rank4},
     {NULL, NULL},
 };
 

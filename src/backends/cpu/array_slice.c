@@ -168,6 +168,52 @@ static void pad_fill_range(void *arg, int64_t b, int64_t e) {
   tfs_elem_fill(j->e, j->dst + b * (int64_t)j->e.size, j->value, e - b);
 }
 
+/* Plain dtypes in one pass: each output row (all dimensions but the
+ * last) is either wholly padding or the input row with its two pads, so
+ * every output byte is written once and every input byte read once
+ * (filling the whole output first, then copying the input over it, wrote
+ * the interior twice: ResNet50's 112x112x64 pad before its max pool 702
+ * -> 489 us on one Xeon thread). */
+typedef struct pad_rows_job {
+  tfs_elem e;
+  int r; /* rank, at least 1 */
+  const int64_t *pad;
+  const tfs_shape *in, *out;
+  const char *src;
+  char *dst;
+  const void *value;
+} pad_rows_job;
+
+static void pad_rows_range(void *arg, int64_t b, int64_t e) {
+  const pad_rows_job *j = arg;
+  const int r = j->r;
+  const size_t es = j->e.size;
+  const int64_t olast = j->out->dims[r - 1], ilast = j->in->dims[r - 1];
+  const int64_t lo = j->pad[2 * (r - 1)];
+  for (int64_t row = b; row < e; row++) {
+    char *d = j->dst + (size_t)(row * olast) * es;
+    /* the row's coordinates, last outer dimension first */
+    int64_t rem = row, src_row = 0, mul = 1, inside = 1;
+    for (int i = r - 2; i >= 0; i--) {
+      int64_t q = rem % j->out->dims[i] - j->pad[2 * i];
+      rem /= j->out->dims[i];
+      if (q < 0 || q >= j->in->dims[i]) inside = 0;
+      src_row += q * mul;
+      mul *= j->in->dims[i];
+    }
+    if (!inside) {
+      tfs_elem_fill(j->e, d, j->value, olast);
+      continue;
+    }
+    tfs_elem_fill(j->e, d, j->value, lo);
+    if (ilast > 0)
+      memcpy(d + (size_t)lo * es, j->src + (size_t)(src_row * ilast) * es,
+             (size_t)ilast * es);
+    tfs_elem_fill(j->e, d + (size_t)(lo + ilast) * es, j->value,
+                  olast - lo - ilast);
+  }
+}
+
 static void pad_compute(tfs_kernel_ctx *c) {
   const tfs_tensor *x = c->inputs[0];
   char a[TFS_SHAPE_STRLEN];
@@ -201,6 +247,14 @@ static void pad_compute(tfs_kernel_ctx *c) {
   tfs_tensor *o = tfs_kctx_alloc_output(c, 0, &out);
   if (!o || o->nelems == 0) return;
   tfs_elem e = tfs_elem_of(x->dtype);
+  if (!e.is_string && !e.is_variant && r >= 1) {
+    pad_rows_job pj = {e, r, pad, &x->shape, &out, x->data, o->data, value};
+    int64_t olast = out.dims[r - 1];
+    tfs_kctx_parallel_for(c, o->nelems / olast,
+                          olast * (int64_t)e.size / 16 + 1, pad_rows_range,
+                          &pj);
+    return;
+  }
   if (!e.is_string && !e.is_variant) {
     /* over the pool, each thread filling the part of the output it then
      * copies into (the fill cannot fail) */
