@@ -404,6 +404,9 @@ static void tile_naive(const macro_job *j, int64_t ic, int64_t mb,
  * layer, 2% slower with them on the AVX2 kernels; ResNet50's 0.5-9 MiB
  * layers faster). */
 #define PF_MIN_BYTES ((int64_t)256 << 10)
+/* Nor do products of fewer rows than a panel: a one-row tile is short and
+ * bound by its FMA latency, and its B is usually used again at once (an
+ * LSTM's step product, 1 x 192 x 512, 13% slower with it). */
 
 /* Row panel ip of mp's share of the next B block (`lines` cache lines
  * from next, NULL: none) for the micro-kernel's prefetch: each of the
@@ -449,7 +452,8 @@ static void macro_range(void *arg, int64_t begin, int64_t end) {
   tls_bufs *t = tls();
   float *abuf = tls_abuf(t, (size_t)(j->mc / mr + 1) * mr *
                                 (size_t)MIN(j->k, (int64_t)isa->kc));
-  const int pf_on = j->k * j->npanels * nr * 4 >= PF_MIN_BYTES;
+  const int pf_on =
+      j->k * j->npanels * nr * 4 >= PF_MIN_BYTES && j->m >= mr;
   for (int64_t task = begin; task < end; task++) {
     /* chunk-major: a thread's consecutive tasks share B panels */
     int64_t ci = task / j->mblocks, mi = task % j->mblocks, ic, mb;
@@ -799,7 +803,8 @@ void tfs_gemm_f32_packed_done(int trans_a, int64_t m, float alpha,
     if (done) done(arg, 0, m, 0, n);
     return;
   }
-  if (!trans_a && alpha == 1.0f && beta == 0.0f && tfs_gemm_indirect_ok(b) &&
+  if (!trans_a && alpha == 1.0f && beta == 0.0f && m >= isa->mr &&
+      tfs_gemm_indirect_ok(b) &&
       gemm_direct(m, a, lda, b, c, ldc, pool, done, arg) == 0)
     return;
   for (int64_t jc = 0; jc < n; jc += isa->nc) {
@@ -921,7 +926,7 @@ static void src_tile(src_job *j, tls_bufs *t, float *abuf, int64_t mi,
       int64_t lines;
       const float *next =
           next_block(j->b->data, nr, isa->kc, k, jp, jp0, jp1, pc, &lines);
-      if (k * j->b->n * 4 < PF_MIN_BYTES) next = NULL;
+      if (k * j->b->n * 4 < PF_MIN_BYTES || j->t.m < mr) next = NULL;
       for (int64_t ip = 0; ip < mpanels; ip++) {
         int rows = (int)MIN((int64_t)mr, mb - ip * mr);
         int64_t npf;
@@ -1024,7 +1029,7 @@ static void ind_range(void *arg, int64_t begin, int64_t end) {
         const float *bias = last && src->bias ? src->bias + jp * nr : NULL;
         int64_t lines;
         const float *next =
-            k * j->b->n * 4 < PF_MIN_BYTES
+            k * j->b->n * 4 < PF_MIN_BYTES || j->t.m < mr
                 ? NULL
                 : next_block(j->b->data, nr, (int)kblk, k, jp, jp0, jp1,
                              s0 * src->seglen, &lines);
@@ -1092,7 +1097,8 @@ int tfs_gemm_f32_indirect(int64_t m, const tfs_gemm_indirect *a,
  * rows of depth 1024, packing A was about a tenth of the product).  The
  * segments are a divisor of the depth between KC / 2 and KC (the depth
  * itself below KC), so the depth blocks are those of the packed path; the
- * tasks are cut as run_block cuts them. */
+ * tasks are cut as run_block cuts them.  Not below one panel of rows,
+ * where packing A costs next to nothing. */
 #define DIRECT_MAX_SEGS 64
 
 typedef struct {
