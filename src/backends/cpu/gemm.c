@@ -402,11 +402,11 @@ static void tile_naive(const macro_job *j, int64_t ic, int64_t mb,
  * prefetcher to keep up, and the prefetches only cost load slots
  * (MobileNetV2 at batch 1, whose weights are mostly under 256 KiB a
  * layer, 2% slower with them on the AVX2 kernels; ResNet50's 0.5-9 MiB
- * layers faster). */
+ * layers faster).  Nor do products of fewer rows than a panel: a one-row
+ * tile is short and bound by its FMA latency, and its B is usually used
+ * again at once (an LSTM's step product, 1 x 192 x 512, 13% slower with
+ * it). */
 #define PF_MIN_BYTES ((int64_t)256 << 10)
-/* Nor do products of fewer rows than a panel: a one-row tile is short and
- * bound by its FMA latency, and its B is usually used again at once (an
- * LSTM's step product, 1 x 192 x 512, 13% slower with it). */
 
 /* Row panel ip of mp's share of the next B block (`lines` cache lines
  * from next, NULL: none) for the micro-kernel's prefetch: each of the
