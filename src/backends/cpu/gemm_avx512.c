@@ -50,16 +50,8 @@ static inline TGT __attribute__((always_inline)) void ukr_body(
   }
   /* the first steps prefetch (gemm_internal.h), the rest do not */
   int64_t p = 0;
-  if (npf > kc) {
-    const int64_t kp = (npf + 1) / 2 < kc ? (npf + 1) / 2 : kc;
-#pragma GCC unroll 4
-    for (; p < kp; p++) DEPTH_STEP(TFS_GEMM_PF2(pf + 32 * p))
-  } else {
-#pragma GCC unroll 4
-    for (; p < npf; p++) DEPTH_STEP(__builtin_prefetch(pf + 16 * p, 0, 2))
-  }
-#pragma GCC unroll 4
-  for (; p < kc; p++) DEPTH_STEP((void)0)
+  const int two = npf > kc; /* lines a step */
+  TFS_GEMM_DEPTH_LOOP(p, kc, two ? (npf + 1) / 2 : npf, two, pf, DEPTH_STEP);
 #undef DEPTH_STEP
 #undef STEP
   const __m512 va = _mm512_set1_ps(alpha), vb = _mm512_set1_ps(beta);
@@ -135,15 +127,7 @@ static inline TGT __attribute__((always_inline)) void iukr_body(
     const int64_t sp = pfs < seglen ? pfs : seglen;
     pfs -= sp;
     int64_t p = 0;
-    if (two) {
-#pragma GCC unroll 4
-      for (; p < sp; p++, pf += 32) DEPTH_STEP(TFS_GEMM_PF2(pf))
-    } else {
-#pragma GCC unroll 4
-      for (; p < sp; p++, pf += 16) DEPTH_STEP(__builtin_prefetch(pf, 0, 2))
-    }
-#pragma GCC unroll 4
-    for (; p < seglen; p++) DEPTH_STEP((void)0)
+    TFS_GEMM_DEPTH_LOOP(p, seglen, sp, two, pf, DEPTH_STEP);
 #undef DEPTH_STEP
 #undef STEP
   }

@@ -34,6 +34,24 @@
     __builtin_prefetch((x) + 16, 0, 2);          \
   } while (0)
 
+/* The depth loop of every micro-kernel: steps p .. end - 1, the first
+ * up to `npfs` of them prefetching from `pf` (advanced as they go) one
+ * cache line each, or two (TFS_GEMM_PF2) when `two`, the rest plain.
+ * STEP(PF) is the kernel's depth step, PF the statement it issues after
+ * loading B; p and pf are the caller's variables. */
+#define TFS_GEMM_DEPTH_LOOP(p, end, npfs, two, pf, STEP)                  \
+  do {                                                                    \
+    const int64_t lim_ = (npfs) < (end) ? (npfs) : (end);                 \
+    if (two) {                                                            \
+      _Pragma("GCC unroll 4") for (; p < lim_; p++, pf += 32)             \
+          STEP(TFS_GEMM_PF2(pf))                                          \
+    } else {                                                              \
+      _Pragma("GCC unroll 4") for (; p < lim_; p++, pf += 16)             \
+          STEP(__builtin_prefetch(pf, 0, 2))                              \
+    }                                                                     \
+    _Pragma("GCC unroll 4") for (; p < (end); p++) STEP((void)0)          \
+  } while (0)
+
 /* C tile (m rows by n <= NR columns) = alpha * A_panel * B_panel +
  * beta * C (C not read when beta == 0).  `m` rows of the MR-row panel are
  * used; the function is specialised per m. */
