@@ -155,14 +155,19 @@ int tfs_cli_mpi_start(int64_t batch, int mode, tfs_cli_mpi **out) {
     return TFS_CLI_OK;
   }
   if (!batch) {
-    /* every rank decides the same: only rank 0 says why */
+    /* every rank decides the same: only rank 0 says why, and the others
+     * exit only once it has (mpirun ends the whole job when the first
+     * rank exits with an error, which could cut the message off) */
+    int rc = TFS_CLI_USAGE;
+    if (rank == 0)
+      rc = tfs_cli_usage_error(
+          "under mpirun (%d ranks) run needs --batch N: the rows of the "
+          "feeds are then shared out among the ranks; without it every rank "
+          "would run the same inputs",
+          size);
+    MPI_Barrier(MPI_COMM_WORLD);
     tfs_mpi_finalize();
-    if (rank) return TFS_CLI_USAGE;
-    return tfs_cli_usage_error(
-        "under mpirun (%d ranks) run needs --batch N: the rows of the feeds "
-        "are then shared out among the ranks; without it every rank would "
-        "run the same inputs",
-        size);
+    return rc;
   }
   tfs_cli_mpi *m = calloc(1, sizeof *m);
   if (m && rank == 0) m->done = calloc((size_t)size, sizeof *m->done);
