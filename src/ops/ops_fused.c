@@ -27,9 +27,11 @@
  *
  * fused_ops of _FusedMatMul, _FusedConv2D and _FusedDepthwiseConv2dNative:
  * a first op (BiasAdd; for _FusedConv2D also FusedBatchNorm or
- * FusedBatchNormV3), then at most one activation: Relu, Relu6, Elu,
- * LeakyRelu, Tanh, Sigmoid, TensorFlow's fused-only _MklSwish,
- * GeluApproximate and GeluExact, and tfsess's _TfsHardSwish.
+ * FusedBatchNormV3), for _FusedConv2D after BiasAdd optionally Add (a
+ * second argument of the output's shape, added before the activation:
+ * TensorFlow's oneDNN residual fusion), then at most one activation:
+ * Relu, Relu6, Elu, LeakyRelu, Tanh, Sigmoid, TensorFlow's fused-only
+ * _MklSwish, GeluApproximate and GeluExact, and tfsess's _TfsHardSwish.
  * _FusedBatchMatMulV2 takes ["Mul"].
  */
 #include <string.h>

@@ -139,6 +139,8 @@ static int convertible(layout_state *ls, int v, int *to) {
   for (size_t i = 0; i < sizeof(kSensitive) / sizeof(kSensitive[0]); i++)
     found |= strcmp(n->def->name, kSensitive[i]) == 0;
   if (!found || !tfs_og__replaceable(g, v) || n->nin < 1) return 0;
+  /* a fused Add's addend would need its own transposes */
+  if (strcmp(n->def->name, "_FusedConv2D") == 0 && n->nin > 3) return 0;
   int pref = preferred(ls, v);
   int nchw = tfs_opt__attr_is(g, v, "data_format", "NCHW");
   int nhwc = !nchw && (tfs_opt__attr_is(g, v, "data_format", "NHWC") ||

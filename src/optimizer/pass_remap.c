@@ -26,6 +26,11 @@
  *   x * Relu6(x + 3) / 6 (Keras's hard_swish)
  *       -> _TfsHardSwish, or after a contraction + BiasAdd fused_ops
  *          ["BiasAdd", "_TfsHardSwish"]
+ *   AddV2 | Add(_FusedConv2D (bias only, NHWC), z), z of the
+ *   convolution's output shape, both fully known (a residual connection)
+ *                                           -> _FusedConv2D with fused_ops
+ *      ["BiasAdd", "Add"] (TensorFlow's oneDNN form), an activation after
+ *      it joining as for the other fused ops
  *   _FusedConv2D (NHWC) -> MaxPool (NHWC, VALID, strides equal to the
  *   window)                                 -> _TfsFusedConv2DMaxPool
  *   _FusedConv2D (bias [+ act], a constant 1x1 or strided filter) ->
@@ -303,7 +308,7 @@ static int conv_pool(tfs_opt_ctx *c, int v, tfs_remap_stats *stats) {
       !tfs_opt__attr_is(g, v, "padding", "VALID"))
     return 0;
   int q = fusable_input(g, v, 0);
-  if (q < 0 || !tfs_og__is(g, q, "_FusedConv2D") ||
+  if (q < 0 || !tfs_og__is(g, q, "_FusedConv2D") || g->n[q].nin != 3 ||
       tfs_opt__attr_is(g, q, "data_format", "NCHW"))
     return 0;
   const tfs_attr_value *k = tfs_attrs_find(g->n[v].attrs, "ksize");
@@ -424,13 +429,69 @@ static const char *fused_act_name(const tfs_ograph *g, int v,
   return NULL;
 }
 
-/* fused_ops of node q is exactly ["BiasAdd"]. */
+/* fused_ops of node q is exactly ["BiasAdd"] (1), or ["BiasAdd", "Add"]
+ * (2); else 0. */
 static int fused_bias_only(const tfs_ograph *g, int q) {
   const tfs_attr_value *f = tfs_attrs_find(g->n[q].attrs, "fused_ops");
-  if (!f || !f->is_list || f->type != TFS_ATTR_STRING || f->u.list.n != 1)
+  if (!f || !f->is_list || f->type != TFS_ATTR_STRING || f->u.list.n < 1 ||
+      f->u.list.n > 2)
     return 0;
   const tfs_bytes *ops = (const tfs_bytes *)f->u.list.v;
-  return ops[0].len == 7 && memcmp(ops[0].ptr, "BiasAdd", 7) == 0;
+  if (ops[0].len != 7 || memcmp(ops[0].ptr, "BiasAdd", 7) != 0) return 0;
+  if (f->u.list.n == 1) return 1;
+  return ops[1].len == 3 && memcmp(ops[1].ptr, "Add", 3) == 0 ? 2 : 0;
+}
+
+/* Shapes a and b are the same, every dimension known. */
+static int same_known_shape(const tfs_shape *a, const tfs_shape *b) {
+  if (a->rank < 0 || a->rank != b->rank) return 0;
+  for (int d = 0; d < a->rank; d++)
+    if (a->dims[d] < 0 || a->dims[d] != b->dims[d]) return 0;
+  return 1;
+}
+
+/* AddV2 | Add v of a _FusedConv2D whose fused_ops is ["BiasAdd"] (NHWC,
+ * read only by v) and a float tensor of the same, fully known shape:
+ * the sum joins the convolution's epilogue (["BiasAdd", "Add"], the
+ * tensor its last argument), added as each block of the output is
+ * finished rather than in a pass of its own (ResNet's residual
+ * connections; MobileNetV2's and EfficientNet's after their
+ * projections).  Shapes that may broadcast are left to the Add. */
+static int conv_add(tfs_opt_ctx *c, int v, tfs_remap_stats *stats) {
+  tfs_ograph *g = c->g;
+  if (c->cfg->tf_compatible || !tfs_og__replaceable(g, v) ||
+      !is_float_node(g, v) || g->n[v].nin != 2 ||
+      (!tfs_og__is(g, v, "AddV2") && !tfs_og__is(g, v, "Add")))
+    return 0;
+  for (int k = 0; k < 2; k++) {
+    int q = fusable_input(g, v, k);
+    tfs_oref z = g->n[v].in[1 - k];
+    if (q < 0 || !tfs_og__is(g, q, "_FusedConv2D") ||
+        fused_bias_only(g, q) != 1 || !bias_fused_nhwc(g, q) ||
+        tfs_og__dtype(g, z) != TFS_FLOAT ||
+        !same_known_shape(&g->n[q].out_shapes[0], tfs_og__shape(g, z)) ||
+        !same_known_shape(&g->n[q].out_shapes[0], &g->n[v].out_shapes[0]))
+      continue;
+    static const char *const kOps[2] = {"BiasAdd", "Add"};
+    static const tfs_dtype kArgs[2] = {TFS_FLOAT, TFS_FLOAT};
+    tfs_attrs a;
+    if (tfs_opt__copy_attrs(g, q, &a) ||
+        tfs_opt__set_strings(&a, "fused_ops", kOps, 2) ||
+        tfs_opt__set_int(&a, "num_args", 2) ||
+        tfs_opt__set_types(&a, "TArgs", kArgs, 2)) {
+      tfs_attrs_clear(&a);
+      TFS_OOM(c->st);
+      return -1;
+    }
+    tfs_oref in[4] = {g->n[q].in[0], g->n[q].in[1], g->n[q].in[2], z};
+    int r = tfs_remap__replace_if_kernel(c, v, "_FusedConv2D", &a, 4, in, q,
+                                         -1);
+    if (r == -2) return 0;
+    if (r < 0) return -1;
+    tfs_remap__count(stats, "_FusedConv2D+AddV2 -> _FusedConv2D");
+    return 1;
+  }
+  return 0;
 }
 
 /* An activation after a fused contraction whose fused_ops is
@@ -442,10 +503,8 @@ static int extend_fused(tfs_opt_ctx *c, int v, tfs_remap_stats *stats) {
   if (!tfs_og__replaceable(g, v) || !is_float_node(g, v) ||
       g->n[v].nin != 1)
     return 0;
-  int q = fusable_input(g, v, 0);
-  if (q < 0 || !fused_bias_only(g, q) || g->n[q].nctrl ||
-      !is_float_node(g, q))
-    return 0;
+  int q = fusable_input(g, v, 0), nops = q < 0 ? 0 : fused_bias_only(g, q);
+  if (!nops || g->n[q].nctrl || !is_float_node(g, q)) return 0;
   const char *qop = g->n[q].def->name;
   int mm = strcmp(qop, "_FusedMatMul") == 0;
   if (!mm && strcmp(qop, "_FusedConv2D") != 0 &&
@@ -456,11 +515,11 @@ static int extend_fused(tfs_opt_ctx *c, int v, tfs_remap_stats *stats) {
       (c->cfg->tf_compatible && strncmp(act, "Gelu", 4) == 0))
     return 0;
   tfs_attrs a;
-  const char *ops[2] = {"BiasAdd", act};
+  const char *ops[3] = {"BiasAdd", nops == 2 ? "Add" : act, act};
   float alpha = 0.2f;
   tfs_attrs_get_float(g->n[v].attrs, "alpha", &alpha);
   if (tfs_opt__copy_attrs(g, q, &a) ||
-      tfs_opt__set_strings(&a, "fused_ops", ops, 2) ||
+      tfs_opt__set_strings(&a, "fused_ops", ops, nops + 1) ||
       tfs_opt__set_float(&a, "leakyrelu_alpha", alpha)) {
     tfs_attrs_clear(&a);
     TFS_OOM(c->st);
@@ -550,6 +609,13 @@ int tfs_pass__remap(tfs_opt_ctx *c) {
     else if (is_inference_bn(g, v) && !after_convolution(g, v))
       r = tfs_remap__decompose_bn(c, v, &stats);
     if (!r && cpu) r = bmm_scale(c, v, &stats);
+    if (r < 0) return -1;
+    total += r;
+  }
+  /* residual sums after the convolutions fused above */
+  for (int v = 0; v < g->nn; v++) {
+    if (!tfs_og__live(g, v) || !on_cpu(g->n[v].device)) continue;
+    int r = conv_add(c, v, &stats);
     if (r < 0) return -1;
     total += r;
   }

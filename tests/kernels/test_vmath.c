@@ -680,6 +680,53 @@ static void test_epilogue_rows(void) {
   CU_ASSERT_EQUAL(bad, 0);
 }
 
+/* A residual addend's rows (tfs_fused_add_rows_f32) on every path:
+ * act(x + a) bit for bit, one rounding for the sum, at every width up to
+ * 40 (tails) with the rows and the addend at different strides, NaN,
+ * +-inf and +-0 among the values, the columns past the width untouched. */
+static void test_epilogue_add_rows(void) {
+  static const int acts[] = {TFS_FA_NONE, TFS_FA_RELU, TFS_FA_RELU6,
+                             TFS_FA_LEAKY_RELU};
+  static const float specials[] = {NAN, 0.0f, -0.0f, INFINITY, -INFINITY,
+                                   6.0f, -6.0f, 1e-30f};
+  enum { ROWS = 3, LD = 48, ALD = 45 };
+  float buf[ROWS * LD], in[ROWS * LD], add[ROWS * ALD];
+  int bad = 0;
+  for (int i = 0; i < ROWS * LD; i++)
+    in[i] = i % 9 == 0 ? specials[(i / 9) % 8]
+                       : (float)((i * 37) % 29 - 14) * 0.53f;
+  for (int i = 0; i < ROWS * ALD; i++)
+    add[i] = i % 11 == 0 ? specials[(i / 11) % 8]
+                         : (float)((i * 13) % 31 - 15) * 0.29f;
+  for (int p = 0; p < 3; p++) {
+    const char *why = tu_isa_unavailable(kIsa[p]);
+    tu_cpu_path("epilogue-add", kPath[p], why);
+    if (why) continue;
+    tfs_cpu__set_max_isa(kIsa[p]);
+    for (int a = 0; a < 4; a++)
+      for (int64_t ch = 1; ch <= 40; ch++) {
+        memcpy(buf, in, sizeof buf);
+        tfs_fused_add_rows_f32(acts[a], 0.2f, buf, ROWS, ch, LD, add, ALD);
+        for (int r = 0; r < ROWS; r++)
+          for (int j = 0; j < LD; j++) {
+            float x = in[r * LD + j], got = buf[r * LD + j];
+            float want = j >= ch ? x
+                                 : epi_ref(acts[a], x + add[r * ALD + j],
+                                           0.2f);
+            if (!same_float(got, want)) {
+              if (bad < 5)
+                fprintf(stderr, "\n  %s act %d ch %lld [%d,%d]: %g -> %g, "
+                        "want %g\n", kPath[p], acts[a], (long long)ch, r, j,
+                        x, got, want);
+              bad++;
+            }
+          }
+      }
+    tfs_cpu__set_max_isa(-1);
+  }
+  CU_ASSERT_EQUAL(bad, 0);
+}
+
 /* Hard-swish (tfs_fused_hard_swish_f32) on every path: bit for bit the
  * scalar formula TensorFlow's graph computes, x * (relu6(x + 3) * (1/6)),
  * at every length up to 40 (tails), in place too, with NaN, +-inf, +-0
@@ -1221,6 +1268,7 @@ static const tfs_test_case kFunctionCases[] = {
     {"paths_agree", test_paths_agree},
     {"map16", test_map16},
     {"epilogue_rows", test_epilogue_rows},
+    {"epilogue_add_rows", test_epilogue_add_rows},
     {"hard_swish", test_hard_swish},
     {"scale_shift_rows", test_scale_shift_rows},
     {"row_ops", test_row_ops},

@@ -5,10 +5,12 @@
 #include "opttest.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "config_proto/config.h"
+#include "graph_builder/graph_internal.h"
 
 tfs_graph *g;
 tfs_status *st;
@@ -247,4 +249,19 @@ void ot_check_same(tfs_graph *og, const tfs_output *feeds, int nfeeds,
     tfs_tensor_free(a[i]);
     tfs_tensor_free(b[i]);
   }
+}
+
+const char *ot_fused_ops(tfs_graph *og, const char *name) {
+  static char buf[128];
+  buf[0] = 0;
+  tfs_operation *op = tfs_graph_operation_by_name(og, name);
+  const tfs_attr_value *v = op ? tfs_attrs_find(&op->attrs, "fused_ops") : NULL;
+  size_t used = 0;
+  for (int i = 0; v && v->is_list && i < v->u.list.n; i++) {
+    const tfs_bytes *s = &((const tfs_bytes *)v->u.list.v)[i];
+    used += (size_t)snprintf(buf + used, sizeof buf - used, "%s%.*s",
+                             i ? "," : "", (int)s->len, s->ptr);
+    if (used >= sizeof buf) break;
+  }
+  return buf;
 }

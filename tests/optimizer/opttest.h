@@ -56,6 +56,9 @@ int ot_entry(const char *pass);
 /* Op type of `name` in og, or "(missing)". */
 const char *ot_type(tfs_graph *og, const char *name);
 int ot_count(tfs_graph *og, const char *type);
+/* fused_ops of node `name` in og, comma-separated ("" when none); a
+ * static buffer, valid until the next call. */
+const char *ot_fused_ops(tfs_graph *og, const char *name);
 
 /* Runs g and og on the same feed values (made from the placeholders'
  * shapes) and asserts equal outputs: exactly (tol 0), or within 1e-4

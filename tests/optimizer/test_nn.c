@@ -418,22 +418,6 @@ static tfs_output const_of(const char *name, const int64_t *dims, int rank,
   return o;
 }
 
-/* fused_ops of node `name` in og, comma-separated ("" when none). */
-static const char *fused_ops(tfs_graph *og, const char *name) {
-  static char buf[128];
-  buf[0] = 0;
-  tfs_operation *op = tfs_graph_operation_by_name(og, name);
-  const tfs_attr_value *v = op ? tfs_attrs_find(&op->attrs, "fused_ops") : NULL;
-  size_t used = 0;
-  for (int i = 0; v && v->is_list && i < v->u.list.n; i++) {
-    const tfs_bytes *s = &((const tfs_bytes *)v->u.list.v)[i];
-    used += (size_t)snprintf(buf + used, sizeof buf - used, "%s%.*s",
-                             i ? "," : "", (int)s->len, s->ptr);
-    if (used >= sizeof buf) break;
-  }
-  return buf;
-}
-
 /* Whether a one-node graph of `op` runs on the CPU: `act` NULL builds
  * the activation op itself (features [2, 3]); else _FusedMatMul or
  * _FusedConv2D with fused_ops ["BiasAdd", act].  Tells the tests whether
@@ -559,7 +543,7 @@ static void test_optimizer_remap__keras_batch_norm_folded(void) {
     tfs_graph *og = ot_optimize(&x, 1, &y, 1, "arithmetic,remap");
     const char *root = kCases[i].act ? "y" : "bn";
     CU_ASSERT_STRING_EQUAL(ot_type(og, root), kCases[i].fused);
-    CU_ASSERT_STRING_EQUAL(fused_ops(og, root), kCases[i].ops);
+    CU_ASSERT_STRING_EQUAL(ot_fused_ops(og, root), kCases[i].ops);
     CU_ASSERT_EQUAL(ot_count(og, "Mul") + ot_count(og, "AddV2") +
                         ot_count(og, "Sub") + ot_count(og, "BiasAdd"),
                     0);
@@ -750,7 +734,7 @@ static void test_optimizer_remap__keras_swish(void) {
     const char *fused = mm ? "_FusedMatMul" : "_FusedConv2D";
     if (kernel_runs(fused, "_MklSwish")) {
       CU_ASSERT_STRING_EQUAL(ot_type(og, "act"), fused);
-      CU_ASSERT_STRING_EQUAL(fused_ops(og, "act"), "BiasAdd,_MklSwish");
+      CU_ASSERT_STRING_EQUAL(ot_fused_ops(og, "act"), "BiasAdd,_MklSwish");
       CU_ASSERT_PTR_NULL(tfs_graph_operation_by_name(og, "b"));
     } else {
       CU_ASSERT_STRING_EQUAL(ot_type(og, "act"), "_TfsSwish");
@@ -790,7 +774,7 @@ static void test_optimizer_remap__gelu(void) {
       CU_ASSERT_STRING_EQUAL(ot_type(og, "gelu"), "_FusedMatMul");
       char want[64];
       snprintf(want, sizeof want, "BiasAdd,%s", act);
-      CU_ASSERT_STRING_EQUAL(fused_ops(og, "gelu"), want);
+      CU_ASSERT_STRING_EQUAL(ot_fused_ops(og, "gelu"), want);
       CU_ASSERT_EQUAL(ot_count(og, "MatMul") + ot_count(og, "BiasAdd"), 0);
     } else if (have_gelu) {
       CU_ASSERT_STRING_EQUAL(ot_type(og, "gelu"), "_TfsGelu");
@@ -891,7 +875,7 @@ static void test_optimizer_remap__hard_swish(void) {
                              mm       ? "_FusedMatMul"
                              : k == 2 ? "_FusedDepthwiseConv2dNative"
                                       : "_FusedConv2D");
-      CU_ASSERT_STRING_EQUAL(fused_ops(og, "act"), "BiasAdd,_TfsHardSwish");
+      CU_ASSERT_STRING_EQUAL(ot_fused_ops(og, "act"), "BiasAdd,_TfsHardSwish");
       CU_ASSERT_PTR_NULL(tfs_graph_operation_by_name(og, "b"));
     }
     if (!compat)
@@ -944,7 +928,7 @@ static void test_optimizer_remap__dense_3d(void) {
       CU_ASSERT_EQUAL(ot_count(og, "BiasAdd"), 0);
       CU_ASSERT_EQUAL(ot_count(og, "Reshape"), 1);
       CU_ASSERT_STRING_EQUAL(
-          fused_ops(og, "ArithmeticOptimizer/SinkReshape_act"),
+          ot_fused_ops(og, "ArithmeticOptimizer/SinkReshape_act"),
           k == 1 ? "BiasAdd,GeluApproximate" : "BiasAdd,Relu");
       /* the first iteration moves the BiasAdd (and the Relu); the GELU
        * moves in the second, once it is one op */

@@ -538,11 +538,13 @@ static const tfs_test_case kPasses[] = {
 extern const tfs_test_case tfs_optimizer_nn_cases[];
 extern const tfs_test_case tfs_optimizer_meta_cases[];
 extern const tfs_test_case tfs_optimizer_attention_cases[];
+extern const tfs_test_case tfs_optimizer_remap_add_cases[];
 
 const tfs_test_suite tfs_test_suites[] = {
     {"optimizer_passes", kPasses},
     {"optimizer_nn", tfs_optimizer_nn_cases},
     {"optimizer_meta", tfs_optimizer_meta_cases},
     {"optimizer_attention", tfs_optimizer_attention_cases},
+    {"optimizer_remap_add", tfs_optimizer_remap_add_cases},
     {NULL, NULL},
 };

@@ -7,7 +7,9 @@
  * rounds twice), and the activations only compare and select, so the
  * paths agree to the last bit except for that rounding.  Also Keras's
  * hard-swish over an array (tfs_fused_hard_swish_f32), the same bits on
- * every path (no fused multiply-add).
+ * every path (no fused multiply-add), and a residual addend's rows added
+ * before the activation (tfs_fused_add_rows_f32), the same bits on every
+ * path too.
  */
 #include <immintrin.h>
 #include <stdint.h>
@@ -191,6 +193,99 @@ void tfs_fused_rows_f32(int act, float alpha, float *rows, int64_t nrows,
     k256[act][v](alpha, rows, nrows, ch, ld, scale, shift);
   else
     rows_ref(act, alpha, rows, nrows, ch, ld, scale, shift);
+}
+
+/* ---- act(rows + add) ---------------------------------------------------- */
+
+static void add_ref(int act, float alpha, float *rows, int64_t nrows,
+                    int64_t ch, int64_t ld, const float *add, int64_t ald) {
+  for (int64_t r = 0; r < nrows; r++)
+    for (int64_t j = 0; j < ch; j++)
+      rows[r * ld + j] = act_ref(act, rows[r * ld + j] + add[r * ald + j],
+                                 alpha);
+}
+
+static inline T512 AI void add512(const int act, float alpha, float *rows,
+                                  int64_t nrows, int64_t ch, int64_t ld,
+                                  const float *add, int64_t ald) {
+  const __m512 va = _mm512_set1_ps(alpha);
+  const int64_t full = ch - ch % 16;
+  const __mmask16 m = (__mmask16)((1u << (ch - full)) - 1);
+  for (int64_t r = 0; r < nrows; r++) {
+    float *p = rows + r * ld;
+    const float *q = add + r * ald;
+    for (int64_t j = 0; j < full; j += 16)
+      _mm512_storeu_ps(p + j, act512(act,
+                                     _mm512_add_ps(_mm512_loadu_ps(p + j),
+                                                   _mm512_loadu_ps(q + j)),
+                                     va));
+    if (full < ch)
+      _mm512_mask_storeu_ps(
+          p + full, m,
+          act512(act,
+                 _mm512_add_ps(_mm512_maskz_loadu_ps(m, p + full),
+                               _mm512_maskz_loadu_ps(m, q + full)),
+                 va));
+  }
+}
+
+static inline T256 AI void add256(const int act, float alpha, float *rows,
+                                  int64_t nrows, int64_t ch, int64_t ld,
+                                  const float *add, int64_t ald) {
+  const __m256 va = _mm256_set1_ps(alpha);
+  const int64_t full = ch - ch % 8;
+  const __m256i tail =
+      _mm256_cmpgt_epi32(_mm256_set1_epi32((int)(ch - full)),
+                         _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
+  for (int64_t r = 0; r < nrows; r++) {
+    float *p = rows + r * ld;
+    const float *q = add + r * ald;
+    for (int64_t j = 0; j < full; j += 8)
+      _mm256_storeu_ps(p + j, act256(act,
+                                     _mm256_add_ps(_mm256_loadu_ps(p + j),
+                                                   _mm256_loadu_ps(q + j)),
+                                     va));
+    if (full < ch)
+      _mm256_maskstore_ps(
+          p + full, tail,
+          act256(act,
+                 _mm256_add_ps(_mm256_maskload_ps(p + full, tail),
+                               _mm256_maskload_ps(q + full, tail)),
+                 va));
+  }
+}
+
+typedef void (*add_fn)(float alpha, float *rows, int64_t nrows, int64_t ch,
+                       int64_t ld, const float *add, int64_t ald);
+#define INST_ADD(PATH, TGT, ACT)                                            \
+  static TGT void PATH##_##ACT(float alpha, float *rows, int64_t nrows,     \
+                               int64_t ch, int64_t ld, const float *add,    \
+                               int64_t ald) {                               \
+    PATH(ACT, alpha, rows, nrows, ch, ld, add, ald);                        \
+  }
+#define INST_ADD_ACTS(PATH, TGT) \
+  INST_ADD(PATH, TGT, 0)         \
+  INST_ADD(PATH, TGT, 1)         \
+  INST_ADD(PATH, TGT, 2)         \
+  INST_ADD(PATH, TGT, 4)
+INST_ADD_ACTS(add512, T512)
+INST_ADD_ACTS(add256, T256)
+static const add_fn kAdd512[5] = {add512_0, add512_1, add512_2, NULL,
+                                  add512_4};
+static const add_fn kAdd256[5] = {add256_0, add256_1, add256_2, NULL,
+                                  add256_4};
+
+void tfs_fused_add_rows_f32(int act, float alpha, float *rows, int64_t nrows,
+                            int64_t ch, int64_t ld, const float *add,
+                            int64_t ald) {
+  if (act < 0 || act > TFS_FA_LEAKY_RELU || act == 3)
+    add_ref(act, alpha, rows, nrows, ch, ld, add, ald);
+  else if (tfs_cpu_has(TFS_CPU_ISA_AVX512))
+    kAdd512[act](alpha, rows, nrows, ch, ld, add, ald);
+  else if (tfs_cpu_has(TFS_CPU_ISA_AVX2))
+    kAdd256[act](alpha, rows, nrows, ch, ld, add, ald);
+  else
+    add_ref(act, alpha, rows, nrows, ch, ld, add, ald);
 }
 
 /* ---- hard-swish: x * (min(max(x + 3, 0), 6) * (1/6)) -------------------- */

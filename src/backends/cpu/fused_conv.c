@@ -1,6 +1,7 @@
 /*
  * backends/cpu/fused_conv.c - the remapper's fused convolutions on the
  * CPU: _FusedConv2D (Conv2D + BiasAdd or inference FusedBatchNorm [+
+ * activation], or + BiasAdd + Add of a tensor of the output's shape [+
  * activation]), _FusedDepthwiseConv2dNative (+ BiasAdd [+ activation])
  * and _TfsFusedConv2DMaxPool (a _FusedConv2D and the VALID,
  * non-overlapping MaxPool after it).  The convolution is Conv2D's
@@ -62,8 +63,21 @@ static int fconv_prepare_common(tfs_kernel_init *ki, int depthwise) {
                         "_FusedConv2D on CPU supports HWIO filters and no "
                         "host args");
   unsigned allowed = 1u << TFS_FE_BIAS;
-  if (!depthwise) allowed |= 1u << TFS_FE_BATCH_NORM;
+  if (!depthwise) allowed |= 1u << TFS_FE_BATCH_NORM | TFS_FUSED_ALLOW_ADD;
   if (tfs_fused_parse(ki, allowed, &s->e)) return -1;
+  if (ki->ninputs != 2 + s->e.nargs) {
+    static const char *const kArgs[] = {
+        "one extra argument: bias",
+        "two extra arguments: bias and addend",
+        "4 extra arguments: scale, offset, mean, variance"};
+    return tfs_ki_error(ki, TFS_INVALID_ARGUMENT,
+                        "Fused %s%s must have %s.", name,
+                        s->e.add ? " with Add"
+                        : s->e.kind == TFS_FE_BATCH_NORM ? " with batchnorm"
+                                                          : "",
+                        kArgs[s->e.add ? 1 : s->e.kind == TFS_FE_BATCH_NORM
+                                              ? 2 : 0]);
+  }
   if (!depthwise && tfs_conv_packed_prepare(ki, &s->w, NULL, &s->packed))
     return tfs_ki_error(ki, TFS_RESOURCE_EXHAUSTED, "out of memory");
   return 0;
@@ -82,6 +96,7 @@ typedef struct fconv_job {
   const float *in, *filt;
   float *out;
   const float *scale, *shift;
+  const float *add; /* "Add": the addend, laid out as out (NHWC) */
 } fconv_job;
 
 /* The epilogue of one finished block of output pixels and channels. */
@@ -89,6 +104,11 @@ static void fconv_done(void *arg, int64_t r0, int64_t mb, int64_t c0,
                        int64_t nb) {
   const fconv_job *j = arg;
   const int64_t ld = j->g->kn;
+  if (j->add) { /* the bias went in as the tiles were stored */
+    tfs_fused_apply_add(&j->s->e, j->out + r0 * ld + c0, mb, nb, ld,
+                        j->add + r0 * ld + c0, ld);
+    return;
+  }
   tfs_fused_apply(&j->s->e, j->out + r0 * ld + c0, mb, nb, ld,
                   j->scale ? j->scale + c0 : NULL,
                   j->shift ? j->shift + c0 : NULL);
@@ -123,7 +143,8 @@ static int fdw_epilogue(const fconv_job *j, tfs_dw_epilogue *ep) {
 
 /* The inputs' geometry and the epilogue's per-channel scale and shift
  * (in kernel scratch); *in_store when only a bias (or none) and Relu (or
- * none) remain, which the GEMM applies as it stores tiles.  -1 when c
+ * none) remain, which the GEMM applies as it stores tiles, or a bias and
+ * "Add" (the GEMM stores the bias, the rest follows).  -1 when c
  * failed. */
 static int fconv_begin(tfs_kernel_ctx *c, const fconv_state *s, conv_geom *g,
                        const float **scale, const float **shift,
@@ -135,8 +156,24 @@ static int fconv_begin(tfs_kernel_ctx *c, const fconv_state *s, conv_geom *g,
   if (!params ||
       tfs_fused_channel_params(c, &s->e, g->oc, params, scale, shift))
     return -1;
-  *in_store = !*scale && (s->e.act == TFS_FA_NONE || s->e.act == TFS_FA_RELU);
+  *in_store = !*scale && (s->e.add || s->e.act == TFS_FA_NONE ||
+                          s->e.act == TFS_FA_RELU);
   return 0;
+}
+
+/* "Add"'s addend (the last input) as floats of the output's shape os, or
+ * NULL after failing c. */
+static const float *fconv_addend(tfs_kernel_ctx *c, const tfs_shape *os) {
+  const tfs_tensor *a = c->inputs[3];
+  if (a->dtype == TFS_FLOAT && tfs_shape_equal(&a->shape, os))
+    return a->data;
+  char want[TFS_SHAPE_STRLEN], got[TFS_SHAPE_STRLEN];
+  tfs_kctx_fail(c, TFS_INVALID_ARGUMENT,
+                "the addend of a fused Add must be a float tensor of the "
+                "convolution's output shape %s, got %s %s",
+                tfs_shape_str(os, want, sizeof want), tfs_dtype_name(a->dtype),
+                tfs_shape_str(&a->shape, got, sizeof got));
+  return NULL;
 }
 
 static void fconv_compute(tfs_kernel_ctx *c) {
@@ -149,10 +186,19 @@ static void fconv_compute(tfs_kernel_ctx *c) {
   if (fconv_begin(c, s, &g, &j.scale, &j.shift, &in_store)) return;
   tfs_shape os;
   tfs_conv_shape(&s->w, g.n, g.oh, g.ow, g.oc, &os);
+  const float *addend = NULL;
+  if (s->e.add && !(addend = fconv_addend(c, &os))) return;
   tfs_tensor *y = tfs_kctx_alloc_output(c, 0, &os);
   if (!y || y->nelems == 0) return;
   if (!s->depthwise && x->nelems != 0 && tfs_conv_check_groups(c, f, &g))
     return;
+  /* "Add": the bias goes in as tiles are stored, the addend and the
+   * activation per finished block (NHWC), or over the whole output in its
+   * layout at the end (NCHW, or an input without elements) */
+  const int late = addend && (s->w.nchw || x->nelems == 0);
+  j.add = late ? NULL : addend;
+  const int relu = in_store && s->e.act == TFS_FA_RELU && !addend;
+  tfs_conv_done_fn done = in_store && !j.add ? NULL : fconv_done;
   conv_stage st;
   int ok = tfs_conv_stage_begin(&st, s->w.nchw, x, f, NULL, 0, y) == 0;
   const tfs_wino_filter *wf;
@@ -164,8 +210,12 @@ static void fconv_compute(tfs_kernel_ctx *c) {
     j.out = st.out;
     if (x->nelems == 0) { /* every window lies in padding: sums are 0 */
       memset(st.out, 0, sizeof(float) * (size_t)y->nelems);
-      tfs_fused_apply(&s->e, st.out, y->nelems / g.oc, g.oc, g.oc, j.scale,
-                      j.shift);
+      if (late)
+        tfs_fused_rows_f32(TFS_FA_NONE, 0, st.out, y->nelems / g.oc, g.oc,
+                           g.oc, NULL, j.shift);
+      else
+        tfs_fused_apply(&s->e, st.out, y->nelems / g.oc, g.oc, g.oc,
+                        j.scale, j.shift);
     } else if (s->depthwise) {
       tfs_dw_epilogue ep;
       int later = fdw_epilogue(&j, &ep);
@@ -173,20 +223,21 @@ static void fconv_compute(tfs_kernel_ctx *c) {
                       &j, tfs_kctx_intra_pool(c)) == 0;
     } else if ((wf = tfs_conv_wino_for(&s->packed, &g)) != NULL) {
       if (tfs_wino_conv_f32(c, &g, j.in, wf, j.out, in_store ? j.shift : NULL,
-                            in_store && s->e.act == TFS_FA_RELU,
-                            in_store ? NULL : fconv_done, &j)) {
+                            relu, done, &j)) {
         tfs_conv_stage_free(&st);
         return; /* failed c */
       }
     } else if (tfs_conv_f32_gemm(c, &g, j.in,
                                  tfs_conv_packed_for(&s->packed, &g), j.filt,
-                                 j.out, in_store ? j.shift : NULL,
-                                 in_store && s->e.act == TFS_FA_RELU,
-                                 in_store ? NULL : fconv_done, &j)) {
+                                 j.out, in_store ? j.shift : NULL, relu,
+                                 done, &j)) {
       tfs_conv_stage_free(&st);
       return; /* failed c */
     }
     if (ok) ok = tfs_conv_stage_end(&st, s->w.nchw, y) == 0;
+    if (ok && late) /* one row: y and the addend share their layout */
+      tfs_fused_apply_add(&s->e, y->data, 1, y->nelems, y->nelems, addend,
+                          y->nelems);
   }
   tfs_conv_stage_free(&st);
   if (!ok) tfs_kctx_fail(c, TFS_RESOURCE_EXHAUSTED, "out of memory");
@@ -201,6 +252,10 @@ static void fconv_compute(tfs_kernel_ctx *c) {
 static int fcp_prepare(tfs_kernel_init *ki) {
   if (fconv_prepare_common(ki, 0)) return -1;
   fconv_state *s = ki->state;
+  if (s->e.add)
+    return tfs_ki_error(ki, TFS_UNIMPLEMENTED,
+                        "Fusion is not implemented: [BiasAdd,Add] with a "
+                        "pool");
   const tfs_attr_value *k = tfs_attrs_find(ki->attrs, "pool_ksize");
   const tfs_attr_value *st = tfs_attrs_find(ki->attrs, "pool_strides");
   const int64_t *kv = k && k->is_list && k->u.list.n == 4 ? k->u.list.v : NULL;

@@ -8,7 +8,10 @@
  * activations _MklSwish (x * sigmoid(x)), GeluApproximate (tanh form) and
  * GeluExact (erf form), and tfsess's _TfsHardSwish (x * relu6(x + 3) /
  * 6).  The transcendental ones run over each row through vmath.h's array
- * functions.
+ * functions.  _FusedConv2D also takes fused_ops ["BiasAdd", "Add"
+ * [, activation]] (TensorFlow's oneDNN fusion of a residual connection):
+ * a second argument of the output's shape added after the bias, before
+ * the activation.
  */
 #ifndef TFS_BACKENDS_CPU_FUSED_EPILOGUE_H
 #define TFS_BACKENDS_CPU_FUSED_EPILOGUE_H
@@ -36,16 +39,21 @@ enum {
   TFS_FA_COUNT
 };
 
+/* tfs_fused_parse's `allowed` bit for ["BiasAdd", "Add" ...]. */
+#define TFS_FUSED_ALLOW_ADD (1u << 16)
+
 typedef struct tfs_fused_epilogue {
   int kind;    /* TFS_FE_* */
   int act;     /* TFS_FA_* */
+  int add;     /* "Add" after the bias: the last argument is added */
   int nargs;   /* inputs the epilogue reads after the two operands */
   float alpha; /* leakyrelu_alpha */
   float epsilon;
 } tfs_fused_epilogue;
 
 /* Parses fused_ops / num_args / epsilon / leakyrelu_alpha.  `allowed`:
- * bit (1 << TFS_FE_*) of the first fused ops this kernel accepts.
+ * bit (1 << TFS_FE_*) of the first fused ops this kernel accepts, and
+ * TFS_FUSED_ALLOW_ADD when it takes "Add" after "BiasAdd".
  * Fails prepare with TensorFlow's "Fusion is not implemented: [...]". */
 static inline int tfs_fused_parse(tfs_kernel_init *ki, unsigned allowed,
                                   tfs_fused_epilogue *e) {
@@ -66,6 +74,9 @@ static inline int tfs_fused_parse(tfs_kernel_init *ki, unsigned allowed,
   } else if (n > 0 && strcmp(ops[0].ptr, "Mul") == 0) {
     e->kind = TFS_FE_MUL, e->nargs = 1, i = 1;
   }
+  if (i < n && e->kind == TFS_FE_BIAS && (allowed & TFS_FUSED_ALLOW_ADD) &&
+      strcmp(ops[i].ptr, "Add") == 0)
+    e->add = 1, e->nargs = 2, i++;
   if (i < n) {
     static const char *const kActs[TFS_FA_COUNT] = {
         "",        "Relu",      "Relu6",           "Elu",       "LeakyRelu",
@@ -161,6 +172,31 @@ static inline void tfs_fused_apply(const tfs_fused_epilogue *e, float *rows,
   }
 }
 
+/* rows[r * ld + j] = act(rows[r * ld + j] + add[r * ald + j]) for j < ch
+ * and act none, Relu, Relu6 or LeakyRelu (alpha): one rounding for the
+ * sum, then the activation, as AddV2 then the activation op compute it.
+ * AVX-512, AVX2 or portable C by tfs_cpu_has (epilogue_rows.c). */
+void tfs_fused_add_rows_f32(int act, float alpha, float *rows, int64_t nrows,
+                            int64_t ch, int64_t ld, const float *add,
+                            int64_t ald);
+
+/* The rest of an epilogue with "Add" over rows whose bias is already in:
+ * rows += add (row r of add at add + r * ald), then e's activation. */
+static inline void tfs_fused_apply_add(const tfs_fused_epilogue *e,
+                                       float *rows, int64_t nrows, int64_t ch,
+                                       int64_t ld, const float *add,
+                                       int64_t ald) {
+  tfs_fused_act_fn f = tfs_fused_act_array(e->act);
+  tfs_fused_add_rows_f32(f ? TFS_FA_NONE : e->act, e->alpha, rows, nrows, ch,
+                         ld, add, ald);
+  if (!f) return;
+  if (ld == ch) {
+    f(rows, rows, nrows * ch);
+    return;
+  }
+  for (int64_t r = 0; r < nrows; r++) f(rows + r * ld, rows + r * ld, ch);
+}
+
 /* 0 when t is a float vector of ch values; else fails c with
  * TensorFlow's message naming it `what` and returns -1. */
 static inline int tfs_fused_check_channels(tfs_kernel_ctx *c,
@@ -185,7 +221,7 @@ static inline int tfs_fused_channel_params(tfs_kernel_ctx *c,
   *scale = NULL;
   *shift = NULL;
   if (e->kind == TFS_FE_NONE || e->kind == TFS_FE_MUL) return 0;
-  for (int k = 0; k < e->nargs; k++)
+  for (int k = 0; k < e->nargs - e->add; k++) /* not the addend */
     if (tfs_fused_check_channels(
             c, c->inputs[2 + k],
             e->kind == TFS_FE_BIAS ? "bias" : "batch norm argument", ch))
