@@ -186,33 +186,42 @@ static void test_paths(void) {
          worst[0], worst[1], worst_max[0], worst_max[1]);
 }
 
-/* The AVX2 transforms give the portable ones' bits (the GEMM is the same
- * in both runs: its family is chosen once). */
+/* The AVX-512 and AVX2 transforms give the portable ones' bits (the
+ * GEMM is the same in every run: its family is chosen once): each level
+ * this CPU has against the portable forms, capped by
+ * tfs_cpu__set_max_isa. */
 static void test_transforms_same_bits(void) {
-  const char *why = tu_isa_unavailable(TFS_CPU_ISA_AVX2);
-  tu_cpu_path("winograd", "avx2", why);
+  static const struct {
+    const char *name;
+    int isa;
+  } kLevels[] = {{"avx512", TFS_CPU_ISA_AVX512}, {"avx2", TFS_CPU_ISA_AVX2}};
   tu_cpu_path("winograd", "portable", NULL);
-  if (why) return;
   tfs_conv__set_winograd(1);
-  for (size_t ci = 0; ci < sizeof kCases / sizeof *kCases; ci++) {
-    const wcase *k = &kCases[ci];
-    tfs_tensor *xv = nt_random((int64_t[]){k->n, k->h, k->w, k->c}, 4,
-                               31 + (uint32_t)ci);
-    tfs_tensor *fv = nt_random((int64_t[]){3, 3, k->c, k->kn}, 4,
-                               37 + (uint32_t)ci);
-    tfs_tensor *y1 = run_graph(k, xv, fv, NULL, NULL, 1);
-    tfs_cpu__set_max_isa(TFS_CPU_ISA_SSE42);
-    tfs_tensor *y0 = run_graph(k, xv, fv, NULL, NULL, 1);
-    tfs_cpu__set_max_isa(-1);
-    CU_ASSERT_EQUAL_FATAL(tfs_tensor_num_elements(y0),
-                          tfs_tensor_num_elements(y1));
-    CU_ASSERT(memcmp(tfs_tensor_data(y0), tfs_tensor_data(y1),
-                     sizeof(float) * (size_t)tfs_tensor_num_elements(y0)) ==
-              0);
-    tfs_tensor_free(y0);
-    tfs_tensor_free(y1);
-    tfs_tensor_free(xv);
-    tfs_tensor_free(fv);
+  for (size_t li = 0; li < sizeof kLevels / sizeof kLevels[0]; li++) {
+    const char *why = tu_isa_unavailable(kLevels[li].isa);
+    tu_cpu_path("winograd", kLevels[li].name, why);
+    if (why) continue;
+    for (size_t ci = 0; ci < sizeof kCases / sizeof *kCases; ci++) {
+      const wcase *k = &kCases[ci];
+      tfs_tensor *xv = nt_random((int64_t[]){k->n, k->h, k->w, k->c}, 4,
+                                 31 + (uint32_t)ci);
+      tfs_tensor *fv = nt_random((int64_t[]){3, 3, k->c, k->kn}, 4,
+                                 37 + (uint32_t)ci);
+      tfs_cpu__set_max_isa(kLevels[li].isa);
+      tfs_tensor *y1 = run_graph(k, xv, fv, NULL, NULL, 1);
+      tfs_cpu__set_max_isa(TFS_CPU_ISA_SSE42);
+      tfs_tensor *y0 = run_graph(k, xv, fv, NULL, NULL, 1);
+      tfs_cpu__set_max_isa(-1);
+      CU_ASSERT_EQUAL_FATAL(tfs_tensor_num_elements(y0),
+                            tfs_tensor_num_elements(y1));
+      CU_ASSERT(memcmp(tfs_tensor_data(y0), tfs_tensor_data(y1),
+                       sizeof(float) *
+                           (size_t)tfs_tensor_num_elements(y0)) == 0);
+      tfs_tensor_free(y0);
+      tfs_tensor_free(y1);
+      tfs_tensor_free(xv);
+      tfs_tensor_free(fv);
+    }
   }
   tfs_conv__set_winograd(-1);
 }
