@@ -97,6 +97,7 @@ typedef struct fconv_job {
   float *out;
   const float *scale, *shift;
   const float *add; /* "Add": the addend, laid out as out (NHWC) */
+  int in_store;     /* the GEMM added the bias as it stored the tiles */
 } fconv_job;
 
 /* The epilogue of one finished block of output pixels and channels. */
@@ -109,9 +110,9 @@ static void fconv_done(void *arg, int64_t r0, int64_t mb, int64_t c0,
                         j->add + r0 * ld + c0, ld);
     return;
   }
-  tfs_fused_apply(&j->s->e, j->out + r0 * ld + c0, mb, nb, ld,
-                  j->scale ? j->scale + c0 : NULL,
-                  j->shift ? j->shift + c0 : NULL);
+  tfs_fused_apply_rest(&j->s->e, j->in_store, j->out + r0 * ld + c0, mb,
+                       nb, ld, j->scale ? j->scale + c0 : NULL,
+                       j->shift ? j->shift + c0 : NULL);
 }
 
 /* The activation of one finished part of a depthwise output row whose
@@ -142,10 +143,10 @@ static int fdw_epilogue(const fconv_job *j, tfs_dw_epilogue *ep) {
 }
 
 /* The inputs' geometry and the epilogue's per-channel scale and shift
- * (in kernel scratch); *in_store when only a bias (or none) and Relu (or
- * none) remain, which the GEMM applies as it stores tiles, or a bias and
- * "Add" (the GEMM stores the bias, the rest follows).  -1 when c
- * failed. */
+ * (in kernel scratch); *in_store when there is no scale: the GEMM adds
+ * the bias as it stores tiles (and applies Relu when that is the
+ * activation), the rest ("Add", another activation) following per
+ * finished block.  -1 when c failed. */
 static int fconv_begin(tfs_kernel_ctx *c, const fconv_state *s, conv_geom *g,
                        const float **scale, const float **shift,
                        int *in_store) {
@@ -156,8 +157,7 @@ static int fconv_begin(tfs_kernel_ctx *c, const fconv_state *s, conv_geom *g,
   if (!params ||
       tfs_fused_channel_params(c, &s->e, g->oc, params, scale, shift))
     return -1;
-  *in_store = !*scale && (s->e.add || s->e.act == TFS_FA_NONE ||
-                          s->e.act == TFS_FA_RELU);
+  *in_store = !*scale;
   return 0;
 }
 
@@ -198,7 +198,11 @@ static void fconv_compute(tfs_kernel_ctx *c) {
   const int late = addend && (s->w.nchw || x->nelems == 0);
   j.add = late ? NULL : addend;
   const int relu = in_store && s->e.act == TFS_FA_RELU && !addend;
-  tfs_conv_done_fn done = in_store && !j.add ? NULL : fconv_done;
+  tfs_conv_done_fn done =
+      j.add || (!late && !(in_store && tfs_fused_act_in_store(&s->e)))
+          ? fconv_done
+          : NULL;
+  j.in_store = in_store;
   conv_stage st;
   int ok = tfs_conv_stage_begin(&st, s->w.nchw, x, f, NULL, 0, y) == 0;
   const tfs_wino_filter *wf;
@@ -306,8 +310,8 @@ static void fcp_tiles(void *arg, int64_t t0, int64_t t1) {
       __atomic_store_n(&j->failed, 1, __ATOMIC_RELAXED);
       break;
     }
-    if (!j->in_store)
-      tfs_fused_apply(&j->s->e, tile, mb, g->kn, g->kn, j->scale, j->shift);
+    tfs_fused_apply_rest(&j->s->e, j->in_store, tile, mb, g->kn, g->kn,
+                         j->scale, j->shift);
     tfs_maxpool_f32_valid(tile, npr * kh, g->ow, g->kn, kh, j->s->pkw, kh,
                           j->s->pkw,
                           j->out + (b * j->poh + py) * j->pow * g->kn);
@@ -327,8 +331,8 @@ static void fcp_whole(tfs_kernel_ctx *c, fcp_job *j, tfs_threadpool *pool) {
     __atomic_store_n(&j->failed, 1, __ATOMIC_RELAXED);
     return;
   }
-  if (!j->in_store)
-    tfs_fused_apply(&j->s->e, conv, m, g->kn, g->kn, j->scale, j->shift);
+  tfs_fused_apply_rest(&j->s->e, j->in_store, conv, m, g->kn, g->kn,
+                       j->scale, j->shift);
   for (int64_t b = 0; b < g->n; b++)
     tfs_maxpool_f32_valid(conv + b * per_img * g->kn, g->oh, g->ow, g->kn,
                           j->s->pkh, j->s->pkw, j->s->pkh, j->s->pkw,

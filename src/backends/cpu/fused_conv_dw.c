@@ -102,7 +102,7 @@ typedef struct cdw_job {
   const cdw_state *s;
   const conv_geom *g1, *g2;
   const tfs_conv_plan *plan;
-  int in_store;                 /* the GEMM applies bias [+ Relu] itself */
+  int in_store;                 /* the GEMM adds the bias [+ Relu] itself */
   const float *scale1, *shift1; /* the convolution's epilogue */
   const float *dwf;
   tfs_dw_epilogue ep2;
@@ -123,9 +123,8 @@ static int cdw_conv_rows(const cdw_job *j, float *tile, int64_t b,
   float *dst = tile + (from - lo) * rowlen;
   if (tfs_conv_plan_rows(j->plan, r0, mb, dst, g1->oc, NULL, NULL, NULL))
     return -1;
-  if (!j->in_store)
-    tfs_fused_apply(&j->s->e1, dst, mb, g1->oc, g1->oc, j->scale1,
-                    j->shift1);
+  tfs_fused_apply_rest(&j->s->e1, j->in_store, dst, mb, g1->oc, g1->oc,
+                       j->scale1, j->shift1);
   return 0;
 }
 
@@ -189,9 +188,9 @@ static void cdw_whole_conv_done(void *arg, int64_t r0, int64_t mb, int64_t c0,
                                 int64_t nb) {
   const cdw_job *j = arg;
   const int64_t ld = j->g1->oc;
-  tfs_fused_apply(&j->s->e1, j->mid + r0 * ld + c0, mb, nb, ld,
-                  j->scale1 ? j->scale1 + c0 : NULL,
-                  j->shift1 ? j->shift1 + c0 : NULL);
+  tfs_fused_apply_rest(&j->s->e1, j->in_store, j->mid + r0 * ld + c0, mb,
+                       nb, ld, j->scale1 ? j->scale1 + c0 : NULL,
+                       j->shift1 ? j->shift1 + c0 : NULL);
 }
 
 static void cdw_whole_dw_done(void *arg, float *row, int64_t c0,
@@ -214,7 +213,10 @@ static int cdw_whole(tfs_kernel_ctx *c, cdw_job *j, const tfs_tensor *x,
       tfs_conv_f32_gemm(c, g1, x->data, tfs_conv_packed_for(&j->s->packed, g1),
                         f->data, j->mid, j->in_store ? j->shift1 : NULL,
                         j->in_store && j->s->e1.act == TFS_FA_RELU,
-                        j->in_store ? NULL : cdw_whole_conv_done, j))
+                        j->in_store && tfs_fused_act_in_store(&j->s->e1)
+                            ? NULL
+                            : cdw_whole_conv_done,
+                        j))
     return -1;
   if (tfs_dw_f32(j->g2, j->mid, j->dwf, j->out, &j->ep2,
                  j->later2 ? cdw_whole_dw_done : NULL, j,
@@ -310,8 +312,7 @@ static void cdw_compute(tfs_kernel_ctx *c) {
               : s->e2.act == TFS_FA_RELU6 ? TFS_DW_ACT_RELU6
                                           : TFS_DW_ACT_NONE;
   j.later2 = s->e2.act != TFS_FA_NONE && j.ep2.act == TFS_DW_ACT_NONE;
-  j.in_store = !j.scale1 && (s->e1.act == TFS_FA_NONE ||
-                             s->e1.act == TFS_FA_RELU);
+  j.in_store = !j.scale1;
   if (x->nelems == 0) {
     cdw_empty_input(c, &j);
     return;

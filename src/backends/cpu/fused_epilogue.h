@@ -172,6 +172,26 @@ static inline void tfs_fused_apply(const tfs_fused_epilogue *e, float *rows,
   }
 }
 
+/* 1 when e's activation is one a GEMM applies as it stores its tiles
+ * (none or Relu), after the bias. */
+static inline int tfs_fused_act_in_store(const tfs_fused_epilogue *e) {
+  return e->act == TFS_FA_NONE || e->act == TFS_FA_RELU;
+}
+
+/* The epilogue left over rows a GEMM stored: with the bias added in the
+ * store (in_store: no scale), only an activation it could not apply
+ * there; else all of it. */
+static inline void tfs_fused_apply_rest(const tfs_fused_epilogue *e,
+                                        int in_store, float *rows,
+                                        int64_t nrows, int64_t ch,
+                                        int64_t ld, const float *scale,
+                                        const float *shift) {
+  if (!in_store)
+    tfs_fused_apply(e, rows, nrows, ch, ld, scale, shift);
+  else if (!tfs_fused_act_in_store(e))
+    tfs_fused_apply(e, rows, nrows, ch, ld, NULL, NULL);
+}
+
 /* rows[r * ld + j] = act(rows[r * ld + j] + add[r * ald + j]) for j < ch
  * and act none, Relu, Relu6 or LeakyRelu (alpha): one rounding for the
  * sum, then the activation, as AddV2 then the activation op compute it.
