@@ -335,6 +335,70 @@ static void test_max_pool_cpu_paths(void) {
   }
 }
 
+/* AvgPool's two float CPU paths give the same bits: the AVX2 loop (32,
+ * then 8 channels at a time, then single ones) against the portable loop
+ * with the CPU capped below AVX2, SAME windows cut by the edges (their
+ * counts differ), strides 1 and 2, channel counts around the vector
+ * widths; and against sums in double within float rounding. */
+static void test_avg_pool_cpu_paths(void) {
+  static const struct {
+    int64_t n, h, w, c;
+    int k, s;
+    const char *pad;
+  } kCases[] = {{2, 7, 6, 72, 3, 1, "SAME"},  {1, 9, 8, 13, 3, 2, "SAME"},
+                {1, 5, 5, 40, 2, 2, "VALID"}, {2, 6, 7, 3, 3, 1, "VALID"},
+                {1, 4, 4, 288, 3, 1, "SAME"}, {1, 8, 8, 33, 5, 3, "SAME"}};
+  const char *why = tu_isa_unavailable(TFS_CPU_ISA_AVX2);
+  tu_cpu_path("avgpool", "avx2", why);
+  tu_cpu_path("avgpool", "scalar", NULL);
+  for (size_t i = 0; i < sizeof kCases / sizeof kCases[0]; i++) {
+    int64_t d[4] = {kCases[i].n, kCases[i].h, kCases[i].w, kCases[i].c};
+    tfs_tensor *x = nt_random(d, 4, 40 + (uint32_t)i);
+    nt_attr a[3] = POOL_ATTRS(kCases[i].k, kCases[i].k, kCases[i].s,
+                              kCases[i].s, kCases[i].pad);
+    tfs_cpu__set_max_isa(TFS_CPU_ISA_SSE42);
+    tfs_tensor *y0 = nt_run1("AvgPool", &x, 1, a, 3);
+    tfs_cpu__set_max_isa(-1);
+    if (!why) {
+      tfs_tensor *y1 = nt_run1("AvgPool", &x, 1, a, 3);
+      CU_ASSERT_EQUAL_FATAL(tfs_tensor_num_elements(y0),
+                            tfs_tensor_num_elements(y1));
+      CU_ASSERT(memcmp(tfs_tensor_data(y0), tfs_tensor_data(y1),
+                       tfs_tensor_byte_size(y0)) == 0);
+      tfs_tensor_free(y1);
+    }
+    /* the values: the window's mean in double */
+    const float *xv = tfs_tensor_data(x), *yv = tfs_tensor_data(y0);
+    int64_t oh = tfs_tensor_dim(y0, 1), ow = tfs_tensor_dim(y0, 2), c = d[3];
+    int same = strcmp(kCases[i].pad, "SAME") == 0, k = kCases[i].k,
+        s = kCases[i].s, bad = 0;
+    int64_t pt = same ? ((oh - 1) * s + k - d[1]) / 2 : 0;
+    int64_t pl = same ? ((ow - 1) * s + k - d[2]) / 2 : 0;
+    if (pt < 0) pt = 0;
+    if (pl < 0) pl = 0;
+    for (int64_t b = 0; b < d[0]; b++)
+      for (int64_t oy = 0; oy < oh; oy++)
+        for (int64_t ox = 0; ox < ow; ox++)
+          for (int64_t ch = 0; ch < c; ch++) {
+            double sum = 0;
+            int cnt = 0;
+            for (int dy = 0; dy < k; dy++)
+              for (int dx = 0; dx < k; dx++) {
+                int64_t yy = oy * s - pt + dy, xx = ox * s - pl + dx;
+                if (yy < 0 || yy >= d[1] || xx < 0 || xx >= d[2]) continue;
+                sum += xv[((b * d[1] + yy) * d[2] + xx) * c + ch];
+                cnt++;
+              }
+            double want = sum / cnt;
+            float got = yv[((b * oh + oy) * ow + ox) * c + ch];
+            bad += fabs(got - want) > 1e-6 * (1 + fabs(want));
+          }
+    CU_ASSERT_EQUAL(bad, 0);
+    tfs_tensor_free(y0);
+    tfs_tensor_free(x);
+  }
+}
+
 static void test_max_pool_variants(void) {
   /* depth pooling: the first of each group starts, NaN there sticks */
   float v[4] = {1, NAN, NAN, 1};
@@ -871,6 +935,7 @@ static const tfs_test_case kPoolCases[] = {
     {"max_avg", test_max_pool},
     {"max_wide", test_max_pool_wide},
     {"max_cpu_paths", test_max_pool_cpu_paths},
+    {"avg_cpu_paths", test_avg_pool_cpu_paths},
     {"variants", test_max_pool_variants},
     {"errors", test_pool_errors},
     {NULL, NULL},

@@ -178,6 +178,62 @@ __attribute__((target("avx2"))) static void maxpool_f32_avx2(
     }
   }
 }
+
+/* float average pooling with AVX2 where channels are contiguous in both
+ * input and output (NHWC): per output pixel, 32 channels at a time
+ * summed in registers over the in-bounds window in avgpool_f32's order
+ * (rows, then columns, from 0), then times (float)(1 / count) as it does,
+ * so the same bits (InceptionV3's 3x3 pools at batch 8: the portable
+ * loop's sums went through memory for every window element). */
+__attribute__((target("avx2"))) static void avgpool_f32_avx2(
+    const void *IN, void *OUT, const pool_geom *g, int64_t r0, int64_t r1) {
+  const float *in = IN;
+  float *out = OUT;
+  const int64_t C = g->c;
+  for (int64_t r = r0; r < r1; r++) {
+    int64_t b = r / g->oh, oy = r % g->oh, y0, y1;
+    window(oy, g->sh, g->pt, g->kh, g->h, &y0, &y1);
+    for (int64_t ox = 0; ox < g->ow; ox++) {
+      int64_t x0, x1;
+      window(ox, g->sw, g->pl, g->kw, g->w, &x0, &x1);
+      float *o = out + b * g->os_n + oy * g->os_h + ox * g->os_w;
+      const float *base = in + b * g->is_n;
+      const float inv = (float)(1.0 / (double)((y1 - y0) * (x1 - x0)));
+      const __m256 vi = _mm256_set1_ps(inv);
+      int64_t c = 0;
+      for (; c + 32 <= C; c += 32) {
+        __m256 a0 = _mm256_setzero_ps(), a1 = a0, a2 = a0, a3 = a0;
+        for (int64_t y = y0; y < y1; y++)
+          for (int64_t x = x0; x < x1; x++) {
+            const float *p = base + y * g->is_h + x * g->is_w + c;
+            a0 = _mm256_add_ps(a0, _mm256_loadu_ps(p));
+            a1 = _mm256_add_ps(a1, _mm256_loadu_ps(p + 8));
+            a2 = _mm256_add_ps(a2, _mm256_loadu_ps(p + 16));
+            a3 = _mm256_add_ps(a3, _mm256_loadu_ps(p + 24));
+          }
+        _mm256_storeu_ps(o + c, _mm256_mul_ps(a0, vi));
+        _mm256_storeu_ps(o + c + 8, _mm256_mul_ps(a1, vi));
+        _mm256_storeu_ps(o + c + 16, _mm256_mul_ps(a2, vi));
+        _mm256_storeu_ps(o + c + 24, _mm256_mul_ps(a3, vi));
+      }
+      for (; c + 8 <= C; c += 8) {
+        __m256 a = _mm256_setzero_ps();
+        for (int64_t y = y0; y < y1; y++)
+          for (int64_t x = x0; x < x1; x++)
+            a = _mm256_add_ps(
+                a, _mm256_loadu_ps(base + y * g->is_h + x * g->is_w + c));
+        _mm256_storeu_ps(o + c, _mm256_mul_ps(a, vi));
+      }
+      for (; c < C; c++) {
+        float a = 0.0f;
+        for (int64_t y = y0; y < y1; y++)
+          for (int64_t x = x0; x < x1; x++)
+            a += base[y * g->is_h + x * g->is_w + c];
+        o[c] = a * inv;
+      }
+    }
+  }
+}
 #endif
 
 void tfs_maxpool_f32_valid(const float *in, int64_t h, int64_t w, int64_t c,
@@ -358,9 +414,9 @@ static int pool_prepare(tfs_kernel_init *ki) {
                         op, tfs_dtype_name(ki->in_types[0]));
   const tfs_window *w = &s->w;
 #ifdef HAVE_MAXPOOL_AVX2
-  if (s->is_max && ki->in_types[0] == TFS_FLOAT && !w->nchw &&
+  if (ki->in_types[0] == TFS_FLOAT && !w->nchw &&
       tfs_cpu_has(TFS_CPU_ISA_AVX2))
-    s->spatial = maxpool_f32_avx2;
+    s->spatial = s->is_max ? maxpool_f32_avx2 : avgpool_f32_avx2;
 #endif
   if (w->vect_c)
     return tfs_ki_error(ki, TFS_INVALID_ARGUMENT,
