@@ -3,7 +3,9 @@
  * ["BiasAdd", "Add" (, activation)], the remapper's residual connection:
  * the convolution, its bias, then a tensor of the output's shape added
  * and the activation, per finished block of the output (NHWC) or over
- * the whole output (NCHW, an input without elements).  Against Conv2D's
+ * the whole output (NCHW, an input without elements); and the plain
+ * [BiasAdd (, activation)] epilogue (bias, Relu and Relu6 in the GEMM's
+ * store, the others after it) on the same paths.  Against Conv2D's
  * output on the same GEMM family with the bias and the sum applied in the
  * test and the activation op run on that (the bits of the unfused ops),
  * a NaN in the addend kept, on every
@@ -54,30 +56,34 @@ static void out_dims(const add_case *k, int64_t *yd) {
 }
 
 /* Conv2D (act "-") or _FusedConv2D [BiasAdd, Add (, act)] of case k on
- * x and z (fed), filter fv and bias bv (constants), on `threads` intra-op
- * threads.  Returns the status code; *out receives the output. */
+ * x and z (fed), filter fv and bias bv (constants), or [BiasAdd (, act)]
+ * without z when zv is NULL, on `threads` intra-op threads.  Returns the
+ * status code; *out receives the output. */
 static tfs_code run_op(const add_case *k, const char *act, tfs_tensor *xv,
                        tfs_tensor *fv, tfs_tensor *bv, tfs_tensor *zv,
                        int threads, tfs_tensor **out, char *msg,
                        size_t cap) {
-  const int fused = strcmp(act ? act : "", "-") != 0;
+  const int fused = strcmp(act ? act : "", "-") != 0, add = zv != NULL;
   tfs_status *st = tfs_status_new();
   tfs_graph *g = tfs_graph_new();
   tfs_output x = tfs_op_placeholder(g, "x", TFS_FLOAT, NULL, -1, st);
-  tfs_output z = tfs_op_placeholder(g, "z", tfs_tensor_dtype(zv), NULL, -1,
-                                    st);
+  tfs_output z = tfs_op_placeholder(g, "z", add ? tfs_tensor_dtype(zv)
+                                                : TFS_FLOAT,
+                                    NULL, -1, st);
   tfs_op_desc *d =
       tfs_op_desc_new(g, fused ? "_FusedConv2D" : "Conv2D", "node");
   tfs_op_desc_add_input(d, x);
   tfs_op_desc_add_input(d, tfs_op_const(g, "f", fv, st));
   if (fused) {
     tfs_output args[2] = {tfs_op_const(g, "b", bv, st), z};
-    tfs_op_desc_add_input_list(d, args, 2);
+    tfs_op_desc_add_input_list(d, args, add ? 2 : 1);
     tfs_op_desc_add_input_list(d, NULL, 0); /* host_args */
-    const void *ops[3] = {"BiasAdd", "Add", act};
-    size_t lens[3] = {7, 3, act ? strlen(act) : 0};
-    tfs_op_desc_set_attr_string_list(d, "fused_ops", ops, lens, act ? 3 : 2);
-    tfs_op_desc_set_attr_int(d, "num_args", 2);
+    const void *ops[3] = {"BiasAdd", add ? "Add" : act, act};
+    size_t lens[3] = {7, add ? 3 : act ? strlen(act) : 0,
+                      act ? strlen(act) : 0};
+    tfs_op_desc_set_attr_string_list(d, "fused_ops", ops, lens,
+                                     1 + add + (act != NULL));
+    tfs_op_desc_set_attr_int(d, "num_args", 1 + add);
     tfs_op_desc_set_attr_float(d, "leakyrelu_alpha", 0.3f);
   }
   nt_attr a[3] = {NT_LIST4("strides", 1, k->nchw ? 1 : k->s, k->s,
@@ -94,8 +100,8 @@ static tfs_code run_op(const add_case *k, const char *act, tfs_tensor *xv,
   tfs_output feeds[2] = {x, z}, fetch = {o, 0};
   tfs_tensor *vals[2] = {xv, zv};
   *out = NULL;
-  tfs_session_run(s, feeds, vals, fused ? 2 : 1, &fetch, out, 1, NULL, 0,
-                  st);
+  tfs_session_run(s, feeds, vals, fused && add ? 2 : 1, &fetch, out, 1, NULL,
+                  0, st);
   tfs_code code = tfs_status_code(st);
   if (msg) snprintf(msg, cap, "%s", tfs_status_message(st));
   tfs_session_free(s);
@@ -125,30 +131,36 @@ static void run_case(const add_case *k, int threads, uint32_t seed) {
   CU_ASSERT_EQUAL_FATAL(code, TFS_OK);
   const float *cv = tfs_tensor_data(conv), *b = tfs_tensor_data(bv);
   const int64_t plane = yd[2] * yd[3];
-  tfs_tensor *sum = nt_f32(yd, 4, NULL);
-  float *v = tfs_tensor_data(sum);
+  /* with the addend, and (the plain fused op's epilogue in the GEMM's
+   * store or after it) without */
+  tfs_tensor *sums[2] = {nt_f32(yd, 4, NULL), nt_f32(yd, 4, NULL)};
+  float *v = tfs_tensor_data(sums[0]), *vb = tfs_tensor_data(sums[1]);
   for (int64_t i = 0; i < ny; i++) {
     int64_t ch = k->nchw ? (i / plane) % k->kn : i % k->kn;
-    float t = cv[i] + b[ch];
-    v[i] = t + z[i];
+    vb[i] = cv[i] + b[ch];
+    v[i] = vb[i] + z[i];
   }
-  for (size_t ai = 0; ai < sizeof kActs / sizeof kActs[0]; ai++) {
-    const char *act = kActs[ai];
-    nt_attr alpha = NT_FLOAT("alpha", 0.3f);
-    tfs_tensor *want =
-        act ? nt_run1(act, &sum, 1, &alpha, strcmp(act, "LeakyRelu") == 0)
-            : NULL;
-    tfs_tensor *y = NULL;
-    code = run_op(k, act, xv, fv, bv, zv, threads, &y, msg, sizeof msg);
-    if (code != TFS_OK) fprintf(stderr, "\n  fused failed: %s\n", msg);
-    CU_ASSERT_EQUAL_FATAL(code, TFS_OK);
-    nt_check_f32(y, yd, 4, tfs_tensor_data(want ? want : sum), 0, 0);
-    const float *got = tfs_tensor_data(y);
-    CU_ASSERT(got[ny / 2] != got[ny / 2]);
-    tfs_tensor_free(y);
-    tfs_tensor_free(want);
-  }
-  tfs_tensor_free(sum);
+  for (int plain = 0; plain < 2; plain++)
+    for (size_t ai = 0; ai < sizeof kActs / sizeof kActs[0]; ai++) {
+      const char *act = kActs[ai];
+      nt_attr alpha = NT_FLOAT("alpha", 0.3f);
+      tfs_tensor *want = act ? nt_run1(act, &sums[plain], 1, &alpha,
+                                       strcmp(act, "LeakyRelu") == 0)
+                             : NULL;
+      tfs_tensor *y = NULL;
+      code = run_op(k, act, xv, fv, bv, plain ? NULL : zv, threads, &y, msg,
+                    sizeof msg);
+      if (code != TFS_OK) fprintf(stderr, "\n  fused failed: %s\n", msg);
+      CU_ASSERT_EQUAL_FATAL(code, TFS_OK);
+      nt_check_f32(y, yd, 4, tfs_tensor_data(want ? want : sums[plain]), 0,
+                   0);
+      const float *got = tfs_tensor_data(y);
+      if (!plain) CU_ASSERT(got[ny / 2] != got[ny / 2]);
+      tfs_tensor_free(y);
+      tfs_tensor_free(want);
+    }
+  tfs_tensor_free(sums[0]);
+  tfs_tensor_free(sums[1]);
   tfs_tensor_free(conv);
   tfs_tensor *ts[] = {xv, fv, bv, zv};
   for (int i = 0; i < 4; i++) tfs_tensor_free(ts[i]);

@@ -169,7 +169,8 @@ static void out_scalar(const float *m, int64_t ldm, int64_t c0, int64_t c1,
       for (int j = 0; j < 2; j++) {
         if (!y[2 * i + j]) continue;
         float x = bias ? r[j] + bias[ch] : r[j];
-        y[2 * i + j][ch] = relu ? relu_f(x) : x;
+        x = relu ? relu_f(x) : x;
+        y[2 * i + j][ch] = relu > 1 && x > 6.0f ? 6.0f : x;
       }
     }
   }
@@ -224,6 +225,7 @@ TGT static void out_avx2(const float *m, int64_t ldm, int64_t ch,
         __m256 x = bias ? _mm256_add_ps(r[j], b) : r[j];
         /* max(0, x) returns x when x is NaN, and -0 for -0 */
         if (relu) x = _mm256_max_ps(zero, x);
+        if (relu > 1) x = _mm256_min_ps(_mm256_set1_ps(6.0f), x);
         _mm256_storeu_ps(y[2 * i + j] + ch, x);
       }
     }
@@ -285,6 +287,7 @@ TGT512 static void out_avx512(const float *m, int64_t ldm, int64_t nc,
         __m512 x = bias ? _mm512_add_ps(r[j], b) : r[j];
         /* max(0, x) returns x when x is NaN, and -0 for -0 */
         if (relu) x = _mm512_max_ps(zero, x);
+        if (relu > 1) x = _mm512_min_ps(_mm512_set1_ps(6.0f), x);
         _mm512_storeu_ps(y[2 * i + j] + ch, x);
       }
     }

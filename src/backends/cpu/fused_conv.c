@@ -144,7 +144,7 @@ static int fdw_epilogue(const fconv_job *j, tfs_dw_epilogue *ep) {
 
 /* The inputs' geometry and the epilogue's per-channel scale and shift
  * (in kernel scratch); *in_store when there is no scale: the GEMM adds
- * the bias as it stores tiles (and applies Relu when that is the
+ * the bias as it stores tiles (and applies Relu or Relu6 when that is the
  * activation), the rest ("Add", another activation) following per
  * finished block.  -1 when c failed. */
 static int fconv_begin(tfs_kernel_ctx *c, const fconv_state *s, conv_geom *g,
@@ -197,7 +197,7 @@ static void fconv_compute(tfs_kernel_ctx *c) {
    * layout at the end (NCHW, or an input without elements) */
   const int late = addend && (s->w.nchw || x->nelems == 0);
   j.add = late ? NULL : addend;
-  const int relu = in_store && s->e.act == TFS_FA_RELU && !addend;
+  const int relu = in_store && !addend ? tfs_fused_store_relu(&s->e) : 0;
   tfs_conv_done_fn done =
       j.add || (!late && !(in_store && tfs_fused_act_in_store(&s->e)))
           ? fconv_done
@@ -395,7 +395,8 @@ static void fcp_compute(tfs_kernel_ctx *c) {
   if (tfs_conv_check_groups(c, f, &g)) return;
   tfs_conv_plan *plan = tfs_conv_plan_new(
       c, &g, x->data, tfs_conv_packed_for(&s->packed, &g), f->data,
-      j.in_store ? j.shift : NULL, j.in_store && s->e.act == TFS_FA_RELU);
+      j.in_store ? j.shift : NULL,
+      j.in_store ? tfs_fused_store_relu(&s->e) : 0);
   if (!plan) return;
   j.g = &g;
   j.s = s;

@@ -102,7 +102,7 @@ typedef struct cdw_job {
   const cdw_state *s;
   const conv_geom *g1, *g2;
   const tfs_conv_plan *plan;
-  int in_store;                 /* the GEMM adds the bias [+ Relu] itself */
+  int in_store;                 /* the GEMM adds the bias [+ Relu(6)] */
   const float *scale1, *shift1; /* the convolution's epilogue */
   const float *dwf;
   tfs_dw_epilogue ep2;
@@ -223,7 +223,7 @@ static int cdw_whole(tfs_kernel_ctx *c, cdw_job *j, const tfs_tensor *x,
   if (!j->mid ||
       tfs_conv_f32_gemm(c, g1, x->data, tfs_conv_packed_for(&j->s->packed, g1),
                         f->data, j->mid, j->in_store ? j->shift1 : NULL,
-                        j->in_store && j->s->e1.act == TFS_FA_RELU,
+                        j->in_store ? tfs_fused_store_relu(&j->s->e1) : 0,
                         j->in_store && tfs_fused_act_in_store(&j->s->e1)
                             ? NULL
                             : cdw_whole_conv_done,
@@ -340,7 +340,8 @@ static void cdw_compute(tfs_kernel_ctx *c) {
   }
   tfs_conv_plan *plan = tfs_conv_plan_new(
       c, &g1, x->data, tfs_conv_packed_for(&s->packed, &g1), f->data,
-      j.in_store ? j.shift1 : NULL, j.in_store && s->e1.act == TFS_FA_RELU);
+      j.in_store ? j.shift1 : NULL,
+      j.in_store ? tfs_fused_store_relu(&s->e1) : 0);
   if (!plan) return; /* c failed */
   j.plan = plan;
   tfs_kctx_parallel_for(c, g2.n * j.segs, cost / j.segs + 1, cdw_tasks, &j);

@@ -173,9 +173,16 @@ static inline void tfs_fused_apply(const tfs_fused_epilogue *e, float *rows,
 }
 
 /* 1 when e's activation is one a GEMM applies as it stores its tiles
- * (none or Relu), after the bias. */
+ * (none, Relu or Relu6), after the bias. */
 static inline int tfs_fused_act_in_store(const tfs_fused_epilogue *e) {
-  return e->act == TFS_FA_NONE || e->act == TFS_FA_RELU;
+  return e->act == TFS_FA_NONE || e->act == TFS_FA_RELU ||
+         e->act == TFS_FA_RELU6;
+}
+
+/* The GEMM's `relu` argument for e's activation: 1 Relu, 2 Relu6, else
+ * 0. */
+static inline int tfs_fused_store_relu(const tfs_fused_epilogue *e) {
+  return e->act == TFS_FA_RELU ? 1 : e->act == TFS_FA_RELU6 ? 2 : 0;
 }
 
 /* The epilogue left over rows a GEMM stored: with the bias added in the

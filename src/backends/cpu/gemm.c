@@ -1040,7 +1040,7 @@ static void ind_range(void *arg, int64_t begin, int64_t end) {
           pf_share(next, lines, i / mr, mpanels, &pf, &npf);
           isa->iukr[r](ns, src->seglen, src->segoff + s0, rows + i, bp,
                        crow + i * j->ldc, j->ldc, cols, s0 > 0, bias,
-                       last && src->relu, pf, npf);
+                       last ? src->relu : 0, pf, npf);
         }
       }
     }

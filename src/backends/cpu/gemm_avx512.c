@@ -132,8 +132,8 @@ static inline TGT __attribute__((always_inline)) void iukr_body(
 #undef STEP
   }
   /* max(0, x) as _mm512_max_ps(zero, x): its second operand (x) when x
-   * is NaN, as Relu keeps NaN */
-  const __m512 z = _mm512_setzero_ps();
+   * is NaN, as Relu keeps NaN; Relu6's min(6, .) the same way */
+  const __m512 z = _mm512_setzero_ps(), six = _mm512_set1_ps(6.0f);
   __m512 bb0 = z, bb1 = z;
   if (bias) {
     bb0 = _mm512_maskz_loadu_ps(k0, bias);
@@ -144,6 +144,8 @@ static inline TGT __attribute__((always_inline)) void iukr_body(
     __m512 x0 = c##i##0, x1 = c##i##1;                                  \
     if (bias) x0 = _mm512_add_ps(x0, bb0), x1 = _mm512_add_ps(x1, bb1); \
     if (relu) x0 = _mm512_max_ps(z, x0), x1 = _mm512_max_ps(z, x1);     \
+    if (relu > 1)                                                       \
+      x0 = _mm512_min_ps(six, x0), x1 = _mm512_min_ps(six, x1);         \
     _mm512_mask_storeu_ps(c + i * ldc, k0, x0);                         \
     if (!half) _mm512_mask_storeu_ps(c + i * ldc + 16, k1, x1);         \
   }

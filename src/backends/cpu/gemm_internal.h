@@ -63,7 +63,7 @@ typedef void (*tfs_gemm_ukr)(int64_t kc, const float *a, const float *b,
  * segments of seglen floats, segment s at rows[i] + segoff[s]; b points
  * at the B panel's rows for that depth.  C = A * B, or C += A * B when
  * acc; then + bias[j] when bias is not NULL and max(0, .) when relu (NaN
- * kept). */
+ * kept), min(6, max(0, .)) when relu is 2 (Relu6, NaN kept). */
 typedef void (*tfs_gemm_iukr)(int64_t nseg, int64_t seglen,
                               const int64_t *segoff,
                               const float *const *rows, const float *b,
