@@ -74,8 +74,8 @@ typedef void (*tfs_conv_done_fn)(void *arg, int64_t r0, int64_t mb,
  * group (tfs_conv_packed_for) or is NULL, and then `filt` is packed for
  * this call.  bias (kn values, or NULL) is added and relu (1: Relu's
  * max(0, x), NaN kept; 2: Relu6's min(6, max(0, x)), NaN kept) applied as
- * tiles are stored, before done (which may be NULL) sees them.  Returns 0, or -1 after failing c when memory runs
- * out. */
+ * tiles are stored, before done (which may be NULL) sees them.  Returns
+ * 0, or -1 after failing c when memory runs out. */
 int tfs_conv_f32_gemm(tfs_kernel_ctx *c, const conv_geom *g, const float *in,
                       struct tfs_gemm_packed *const *packed,
                       const float *filt, float *out, const float *bias,
