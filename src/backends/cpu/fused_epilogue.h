@@ -213,15 +213,11 @@ static inline void tfs_fused_apply_add(const tfs_fused_epilogue *e,
                                        float *rows, int64_t nrows, int64_t ch,
                                        int64_t ld, const float *add,
                                        int64_t ald) {
-  tfs_fused_act_fn f = tfs_fused_act_array(e->act);
-  tfs_fused_add_rows_f32(f ? TFS_FA_NONE : e->act, e->alpha, rows, nrows, ch,
-                         ld, add, ald);
-  if (!f) return;
-  if (ld == ch) {
-    f(rows, rows, nrows * ch);
-    return;
-  }
-  for (int64_t r = 0; r < nrows; r++) f(rows + r * ld, rows + r * ld, ch);
+  /* a piecewise activation in the same pass, an array one after it */
+  const int array = tfs_fused_act_array(e->act) != NULL;
+  tfs_fused_add_rows_f32(array ? TFS_FA_NONE : e->act, e->alpha, rows, nrows,
+                         ch, ld, add, ald);
+  if (array) tfs_fused_apply(e, rows, nrows, ch, ld, NULL, NULL);
 }
 
 /* 0 when t is a float vector of ch values; else fails c with
