@@ -468,7 +468,22 @@ typedef struct while_lw {
   int n;
   tfs_oref *ins, *cur, *sw_t, *outs;
   int *merge, *exits, *ctl, nctl;
+  unsigned char *inv; /* the body passes the variable on unchanged */
+  int v0;             /* the first variable that changes */
 } while_lw;
+
+/* Return value k of body b is its argument k (through Identities). */
+static int passes_through(const tfs_fn_body *b, int k) {
+  const tfs_operation *op = b->rets[k].oper;
+  int idx = b->rets[k].index;
+  for (int hops = 0; hops < 16; hops++) {
+    if (op == b->args[k].oper && idx == b->args[k].index) return 1;
+    if (strcmp(op->def->name, "Identity") != 0 || op->ninputs != 1) return 0;
+    idx = op->inputs[0].index;
+    op = op->inputs[0].oper;
+  }
+  return 0;
+}
 
 /* Enter and Merge of each loop variable (the Merge's second input is set
  * to its NextIteration later); *frame_ctl the LoopControlInputs NoOp. */
@@ -488,7 +503,7 @@ static int while_enter(while_lw *W) {
     tfs_dtype t = tfs_dtype_base(tfs_og__dtype(g, W->ins[j]));
     if (tfs_opt__set_type(&a, "T", t) ||
         tfs_opt__set_string(&a, "frame_name", L->name) ||
-        tfs_opt__set_bool(&a, "is_constant", 0) ||
+        tfs_opt__set_bool(&a, "is_constant", W->inv[j]) ||
         tfs_opt__set_int(&a, "parallel_iterations", par)) {
       tfs_attrs_clear(&a);
       TFS_OOM(L->c->st);
@@ -496,6 +511,11 @@ static int while_enter(while_lw *W) {
     }
     int e = add(L, "Enter", "Enter", &a, 1, &W->ins[j], lc >= 0, &lc);
     if (e < 0) return -1;
+    if (W->inv[j]) { /* every iteration reads the Enter */
+      W->merge[j] = -1;
+      W->cur[j] = (tfs_oref){e, 0};
+      continue;
+    }
     int m = add_merge(L, "Merge", (tfs_oref){e, 0}, (tfs_oref){e, 0});
     if (m < 0) return -1;
     /* the loop may change the shape: the While's own output shape */
@@ -503,6 +523,62 @@ static int while_enter(while_lw *W) {
     W->merge[j] = m;
     W->cur[j] = (tfs_oref){m, 0};
   }
+  return 0;
+}
+
+/* The Identities inlining put around a function called from a loop
+ * frame pass their inputs on: the condition then reads the Merges, the
+ * body the Switches and the NextIterations the body's values, with the
+ * liveness the Identities had, and an iteration runs two nodes fewer a
+ * loop variable.  An Identity with control consumers or inputs it does
+ * not share stays.  0, or -1 with an out-of-memory error. */
+static int drop_io_identities(lw *L, const char *prefix, int nargs,
+                              tfs_oref *out, int nrets) {
+  tfs_ograph *g = L->g;
+  for (int k = 0; k < nargs; k++) {
+    char name[512];
+    snprintf(name, sizeof name, "Func/%s/input/_%d", prefix, k);
+    int i = tfs_og__find(g, name);
+    if (i < 0 || !tfs_og__is(g, i, "Identity") || g->n[i].ncfan ||
+        !tfs_og__removable(g, i))
+      continue;
+    if (tfs_og__forward(g, (tfs_oref){i, 0}, g->n[i].in[0])) {
+      TFS_OOM(L->c->st);
+      return -1;
+    }
+    tfs_og__kill(g, i);
+  }
+  for (int r = 0; r < nrets; r++) {
+    int i = out[r].node;
+    if (!tfs_og__is(g, i, "Identity") || g->n[i].nfan || g->n[i].ncfan ||
+        g->n[i].nctrl || !tfs_og__removable(g, i))
+      continue;
+    out[r] = g->n[i].in[0];
+    tfs_og__kill(g, i);
+  }
+  return 0;
+}
+
+/* Loop variable j does not change: the body's copy of it goes (`back`,
+ * the Identities returning it), and the loop's output is the input once
+ * the loop is done (an Identity waiting for the first changing
+ * variable's Exit). */
+static int while_invariant_out(while_lw *W, int j, tfs_oref back) {
+  lw *L = W->L;
+  tfs_ograph *g = L->g;
+  for (int p = back.node; p >= 0 && tfs_og__is(g, p, "Identity") &&
+                          !g->n[p].nfan && !g->n[p].ncfan &&
+                          tfs_og__removable(g, p);) {
+    int up = g->n[p].in[0].node;
+    tfs_og__kill(g, p);
+    p = up;
+  }
+  int ex = W->exits[W->v0];
+  int id = add_t(L, "Invariant", "Identity", tfs_og__dtype(g, W->ins[j]), 1,
+                 &W->ins[j], 1, &ex);
+  if (id < 0) return -1;
+  W->exits[j] = id;
+  W->outs[j] = (tfs_oref){id, 0};
   return 0;
 }
 
@@ -529,13 +605,18 @@ static int while_loop(while_lw *W) {
     TFS_OOM(L->c->st);
     return -1;
   }
-  tfs_inline_io cio = {cp, L->device, W->cur, W->merge[0], &cout, crets};
-  if (tfs_fnopt__inline_body(L->c, &W->cb, &cio) || to_bool(L, cout, &pred))
+  tfs_inline_io cio = {cp, L->device, W->cur, W->merge[W->v0], &cout, crets};
+  if (tfs_fnopt__inline_body(L->c, &W->cb, &cio) ||
+      drop_io_identities(L, cp, W->n, &cout, 1) || to_bool(L, cout, &pred))
     return -1;
   int lcnd = add(L, "LoopCond", "LoopCond", NULL, 1, &pred, W->cb.nctrl,
                  crets);
   if (lcnd < 0) return -1;
   for (int j = 0; j < W->n; j++) {
+    if (W->inv[j]) {
+      W->sw_t[j] = W->cur[j];
+      continue;
+    }
     tfs_oref in[2] = {W->cur[j], {lcnd, 0}};
     int sw = add_t(L, "Switch", "Switch", tfs_og__dtype(g, W->cur[j]), 2, in,
                    0, NULL);
@@ -548,12 +629,19 @@ static int while_loop(while_lw *W) {
     W->sw_t[j] = (tfs_oref){sw, 1};
   }
   int lbc = add_t(L, "loop_body_control", "Identity",
-                  tfs_og__dtype(g, W->sw_t[0]), 1, &W->sw_t[0], 0, NULL);
+                  tfs_og__dtype(g, W->sw_t[W->v0]), 1, &W->sw_t[W->v0], 0,
+                  NULL);
   if (lbc < 0) return -1;
   tfs_oref *bout = W->cur; /* reused: the Merges are known by index */
   tfs_inline_io bio = {bp, L->device, W->sw_t, lbc, bout, brets};
-  if (tfs_fnopt__inline_body(L->c, &W->bb, &bio)) return -1;
+  if (tfs_fnopt__inline_body(L->c, &W->bb, &bio) ||
+      drop_io_identities(L, bp, W->n, bout, W->n))
+    return -1;
   for (int j = 0; j < W->n; j++) {
+    if (W->inv[j]) {
+      if (while_invariant_out(W, j, bout[j])) return -1;
+      continue;
+    }
     int nx = add_t(L, "NextIteration", "NextIteration",
                    tfs_og__dtype(g, bout[j]), 1, &bout[j], W->bb.nctrl, brets);
     if (nx < 0 || tfs_og__set_input(g, W->merge[j], 1, (tfs_oref){nx, 0})) {
@@ -595,14 +683,27 @@ static int lower_while(lw *L) {
   W.sw_t = tfs_malloc(sz);
   W.outs = tfs_malloc(sz);
   W.merge = tfs_malloc(sizeof(int) * (size_t)(n + 1));
+  W.inv = tfs_calloc((size_t)n + 1, 1);
   W.exits = tfs_malloc(sizeof(int) * (size_t)(n + 1));
   W.ctl = tfs_malloc(sizeof(int) * (size_t)(W.nctl + 1));
   if (!W.ins || !W.cur || !W.sw_t || !W.outs || !W.merge || !W.exits ||
+      !W.inv ||
       !W.ctl) {
     TFS_OOM(L->c->st);
     goto done;
   }
   memcpy(W.ins, g->n[i].in, sz - sizeof(tfs_oref));
+  /* variables the body passes on are loop invariants (constant Enters),
+   * as long as one variable changes */
+  W.v0 = -1;
+  for (int j = 0; j < n; j++) {
+    W.inv[j] = (unsigned char)passes_through(&W.bb, j);
+    if (!W.inv[j] && W.v0 < 0) W.v0 = j;
+  }
+  if (W.v0 < 0) {
+    memset(W.inv, 0, (size_t)n);
+    W.v0 = 0;
+  }
   if (W.nctl) memcpy(W.ctl, g->n[i].ctrl, sizeof(int) * (size_t)W.nctl);
   if (while_enter(&W) || while_loop(&W) ||
       tfs_fnopt__finish_node(L->c, i, W.outs, n, W.exits, n))
@@ -614,6 +715,7 @@ done:
   tfs_free(W.sw_t);
   tfs_free(W.outs);
   tfs_free(W.merge);
+  tfs_free(W.inv);
   tfs_free(W.exits);
   tfs_free(W.ctl);
   tfs_fn_body__clear(&W.cb);
