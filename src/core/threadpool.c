@@ -37,14 +37,6 @@
  * halves of one atomic word). */
 #define PF_MAX_BLOCKS ((int64_t)1 << 30)
 
-static inline void cpu_relax(void) {
-#if defined(__x86_64__) || defined(__i386__)
-  __builtin_ia32_pause();
-#elif defined(__aarch64__)
-  __asm__ __volatile__("yield");
-#endif
-}
-
 /* ---- futex-or-yield sleeping --------------------------------------------- */
 
 /* Sleeps while *a == val (or until woken / rel elapses). */
@@ -84,7 +76,7 @@ int tfs_event_wait(tfs_event *e, int64_t deadline_ns) {
   for (int i = 0;; i++) {
     if (atomic_load_explicit(&e->state, memory_order_acquire) == 1) return 1;
     if ((i & 63) == 63 && tfs_now_ns() >= spin_end) break;
-    cpu_relax();
+    tfs_cpu_relax();
   }
   for (;;) {
     int s = atomic_load_explicit(&e->state, memory_order_acquire);
@@ -112,7 +104,7 @@ void tfs_latch_wait(tfs_latch *l) {
   for (int i = 0;; i++) {
     if ((atomic_load_explicit(&l->v, memory_order_acquire) >> 1) == 0) return;
     if ((i & 63) == 63 && tfs_now_ns() >= spin_end) break;
-    cpu_relax();
+    tfs_cpu_relax();
   }
   for (;;) {
     int v = atomic_load_explicit(&l->v, memory_order_acquire);
@@ -189,7 +181,7 @@ static void *worker_main(void *arg) {
     for (int i = 0;
          atomic_load_explicit(&p->nqueued, memory_order_relaxed) == 0; i++) {
       if ((i & 63) == 63 && tfs_now_ns() >= end) break;
-      cpu_relax();
+      tfs_cpu_relax();
     }
     pthread_mutex_lock(&p->mu);
     if (p->head || p->stop) continue;

@@ -122,4 +122,14 @@ static inline void tfs_latch_add(tfs_latch *l, int n) {
 void tfs_latch_count_down(tfs_latch *l);
 void tfs_latch_wait(tfs_latch *l);
 
+/* A spin-wait hint to the CPU (x86 pause, AArch64 yield; nothing
+ * elsewhere), for loops that poll an atomic another thread sets. */
+static inline void tfs_cpu_relax(void) {
+#if defined(__x86_64__) || defined(__i386__)
+  __builtin_ia32_pause();
+#elif defined(__aarch64__)
+  __asm__ __volatile__("yield");
+#endif
+}
+
 #endif

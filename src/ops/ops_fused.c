@@ -16,7 +16,9 @@
  * the last dimension, activation Identity, Relu or Relu6), _TfsMatMulSum
  * (MatMul(a, wa) + MatMul(b, wb), plus a bias along the last dimension
  * with num_args 1; node_names names the two MatMuls and the Add for its
- * shape errors), _TfsLstmGates and _TfsPermutedBatchMatMul
+ * shape errors), _TfsLstmGates, _TfsLstmSequence (a Keras LSTM layer's
+ * While loop in one op: its inputs are the loop's variables, its outputs
+ * the loop's results; backends/cpu/lstm_seq.c) and _TfsPermutedBatchMatMul
  * (transpose(BatchMatMulV2(transpose(x, perm_x), transpose(y, perm_y))
  * [* scale], perm_out), an empty permutation leaving its tensor as it
  * is; optimizer/remap_bmm_perm.c) are tfsess's own.  Shapes are those of
@@ -78,6 +80,19 @@ static int lstm_gates_shape(tfs_shape_ctx *c) {
     return tfs_sc_error(c, "Incompatible shapes for z's gates and c_prev");
   c->out_shapes[0] = o;
   c->out_shapes[1] = o;
+  return 0;
+}
+
+/* _TfsLstmSequence: scalar counters and list; h and c keep their shapes
+ * (the loop's, or the inputs themselves when it runs no step), but for a
+ * first dimension of 1, which the batch may broadcast. */
+static int lstm_seq_shape(tfs_shape_ctx *c) {
+  for (int i = 0; i < 3; i++) tfs_shape_scalar(&c->out_shapes[i]);
+  for (int k = 0; k < 2; k++) {
+    tfs_shape s = c->in_shapes[5 + k];
+    if (s.rank == 2 && s.dims[0] == 1) s.dims[0] = -1;
+    c->out_shapes[3 + k] = s;
+  }
   return 0;
 }
 
@@ -290,5 +305,14 @@ const tfs_op_spec tfs_ops_fused[] = {
      matmul_sum_shape, 0},
     {"_TfsLstmGates", "z: T; c_prev: T", "h: T; c: T", "T: {float} = float",
      lstm_gates_shape, 0},
+    {"_TfsLstmSequence",
+     "counter: int32; max_iterations: int32; time: int32; time_limit: "
+     "int32; output_list: variant; h: T; c: T; input_list: variant; "
+     "kernel: T; recurrent_kernel: T; bias: T",
+     "counter_out: int32; time_out: int32; output_list_out: variant; "
+     "h_out: T; c_out: T",
+     "T: {float} = float; output_index: int = -1; gate_order: list(int) = "
+     "[0, 1, 2, 3]",
+     lstm_seq_shape, TFS_OP_NO_FOLD},
     {NULL, NULL, NULL, NULL, NULL, 0},
 };

@@ -49,6 +49,7 @@ extern const tfs_kernel_def tfs_cpu_kernels_fused_matmul[];
 extern const tfs_kernel_def tfs_cpu_kernels_layer_norm[];
 extern const tfs_kernel_def tfs_cpu_kernels_scale_shift[];
 extern const tfs_kernel_def tfs_cpu_kernels_lstm_gates[];
+extern const tfs_kernel_def tfs_cpu_kernels_lstm_seq[];
 extern const tfs_kernel_def tfs_cpu_kernels_matmul_sum[];
 extern const tfs_kernel_def tfs_cpu_kernels_batch_matmul_perm[];
 extern const tfs_kernel_def tfs_cpu_kernels_fused_conv[];

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "backends/cpu/array_util.h"
+#include "backends/cpu/list_util.h"
 #include "core/alloc.h"
 #include "core/strbuf.h"
 #include "core/tensor_list.h"
@@ -127,10 +128,7 @@ static int merge_written(tfs_kernel_ctx *c, const tfs_tensor_list *l,
   return 0;
 }
 
-/* The node's output `out` as the input list itself when the kernel holds
- * it alone (tensor, buffer and value), else as a new shallow copy.
- * Returns the list to change, or NULL after failing c. */
-static tfs_tensor_list *writable_list(tfs_kernel_ctx *c, int in, int out) {
+tfs_tensor_list *tfs_list__writable(tfs_kernel_ctx *c, int in, int out) {
   tfs_tensor *t = c->inputs[in];
   tfs_tensor_list *l = tfs_tensor_list_of(t);
   if ((c->forwardable >> in & 1) && c->input_slots && c->input_slots[in] &&
@@ -574,7 +572,7 @@ static void set_item_compute(tfs_kernel_ctx *c) {
   if (check_item(c, l, item->dtype, &item->shape, "set")) return;
   tfs_tensor *k = keepable(c, item);
   if (!k) return;
-  tfs_tensor_list *w = writable_list(c, 0, 0);
+  tfs_tensor_list *w = tfs_list__writable(c, 0, 0);
   if (!w) {
     tfs_tensor_free(k);
     return;
@@ -601,7 +599,7 @@ static void push_back_compute(tfs_kernel_ctx *c) {
   }
   tfs_tensor *k = keepable(c, item);
   if (!k) return;
-  tfs_tensor_list *w = writable_list(c, 0, 0);
+  tfs_tensor_list *w = tfs_list__writable(c, 0, 0);
   if (!w) {
     tfs_tensor_free(k);
     return;
@@ -635,7 +633,7 @@ static void pop_back_compute(tfs_kernel_ctx *c) {
     if (!item) return;
   }
   tfs_kctx_set_output(c, 1, item);
-  tfs_tensor_list *w = writable_list(c, 0, 0);
+  tfs_tensor_list *w = tfs_list__writable(c, 0, 0);
   if (w) tfs_tensor_list_resize(w, w->n - 1, c->st);
 }
 
@@ -649,7 +647,7 @@ static void resize_compute(tfs_kernel_ctx *c) {
                   (long long)n);
     return;
   }
-  tfs_tensor_list *w = writable_list(c, 0, 0);
+  tfs_tensor_list *w = tfs_list__writable(c, 0, 0);
   if (w && tfs_tensor_list_resize(w, n, c->st))
     tfs_kctx_fail_status(c, c->st);
 }
@@ -730,7 +728,7 @@ static void scatter_existing_compute(tfs_kernel_ctx *c) {
   tfs_shape row;
   drop_first_dim(&value->shape, &row);
   if (check_item(c, l, value->dtype, &row, "scatter")) return;
-  tfs_tensor_list *w = writable_list(c, 0, 0);
+  tfs_tensor_list *w = tfs_list__writable(c, 0, 0);
   if (w) scatter_rows(c, w, value, ix);
 }
 

@@ -1,0 +1,266 @@
+/*
+ * backends/cpu/lstm_seq_run.c - the steps of _TfsLstmSequence
+ * (lstm_seq.h's tfs_lstm__run): blocks of steps whose input projections
+ * are one GEMM, then the block's steps, each a call of the chunk step on
+ * its chunks, on one thread or shared by one task per thread.
+ *
+ * Sharing: the tasks run once for the whole block (not a parallel loop
+ * per step).  Chunks are claimed in groups, one atomic word per group
+ * holding the last step it was claimed for; a task claims the groups of
+ * a step that nobody has, its own share first (so that a group's
+ * recurrent weights stay in its core's L2), copies the previous h once
+ * (fetched from the other cores at once, not line by line by the
+ * products), and before each step waits, spinning and then yielding,
+ * until every group of the step before is done.  A task only ever waits
+ * for groups that a running task claimed, so tasks that the pool runs
+ * one after another (its threads busy elsewhere) still finish: a late
+ * task starts at the first step not finished.  A group is computed the
+ * same way whichever task runs it, so any number of threads gives the
+ * same bits.
+ */
+#include <sched.h>
+#include <stdatomic.h>
+#include <string.h>
+
+#include "core/threadpool.h"
+#include "core/util.h"
+#include "backends/cpu/fused_epilogue.h"
+#include "backends/cpu/gemm.h"
+#include "backends/cpu/lstm_seq.h"
+#include "kernels/kernel.h"
+
+/* The most bytes of input projections (and of gathered inputs) a block
+ * of steps takes. */
+#define LS_P_BYTES ((int64_t)2 << 20)
+/* How long a task spins for the step before it before it yields. */
+#define LS_SPIN_NS 50000
+
+/* The least estimated work of a step per thread that shares it
+ * (tfs_lstm_seq__set_min_step_ns). */
+static int64_t ls_min_step_ns = 2500;
+
+int64_t tfs_lstm_seq__set_min_step_ns(int64_t ns) {
+  int64_t old = ls_min_step_ns;
+  ls_min_step_ns = ns;
+  return old;
+}
+
+/* ---- the steps of a block ----------------------------------------------- */
+
+/* A block of steps [s0, s0 + ns) on its projections p (bx rows a step)
+ * shared by ntasks tasks claiming groups of `group` chunks: claim[i]
+ * holds the last step whose group i was claimed, done counts the groups
+ * finished. */
+typedef struct ls_claim {
+  _Alignas(64) atomic_llong step;
+} ls_claim;
+
+typedef struct ls_job {
+  const tfs_lstm_seq *q;
+  const float *p;
+  int64_t s0, ns;
+  int64_t group, ngroups;
+  int ntasks;
+  ls_claim *claim;
+  float *hcopy; /* per task: the previous h, copied */
+  _Alignas(64) atomic_llong done;
+} ls_job;
+
+/* Chunks [q0, q0 + nq) of step s (p: the projections of the block that
+ * starts at step s0), reading the previous h at h (NULL: where the step
+ * before wrote it). */
+static void run_chunks(const tfs_lstm_seq *q, const float *p, int64_t s0,
+                       int64_t s, int64_t q0, int64_t nq, const float *h) {
+  const int64_t L = q->lanes;
+  tfs_lstm_chunk a;
+  a.p = p + (s - s0) * q->bx * q->ld + q0 * 4 * L;
+  a.p_rs = q->bx == 1 ? 0 : q->ld;
+  a.h = s == 0 ? q->h0 : h ? h : q->hout[s - 1];
+  a.h_rs = s == 0 ? q->h0_rs : q->units;
+  a.u = q->rec + q0 * q->units * 4 * L;
+  a.units = q->units;
+  a.c = q->c + q0 * L;
+  a.hn = q->hout[s] + q0 * L;
+  a.ld = q->units;
+  a.rows = q->rows;
+  a.nchunks = nq;
+  a.units_left = q->units - q0 * L;
+  q->chunk(&a);
+}
+
+/* Waits until `want` groups of the block are done: spins, then yields. */
+static void wait_done(ls_job *j, long long want) {
+  int64_t end = 0;
+  for (int i = 0;
+       atomic_load_explicit(&j->done, memory_order_acquire) < want; i++) {
+    if ((i & 63) == 63) {
+      int64_t now = tfs_now_ns();
+      if (!end) {
+        end = now + LS_SPIN_NS;
+      } else if (now >= end) {
+        sched_yield();
+        continue;
+      }
+    }
+    tfs_cpu_relax();
+  }
+}
+
+/* Task k: from the first step not finished, each step's unclaimed
+ * groups, its own (a 1/ntasks share) first. */
+static void run_task(ls_job *j, int k) {
+  const tfs_lstm_seq *q = j->q;
+  const int64_t ng = j->ngroups, home = k * ng / j->ntasks;
+  const size_t hbytes = sizeof(float) * (size_t)(q->rows * q->units);
+  float *h = j->hcopy + (int64_t)k * q->rows * q->units;
+  long long s = atomic_load_explicit(&j->done, memory_order_acquire) / ng;
+  for (; s < j->ns; s++) {
+    wait_done(j, s * ng);
+    int copied = j->s0 + s == 0; /* the first step reads the input */
+    for (int64_t i = 0, g = home; i < ng; i++, g = g + 1 == ng ? 0 : g + 1) {
+      long long prev = s - 1;
+      if (atomic_load_explicit(&j->claim[g].step, memory_order_relaxed) !=
+              prev ||
+          !atomic_compare_exchange_strong_explicit(
+              &j->claim[g].step, &prev, s, memory_order_relaxed,
+              memory_order_relaxed))
+        continue;
+      if (!copied) {
+        memcpy(h, q->hout[j->s0 + s - 1], hbytes);
+        copied = 1;
+      }
+      int64_t q0 = g * j->group;
+      run_chunks(q, j->p, j->s0, j->s0 + s, q0,
+                 q->nchunks - q0 < j->group ? q->nchunks - q0 : j->group, h);
+      atomic_fetch_add_explicit(&j->done, 1, memory_order_release);
+    }
+  }
+}
+
+static void run_tasks(void *arg, int64_t b, int64_t e) {
+  for (int64_t k = b; k < e; k++) run_task(arg, (int)k);
+}
+
+/* How many threads share each step: an estimate of a step's work
+ * against the least worth a thread.  Measured on AVX-512 (Xeon, 2.6 GHz,
+ * units 128): a step takes ~2.3 us at batch 1, where reading the
+ * recurrent weights from L2 bounds it (~30 of their floats a ns), and
+ * ~10 us at batch 8 (~80 multiply-adds a ns, and the gates at ~1 ns a
+ * unit). */
+static int plan_threads(const tfs_lstm_seq *q, tfs_threadpool *pool) {
+  int maxp = tfs_threadpool_parallelism(pool);
+  double rows = (double)q->rows, ld = (double)q->ld, u = (double)q->units;
+  double w = rows * ld * u / 80.0 + u * ld / 30.0 + rows * ld;
+  double t = ls_min_step_ns > 0 ? w / (double)ls_min_step_ns : (double)maxp;
+  int nt = t >= maxp ? maxp : (int)t;
+  if (nt > q->nchunks) nt = (int)q->nchunks;
+  return nt < 1 ? 1 : nt;
+}
+
+/* Steps [s0, s0 + ns) on their projections p: on this thread, or shared
+ * by j->ntasks tasks (j's groups and buffers set). */
+static void recur(tfs_kernel_ctx *c, ls_job *j, const float *p, int64_t s0,
+                  int64_t ns) {
+  if (j->ntasks <= 1) {
+    for (int64_t s = s0; s < s0 + ns; s++)
+      run_chunks(j->q, p, s0, s, 0, j->q->nchunks, NULL);
+    return;
+  }
+  j->p = p;
+  j->s0 = s0;
+  j->ns = ns;
+  for (int64_t g = 0; g < j->ngroups; g++)
+    atomic_init(&j->claim[g].step, -1);
+  atomic_init(&j->done, 0);
+  /* one task per thread: a unit cost far above any threshold */
+  tfs_threadpool_parallel_for(tfs_kctx_intra_pool(c), j->ntasks, 1000000000,
+                              run_tasks, j);
+}
+
+/* ---- the input projections ----------------------------------------------- */
+
+typedef struct bias_job {
+  float *p;
+  const float *b;
+  int64_t ld;
+} bias_job;
+
+static void add_bias(void *arg, int64_t r0, int64_t mb, int64_t c0,
+                     int64_t nb) {
+  const bias_job *j = arg;
+  tfs_fused_rows_f32(TFS_FA_NONE, 0.0f, j->p + r0 * j->ld + c0, mb, nb,
+                     j->ld, NULL, j->b + c0);
+}
+
+/* p [m][ld] = x [m][depth] . kernel + bias, reordered. */
+static void project(tfs_kernel_ctx *c, const tfs_lstm_seq *q, const float *x,
+                    int64_t m, float *p) {
+  tfs_threadpool *pool = tfs_kctx_intra_pool(c);
+  const int64_t ld = q->ld, depth = q->depth;
+  if (depth == 0) {
+    for (int64_t r = 0; r < m; r++)
+      memcpy(p + r * ld, q->b, sizeof(float) * (size_t)ld);
+  } else if (q->kp) {
+    bias_job j = {p, q->b, ld};
+    tfs_gemm_f32_packed_done(0, m, 1.0f, x, depth, q->kp, 0.0f, p, ld, pool,
+                             add_bias, &j);
+  } else {
+    tfs_gemm_f32(0, 0, m, ld, depth, 1.0f, x, depth, q->k, ld, 0.0f, p, ld,
+                 pool);
+    tfs_fused_rows_f32(TFS_FA_NONE, 0.0f, p, m, ld, ld, NULL, q->b);
+  }
+}
+
+/* The x of steps [s0, s0 + ns) one after the other into x (an unset
+ * element reads as zeros). */
+static void gather_x(const tfs_lstm_seq *q, int64_t s0, int64_t ns,
+                     float *x) {
+  const int64_t per = q->bx * q->depth;
+  for (int64_t j = 0; j < ns; j++) {
+    const struct tfs_tensor *e = q->items[s0 + j];
+    if (e)
+      memcpy(x + j * per, e->data, sizeof(float) * (size_t)per);
+    else
+      memset(x + j * per, 0, sizeof(float) * (size_t)per);
+  }
+}
+
+void tfs_lstm__run(tfs_kernel_ctx *c, const tfs_lstm_seq *q) {
+  int64_t per = q->bx * (q->ld > q->depth ? q->ld : q->depth);
+  int64_t nb = LS_P_BYTES / (int64_t)sizeof(float) / (per ? per : 1);
+  nb = nb < 1 ? 1 : nb > q->n ? q->n : nb;
+  float *x = tfs_kctx_scratch(c, sizeof(float) *
+                                     (size_t)(nb * q->bx * q->depth + 1));
+  float *p = x ? tfs_kctx_scratch(c, sizeof(float) *
+                                         (size_t)(nb * q->bx * q->ld))
+               : NULL;
+  if (!p) return;
+  ls_job j;
+  memset(&j, 0, sizeof j);
+  j.q = q;
+  j.ntasks = plan_threads(q, tfs_kctx_intra_pool(c));
+  if (j.ntasks > 1) {
+    /* about two groups a thread: one slowed down leaves half its share
+     * to the others */
+    j.group = q->nchunks / (2 * j.ntasks);
+    j.group = j.group < 1 ? 1 : j.group;
+    j.ngroups = (q->nchunks + j.group - 1) / j.group;
+    j.claim = tfs_kctx_scratch(c, sizeof(ls_claim) * (size_t)j.ngroups);
+    j.hcopy = j.claim ? tfs_kctx_scratch(
+                            c, sizeof(float) *
+                                   (size_t)(j.ntasks * q->rows * q->units))
+                      : NULL;
+    if (!j.hcopy) return;
+  }
+  for (int64_t s0 = 0; s0 < q->n; s0 += nb) {
+    int64_t ns = q->n - s0 < nb ? q->n - s0 : nb;
+    if (s0 > 0 && c->run && c->run->check_abort &&
+        c->run->check_abort(c->run, c->st)) {
+      tfs_kctx_fail_status(c, c->st);
+      return;
+    }
+    gather_x(q, s0, ns, x);
+    project(c, q, x, ns * q->bx, p);
+    recur(c, &j, p, s0, ns);
+  }
+}
