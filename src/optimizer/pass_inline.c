@@ -16,6 +16,7 @@
 #include "graph_builder/function_lib.h"
 #include "optimizer/fn_inline.h"
 #include "optimizer/opt_util.h"
+#include "optimizer/remap_util.h"
 
 /* ---- the library --------------------------------------------------------- */
 
@@ -432,15 +433,22 @@ int tfs_pass__function(tfs_opt_ctx *c) {
   /* TensorFlow: nothing to do without a library */
   if (!c->cfg->function_level || !c->src || tfs_flib__count(c->src) == 0)
     return 0;
-  int64_t inlined = 0, lowered = 0;
+  int64_t inlined = 0, lowered = 0, fused = 0;
   /* nodes made here are appended and visited too: nested calls, and
    * If/While inside inlined bodies */
   for (int i = 0; i < c->g->nn; i++) {
     if (!tfs_og__live(c->g, i)) continue;
     int r = 0;
     if (tfs_lower__wants(c, i)) {
-      r = tfs_lower__node(c, i);
-      if (r > 0) lowered++;
+      /* a Keras LSTM loop is fused, not lowered (the remapper's rewrite,
+       * made before the loop is gone) */
+      r = tfs_remap__lstm_loop(c, i);
+      if (r > 0) {
+        fused++;
+      } else if (r == 0) {
+        r = tfs_lower__node(c, i);
+        if (r > 0) lowered++;
+      }
     } else if (is_call(c->g, i)) {
       r = inline_call(c, i);
       if (r > 0) inlined++;
@@ -451,6 +459,9 @@ int tfs_pass__function(tfs_opt_ctx *c) {
   if (lowered)
     tfs_opt__note(c, "lowered %lld functional control-flow ops",
                   (long long)lowered);
-  c->changes += inlined + lowered;
+  if (fused)
+    tfs_opt__note(c, "fused %lld Keras LSTM loops into _TfsLstmSequence",
+                  (long long)fused);
+  c->changes += inlined + lowered + fused;
   return 0;
 }

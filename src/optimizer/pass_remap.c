@@ -555,6 +555,12 @@ int tfs_pass__remap(tfs_opt_ctx *c) {
   memset(&stats, 0, sizeof stats);
   int n0 = g->nn, total = 0;
   for (int v = 0; v < n0; v++) {
+    int r = tfs_remap__lstm_loop(c, v);
+    if (r < 0) return -1;
+    if (r) tfs_remap__count(&stats, "Keras LSTM loop -> _TfsLstmSequence");
+    total += r;
+  }
+  for (int v = 0; v < n0; v++) {
     if (!tfs_og__live(g, v) || !on_cpu(g->n[v].device) ||
         !tfs_og__is(g, v, "Mul"))
       continue;

@@ -93,6 +93,14 @@ int tfs_remap__scale_shift(tfs_opt_ctx *c, int v, tfs_remap_stats *stats);
  * output must load in TensorFlow), -1 on an error. */
 int tfs_remap__lstm_gates(tfs_opt_ctx *c, int v, tfs_remap_stats *stats);
 
+/* A Keras LSTM layer's While loop w (its body the cell, its condition
+ * counter < max && time < limit) -> _TfsLstmSequence
+ * (remap_lstm_loop.c), when the remapper is in the pipeline and not
+ * tf_compatible; the loop's consumers move to the op or to the loop's
+ * inputs.  1 when rewritten, 0 when w is not such a loop (or the op has
+ * no kernel on its device), -1 on an error. */
+int tfs_remap__lstm_loop(tfs_opt_ctx *c, int w);
+
 /* [BiasAdd](AddV2(MatMul(a, wa), MatMul(b, wb))) with constant float
  * weights of as many columns, ending at v (a BiasAdd or an Add / AddV2)
  * -> _TfsMatMulSum(a, b, wa, wb[, bias]) (remap_matmul_sum.c); 1 when

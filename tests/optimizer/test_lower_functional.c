@@ -642,6 +642,93 @@ static void test_lower_functional__keras_patterns(void) {
   }
 }
 
+/* ---- LSTM loops: tests/conformance/recurrent ---------------------------- */
+
+/* The first _TfsLstmSequence of og, or NULL. */
+static tfs_operation *first_sequence(tfs_graph *og) {
+  for (size_t i = 0; og && i < og->nops; i++)
+    if (strcmp(og->ops[i]->def->name, "_TfsLstmSequence") == 0)
+      return og->ops[i];
+  return NULL;
+}
+
+/* Keras LSTM layers (forward, backward, stacked, with their states) and
+ * an LSTM loop written by hand become _TfsLstmSequence ops, with the
+ * output list's index and the gate order of each; loops that compute
+ * something else (another activation, no bias, a sum of h carried along,
+ * a GRU) stay loops.  Each case matches TensorFlow's outputs with the
+ * optimizer on and off. */
+static void test_lower_functional__lstm_loops(void) {
+  static const struct {
+    const char *name;
+    int fused, loops; /* _TfsLstmSequence and While left */
+    int64_t index;    /* output_index of the first fused */
+    int64_t gates[4];
+  } kCases[] = {
+      {"keras_lstm", 1, 0, -1, {0, 1, 2, 3}},
+      {"keras_bilstm", 2, 0, 0, {0, 1, 2, 3}},
+      {"lstm_state_backwards", 1, 0, 0, {0, 1, 2, 3}},
+      {"lstm_stacked", 2, 0, -1, {0, 1, 2, 3}},
+      {"lstm_custom_ifgo", 1, 0, -1, {0, 2, 1, 3}},
+      {"lstm_custom_accum", 0, 1, 0, {0}},
+      {"lstm_hard_sigmoid", 0, 1, 0, {0}},
+      {"lstm_no_bias", 0, 1, 0, {0}},
+      {"keras_gru", 0, 1, 0, {0}},
+  };
+  const tfs_op_def *def = tfs_op_lookup("_TfsLstmSequence");
+  CU_ASSERT_PTR_NOT_NULL_FATAL(def);
+  for (size_t i = 0; i < sizeof kCases / sizeof kCases[0]; i++) {
+    char rel[160];
+    snprintf(rel, sizeof rel, "recurrent/%s", kCases[i].name);
+    CU_ASSERT_EQUAL(run_case_with(rel, "disable_meta_optimizer", 0), 0);
+    CU_ASSERT_EQUAL(run_case_with(rel, "disable_meta_optimizer", 1), 0);
+    opt_req r;
+    manifest_req(rel, &r);
+    r.function_opt = TFS_TOGGLE_ON;
+    tfs_graph *g = load(rel);
+    tfs_graph *og = optimize(g, &r);
+    tfs_graph *res = og ? og : g;
+    int fused = count(res, "_TfsLstmSequence");
+    int loops = count(res, "While") + count(res, "StatelessWhile");
+    if (fused != kCases[i].fused || loops != kCases[i].loops)
+      fprintf(stderr, "\n  %s: %d fused, %d loops\n", rel, fused, loops);
+    CU_ASSERT_EQUAL(fused, kCases[i].fused);
+    CU_ASSERT_EQUAL(loops, kCases[i].loops);
+    tfs_operation *op = first_sequence(og);
+    if (op) {
+      int64_t index = -2, gates[4] = {-1, -1, -1, -1};
+      int n = 0;
+      CU_ASSERT_EQUAL(tfs_attrs_get_int(&op->attrs, "output_index", &index),
+                      0);
+      CU_ASSERT_EQUAL(index, kCases[i].index);
+      const tfs_attr_value *v = tfs_attrs_find(&op->attrs, "gate_order");
+      CU_ASSERT_TRUE_FATAL(v && v->is_list && v->u.list.n == 4);
+      for (; n < 4; n++) gates[n] = ((const int64_t *)v->u.list.v)[n];
+      CU_ASSERT_EQUAL(memcmp(gates, kCases[i].gates, sizeof gates), 0);
+    }
+    tfs_graph_free(og);
+    tfs_graph_free(g);
+  }
+}
+
+/* A loop whose outputs are fetched keeps its name and outputs: it stays
+ * a loop. */
+static void test_lower_functional__lstm_loop_fetched(void) {
+  opt_req r;
+  manifest_req("recurrent/keras_lstm", &r);
+  int nf = 0;
+  while (nf < OPT_MAX_IO && r.fetches[nf]) nf++;
+  CU_ASSERT_TRUE_FATAL(nf < OPT_MAX_IO);
+  r.fetches[nf] = "functional_1/lstm_1/while:4";
+  tfs_graph *g = load("recurrent/keras_lstm");
+  tfs_graph *og = optimize(g, &r);
+  tfs_graph *res = og ? og : g;
+  CU_ASSERT_EQUAL(count(res, "_TfsLstmSequence"), 0);
+  CU_ASSERT_EQUAL(count(res, "While"), 1);
+  tfs_graph_free(og);
+  tfs_graph_free(g);
+}
+
 static const tfs_test_case inline_cases[] = {
     {"function_named_op", test_lower_functional__function_named_op},
     {"inline_stateless", test_lower_functional__inline_stateless},
@@ -663,10 +750,14 @@ static const tfs_test_case diff_cases[] = {
     {NULL, NULL}};
 static const tfs_test_case keras_cases[] = {
     {"keras_patterns", test_lower_functional__keras_patterns}, {NULL, NULL}};
-
+static const tfs_test_case lstm_cases[] = {
+    {"lstm_loops", test_lower_functional__lstm_loops},
+    {"lstm_loop_fetched", test_lower_functional__lstm_loop_fetched},
+    {NULL, NULL}};
 
 const tfs_test_suite tfs_test_suites[] = {{"inline", inline_cases},
                                           {"lower", lower_cases},
                                           {"differential", diff_cases},
                                           {"keras", keras_cases},
+                                          {"lstm", lstm_cases},
                                           {NULL, NULL}};
