@@ -6,6 +6,7 @@
  */
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "testutil.h"
 
@@ -110,6 +111,81 @@ static void test_broadcast_add(void) {
   tfs_tensor_free(sc);
   tfs_tensor_free(ta);
   tfs_tensor_free(tb);
+  teardown();
+}
+
+/* A vector along the last dimension against a tensor of rows (a channel
+ * scale, a bias), on either side: every element as the op computes it
+ * alone, for widths around the vector loops' sizes and several row
+ * counts, and an integer division by zero in one lane of the vector. */
+static void test_broadcast_rows(void) {
+  static const int64_t kInner[] = {1, 3, 8, 15, 16, 17, 31, 64, 100, 255,
+                                   256, 257, 511, 600};
+  static const int64_t kRows[] = {1, 2, 5, 37};
+  setup();
+  tfs_output a = input("a", TFS_FLOAT), b = input("b", TFS_FLOAT);
+  tfs_output mul = tfs_op_mul(g, "mul", a, b, st);
+  tfs_output sub = tfs_op_sub(g, "sub", a, b, st);
+  tfs_output div = tfs_op_div(g, "div", a, b, st);
+  for (size_t ii = 0; ii < sizeof kInner / sizeof kInner[0]; ii++)
+    for (size_t ri = 0; ri < sizeof kRows / sizeof kRows[0]; ri++) {
+      int64_t inner = kInner[ii], rows = kRows[ri];
+      float *x = malloc(sizeof(float) * (size_t)(rows * inner));
+      float *v = malloc(sizeof(float) * (size_t)inner);
+      for (int64_t i = 0; i < rows * inner; i++)
+        x[i] = (float)((i * 7919) % 1013) / 97.0f - 5.0f;
+      for (int64_t k = 0; k < inner; k++) v[k] = 0.75f + (float)(k % 13) / 3.0f;
+      int64_t dx[4] = {1, rows, 1, inner}, dv[1] = {inner};
+      tfs_tensor *tx = floats(4, dx, x), *tv = floats(1, dv, v);
+      for (int side = 0; side < 2; side++) {
+        tfs_output ops[3] = {mul, sub, div};
+        for (int o = 0; o < 3; o++) {
+          tfs_tensor *t = side ? run2(ops[o], a, tv, b, tx)
+                               : run2(ops[o], a, tx, b, tv);
+          CU_ASSERT_PTR_NOT_NULL_FATAL(t);
+          CU_ASSERT_EQUAL(tfs_tensor_num_elements(t), rows * inner);
+          const float *y = tfs_tensor_data(t);
+          int bad = 0;
+          for (int64_t i = 0; i < rows * inner; i++) {
+            volatile float p = side ? v[i % inner] : x[i];
+            volatile float q = side ? x[i] : v[i % inner];
+            volatile float w = o == 0 ? p * q : o == 1 ? p - q : p / q;
+            float want = w;
+            bad += memcmp(&want, &y[i], sizeof(float)) != 0;
+          }
+          if (bad)
+            fprintf(stderr, "\n  inner %lld rows %lld op %d side %d: %d wrong\n",
+                    (long long)inner, (long long)rows, o, side, bad);
+          CU_ASSERT_EQUAL(bad, 0);
+          tfs_tensor_free(t);
+        }
+      }
+      tfs_tensor_free(tx);
+      tfs_tensor_free(tv);
+      free(x);
+      free(v);
+    }
+  teardown();
+  /* integers: a zero in the vector fails the division */
+  setup();
+  tfs_output ia = input("a", TFS_INT32), ib = input("b", TFS_INT32);
+  tfs_output idiv = tfs_op_div(g, "div", ia, ib, st);
+  int64_t dr[2] = {9, 5}, dc[1] = {5};
+  int32_t rv[45], cv[5] = {1, 2, 3, 4, 5};
+  for (int i = 0; i < 45; i++) rv[i] = 100 + i;
+  tfs_tensor *tr = tu_int32s(dr, 2, rv), *tc = tu_int32s(dc, 1, cv);
+  tfs_tensor *t = run2(idiv, ia, tr, ib, tc);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(t);
+  CU_ASSERT_EQUAL(((int32_t *)tfs_tensor_data(t))[44], 144 / 5);
+  CU_ASSERT_EQUAL(((int32_t *)tfs_tensor_data(t))[7], 107 / 3);
+  tfs_tensor_free(t);
+  tfs_tensor_free(tc);
+  cv[3] = 0;
+  tc = tu_int32s(dc, 1, cv);
+  CU_ASSERT_STRING_EQUAL(run_fail(idiv, ia, tr, ib, tc),
+                         "Integer division by zero\n\t [[{{node div}}]]");
+  tfs_tensor_free(tc);
+  tfs_tensor_free(tr);
   teardown();
 }
 
@@ -560,6 +636,7 @@ static void test_assert_message(void) {
 
 static const tfs_test_case cases[] = {
     {"broadcast_add", test_broadcast_add},
+    {"broadcast_rows", test_broadcast_rows},
     {"integer_arithmetic", test_integer_arithmetic},
     {"float_binary_and_unary", test_float_binary_and_unary},
     {"comparisons_and_strings", test_comparisons_and_strings},
