@@ -265,4 +265,19 @@ static inline int tfs_fused_channel_params(tfs_kernel_ctx *c,
   return 0;
 }
 
+/* A GEMM done callback (tfs_gemm_done_fn) adding a bias along the
+ * columns of each finished block of c: arg is a tfs_fused_bias_job. */
+typedef struct tfs_fused_bias_job {
+  float *c;           /* the product, row-major */
+  const float *bias;  /* one value a column */
+  int64_t ld;         /* floats between c's rows */
+} tfs_fused_bias_job;
+
+static inline void tfs_fused_bias_done(void *arg, int64_t r0, int64_t mb,
+                                       int64_t c0, int64_t nb) {
+  const tfs_fused_bias_job *j = arg;
+  tfs_fused_rows_f32(TFS_FA_NONE, 0.0f, j->c + r0 * j->ld + c0, mb, nb,
+                     j->ld, NULL, j->bias + c0);
+}
+
 #endif

@@ -179,19 +179,6 @@ static void recur(tfs_kernel_ctx *c, ls_job *j, const float *p, int64_t s0,
 
 /* ---- the input projections ----------------------------------------------- */
 
-typedef struct bias_job {
-  float *p;
-  const float *b;
-  int64_t ld;
-} bias_job;
-
-static void add_bias(void *arg, int64_t r0, int64_t mb, int64_t c0,
-                     int64_t nb) {
-  const bias_job *j = arg;
-  tfs_fused_rows_f32(TFS_FA_NONE, 0.0f, j->p + r0 * j->ld + c0, mb, nb,
-                     j->ld, NULL, j->b + c0);
-}
-
 /* p [m][ld] = x [m][depth] . kernel + bias, reordered. */
 static void project(tfs_kernel_ctx *c, const tfs_lstm_seq *q, const float *x,
                     int64_t m, float *p) {
@@ -201,9 +188,9 @@ static void project(tfs_kernel_ctx *c, const tfs_lstm_seq *q, const float *x,
     for (int64_t r = 0; r < m; r++)
       memcpy(p + r * ld, q->b, sizeof(float) * (size_t)ld);
   } else if (q->kp) {
-    bias_job j = {p, q->b, ld};
+    tfs_fused_bias_job j = {p, q->b, ld};
     tfs_gemm_f32_packed_done(0, m, 1.0f, x, depth, q->kp, 0.0f, p, ld, pool,
-                             add_bias, &j);
+                             tfs_fused_bias_done, &j);
   } else {
     tfs_gemm_f32(0, 0, m, ld, depth, 1.0f, x, depth, q->k, ld, 0.0f, p, ld,
                  pool);

@@ -91,19 +91,6 @@ static int ms_prepare(tfs_kernel_init *ki) {
   return 0;
 }
 
-typedef struct {
-  float *out;
-  const float *bias;
-  int64_t n;
-} bias_job;
-
-static void add_bias(void *arg, int64_t r0, int64_t mb, int64_t c0,
-                     int64_t nb) {
-  const bias_job *j = arg;
-  tfs_fused_rows_f32(TFS_FA_NONE, 0.0f, j->out + r0 * j->n + c0, mb, nb,
-                     j->n, NULL, j->bias + c0);
-}
-
 /* Equal rows: [a | b] times the stacked weights. */
 static void stacked(tfs_kernel_ctx *c, const ms_state *s, const tfs_tensor *a,
                     const tfs_tensor *b, const float *bias, float *out,
@@ -123,10 +110,10 @@ static void stacked(tfs_kernel_ctx *c, const ms_state *s, const tfs_tensor *a,
     tfs_kctx_fail(c, TFS_RESOURCE_EXHAUSTED, "out of memory");
     return;
   }
-  bias_job j = {out, bias, n};
+  tfs_fused_bias_job j = {out, bias, n};
   tfs_gemm_f32_packed_done(0, m, 1.0f, x, k, w ? w : own, 0.0f, out, n,
-                           tfs_kctx_intra_pool(c), bias ? add_bias : NULL,
-                           &j);
+                           tfs_kctx_intra_pool(c),
+                           bias ? tfs_fused_bias_done : NULL, &j);
   tfs_gemm_packed_free(own);
 }
 
