@@ -1,7 +1,9 @@
 /*
  * tests/kernels/test_conv_winograd.c - 3x3 stride-1 float convolutions on
- * the Winograd F(2x2, 3x3) path (backends/cpu/conv_winograd.h) and on the
- * direct GEMM path, each against a float64 direct convolution: odd
+ * the Winograd F(2x2, 3x3) and F(4x4, 3x3) paths (backends/cpu/
+ * conv_winograd.h) and on the direct GEMM path, each against a float64
+ * direct convolution (the tile forced either way, and the rule that
+ * picks it): odd
  * images, channel counts off the vector width, SAME / VALID / EXPLICIT
  * padding, batches, one and four threads, several blocks; the AVX2 and
  * portable transforms give the same bits; the fused bias and Relu (in
@@ -140,10 +142,16 @@ static const wcase kCases[] = {
     {2, 40, 40, 32, 32, "SAME", {0}},     /* several blocks, threads */
 };
 
-/* Each case on both paths, one and four threads: within 4e-7 of the
- * window's scale; the Winograd path ran exactly when on. */
+/* The bound on |error| / sum |x| |w| of the direct path, F(2x2, 3x3) and
+ * F(4x4, 3x3) (measured: 2.5e-7, 1.1e-7 and 2.3e-6; F(4x4)'s transforms
+ * scale by up to 8 and 1/24, the error of each product with them). */
+static const double kBound[3] = {4e-7, 4e-7, 4e-6};
+
+/* Each case on the direct path and both Winograd tiles, one and four
+ * threads: within kBound of the window's scale; the Winograd path ran
+ * exactly when on, with the tile forced. */
 static void test_paths(void) {
-  double worst[2] = {0, 0}, worst_max[2] = {0, 0};
+  double worst[3] = {0, 0, 0}, worst_max[3] = {0, 0, 0};
   for (size_t ci = 0; ci < sizeof kCases / sizeof *kCases; ci++) {
     const wcase *k = &kCases[ci];
     int pt, pl;
@@ -158,21 +166,24 @@ static void test_paths(void) {
     double *scale = malloc(sizeof(double) * (size_t)ny);
     reference(k, tfs_tensor_data(xv), tfs_tensor_data(fv), oh, ow, pt, pl,
               want, scale);
-    for (int on = 1; on >= 0; on--)
+    for (int path = 2; path >= 0; path--) /* F(4x4), F(2x2), direct */
       for (int threads = 1; threads <= 4; threads += 3) {
-        tfs_conv__set_winograd(on);
+        tfs_conv__set_winograd(path > 0);
+        tfs_conv__set_winograd_tile(path == 2 ? 4 : 2);
         int64_t calls = tfs_conv__winograd_calls();
+        int64_t calls4 = tfs_conv__winograd4_calls();
         tfs_tensor *y = run_graph(k, xv, fv, NULL, NULL, threads);
-        CU_ASSERT_EQUAL(tfs_conv__winograd_calls() - calls, on);
+        CU_ASSERT_EQUAL(tfs_conv__winograd_calls() - calls, path > 0);
+        CU_ASSERT_EQUAL(tfs_conv__winograd4_calls() - calls4, path == 2);
         CU_ASSERT_EQUAL_FATAL(tfs_tensor_num_elements(y), ny);
         double e1, e2;
         errors(y, want, scale, ny, &e1, &e2);
-        if (e1 > 4e-7)
-          fprintf(stderr, "\n  case %zu winograd=%d: error %.3g of scale",
-                  ci, on, e1);
-        CU_ASSERT(e1 <= 4e-7);
-        if (e1 > worst[on]) worst[on] = e1;
-        if (e2 > worst_max[on]) worst_max[on] = e2;
+        if (e1 > kBound[path])
+          fprintf(stderr, "\n  case %zu path %d: error %.3g of scale", ci,
+                  path, e1);
+        CU_ASSERT(e1 <= kBound[path]);
+        if (e1 > worst[path]) worst[path] = e1;
+        if (e2 > worst_max[path]) worst_max[path] = e2;
         tfs_tensor_free(y);
       }
     free(want);
@@ -181,9 +192,11 @@ static void test_paths(void) {
     tfs_tensor_free(fv);
   }
   tfs_conv__set_winograd(-1);
-  printf("\n  max error / sum|x||w|: direct %.3g, winograd %.3g; "
-         "/ max|y|: direct %.3g, winograd %.3g\n",
-         worst[0], worst[1], worst_max[0], worst_max[1]);
+  tfs_conv__set_winograd_tile(0);
+  printf("\n  max error / sum|x||w|: direct %.3g, F(2x2) %.3g, F(4x4) %.3g; "
+         "/ max|y|: direct %.3g, F(2x2) %.3g, F(4x4) %.3g\n",
+         worst[0], worst[1], worst[2], worst_max[0], worst_max[1],
+         worst_max[2]);
 }
 
 /* The AVX-512 and AVX2 transforms give the portable ones' bits (the
@@ -201,8 +214,9 @@ static void test_transforms_same_bits(void) {
     const char *why = tu_isa_unavailable(kLevels[li].isa);
     tu_cpu_path("winograd", kLevels[li].name, why);
     if (why) continue;
-    for (size_t ci = 0; ci < sizeof kCases / sizeof *kCases; ci++) {
-      const wcase *k = &kCases[ci];
+    for (size_t ci = 0; ci < 2 * sizeof kCases / sizeof *kCases; ci++) {
+      const wcase *k = &kCases[ci / 2];
+      tfs_conv__set_winograd_tile(ci % 2 ? 4 : 2);
       tfs_tensor *xv = nt_random((int64_t[]){k->n, k->h, k->w, k->c}, 4,
                                  31 + (uint32_t)ci);
       tfs_tensor *fv = nt_random((int64_t[]){3, 3, k->c, k->kn}, 4,
@@ -224,51 +238,133 @@ static void test_transforms_same_bits(void) {
     }
   }
   tfs_conv__set_winograd(-1);
+  tfs_conv__set_winograd_tile(0);
 }
 
-/* Conv2D + BiasAdd + Relu (bias and Relu in the tile store) and + Relu6
- * (the epilogue per finished strip) with a NaN pixel: NaN stays in the
- * 3x3 windows over it and nowhere else. */
+/* Whether output (oy, ox) shares a tile of `tile` pixels a side with an
+ * input tile ((tile + 2) a side, starting one pixel up and left: SAME)
+ * holding pixel (py, px). */
+static int tile_reaches(int tile, int oy, int ox, int py, int px) {
+  int ty = oy / tile * tile - 1, tx = ox / tile * tile - 1;
+  return py >= ty && py < ty + tile + 2 && px >= tx && px < tx + tile + 2;
+}
+
+/* Conv2D + BiasAdd + Relu / Relu6 (both in the tile store) / Elu (per
+ * finished strip, the last one short: 11 rows) with a NaN pixel, on
+ * each tile: NaN in every 3x3 window over it; F(2x2, 3x3)
+ * nowhere else (its transforms keep the direct sum's dependencies),
+ * F(4x4, 3x3) also in the outputs of the tiles whose input holds it; the
+ * rest within the path's kBound of the window's scale (+ 1e-6 |want| for
+ * the bias). */
 static void test_fused(void) {
   static const wcase k = {2, 11, 9, 40, 36, "SAME", {0}};
-  static const char *acts[] = {"Relu", "Relu6"};
+  static const char *acts[] = {"Relu", "Relu6", "Elu"};
+  enum { PB = 1, PY = 4, PX = 6 }; /* the NaN pixel */
   tfs_tensor *xv = nt_random((int64_t[]){k.n, k.h, k.w, k.c}, 4, 5);
   tfs_tensor *fv = nt_random((int64_t[]){3, 3, k.c, k.kn}, 4, 6);
   float bias_v[36];
   for (int i = 0; i < 36; i++) bias_v[i] = 0.25f * (float)(i % 7) - 0.75f;
   tfs_tensor *bv = nt_f32((int64_t[]){k.kn}, 1, bias_v);
-  ((float *)tfs_tensor_data(xv))[((k.h + 4) * k.w + 6) * k.c + 3] = NAN;
+  ((float *)tfs_tensor_data(xv))[((PB * k.h + PY) * k.w + PX) * k.c + 3] =
+      NAN;
   int64_t ny = (int64_t)k.n * k.h * k.w * k.kn;
   double *want = malloc(sizeof(double) * (size_t)ny);
   double *scale = malloc(sizeof(double) * (size_t)ny);
   reference(&k, tfs_tensor_data(xv), tfs_tensor_data(fv), k.h, k.w, 1, 1,
             want, scale);
   const float *bias = tfs_tensor_data(bv);
-  for (int a = 0; a < 2; a++) {
+  for (int a = 0; a < 6; a++) {
+    int tile = a < 3 ? 2 : 4, act = a % 3;
     float *w = malloc(sizeof(float) * (size_t)ny);
     int nans = 0;
     for (int64_t i = 0; i < ny; i++) {
       float v = (float)want[i] + bias[i % k.kn];
-      v = v < 0 ? 0 : v;
-      w[i] = a == 1 && v > 6 ? 6 : v;
       nans += v != v;
+      if (act == 2) {
+        w[i] = v < 0 ? expm1f(v) : v;
+        continue;
+      }
+      v = v < 0 ? 0 : v;
+      w[i] = act == 1 && v > 6 ? 6 : v;
     }
     CU_ASSERT_EQUAL(nans, 9 * k.kn);
+    tfs_conv__set_winograd_tile(tile);
     for (int threads = 1; threads <= 4; threads += 3) {
       tfs_conv__set_winograd(1);
-      int64_t calls = tfs_conv__winograd_calls();
-      tfs_tensor *y = run_graph(&k, xv, fv, bv, acts[a], threads);
-      CU_ASSERT_EQUAL(tfs_conv__winograd_calls() - calls, 1);
-      nt_check_f32(y, (int64_t[]){k.n, k.h, k.w, k.kn}, 4, w, 1e-5, 1e-4);
+      int64_t calls = tfs_conv__winograd4_calls();
+      tfs_tensor *y = run_graph(&k, xv, fv, bv, acts[act], threads);
+      CU_ASSERT_EQUAL(tfs_conv__winograd4_calls() - calls, tile == 4);
+      CU_ASSERT_EQUAL_FATAL(tfs_tensor_num_elements(y), ny);
+      const float *got = tfs_tensor_data(y);
+      int bad = 0, extra = 0;
+      for (int64_t i = 0; i < ny; i++) {
+        int64_t px = i / k.kn;
+        int ox = (int)(px % k.w), oy = (int)(px / k.w % k.h);
+        int b = (int)(px / ((int64_t)k.w * k.h));
+        if (w[i] != w[i]) {
+          bad += got[i] == got[i];
+        } else if (got[i] != got[i]) {
+          extra++;
+          bad += tile == 2 || b != PB || !tile_reaches(tile, oy, ox, PY, PX);
+        } else {
+          bad += fabs(got[i] - w[i]) >
+                 kBound[tile / 2] * scale[i] + 1e-6 * fabs(w[i]);
+        }
+      }
+      if (bad)
+        fprintf(stderr, "\n  tile %d %s: %d outputs wrong", tile,
+                acts[act], bad);
+      CU_ASSERT_EQUAL(bad, 0);
+      if (tile == 4) CU_ASSERT(extra > 0); /* the reach is real */
       tfs_tensor_free(y);
     }
     free(w);
   }
   tfs_conv__set_winograd(-1);
+  tfs_conv__set_winograd_tile(0);
   free(want);
   free(scale);
   tfs_tensor *t[] = {xv, fv, bv};
   for (int i = 0; i < 3; i++) tfs_tensor_free(t[i]);
+}
+
+/* The tile a prepared filter gets: F(4x4, 3x3) from 40 tiles of 4x4
+ * output pixels in the static batch (1 when unknown), F(2x2, 3x3) below
+ * or when the height or width is unknown; NCHW reads its own
+ * dimensions; the override wins either way. */
+static void test_pick_tile(void) {
+  static const struct {
+    int nchw;
+    int64_t d[4];
+    int want;
+  } kCasesP[] = {
+      {0, {1, 56, 56, 64}, 4},  {0, {1, 28, 28, 128}, 4}, /* 49 tiles */
+      {0, {1, 24, 24, 128}, 2}, /* 36 */
+      {0, {1, 14, 14, 256}, 2}, {0, {8, 14, 14, 256}, 4},
+      {0, {8, 7, 7, 512}, 2},   {0, {-1, 28, 28, 64}, 4},
+      {0, {-1, 14, 14, 64}, 2}, {0, {1, -1, 56, 64}, 2},
+      {0, {4, 56, -1, 64}, 2},  {1, {1, 64, 56, 56}, 4},
+      {1, {1, 256, 14, 14}, 2}, {0, {1, 20, 32, 64}, 4}, /* 5 x 8 */
+  };
+  for (size_t i = 0; i < sizeof kCasesP / sizeof *kCasesP; i++) {
+    tfs_window w;
+    memset(&w, 0, sizeof w);
+    w.nchw = kCasesP[i].nchw;
+    tfs_shape sh = {.rank = 4};
+    memcpy(sh.dims, kCasesP[i].d, sizeof kCasesP[i].d);
+    int got = tfs_wino_pick_tile(&w, &sh);
+    if (got != kCasesP[i].want)
+      fprintf(stderr, "\n  case %zu: tile %d, want %d", i, got,
+              kCasesP[i].want);
+    CU_ASSERT_EQUAL(got, kCasesP[i].want);
+    tfs_conv__set_winograd_tile(6 - kCasesP[i].want);
+    CU_ASSERT_EQUAL(tfs_wino_pick_tile(&w, &sh), 6 - kCasesP[i].want);
+    tfs_conv__set_winograd_tile(0);
+  }
+  tfs_shape r3 = {.rank = 3, .dims = {56, 56, 64}};
+  tfs_window w;
+  memset(&w, 0, sizeof w);
+  CU_ASSERT_EQUAL(tfs_wino_pick_tile(&w, &r3), 2);
 }
 
 /* What stays on the direct path (checked against the reference by
@@ -311,6 +407,7 @@ static const tfs_test_case kWino[] = {
     {"paths", test_paths},
     {"transforms_same_bits", test_transforms_same_bits},
     {"fused", test_fused},
+    {"pick_tile", test_pick_tile},
     {"not_taken", test_not_taken},
     {NULL, NULL},
 };

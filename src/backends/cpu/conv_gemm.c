@@ -359,7 +359,7 @@ int tfs_conv_packed_prepare(tfs_kernel_init *ki, const tfs_window *w,
     if (!p->g[i]) return -1;
   }
   if (tfs_wino_filter_fits(w, c, f->shape.dims[0], f->shape.dims[1], kc, kn)) {
-    p->wino = tfs_wino_filter_new(fv, c, kn);
+    p->wino = tfs_wino_filter_new(fv, c, kn, tfs_wino_pick_tile(w, xs));
     if (!p->wino) return -1;
   }
   return 0;

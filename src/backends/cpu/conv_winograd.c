@@ -1,8 +1,9 @@
 /*
  * backends/cpu/conv_winograd.c - 3x3 stride-1 float convolutions by
- * Winograd F(2x2, 3x3): the filter transformed and packed once, input and
- * output tiles transformed around 16 GEMMs per block of output strips
- * (conv_winograd.h).
+ * Winograd F(2x2, 3x3) or F(4x4, 3x3): the filter transformed and packed
+ * once, input and output tiles transformed around 16 (36) GEMMs per
+ * block of output strips (conv_winograd.h).  F(2x2)'s transforms are
+ * here, F(4x4)'s in conv_winograd4.c.
  *
  * With d the 4x4 input tile, g the 3x3 filter and Y the 2x2 output:
  *   B^T = [1 0 -1 0; 0 1 1 0; 0 -1 1 0; 0 1 0 -1]
@@ -10,7 +11,8 @@
  *   A^T = [1 1 1 0; 0 1 -1 -1]
  *   Y = A^T [(G g G^T) .* (B^T d B)] A
  * where .* is summed over input channels: one product of (tiles x c) by
- * (c x kn) for each of the 16 transform-domain positions.
+ * (c x kn) for each of the 16 transform-domain positions (36 of a 6x6
+ * tile for F(4x4, 3x3)).
  */
 #include <immintrin.h>
 #include <stdatomic.h>
@@ -21,23 +23,26 @@
 #include "core/cpu.h"
 #include "core/threadpool.h"
 #include "backends/cpu/conv_winograd.h"
+#include "backends/cpu/conv_winograd4.h"
 #include "backends/cpu/gemm.h"
 
 #define TGT __attribute__((target("avx2,fma")))
-#define NPOS 16 /* transform-domain positions, 4x4 */
+#define NPOS_MAX 36 /* transform-domain positions: 4x4, or 6x6 */
 
 struct tfs_wino_filter {
   int64_t c, kn;
-  tfs_gemm_packed *u[NPOS]; /* U at position i * 4 + j: c x kn */
+  int tile, npos;               /* output tile 2 or 4; (tile + 2)^2 */
+  tfs_gemm_packed *u[NPOS_MAX]; /* U at position i * (tile + 2) + j */
 };
 
 /* ---- the switch -------------------------------------------------------- */
 
 static atomic_int g_env = -1; /* TFS_CONV_WINOGRAD: 1 on, 0 off; -1 unread */
 static atomic_int g_force = -1;
-static atomic_llong g_calls;
+static atomic_llong g_calls, g_calls4;
 
 int64_t tfs_conv__winograd_calls(void) { return atomic_load(&g_calls); }
+int64_t tfs_conv__winograd4_calls(void) { return atomic_load(&g_calls4); }
 
 int tfs_conv_winograd_on(void) {
   int f = atomic_load_explicit(&g_force, memory_order_relaxed);
@@ -61,6 +66,34 @@ void tfs_conv__set_winograd(int on) {
 #define WINO_MIN_DEPTH 24
 #define WINO_MIN_OUT 4
 
+/* The fewest 4x4 output tiles a call (its static batch, 1 when unknown,
+ * times its tiles an image, taken on the input's size) for a filter made
+ * for F(4x4, 3x3).  With fewer, the products have too few rows for
+ * their 36 matrices of weights, 2.25 times F(2x2, 3x3)'s 16 (read from
+ * memory: 4x the filter's size, not 1.8x), and F(2x2, 3x3) is faster:
+ * ResNet50 on one Xeon thread, per layer, F(4x4) against F(2x2): batch
+ * 1 56x56 (196 tiles) -30%, 28x28 (49) -30%, 14x14 (16) +19%, 7x7 (4)
+ * +110%; batch 8 14x14 (128) -9%, 7x7 (32) +18%. */
+#define WINO4_MIN_TILES 40
+
+static atomic_int g_tile; /* tests: 2 or 4 forces the tile; 0: by size */
+
+void tfs_conv__set_winograd_tile(int tile) {
+  atomic_store(&g_tile, tile == 2 || tile == 4 ? tile : 0);
+}
+
+int tfs_wino_pick_tile(const tfs_window *w, const tfs_shape *in) {
+  int f = atomic_load_explicit(&g_tile, memory_order_relaxed);
+  if (f) return f;
+  if (in->rank != 4) return 2;
+  int64_t n = in->dims[tfs_window_dim(w, 'N')];
+  int64_t h = in->dims[tfs_window_dim(w, 'H')];
+  int64_t wd = in->dims[tfs_window_dim(w, 'W')];
+  if (h <= 0 || wd <= 0) return 2;
+  int64_t tiles = (n > 0 ? n : 1) * ((h + 3) / 4) * ((wd + 3) / 4);
+  return tiles >= WINO4_MIN_TILES ? 4 : 2;
+}
+
 int tfs_wino_filter_fits(const tfs_window *w, int64_t c, int64_t kh,
                          int64_t kw, int64_t kc, int64_t kn) {
   int hd = tfs_window_dim(w, 'H'), wd = tfs_window_dim(w, 'W');
@@ -81,29 +114,40 @@ int tfs_wino_fits(const conv_geom *g) {
 
 /* ---- the filter transform ---------------------------------------------- */
 
-tfs_wino_filter *tfs_wino_filter_new(const float *f, int64_t c, int64_t kn) {
-  static const double G[4][3] = {
-      {1, 0, 0}, {0.5, 0.5, 0.5}, {0.5, -0.5, 0.5}, {0, 0, 1}};
+/* G of F(2x2, 3x3) (4 x 3) and of F(4x4, 3x3) (6 x 3). */
+static const double kG2[4][3] = {
+    {1, 0, 0}, {0.5, 0.5, 0.5}, {0.5, -0.5, 0.5}, {0, 0, 1}};
+static const double kG4[6][3] = {
+    {1.0 / 4, 0, 0},           {-1.0 / 6, -1.0 / 6, -1.0 / 6},
+    {-1.0 / 6, 1.0 / 6, -1.0 / 6}, {1.0 / 24, 1.0 / 12, 1.0 / 6},
+    {1.0 / 24, -1.0 / 12, 1.0 / 6}, {0, 0, 1}};
+
+tfs_wino_filter *tfs_wino_filter_new(const float *f, int64_t c, int64_t kn,
+                                     int tile) {
+  const int a = tile == 4 ? 6 : 4, npos = a * a;
+  const double(*G)[3] = tile == 4 ? kG4 : kG2;
   tfs_wino_filter *wf = tfs_calloc(1, sizeof *wf);
-  float *u = tfs_malloc(sizeof(float) * (size_t)(NPOS * c * kn));
+  float *u = tfs_malloc(sizeof(float) * (size_t)(npos * c * kn));
   if (!wf || !u) goto oom;
   wf->c = c;
   wf->kn = kn;
+  wf->tile = a - 2;
+  wf->npos = npos;
   for (int64_t q = 0; q < c; q++)
     for (int64_t o = 0; o < kn; o++) {
-      double g[3][3], t[4][3];
-      for (int a = 0; a < 3; a++)
-        for (int b = 0; b < 3; b++) g[a][b] = f[((a * 3 + b) * c + q) * kn + o];
-      for (int i = 0; i < 4; i++)
+      double g[3][3], t[6][3];
+      for (int r = 0; r < 3; r++)
+        for (int b = 0; b < 3; b++) g[r][b] = f[((r * 3 + b) * c + q) * kn + o];
+      for (int i = 0; i < a; i++)
         for (int b = 0; b < 3; b++)
           t[i][b] = G[i][0] * g[0][b] + G[i][1] * g[1][b] + G[i][2] * g[2][b];
-      for (int i = 0; i < 4; i++)
-        for (int j = 0; j < 4; j++)
-          u[((i * 4 + j) * c + q) * kn + o] =
+      for (int i = 0; i < a; i++)
+        for (int j = 0; j < a; j++)
+          u[((i * a + j) * c + q) * kn + o] =
               (float)(t[i][0] * G[j][0] + t[i][1] * G[j][1] +
                       t[i][2] * G[j][2]);
     }
-  for (int p = 0; p < NPOS; p++) {
+  for (int p = 0; p < npos; p++) {
     wf->u[p] = tfs_gemm_pack_b_f32(0, c, kn, u + p * c * kn, kn);
     if (!wf->u[p]) goto oom;
   }
@@ -117,13 +161,15 @@ oom:
 
 void tfs_wino_filter_free(tfs_wino_filter *wf) {
   if (!wf) return;
-  for (int p = 0; p < NPOS; p++) tfs_gemm_packed_free(wf->u[p]);
+  for (int p = 0; p < wf->npos; p++) tfs_gemm_packed_free(wf->u[p]);
   tfs_free(wf);
 }
 
 int64_t tfs_wino_filter_c(const tfs_wino_filter *wf) { return wf->c; }
 
-/* ---- tile transforms ------------------------------------------------------
+int tfs_wino_filter_tile(const tfs_wino_filter *wf) { return wf->tile; }
+
+/* ---- F(2x2, 3x3) tile transforms --------------------------------------------
  * Input: channels [c0, c1) of the 16 pixels d[r * 4 + q] (a zero row where
  * the tile leaves the image) to V position p at v + p * ldv.  Output:
  * the 16 products m + p * ldm, channels [c0, c1), to the pixels y[0..3]
@@ -303,6 +349,7 @@ typedef struct wino_job {
   const float *in, *zero, *bias;
   float *out;
   int relu, simd;         /* 2: AVX-512, 1: AVX2, 0: portable */
+  int tile, alpha, npos;  /* output tile, input tile, positions */
   tfs_conv_done_fn done;
   void *done_arg;
   int64_t tw, th;         /* tiles per strip, strips per image */
@@ -330,8 +377,8 @@ static void tile_at(const wino_job *j, int64_t s0, int64_t t, int64_t *img,
                     int64_t *oy, int64_t *ox) {
   int64_t gs = s0 + t / j->tw;
   *img = gs / j->th;
-  *oy = 2 * (gs % j->th);
-  *ox = 2 * (t % j->tw);
+  *oy = j->tile * (gs % j->th);
+  *ox = j->tile * (t % j->tw);
 }
 
 /* Tiles [t0, t1) of the nt-tile block starting at strip s0 into V. */
@@ -342,15 +389,18 @@ static void block_input(const wino_job *j, int64_t s0, int64_t nt,
   for (int64_t t = t0; t < t1; t++) {
     int64_t img, oy, ox;
     tile_at(j, s0, t, &img, &oy, &ox);
-    const float *d[16];
-    for (int r = 0; r < 4; r++)
-      for (int q = 0; q < 4; q++) {
+    const float *d[NPOS_MAX];
+    const int a = j->alpha;
+    for (int r = 0; r < a; r++)
+      for (int q = 0; q < a; q++) {
         int64_t iy = oy - g->pt + r, ix = ox - g->pl + q;
-        d[r * 4 + q] = iy >= 0 && iy < g->h && ix >= 0 && ix < g->w
+        d[r * a + q] = iy >= 0 && iy < g->h && ix >= 0 && ix < g->w
                            ? j->in + ((img * g->h + iy) * g->w + ix) * c
                            : j->zero;
       }
-    if (j->simd == 2)
+    if (j->tile == 4)
+      tfs_wino4__in(j->simd, d, c, v + t * c, nt * c);
+    else if (j->simd == 2)
       in_avx512(d, c, v + t * c, nt * c);
     else if (j->simd)
       in_avx2(d, 0, c, v + t * c, nt * c);
@@ -367,14 +417,17 @@ static void block_output(const wino_job *j, int64_t s0, int64_t nt,
   for (int64_t t = t0; t < t1; t++) {
     int64_t img, oy, ox;
     tile_at(j, s0, t, &img, &oy, &ox);
-    float *y[4];
-    for (int i = 0; i < 2; i++)
-      for (int q = 0; q < 2; q++)
-        y[2 * i + q] = oy + i < g->oh && ox + q < g->ow
-                           ? j->out + ((img * g->oh + oy + i) * g->ow + ox +
-                                       q) * kn
-                           : NULL;
-    if (j->simd == 2)
+    float *y[16];
+    const int tl = j->tile;
+    for (int i = 0; i < tl; i++)
+      for (int q = 0; q < tl; q++)
+        y[tl * i + q] = oy + i < g->oh && ox + q < g->ow
+                            ? j->out + ((img * g->oh + oy + i) * g->ow + ox +
+                                        q) * kn
+                            : NULL;
+    if (tl == 4)
+      tfs_wino4__out(j->simd, m + t * kn, nt * kn, kn, y, j->bias, j->relu);
+    else if (j->simd == 2)
       out_avx512(m + t * kn, nt * kn, kn, y, j->bias, j->relu);
     else if (j->simd)
       out_avx2(m + t * kn, nt * kn, 0, kn, y, j->bias, j->relu);
@@ -403,14 +456,14 @@ static void block_product(const wino_job *j, int64_t nt, int p,
 static void block_done(const wino_job *j, int64_t s0, int64_t s1) {
   const conv_geom *g = j->g;
   for (int64_t s = s0; s < s1; s++) {
-    int64_t img = s / j->th, oy = 2 * (s % j->th);
-    int64_t rows = oy + 2 <= g->oh ? 2 : 1;
+    int64_t img = s / j->th, oy = j->tile * (s % j->th);
+    int64_t rows = oy + j->tile <= g->oh ? j->tile : g->oh - oy;
     j->done(j->done_arg, (img * g->oh + oy) * g->ow, rows * g->ow, 0, g->kn);
   }
 }
 
 /* One block's phases split over the pool (a single block: batch 1):
- * tiles, then the 16 products one per task, then tiles and strips. */
+ * tiles, then the products one per task, then tiles and strips. */
 typedef struct phase {
   const wino_job *j;
   int64_t s0, nt;
@@ -438,24 +491,25 @@ static void phase_done(void *arg, int64_t s0, int64_t s1) {
   block_done(ph->j, ph->s0 + s0, ph->s0 + s1);
 }
 
-/* Strips [s0, s0 + ns): transform, 16 products, transform back. */
+/* Strips [s0, s0 + ns): transform, 16 (36) products, transform back. */
 static void run_block(const wino_job *j, int64_t s0, int64_t ns, float *v) {
   const conv_geom *g = j->g;
   const int64_t nt = ns * j->tw, c = g->c, kn = g->kn;
-  float *m = v + NPOS * nt * c;
+  float *m = v + j->npos * nt * c;
   struct tfs_threadpool *pool = j->pool;
   if (pool) {
     phase ph = {j, s0, nt, v, m};
     tfs_threadpool_parallel_for(pool, nt, 2 * c + 1, phase_in, &ph);
-    tfs_threadpool_parallel_for(pool, NPOS, tfs_gemm_cost_ns(nt, kn, c),
+    tfs_threadpool_parallel_for(pool, j->npos, tfs_gemm_cost_ns(nt, kn, c),
                                 phase_mul, &ph);
     tfs_threadpool_parallel_for(pool, nt, 2 * kn + 1, phase_out, &ph);
     if (j->done)
-      tfs_threadpool_parallel_for(pool, ns, 4 * j->tw * kn, phase_done, &ph);
+      tfs_threadpool_parallel_for(pool, ns, 2 * j->tile * j->tw * kn,
+                                  phase_done, &ph);
     return;
   }
   block_input(j, s0, nt, 0, nt, v);
-  for (int p = 0; p < NPOS; p++) block_product(j, nt, p, v, m, NULL);
+  for (int p = 0; p < j->npos; p++) block_product(j, nt, p, v, m, NULL);
   block_output(j, s0, nt, 0, nt, m);
   if (j->done) block_done(j, s0, s0 + ns);
 }
@@ -473,7 +527,7 @@ static void wino_slots(void *arg, int64_t t0, int64_t t1) {
   }
 }
 
-/* Tiles per block: the 16 V and 16 M matrices of a block in about 2 MiB,
+/* Tiles per block: the V and M matrices of a block in about 2 MiB,
  * at least one strip (on Zen 3, 11-15% faster than 1 MiB at 56x56x64
  * and 28x28x128, within 2% at 14x14x256; 4 MiB was slower). */
 #define WINO_BLOCK_BYTES (2 << 20)
@@ -483,6 +537,8 @@ int tfs_wino_conv_f32(tfs_kernel_ctx *c, const conv_geom *g, const float *in,
                       const float *bias, int relu, tfs_conv_done_fn done,
                       void *done_arg) {
   atomic_fetch_add_explicit(&g_calls, 1, memory_order_relaxed);
+  if (wf->tile == 4)
+    atomic_fetch_add_explicit(&g_calls4, 1, memory_order_relaxed);
   wino_job j;
   memset(&j, 0, sizeof j);
   j.g = g;
@@ -496,17 +552,20 @@ int tfs_wino_conv_f32(tfs_kernel_ctx *c, const conv_geom *g, const float *in,
   j.simd = tfs_cpu_has(TFS_CPU_ISA_AVX512) ? 2
            : tfs_cpu_has(TFS_CPU_ISA_AVX2) ? 1
                                             : 0;
-  j.tw = (g->ow + 1) / 2;
-  j.th = (g->oh + 1) / 2;
+  j.tile = wf->tile;
+  j.alpha = wf->tile + 2;
+  j.npos = wf->npos;
+  j.tw = (g->ow + j.tile - 1) / j.tile;
+  j.th = (g->oh + j.tile - 1) / j.tile;
   j.strips = g->n * j.th;
-  int64_t per_tile = NPOS * (g->c + g->kn) * (int64_t)sizeof(float);
+  int64_t per_tile = j.npos * (g->c + g->kn) * (int64_t)sizeof(float);
   int64_t want = WINO_BLOCK_BYTES / per_tile / j.tw;
   j.sper = want < 1 ? 1 : want;
   j.nblocks = (j.strips + j.sper - 1) / j.sper;
-  int64_t flops_block = j.sper * j.tw * NPOS * g->c * g->kn * 2;
+  int64_t flops_block = j.sper * j.tw * j.npos * g->c * g->kn * 2;
   j.nslots = tfs_conv_slots(c, j.nblocks, flops_block / 32 + 1);
   if (j.nslots <= 1) j.pool = tfs_kctx_intra_pool(c);
-  j.slot_floats = (size_t)(j.sper * j.tw * NPOS * (g->c + g->kn));
+  j.slot_floats = (size_t)(j.sper * j.tw * j.npos * (g->c + g->kn));
   float *zero = tfs_kctx_scratch(c, sizeof(float) * (size_t)g->c);
   j.scratch = tfs_kctx_scratch(
       c, sizeof(float) * j.slot_floats * (size_t)j.nslots);

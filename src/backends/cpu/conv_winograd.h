@@ -1,31 +1,38 @@
 /*
  * backends/cpu/conv_winograd.h - float 3x3, stride-1, undilated,
- * ungrouped NHWC convolutions by Winograd's minimal filtering F(2x2, 3x3)
- * (Lavin and Gray, 2015): each 2x2 block of output pixels comes from a
- * 4x4 input tile through 16 products in the transform domain instead of
- * 36, so the channel products do 16 multiply-adds per 4 output pixels
- * where the direct convolution does 36 (2.25x fewer).
+ * ungrouped NHWC convolutions by Winograd's minimal filtering (Lavin and
+ * Gray, 2015), F(2x2, 3x3) or F(4x4, 3x3): each 2x2 (4x4) block of
+ * output pixels comes from a 4x4 (6x6) input tile through 16 (36)
+ * products in the transform domain instead of 36 (144), so the channel
+ * products do 2.25x (4x) fewer multiply-adds than the direct
+ * convolution.
  *
  * The filter is transformed (U = G g G^T, in double, rounded once) and
- * packed for the GEMM once, at prepare, when it is a constant.  A run
- * cuts the output into strips of two rows; for a block of strips the
- * input tiles are transformed (V = B^T d B: additions only) into 16
- * matrices of tiles x input channels, each multiplied by its packed U on
- * the project's GEMM (the indirect micro-kernels read V where it lies),
- * and the 16 products are transformed back (Y = A^T M A: additions only)
- * with the bias and Relu applied as the pixels are stored; other
- * epilogues run per finished strip.  The transforms are AVX2 over eight
- * channels at a time, or portable C with the same operations in the same
- * order (the same bits).  Blocks are split over the intra-op pool; a
- * single block (batch 1) splits its phases over it instead.
+ * packed for the GEMM once, at prepare, when it is a constant, for the
+ * tile tfs_wino_pick_tile chooses from the input's static shape: F(4x4)
+ * where the batch holds enough output tiles to use its 36 matrices of
+ * weights (4x the filter's size; F(2x2): 1.8x), else F(2x2).  A run cuts
+ * the output into strips of one tile's rows; for a block of strips the
+ * input tiles are transformed (V = B^T d B) into matrices of tiles x
+ * input channels, each multiplied by its packed U on the project's GEMM
+ * (the indirect micro-kernels read V where it lies), and the products
+ * are transformed back (Y = A^T M A) with the bias and Relu / Relu6
+ * applied as the pixels are stored; other epilogues run per finished
+ * strip.  The transforms are AVX-512 or AVX2 over 16 or 8 channels at a
+ * time, or portable C with the same operations in the same order (the
+ * same bits; F(4x4)'s in conv_winograd4.c).  Blocks are split over the
+ * intra-op pool; a single block (batch 1) splits its phases over it.
  *
  * Error: against a float64 direct convolution, relative to each output's
- * sum |x| |w| over its window, at most 1.1e-7 in tests/kernels/
- * test_conv_winograd.c, where the direct float32 path reaches 2.6e-7
- * (the sums are C deep instead of 9 C; docs/PERFORMANCE.md).  An input of
- * +-Inf can give NaN where the direct sum gives +-Inf (Inf - Inf in the
- * transforms), and sums near FLT_MAX can overflow in the transforms
- * first.  NaN stays in the windows it lies in.
+ * sum |x| |w| over its window, at most 1.1e-7 for F(2x2, 3x3) and 2.3e-6
+ * for F(4x4, 3x3) in tests/kernels/test_conv_winograd.c, where the
+ * direct float32 path reaches 2.5e-7 (F(4x4)'s transforms scale by up to
+ * 8 and 1/24; the whole of ResNet50's output stays within 1.1e-6 of
+ * TensorFlow's).  An input of +-Inf can give NaN where the direct sum
+ * gives +-Inf (Inf - Inf in the transforms), and sums near FLT_MAX can
+ * overflow in the transforms first.  A NaN input stays in the windows it
+ * lies in with F(2x2); with F(4x4) it also reaches the other outputs of
+ * the tiles whose input holds it.
  *
  * TFS_CONV_WINOGRAD=0 in the environment (read once) or
  * tfs_conv__set_winograd(0) turns the path off.
@@ -46,8 +53,10 @@ int tfs_conv_winograd_on(void);
  * prepared while it is on); -1 returns to the environment's answer. */
 void tfs_conv__set_winograd(int on);
 
-/* Tests: how many convolutions ran on the path in this process. */
+/* Tests: how many convolutions ran on the path in this process, and how
+ * many of them with F(4x4, 3x3). */
 int64_t tfs_conv__winograd_calls(void);
+int64_t tfs_conv__winograd4_calls(void);
 
 /* Whether a constant filter [kh, kw, kc, kn] of a Conv2D with window w
  * and input depth c should be transformed at prepare: 3x3, strides and
@@ -60,12 +69,26 @@ int tfs_wino_filter_fits(const tfs_window *w, int64_t c, int64_t kh,
  * output at least 4x4 pixels, and the path on. */
 int tfs_wino_fits(const conv_geom *g);
 
-/* Transforms and packs filter f (HWIO, [3, 3, c, kn], row-major).
+/* The output tile for a filter prepared for input `in` (its static
+ * shape; unknown dimensions are -1): 4, F(4x4, 3x3), when the height
+ * and width are both known and the batch (1 when unknown) holds at
+ * least 40 tiles of 4x4 pixels of that size; else 2, F(2x2, 3x3).
+ * tfs_conv__set_winograd_tile overrides it.  Thread-safe. */
+int tfs_wino_pick_tile(const tfs_window *w, const tfs_shape *in);
+
+/* Tests and benchmarks: 2 or 4 makes every filter prepared from now on
+ * use that tile; anything else returns to tfs_wino_pick_tile's rule. */
+void tfs_conv__set_winograd_tile(int tile);
+
+/* Transforms and packs filter f (HWIO, [3, 3, c, kn], row-major) for
+ * output tiles of `tile` (2 or 4; anything else is 2) pixels a side.
  * Returns NULL when memory runs out. */
-tfs_wino_filter *tfs_wino_filter_new(const float *f, int64_t c, int64_t kn);
+tfs_wino_filter *tfs_wino_filter_new(const float *f, int64_t c, int64_t kn,
+                                     int tile);
 void tfs_wino_filter_free(tfs_wino_filter *wf);
-/* The input depth wf was made for. */
+/* The input depth wf was made for, and its output tile (2 or 4). */
 int64_t tfs_wino_filter_c(const tfs_wino_filter *wf);
+int tfs_wino_filter_tile(const tfs_wino_filter *wf);
 
 /* out[n * oh * ow, kn] = conv(in NHWC) for a geometry tfs_wino_fits
  * accepts and a filter made for its depths, split over the kernel's
