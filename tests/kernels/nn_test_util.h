@@ -188,8 +188,9 @@ static tfs_tensor *nt_random(const int64_t *dims, int nd, uint32_t seed) {
 
 /* Asserts t is float with these dims and close to `want` (relative and
  * absolute tolerance). */
-static inline void nt_check_f32(const tfs_tensor *t, const int64_t *dims, int nd,
-                         const float *want, double rtol, double atol) {
+static inline void nt_check_f32(const tfs_tensor *t, const int64_t *dims,
+                                int nd, const float *want, double rtol,
+                                double atol) {
   CU_ASSERT_PTR_NOT_NULL_FATAL(t);
   CU_ASSERT_EQUAL_FATAL(tfs_tensor_dtype(t), TFS_FLOAT);
   CU_ASSERT_EQUAL_FATAL(tfs_tensor_ndims(t), nd);

@@ -42,7 +42,7 @@
     y[3] = (sb + sd * 8.0f) + m[5];                                         \
   } while (0)
 
-/* ---- portable: one channel at a time -------------------------------------- */
+/* ---- portable: one channel at a time ------------------------------------ */
 
 static void in_scalar(const float *const *d, int64_t c0, int64_t c1,
                       float *v, int64_t ldv) {
@@ -91,7 +91,7 @@ static void out_scalar(const float *m, int64_t ldm, int64_t c0, int64_t c1,
   }
 }
 
-/* ---- vectors: the same body over 8 or 16 lanes ---------------------------- */
+/* ---- vectors: the same body over 8 or 16 lanes -------------------------- */
 
 #if defined(__x86_64__) || defined(__i386__)
 typedef float v8 __attribute__((vector_size(32)));
