@@ -837,12 +837,15 @@ static void test_scale_shift_rows(void) {
 /* References in the documented order; volatile keeps every product and
  * sum rounded to float on compilers that would contract them. */
 static double row_sum_ref(const float *x, int64_t n) {
-  double s[4] = {0, 0, 0, 0};
-  int64_t i = 0;
-  for (; i + 4 <= n; i += 4)
-    for (int k = 0; k < 4; k++) s[k] += x[i + k];
-  for (; i < n; i++) s[0] += x[i];
-  return (s[0] + s[1]) + (s[2] + s[3]);
+  double s[16] = {0};
+  int64_t full = n - n % 16;
+  for (int64_t i = 0; i < full; i++) s[i % 16] += x[i];
+  double t0 = (s[0] + s[4]) + (s[8] + s[12]);
+  double t1 = (s[1] + s[5]) + (s[9] + s[13]);
+  double t2 = (s[2] + s[6]) + (s[10] + s[14]);
+  double t3 = (s[3] + s[7]) + (s[11] + s[15]);
+  for (int64_t i = full; i < n; i++) t0 += x[i];
+  return (t0 + t1) + (t2 + t3);
 }
 
 static float sum8_ref(const float *x, int64_t n, int sq, float mean) {
@@ -876,9 +879,10 @@ static void layer_norm_ref(const float *x, float *y, int64_t d,
 }
 
 /* row_ops.h on every path against the references, bit for bit: every
- * length to 40 (each tail), NaN and infinities, in place and not. */
+ * length to 72 (each tail after zero to four blocks of 16), NaN and
+ * infinities, in place and not. */
 static void test_row_ops(void) {
-  enum { D = 40, ROWS = 2 };
+  enum { D = 72, ROWS = 2 };
   float in[ROWS * D], out[ROWS * D], ref[ROWS * D], scale[D], offset[D];
   int bad = 0;
   for (int p = 0; p < 3; p++) {
@@ -907,6 +911,15 @@ static void test_row_ops(void) {
         double sum = tfs_row_sum_f64(in, n), want = row_sum_ref(in, n);
         bad += memcmp(&sum, &want, sizeof sum) != 0 && !(sum != sum &&
                                                          want != want);
+        /* exponents 2^-30 .. 2^30 apart: sums in double round, so only
+         * the documented order gives these bits */
+        float wide[D];
+        for (int64_t i = 0; i < n; i++)
+          wide[i] = (float)((i * 37 + v) % 11 - 5) *
+                    ldexpf(1.0f + (float)i / 64, (int)((i * 13 + v) % 61) - 30);
+        sum = tfs_row_sum_f64(wide, n);
+        want = row_sum_ref(wide, n);
+        bad += memcmp(&sum, &want, sizeof sum) != 0;
         tfs_row_sub_f32(in, out, n, 1.25f);
         for (int64_t i = 0; i < n; i++) bad += !same_float(out[i], in[i] - 1.25f);
         memcpy(out, in, sizeof out);

@@ -37,12 +37,14 @@ static float max_c(const float *x, int64_t n) {
 }
 
 static double sum_c(const float *x, int64_t n) {
-  double s[4] = {0, 0, 0, 0};
+  double s[16] = {0}, t[4];
   int64_t i = 0;
-  for (; i + 4 <= n; i += 4)
-    for (int k = 0; k < 4; k++) s[k] += x[i + k];
-  for (; i < n; i++) s[0] += x[i];
-  return (s[0] + s[1]) + (s[2] + s[3]);
+  for (; i + 16 <= n; i += 16)
+    for (int k = 0; k < 16; k++) s[k] += x[i + k];
+  for (int l = 0; l < 4; l++)
+    t[l] = (s[l] + s[4 + l]) + (s[8 + l] + s[12 + l]);
+  for (; i < n; i++) t[0] += x[i];
+  return (t[0] + t[1]) + (t[2] + t[3]);
 }
 
 /* s (the sum of the tail) plus eight partial sums, in one fixed order */
@@ -97,7 +99,18 @@ static void ln_c(const float *x, float *y, int64_t rows, int64_t d,
 
 static T256 float max_avx2(const float *x, int64_t n) {
   __m256 mx = _mm256_set1_ps(-INFINITY), bad = _mm256_setzero_ps();
+  __m256 mx2 = mx, bad2 = bad;
   int64_t i = 0;
+  /* two running maxima: the order of a maximum does not change it */
+  for (; i + 16 <= n; i += 16) {
+    __m256 v = _mm256_loadu_ps(x + i), w = _mm256_loadu_ps(x + i + 8);
+    mx = _mm256_max_ps(mx, v);
+    mx2 = _mm256_max_ps(mx2, w);
+    bad = _mm256_or_ps(bad, _mm256_cmp_ps(v, v, _CMP_UNORD_Q));
+    bad2 = _mm256_or_ps(bad2, _mm256_cmp_ps(w, w, _CMP_UNORD_Q));
+  }
+  mx = _mm256_max_ps(mx, mx2);
+  bad = _mm256_or_ps(bad, bad2);
   for (; i + 8 <= n; i += 8) {
     __m256 v = _mm256_loadu_ps(x + i);
     mx = _mm256_max_ps(mx, v);
@@ -111,15 +124,21 @@ static T256 float max_avx2(const float *x, int64_t n) {
   return m;
 }
 
+/* four chains of four lanes: element i in lane i % 16, as sum_c */
 static T256 double sum_avx2(const float *x, int64_t n) {
-  __m256d acc = _mm256_setzero_pd();
+  __m256d a0 = _mm256_setzero_pd(), a1 = a0, a2 = a0, a3 = a0;
   int64_t i = 0;
-  for (; i + 4 <= n; i += 4)
-    acc = _mm256_add_pd(acc, _mm256_cvtps_pd(_mm_loadu_ps(x + i)));
-  double s[4];
-  _mm256_storeu_pd(s, acc);
-  for (; i < n; i++) s[0] += x[i];
-  return (s[0] + s[1]) + (s[2] + s[3]);
+  for (; i + 16 <= n; i += 16) {
+    a0 = _mm256_add_pd(a0, _mm256_cvtps_pd(_mm_loadu_ps(x + i)));
+    a1 = _mm256_add_pd(a1, _mm256_cvtps_pd(_mm_loadu_ps(x + i + 4)));
+    a2 = _mm256_add_pd(a2, _mm256_cvtps_pd(_mm_loadu_ps(x + i + 8)));
+    a3 = _mm256_add_pd(a3, _mm256_cvtps_pd(_mm_loadu_ps(x + i + 12)));
+  }
+  double t[4];
+  _mm256_storeu_pd(t, _mm256_add_pd(_mm256_add_pd(a0, a1),
+                                    _mm256_add_pd(a2, a3)));
+  for (; i < n; i++) t[0] += x[i];
+  return (t[0] + t[1]) + (t[2] + t[3]);
 }
 
 static T256 void sub_avx2(const float *x, float *y, int64_t n, float s) {

@@ -18,9 +18,10 @@
  * Which zero a row of +0 and -0 gives is not specified. */
 float tfs_row_max_f32(const float *x, int64_t n);
 
-/* The sum of x[0, n) taken in double over four running partial sums
- * (element i in sum i % 4, the last n % 4 in sum 0), combined as
- * (s0 + s1) + (s2 + s3). */
+/* The sum of x[0, n) taken in double over sixteen running partial sums
+ * (element i in sum i % 16, for i below n rounded down to 16), combined
+ * as t_l = (s_l + s_{4+l}) + (s_{8+l} + s_{12+l}) for l = 0..3, the last
+ * n % 16 added to t_0 in order, then (t_0 + t_1) + (t_2 + t_3). */
 double tfs_row_sum_f64(const float *x, int64_t n);
 
 /* y[i] = x[i] - s for i < n; y may equal x. */
