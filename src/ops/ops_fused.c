@@ -268,6 +268,9 @@ const tfs_op_spec tfs_ops_fused[] = {
     {"_TfsLayerNorm", "x: T; scale: T; offset: T", "y: T",
      "T: {float} = float; epsilon: float = 0.001", tfs_shape_fn_unchanged,
      0},
+    {"_TfsAddLayerNorm", "x: T; scale: T; offset: T; addend: T", "y: T",
+     "T: {float} = float; epsilon: float = 0.001", tfs_shape_fn_unchanged,
+     0},
     {"_TfsScaleShift", "x: T; scale: T; offset: T", "y: T",
      "T: {float} = float; activation: {'Identity', 'Relu', 'Relu6'} = "
      "'Identity'",

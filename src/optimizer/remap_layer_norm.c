@@ -7,7 +7,10 @@
  *   y = x * m + (Neg(mean) * m + beta)
  *
  * become one _TfsLayerNorm(x, gamma, beta) that reads each row once for
- * its statistics and once for the result (tfsess-only).
+ * its statistics and once for the result (tfsess-only).  When x is the
+ * sum of two tensors of its shape that nothing else reads (a residual
+ * connection: AddV2(x0, x1)), the sum joins too: _TfsAddLayerNorm(x0,
+ * gamma, beta, x1) adds each row as it normalizes it.
  */
 #include <string.h>
 
@@ -20,7 +23,7 @@ enum { LN_INNER = 10 };
 typedef struct ln_match {
   tfs_oref x, gamma, beta;
   float eps;
-  int inner[LN_INNER];
+  int inner[LN_INNER + 1]; /* the last: the residual sum, or -1 */
 } ln_match;
 
 /* Node p (-1: none) is op `op`. */
@@ -163,11 +166,42 @@ static int match(const tfs_ograph *g, int root, ln_match *lm) {
   return 0;
 }
 
+/* The three uses of x in the pattern (the two Means' inputs and x * m). */
+#define X_USES 3
+
+/* A fully known shape, no dimension unknown. */
+static int known(const tfs_shape *s) {
+  if (s->rank < 0) return 0;
+  for (int i = 0; i < s->rank; i++)
+    if (s->dims[i] < 0) return 0;
+  return 1;
+}
+
+/* x = Add(x0, x1) (or AddV2) of two float tensors of x's fully known
+ * shape, read only by the pattern, on its device: the node, else -1. */
+static int residual_sum(const tfs_ograph *g, const ln_match *lm,
+                        const char *dev) {
+  int p = lm->x.node;
+  if (lm->x.port != 0 || !is_add(g, p) || g->n[p].nin != 2 ||
+      !inner_ok(g, p, g->n[p].def->name, dev, X_USES))
+    return -1;
+  const tfs_shape *s = tfs_og__shape(g, lm->x);
+  const tfs_shape *s0 = tfs_og__shape(g, g->n[p].in[0]);
+  const tfs_shape *s1 = tfs_og__shape(g, g->n[p].in[1]);
+  if (!known(s) || !tfs_shape_equal(s, s0) || !tfs_shape_equal(s, s1) ||
+      tfs_og__dtype(g, g->n[p].in[0]) != TFS_FLOAT ||
+      tfs_og__dtype(g, g->n[p].in[1]) != TFS_FLOAT)
+    return -1;
+  return p;
+}
+
 int tfs_remap__layer_norm(tfs_opt_ctx *c, int v, tfs_remap_stats *stats) {
   tfs_ograph *g = c->g;
   ln_match lm;
   if (c->cfg->tf_compatible || !tfs_og__replaceable(g, v) || !match(g, v, &lm))
     return 0;
+  int sum = residual_sum(g, &lm, g->n[v].device);
+  lm.inner[LN_INNER] = sum;
   tfs_attrs a;
   tfs_attrs_init(&a);
   if (tfs_opt__set_type(&a, "T", TFS_FLOAT) ||
@@ -176,11 +210,18 @@ int tfs_remap__layer_norm(tfs_opt_ctx *c, int v, tfs_remap_stats *stats) {
     TFS_OOM(c->st);
     return -1;
   }
-  tfs_oref in[3] = {lm.x, lm.gamma, lm.beta};
-  int r = tfs_remap__replace_if_kernel(c, v, "_TfsLayerNorm", &a, 3, in, -1,
-                                       -1);
+  tfs_oref in[4] = {lm.x, lm.gamma, lm.beta, {0, 0}};
+  if (sum >= 0) {
+    in[0] = g->n[sum].in[0];
+    in[3] = g->n[sum].in[1];
+  }
+  int r = tfs_remap__replace_if_kernel(
+      c, v, sum >= 0 ? "_TfsAddLayerNorm" : "_TfsLayerNorm", &a,
+      sum >= 0 ? 4 : 3, in, -1, -1);
   if (r < 0) return r == -2 ? 0 : -1;
-  if (tfs_remap__drop_inner(c, r, lm.inner, LN_INNER)) return -1;
+  if (tfs_remap__drop_inner(c, r, lm.inner, LN_INNER + 1)) return -1;
   tfs_remap__count(stats, "layer normalization -> _TfsLayerNorm");
+  if (sum >= 0)
+    tfs_remap__count(stats, "residual sum -> _TfsAddLayerNorm");
   return 1;
 }

@@ -920,6 +920,9 @@ static void test_row_ops(void) {
         sum = tfs_row_sum_f64(wide, n);
         want = row_sum_ref(wide, n);
         bad += memcmp(&sum, &want, sizeof sum) != 0;
+        tfs_row_add_f32(in, in + D, out, n);
+        for (int64_t i = 0; i < n; i++)
+          bad += !same_float(out[i], in[i] + in[D + i]);
         tfs_row_sub_f32(in, out, n, 1.25f);
         for (int64_t i = 0; i < n; i++) bad += !same_float(out[i], in[i] - 1.25f);
         memcpy(out, in, sizeof out);

@@ -992,6 +992,46 @@ static void test_optimizer_remap__layer_norm(void) {
   }
 }
 
+/* A residual sum under the layer norm, AddV2(x, r), joins it:
+ * _TfsAddLayerNorm (the sum's node gone, the values of the unfused
+ * graph); left
+ * alone: an r that broadcasts ([3] against [2,3]), a sum read elsewhere
+ * too, TensorFlow-loadable output. */
+static void test_optimizer_remap__layer_norm_residual(void) {
+  for (int k = 0; k < 4; k++) {
+    ot_setup();
+    int64_t d[2] = {2, 3};
+    tfs_output x = ot_placeholder("x", 2);
+    tfs_output r = k == 1 ? ot_const_shape("r", d + 1, 1)
+                          : tfs_op_placeholder(g, "r", TFS_FLOAT, d, 2, st);
+    tfs_output sum = tfs_op_add(g, "sum", x, r, st);
+    tfs_output y[2];
+    y[0] = tfs_op_identity(g, "y", layer_norm("ln", sum, 0), st);
+    if (k == 2) y[1] = tfs_op_identity(g, "sum_out", sum, st);
+    TFS_ASSERT_OK(st);
+    ot_config.tf_compatible = k == 3;
+    tfs_output feeds[2] = {x, r};
+    int nfeeds = k == 1 ? 1 : 2, nfetch = k == 2 ? 2 : 1;
+    tfs_graph *og = ot_optimize(feeds, nfeeds, y, nfetch, "remap");
+    const char *summary = ot_summary(ot_entry("remapper"));
+    int fused = k == 0;
+    CU_ASSERT_STRING_EQUAL(ot_type(og, "ln"), k == 3 ? "AddV2"
+                                              : fused ? "_TfsAddLayerNorm"
+                                                      : "_TfsLayerNorm");
+    CU_ASSERT_STRING_EQUAL(ot_type(og, "sum"), fused ? "(missing)" : "AddV2");
+    CU_ASSERT_EQUAL(
+        strstr(summary, "residual sum -> _TfsAddLayerNorm: 1") != NULL,
+        fused);
+    if (fused) {
+      tfs_operation *ln = tfs_graph_operation_by_name(og, "ln");
+      CU_ASSERT_EQUAL(ln->ninputs, 4);
+    }
+    ot_check_same(og, feeds, nfeeds, y, nfetch, 1);
+    tfs_graph_free(og);
+    ot_teardown();
+  }
+}
+
 /* How many of the three names are among the fused node's original
  * names (each counted once per entry). */
 static int orig_hits(const tfs_operation *fused, const char *a,
@@ -1372,6 +1412,7 @@ const tfs_test_case tfs_optimizer_nn_cases[] = {
     {"remap_dense_3d", test_optimizer_remap__dense_3d},
     {"remap_scale_shift", test_optimizer_remap__scale_shift},
     {"remap_layer_norm", test_optimizer_remap__layer_norm},
+    {"remap_layer_norm_residual", test_optimizer_remap__layer_norm_residual},
     {"remap_lstm_gates", test_optimizer_remap__lstm_gates},
     {"remap_matmul_sum", test_optimizer_remap__matmul_sum},
     {"remap_swish_and_batch_matmul",

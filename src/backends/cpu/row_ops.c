@@ -149,6 +149,15 @@ static T256 void sub_avx2(const float *x, float *y, int64_t n, float s) {
   for (; i < n; i++) y[i] = x[i] - s;
 }
 
+static T256 void add_avx2(const float *a, const float *b, float *y,
+                          int64_t n) {
+  int64_t i = 0;
+  for (; i + 8 <= n; i += 8)
+    _mm256_storeu_ps(y + i, _mm256_add_ps(_mm256_loadu_ps(a + i),
+                                          _mm256_loadu_ps(b + i)));
+  for (; i < n; i++) y[i] = a[i] + b[i];
+}
+
 static T256 void scale_avx2(float *x, int64_t n, float s) {
   const __m256 v = _mm256_set1_ps(s);
   int64_t i = 0;
@@ -209,6 +218,14 @@ void tfs_row_sub_f32(const float *x, float *y, int64_t n, float s) {
     return;
   }
   for (int64_t i = 0; i < n; i++) y[i] = x[i] - s;
+}
+
+void tfs_row_add_f32(const float *a, const float *b, float *y, int64_t n) {
+  if (tfs_cpu_has(TFS_CPU_ISA_AVX2)) {
+    add_avx2(a, b, y, n);
+    return;
+  }
+  for (int64_t i = 0; i < n; i++) y[i] = a[i] + b[i];
 }
 
 void tfs_row_scale_f32(float *x, int64_t n, float s) {

@@ -27,6 +27,9 @@ double tfs_row_sum_f64(const float *x, int64_t n);
 /* y[i] = x[i] - s for i < n; y may equal x. */
 void tfs_row_sub_f32(const float *x, float *y, int64_t n, float s);
 
+/* y[i] = a[i] + b[i] for i < n; y may equal a or b. */
+void tfs_row_add_f32(const float *a, const float *b, float *y, int64_t n);
+
 /* x[i] *= s for i < n. */
 void tfs_row_scale_f32(float *x, int64_t n, float s);
 
