@@ -540,13 +540,18 @@ static void test_long_sequence(void) {
 }
 
 /* 1 and 4 threads, sharing every step (and by the default rule), give
- * the same bits; so do constant and fed weights. */
+ * the same bits; so do constant and fed weights.  Batches 8 and 9 on
+ * four threads split their rows (two or three a task; h and c, or x,
+ * broadcast), batch 7 and 1 share each step's chunks. */
 static void test_threads_bits(void) {
   watchdog(1);
   static const ls_case kCases[] = {
       {24, 8, 64, 128, 8, 8, 0, 24, 0, 24, 24, -1, {0}, 1, 1},
       {24, 7, 9, 100, 1, 7, 0, 24, 0, 24, 24, 3, {1, 3, 0, 2}, 0, 1},
       {24, 1, 64, 128, 1, 1, 2, 24, 1, 24, 24, -1, {0}, 1, 1},
+      /* rows split with one row of h and c for all, then of x */
+      {24, 8, 9, 20, 1, 1, 0, 24, 0, 24, 24, -1, {0}, 0, 1},
+      {24, 1, 9, 20, 9, 9, 0, 24, 0, 24, 24, 2, {0}, 1, 1},
   };
   for (size_t i = 0; i < sizeof kCases / sizeof kCases[0]; i++) {
     tfs_tensor *one[NOUT], *four[NOUT], *dflt[NOUT];
@@ -554,7 +559,9 @@ static void test_threads_bits(void) {
     run_case_out(&k, 30 + (unsigned)i, 1e-5, one);
     int64_t old = tfs_lstm_seq__set_min_step_ns(0);
     k.threads = 4;
+    int64_t split = tfs_lstm_seq__row_blocks();
     run_case_out(&k, 30 + (unsigned)i, 1e-5, four);
+    CU_ASSERT_EQUAL(tfs_lstm_seq__row_blocks() > split, case_rows(&k) >= 8);
     tfs_lstm_seq__set_min_step_ns(old);
     run_case_out(&k, 30 + (unsigned)i, 1e-5, dflt);
     CU_ASSERT_TRUE(same_bits(one, four));

@@ -99,4 +99,8 @@ void tfs_lstm__run(struct tfs_kernel_ctx *c, const tfs_lstm_seq *q);
  * value.  Not thread-safe against running kernels. */
 int64_t tfs_lstm_seq__set_min_step_ns(int64_t ns);
 
+/* Tests: how many blocks of steps in this process were shared by rows
+ * (each task all the chunks of its own rows) rather than by chunks. */
+int64_t tfs_lstm_seq__row_blocks(void);
+
 #endif
