@@ -235,21 +235,26 @@ static void test_float_sum_paths(void) {
   mt_free_all((tfs_tensor *[]){first, last}, 2);
 }
 
-/* Each output's float sum, in double, in the kernel's order: the rows in
- * order, or (at least 512 rows of at most 192 outputs) blocks of 256
- * rows each summed in order, then the blocks in order. */
+/* Each output's float sum, in double, in the kernel's order: with up to
+ * 4096 outputs, blocks of max(ceil(rows / 16), ceil(32768 / cols)) rows
+ * (the last shorter), each summed in row order, the first block's sum
+ * then plus the others in order; with more, the rows in order. */
 static float sum_in_order(const float *x, int64_t rows, int64_t cols,
                           int64_t k) {
-  int blocks = cols <= 192 && rows >= 512;
+  int64_t per = rows;
+  if (cols <= 4096) {
+    per = (rows + 15) / 16;
+    if (per * cols < 32768) per = (32768 + cols - 1) / cols;
+  }
   double acc = 0, part = 0;
   for (int64_t r = 0; r < rows; r++) {
     part += (double)x[r * cols + k];
-    if (blocks && ((r + 1) % 256 == 0 || r == rows - 1)) {
-      acc += part;
+    if ((r + 1) % per == 0 || r == rows - 1) {
+      acc = r < per ? part : acc + part;
       part = 0;
     }
   }
-  return (float)(blocks ? acc : part);
+  return (float)acc;
 }
 
 /* Float Sum over leading axes, kept last axis of every width around the
@@ -261,8 +266,8 @@ static void test_float_sum_order(void) {
   static const int isas[] = {TFS_CPU_ISA_AVX512, TFS_CPU_ISA_AVX2,
                              TFS_CPU_ISA_BASELINE};
   static const char *const names[] = {"avx512", "avx2", "portable"};
-  static const int64_t kW[] = {2, 3, 4, 5, 8, 15, 16, 17, 31, 32, 33, 144,
-                               192, 200};
+  static const int64_t kW[] = {2,  3,  4,  5,   8,   15,  16,   17,
+                               31, 32, 33, 144, 192, 200, 4096, 4097};
   static const int64_t kRows[][2] = {{1, 7}, {1, 600}, {2, 301}};
   tfs_tensor *axes = mt_t(TFS_INT32, 1, D(2), V(0, 1));
   for (int p = 0; p < 3; p++) {
@@ -629,16 +634,18 @@ static void test_thread_count_independence(void) {
                                axes[4], d1, a1, a4}, 9);
 }
 
-/* Few outputs innermost and many rows reduced (a Mean over H and W of a
- * batch-1 NHWC map with up to 192 channels) run in fixed blocks of rows
- * combined in order; 193 channels or more run in chunks of channels.
- * Both give every op's exact result (integer-valued data), NaN from any
- * block, and the same bytes on 1 and 4 threads. */
+/* Up to 4096 outputs innermost (a Mean over H and W of a batch-1 NHWC
+ * map) run in fixed blocks of rows combined in order, here 2, 4 and 8 of
+ * them; 4097 outputs or more run in chunks of outputs.  Both give every
+ * op's exact result (integer-valued data), NaN from the last block, and
+ * the same bytes on 1 and 4 threads. */
 static void test_kept_row_blocks(void) {
-  static const int64_t kCols[] = {7, 192, 193};
+  static const int64_t kShape[][2] = {{4000, 7}, {301, 193}, {32, 4096},
+                                      {32, 4097}}; /* rows / 2, cols */
   static const char *const ops[] = {"Sum", "Mean", "Max", "Min", "Prod"};
-  for (int cc = 0; cc < 3; cc++) {
-    int64_t cols = kCols[cc], rows = 2 * 301, dims[3] = {2, 301, cols};
+  for (size_t cc = 0; cc < TFS_ARRAY_LEN(kShape); cc++) {
+    int64_t cols = kShape[cc][1], rows = 2 * kShape[cc][0];
+    int64_t dims[3] = {2, kShape[cc][0], cols};
     tfs_tensor *x = mt_t(TFS_FLOAT, 3, dims, NULL);
     float *p = tfs_tensor_data(x);
     for (int64_t i = 0; i < rows * cols; i++)

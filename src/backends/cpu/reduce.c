@@ -39,7 +39,8 @@ typedef struct {
   void (*walk)(const red_plan *p, int64_t b, int64_t e, const void *in,
                void *acc);
   void (*row)(const void *in, int64_t n, void *out); /* one value */
-  void (*combine)(void *acc, const void *part);
+  /* acc[i] = op(acc[i], part[i]) for i in [0, n) */
+  void (*combine)(void *acc, const void *part, int64_t n);
   size_t acc_size;
 } red_impl;
 
@@ -264,8 +265,10 @@ static double row_f32(const float *x, int64_t n) {
   static void NAME##_row_v(const void *in, int64_t n, void *out) {          \
     *(ACC *)out = NAME##_row((const T *)in, n);                             \
   }                                                                         \
-  static void NAME##_comb_v(void *acc, const void *part) {                  \
-    *(ACC *)acc = VOP(*(ACC *)acc, *(const ACC *)part);                     \
+  static void NAME##_comb_v(void *acc, const void *part, int64_t n) {       \
+    ACC *a = acc;                                                           \
+    const ACC *q = part;                                                    \
+    for (int64_t i = 0; i < n; i++) a[i] = VOP(a[i], q[i]);                 \
   }                                                                         \
   static const red_impl NAME = {NAME##_walk_v, NAME##_row_v, NAME##_comb_v, \
                                 sizeof(ACC)};
@@ -432,9 +435,17 @@ static void fill_identity(int op, tfs_dtype dt, const red_impl *im,
       memcpy(v, &x, 8);
     }
   }
+  /* the first value, then copies of what is filled so far (a call a
+   * value cost more than the reduction of a 7 x 7 x 960 Mean) */
   char *a = acc;
-  for (int64_t i = 0; i < n; i++)
-    memcpy(a + (size_t)i * im->acc_size, v, im->acc_size);
+  size_t es = im->acc_size, have = 1;
+  if (n <= 0) return;
+  memcpy(a, v, es);
+  while (have < (size_t)n) {
+    size_t k = have < (size_t)n - have ? have : (size_t)n - have;
+    memcpy(a + have * es, a, k * es);
+    have += k;
+  }
 }
 
 /* Integer mean: the sum in 64 bits (as TensorFlow's: a mean of int8
@@ -587,11 +598,11 @@ static void kept_range(void *arg, int64_t b, int64_t e) {
   j->im->walk(j->p, b, e, j->in, j->acc);
 }
 
-/* Kept elements innermost (a Mean over H and W of NHWC): threads take
- * chunks of KEPT_CHUNK contiguous outputs, so each reads whole runs of
- * every row rather than a few channels of it, and a small reduction is
- * not split at all.  Each output is still summed in row order: the
- * result does not depend on the thread count. */
+/* Kept elements innermost, more of them than row blocks take (below):
+ * threads take chunks of KEPT_CHUNK contiguous outputs, so each reads
+ * whole runs of every row rather than a few of its elements.  Each output
+ * is summed in row order: the result does not depend on the thread
+ * count. */
 #define KEPT_CHUNK 64
 
 static void kept_chunk_range(void *arg, int64_t b, int64_t e) {
@@ -601,18 +612,28 @@ static void kept_chunk_range(void *arg, int64_t b, int64_t e) {
   j->im->walk(j->p, b * KEPT_CHUNK, hi, j->in, j->acc);
 }
 
-/* A few channels kept and many rows reduced (a squeeze-and-excite Mean
- * over 56 x 56 x 144 at batch 1: three chunks of 64 channels, which two
- * threads split badly and both stream the whole input for): fixed blocks
- * of KEPT_ROWS rows, each into its own partial accumulators, which are
- * then combined in block order.  The blocks depend on the shape alone,
- * so the result does not depend on the thread count. */
-#define KEPT_ROWS 256
+/* Kept elements innermost, up to KEPT_ROWS_COLS of them (a Mean over H
+ * and W of NHWC: a rows x cols matrix once the axes are merged): blocks
+ * of rows, at most ROW_BLOCKS and at least ROW_BLOCK_MIN elements each
+ * (the last shorter), each summed in row order into its own partial
+ * accumulators; the first block's partials are then the result, and the
+ * others are combined into it in block order.  The blocks depend on the
+ * shape alone, so the result does not depend on the thread count.  Cut
+ * by rows, each thread reads the rows that the same thread most likely
+ * wrote (convolutions cut their outputs by rows): the squeeze-and-
+ * excitation Means of MobileNetV3Large and EfficientNetB0 at batch 1, cut
+ * into chunks of 64 channels or left to one thread, read half their input
+ * from the other core's cache on two threads and took about twice as
+ * long as on one (14 x 14 x 672: 30 us against 12).  An element's cost
+ * counts those reads (1 ns), so that small ones are shared too. */
+#define ROW_BLOCKS 16
+#define ROW_BLOCK_MIN 32768
+#define KEPT_ROWS_COLS 4096
 
 typedef struct {
   const red_job *j;
   char *parts; /* one row of accumulators a block */
-  int64_t rows, cols;
+  int64_t rows, cols, per; /* per: rows a block */
 } rows_job;
 
 static void rows_range(void *arg, int64_t b, int64_t e) {
@@ -620,8 +641,8 @@ static void rows_range(void *arg, int64_t b, int64_t e) {
   const red_plan *p = r->j->p;
   for (int64_t k = b; k < e; k++) {
     red_plan q = *p;
-    int64_t r0 = k * KEPT_ROWS;
-    q.size[0] = r->rows - r0 < KEPT_ROWS ? r->rows - r0 : KEPT_ROWS;
+    int64_t r0 = k * r->per;
+    q.size[0] = r->rows - r0 < r->per ? r->rows - r0 : r->per;
     r->j->im->walk(&q, 0, r->cols,
                    r->j->in + (size_t)(r0 * p->istride[0]) * r->j->es,
                    r->parts + (size_t)(k * r->cols) * r->j->im->acc_size);
@@ -670,18 +691,22 @@ static void reduce_compute(tfs_kernel_ctx *c) {
   if (in->nelems > 0 && p.split >= 0) {
     red_job j = {&p, im, in->data, acc, es, 0, 0};
     int64_t per = in->nelems / p.size[p.split];
-    if (p.n == 2 && p.split == 1 && p.size[1] <= 3 * KEPT_CHUNK &&
-        p.size[0] >= 2 * KEPT_ROWS) {
-      int64_t nb = (p.size[0] + KEPT_ROWS - 1) / KEPT_ROWS;
+    if (p.n == 2 && p.split == 1 && on <= KEPT_ROWS_COLS) {
+      int64_t brows = (p.size[0] + ROW_BLOCKS - 1) / ROW_BLOCKS;
+      if (brows * on < ROW_BLOCK_MIN) brows = (ROW_BLOCK_MIN + on - 1) / on;
+      int64_t nb = (p.size[0] + brows - 1) / brows;
+      /* the first block's partials become the result, the others are
+       * combined into it in block order */
       char *parts = tfs_kctx_scratch(c, (size_t)(nb * on) * im->acc_size);
       if (!parts) return;
-      fill_identity(s->op, in->dtype, im, parts, nb * on);
-      rows_job r = {&j, parts, p.size[0], on};
-      tfs_kctx_parallel_for(c, nb, KEPT_ROWS * on / 4, rows_range, &r);
-      for (int64_t k = 0; k < nb; k++)
-        for (int64_t i = 0; i < on; i++)
-          im->combine(acc + (size_t)i * im->acc_size,
-                      parts + (size_t)(k * on + i) * im->acc_size);
+      memcpy(parts, acc, (size_t)on * im->acc_size);
+      fill_identity(s->op, in->dtype, im, parts + (size_t)on * im->acc_size,
+                    (nb - 1) * on);
+      rows_job r = {&j, parts, p.size[0], on, brows};
+      tfs_kctx_parallel_for(c, nb, brows * on, rows_range, &r);
+      memcpy(acc, parts, (size_t)on * im->acc_size);
+      for (int64_t k = 1; k < nb; k++)
+        im->combine(acc, parts + (size_t)(k * on) * im->acc_size, on);
     } else if (p.split == p.n - 1 && p.split > 0) {
       int64_t units = (p.size[p.split] + KEPT_CHUNK - 1) / KEPT_CHUNK;
       /* contiguous runs add at about four elements a nanosecond */
@@ -700,7 +725,7 @@ static void reduce_compute(tfs_kernel_ctx *c) {
     nb = (in->nelems + j.block - 1) / j.block;
     tfs_kctx_parallel_for(c, nb, j.block, block_range, &j);
     for (int64_t k = 0; k < nb; k++)
-      im->combine(acc, parts + (size_t)k * im->acc_size);
+      im->combine(acc, parts + (size_t)k * im->acc_size, 1);
   }
   if (s->op == R_EUCLID) euclid_roots(in->dtype, acc, on);
   finalize(s->op == R_EUCLID ? R_SUM : s->op, in->dtype, acc, o->data, on,
