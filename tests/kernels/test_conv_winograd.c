@@ -11,6 +11,8 @@
  * the direct path.  Errors are measured against the scale of each
  * output, sum |x| |w| over its window.
  */
+#include <pthread.h>
+
 #include "core/cpu.h"
 #include "backends/cpu/conv_winograd.h"
 #include "nn_test_util.h"
@@ -367,6 +369,161 @@ static void test_pick_tile(void) {
   CU_ASSERT_EQUAL(tfs_wino_pick_tile(&w, &r3), 2);
 }
 
+/* A session over x [?, ?, ?, c] -> Conv2D (SAME) with constant filter fv
+ * on `threads` intra-op threads; *x and *y are its feed and fetch. */
+static tfs_session *conv_session(int64_t c, tfs_tensor *fv, int threads,
+                                 tfs_graph **gp, tfs_output *x,
+                                 tfs_output *y) {
+  tfs_status *st = tfs_status_new();
+  tfs_graph *g = tfs_graph_new();
+  int64_t xd[4] = {-1, -1, -1, c};
+  *x = tfs_op_placeholder(g, "x", TFS_FLOAT, xd, 4, st);
+  tfs_output f = tfs_op_const(g, "f", fv, st);
+  tfs_op_desc *d = tfs_op_desc_new(g, "Conv2D", "conv");
+  tfs_op_desc_add_input(d, *x);
+  tfs_op_desc_add_input(d, f);
+  nt_attr a[2] = {NT_LIST4("strides", 1, 1, 1, 1), NT_STR("padding", "SAME")};
+  nt_set_attrs(d, a, 2);
+  *y = (tfs_output){tfs_op_desc_finish(d, st), 0};
+  TFS_ASSERT_OK(st);
+  tfs_session_options *o = tfs_session_options_new();
+  tfs_session_options_set_intra_op_threads(o, threads);
+  tfs_session *s = tfs_session_new(g, o, st);
+  TFS_ASSERT_OK(st);
+  tfs_session_options_free(o);
+  tfs_status_free(st);
+  *gp = g;
+  return s;
+}
+
+static tfs_tensor *conv_run(tfs_session *s, tfs_output x, tfs_output y,
+                            tfs_tensor *xv) {
+  tfs_status *st = tfs_status_new();
+  tfs_tensor *out = NULL;
+  tfs_session_run(s, &x, &xv, 1, &y, &out, 1, NULL, 0, st);
+  TFS_ASSERT_OK(st);
+  tfs_status_free(st);
+  return out;
+}
+
+typedef struct open_run {
+  tfs_session *s;
+  tfs_output x, y;
+  tfs_tensor *xv, *out;
+} open_run;
+
+static void *open_run_main(void *arg) {
+  open_run *r = arg;
+  r->out = conv_run(r->s, r->x, r->y, r->xv);
+  return NULL;
+}
+
+/* With the batch (or the map) unknown at prepare, each call takes its
+ * tile from its own batch: 8x8 maps hold 4 tiles of 4x4 an image, so one
+ * image runs F(2x2) and 16 images (64 tiles) F(4x4), the same bits as
+ * F(4x4) forced, within F(4x4)'s bound of the reference; a batch of one
+ * afterwards is F(2x2) again; four threads that each run the first call
+ * wanting F(4x4) at once get the same bytes.  A forced tile or a fully
+ * known shape closes the choice (tfs_wino_tile_open). */
+static void test_open_tile(void) {
+  const int64_t c = 32, kn = 40;
+  tfs_tensor *fv = nt_random((int64_t[]){3, 3, c, kn}, 4, 31);
+  tfs_tensor *x1 = nt_random((int64_t[]){1, 8, 8, c}, 4, 32);
+  tfs_tensor *x16 = nt_random((int64_t[]){16, 8, 8, c}, 4, 33);
+  tfs_conv__set_winograd(1);
+  /* F(4x4) forced: the bits to match */
+  tfs_conv__set_winograd_tile(4);
+  tfs_graph *g;
+  tfs_output x, y;
+  tfs_session *s = conv_session(c, fv, 1, &g, &x, &y);
+  tfs_tensor *want16 = conv_run(s, x, y, x16);
+  tfs_session_free(s);
+  tfs_graph_free(g);
+  tfs_conv__set_winograd_tile(2);
+  s = conv_session(c, fv, 1, &g, &x, &y);
+  tfs_tensor *want1 = conv_run(s, x, y, x1); /* F(2x2) */
+  int64_t calls4 = tfs_conv__winograd4_calls();
+  tfs_tensor *f2_16 = conv_run(s, x, y, x16); /* forced: stays F(2x2) */
+  CU_ASSERT_EQUAL(tfs_conv__winograd4_calls(), calls4);
+  tfs_tensor_free(f2_16);
+  tfs_session_free(s);
+  tfs_graph_free(g);
+  tfs_conv__set_winograd_tile(0);
+
+  s = conv_session(c, fv, 2, &g, &x, &y);
+  int64_t calls = tfs_conv__winograd_calls();
+  calls4 = tfs_conv__winograd4_calls();
+  tfs_tensor *got1 = conv_run(s, x, y, x1);
+  CU_ASSERT_EQUAL(tfs_conv__winograd_calls() - calls, 1);
+  CU_ASSERT_EQUAL(tfs_conv__winograd4_calls(), calls4);
+  CU_ASSERT_EQUAL(memcmp(tfs_tensor_data(got1), tfs_tensor_data(want1),
+                         tfs_tensor_byte_size(want1)), 0);
+  tfs_tensor *got16 = conv_run(s, x, y, x16);
+  CU_ASSERT_EQUAL(tfs_conv__winograd4_calls() - calls4, 1);
+  CU_ASSERT_EQUAL(memcmp(tfs_tensor_data(got16), tfs_tensor_data(want16),
+                         tfs_tensor_byte_size(want16)), 0);
+  tfs_tensor *again1 = conv_run(s, x, y, x1);
+  CU_ASSERT_EQUAL(tfs_conv__winograd4_calls() - calls4, 1);
+  CU_ASSERT_EQUAL(memcmp(tfs_tensor_data(again1), tfs_tensor_data(want1),
+                         tfs_tensor_byte_size(want1)), 0);
+  /* within F(4x4)'s bound of the float64 reference */
+  wcase k = {16, 8, 8, (int)c, (int)kn, "SAME", {0}, 0, 0};
+  int64_t ny = 16 * 8 * 8 * kn;
+  double *want = malloc(sizeof(double) * (size_t)ny);
+  double *scale = malloc(sizeof(double) * (size_t)ny);
+  reference(&k, tfs_tensor_data(x16), tfs_tensor_data(fv), 8, 8, 1, 1, want,
+            scale);
+  double e1, e2;
+  errors(got16, want, scale, ny, &e1, &e2);
+  CU_ASSERT(e1 <= kBound[2]);
+  free(want);
+  free(scale);
+  tfs_session_free(s);
+  tfs_graph_free(g);
+
+  /* a fresh session, four threads making the F(4x4) filter at once */
+  s = conv_session(c, fv, 1, &g, &x, &y);
+  open_run r[4];
+  pthread_t t[4];
+  for (int i = 0; i < 4; i++) {
+    r[i] = (open_run){s, x, y, x16, NULL};
+    CU_ASSERT_EQUAL_FATAL(pthread_create(&t[i], NULL, open_run_main, &r[i]),
+                          0);
+  }
+  for (int i = 0; i < 4; i++) {
+    pthread_join(t[i], NULL);
+    CU_ASSERT_EQUAL(memcmp(tfs_tensor_data(r[i].out), tfs_tensor_data(want16),
+                           tfs_tensor_byte_size(want16)), 0);
+    tfs_tensor_free(r[i].out);
+  }
+  tfs_session_free(s);
+  tfs_graph_free(g);
+
+  /* which prepared shapes leave the tile open */
+  static const struct {
+    int64_t d[4];
+    int open;
+  } kOpen[] = {{{-1, 8, 8, 32}, 1},  {{1, -1, 8, 32}, 1},
+               {{-1, -1, -1, 32}, 1}, {{16, 8, 8, 32}, 0},
+               {{1, 8, 8, 32}, 0},    {{-1, 56, 56, 32}, 0}};
+  tfs_window w;
+  memset(&w, 0, sizeof w);
+  for (size_t i = 0; i < sizeof kOpen / sizeof *kOpen; i++) {
+    tfs_shape sh = {.rank = 4};
+    memcpy(sh.dims, kOpen[i].d, sizeof kOpen[i].d);
+    CU_ASSERT_EQUAL(tfs_wino_tile_open(&w, &sh), kOpen[i].open);
+    tfs_conv__set_winograd_tile(2);
+    CU_ASSERT_EQUAL(tfs_wino_tile_open(&w, &sh), 0);
+    tfs_conv__set_winograd_tile(0);
+  }
+  conv_geom g1 = {.n = 1, .h = 8, .w = 8}, g16 = {.n = 16, .h = 8, .w = 8};
+  CU_ASSERT_EQUAL(tfs_wino_call_tile(&g1), 2);
+  CU_ASSERT_EQUAL(tfs_wino_call_tile(&g16), 4);
+  tfs_conv__set_winograd(-1);
+  tfs_tensor *all[] = {fv, x1, x16, want1, want16, got1, got16, again1};
+  for (size_t i = 0; i < sizeof all / sizeof *all; i++) tfs_tensor_free(all[i]);
+}
+
 /* What stays on the direct path (checked against the reference by
  * test_nn_conv): few channels, a small output, strides, dilations. */
 static void test_not_taken(void) {
@@ -408,6 +565,7 @@ static const tfs_test_case kWino[] = {
     {"transforms_same_bits", test_transforms_same_bits},
     {"fused", test_fused},
     {"pick_tile", test_pick_tile},
+    {"open_tile", test_open_tile},
     {"not_taken", test_not_taken},
     {NULL, NULL},
 };

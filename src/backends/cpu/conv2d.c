@@ -96,7 +96,7 @@ static int conv_nhwc(tfs_kernel_ctx *c, const conv2d_state *s,
                      const conv_geom *g, tfs_dtype ct, const void *in,
                      const void *filt, void *out) {
   const tfs_wino_filter *wf =
-      ct == TFS_FLOAT ? tfs_conv_wino_for(&s->packed, g) : NULL;
+      ct == TFS_FLOAT ? tfs_conv_wino_for(&s->packed, g, filt) : NULL;
   if (wf) return tfs_wino_conv_f32(c, g, in, wf, out, NULL, 0, NULL, NULL);
   if (ct == TFS_FLOAT)
     return tfs_conv_f32_gemm(c, g, in, tfs_conv_packed_for(&s->packed, g),

@@ -105,6 +105,8 @@ typedef struct tfs_conv_packed {
   struct tfs_gemm_packed **g;
   int64_t n, c; /* groups, and the input depth they assume */
   struct tfs_wino_filter *wino; /* 3x3 stride 1: conv_winograd.h, or NULL */
+  int open;     /* wino is F(2x2) and calls may take F(4x4) (wino4) */
+  struct tfs_wino_filter *_Atomic wino4; /* made at the first such call */
 } tfs_conv_packed;
 
 /* Packs input 1 when it is a constant 4-D filter and the input depth is
@@ -118,9 +120,15 @@ void tfs_conv_packed_clear(tfs_conv_packed *p);
 struct tfs_gemm_packed *const *tfs_conv_packed_for(const tfs_conv_packed *p,
                                                    const conv_geom *g);
 /* The Winograd filter when this call runs on that path
- * (conv_winograd.h's tfs_wino_fits), else NULL. */
+ * (conv_winograd.h's tfs_wino_fits), else NULL.  Where the tile was left
+ * to each call (tfs_wino_tile_open) and this one wants F(4x4)
+ * (tfs_wino_call_tile), the F(4x4) filter, transformed from `filt` (the
+ * float filter of this call, HWIO) by the first call that wants it and
+ * kept in p; when that runs out of memory, the F(2x2) filter.
+ * Thread-safe: concurrent calls may each transform it, one is kept. */
 const struct tfs_wino_filter *tfs_conv_wino_for(const tfs_conv_packed *p,
-                                                const conv_geom *g);
+                                                const conv_geom *g,
+                                                const float *filt);
 
 /* How many tasks to split `nblocks` blocks of `cost_per_block` ns into on
  * the intra-op pool (1: run inline, and let the GEMM use the pool). */

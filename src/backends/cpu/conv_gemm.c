@@ -7,6 +7,7 @@
  * read in place from a zero-padded copy of the image (XNNPACK's indirect
  * convolution); otherwise each task gathers them into packed panels.
  */
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -361,6 +362,8 @@ int tfs_conv_packed_prepare(tfs_kernel_init *ki, const tfs_window *w,
   if (tfs_wino_filter_fits(w, c, f->shape.dims[0], f->shape.dims[1], kc, kn)) {
     p->wino = tfs_wino_filter_new(fv, c, kn, tfs_wino_pick_tile(w, xs));
     if (!p->wino) return -1;
+    /* a 16-bit filter's float copy is gone by the first call */
+    p->open = !filter_f32 && tfs_wino_tile_open(w, xs);
   }
   return 0;
 }
@@ -368,6 +371,7 @@ int tfs_conv_packed_prepare(tfs_kernel_init *ki, const tfs_window *w,
 void tfs_conv_packed_clear(tfs_conv_packed *p) {
   for (int64_t i = 0; i < p->n; i++) tfs_gemm_packed_free(p->g[i]);
   tfs_wino_filter_free(p->wino);
+  tfs_wino_filter_free(atomic_load(&p->wino4));
   tfs_free(p->g);
   memset(p, 0, sizeof *p);
 }
@@ -378,9 +382,23 @@ tfs_gemm_packed *const *tfs_conv_packed_for(const tfs_conv_packed *p,
 }
 
 const tfs_wino_filter *tfs_conv_wino_for(const tfs_conv_packed *p,
-                                         const conv_geom *g) {
-  return p->wino && p->c == g->c && tfs_wino_filter_c(p->wino) == g->c &&
-                 tfs_wino_fits(g)
-             ? p->wino
-             : NULL;
+                                         const conv_geom *g,
+                                         const float *filt) {
+  if (!p->wino || p->c != g->c || tfs_wino_filter_c(p->wino) != g->c ||
+      !tfs_wino_fits(g))
+    return NULL;
+  if (!p->open || !filt || tfs_wino_call_tile(g) != 4) return p->wino;
+  tfs_conv_packed *q = (tfs_conv_packed *)p; /* wino4 is atomic */
+  tfs_wino_filter *w4 = atomic_load_explicit(&q->wino4, memory_order_acquire);
+  if (w4) return w4;
+  w4 = tfs_wino_filter_new(filt, g->c, g->kn, 4);
+  if (!w4) return p->wino;
+  tfs_wino_filter *none = NULL;
+  if (!atomic_compare_exchange_strong_explicit(&q->wino4, &none, w4,
+                                               memory_order_acq_rel,
+                                               memory_order_acquire)) {
+    tfs_wino_filter_free(w4); /* another call's is kept */
+    w4 = none;
+  }
+  return w4;
 }

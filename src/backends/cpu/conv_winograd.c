@@ -94,6 +94,20 @@ int tfs_wino_pick_tile(const tfs_window *w, const tfs_shape *in) {
   return tiles >= WINO4_MIN_TILES ? 4 : 2;
 }
 
+int tfs_wino_tile_open(const tfs_window *w, const tfs_shape *in) {
+  if (atomic_load_explicit(&g_tile, memory_order_relaxed) || in->rank != 4 ||
+      tfs_wino_pick_tile(w, in) == 4)
+    return 0;
+  return in->dims[tfs_window_dim(w, 'N')] <= 0 ||
+         in->dims[tfs_window_dim(w, 'H')] <= 0 ||
+         in->dims[tfs_window_dim(w, 'W')] <= 0;
+}
+
+int tfs_wino_call_tile(const conv_geom *g) {
+  int64_t tiles = g->n * ((g->h + 3) / 4) * ((g->w + 3) / 4);
+  return tiles >= WINO4_MIN_TILES ? 4 : 2;
+}
+
 int tfs_wino_filter_fits(const tfs_window *w, int64_t c, int64_t kh,
                          int64_t kw, int64_t kc, int64_t kn) {
   int hd = tfs_window_dim(w, 'H'), wd = tfs_window_dim(w, 'W');

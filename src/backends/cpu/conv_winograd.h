@@ -11,7 +11,9 @@
  * packed for the GEMM once, at prepare, when it is a constant, for the
  * tile tfs_wino_pick_tile chooses from the input's static shape: F(4x4)
  * where the batch holds enough output tiles to use its 36 matrices of
- * weights (4x the filter's size; F(2x2): 1.8x), else F(2x2).  A run cuts
+ * weights (4x the filter's size; F(2x2): 1.8x), else F(2x2); where the
+ * shape was not known enough to tell, each call by its own (the F(4x4)
+ * filter then made at the first call that wants it).  A run cuts
  * the output into strips of one tile's rows; for a block of strips the
  * input tiles are transformed (V = B^T d B) into matrices of tiles x
  * input channels, each multiplied by its packed U on the project's GEMM
@@ -75,6 +77,17 @@ int tfs_wino_fits(const conv_geom *g);
  * least 40 tiles of 4x4 pixels of that size; else 2, F(2x2, 3x3).
  * tfs_conv__set_winograd_tile overrides it.  Thread-safe. */
 int tfs_wino_pick_tile(const tfs_window *w, const tfs_shape *in);
+
+/* Whether a filter given F(2x2) by tfs_wino_pick_tile for input `in`
+ * leaves the tile to each call: the batch, height or width is unknown at
+ * prepare and no tile is forced.  Such a call takes tfs_wino_call_tile's
+ * tile, F(4x4) with a filter transformed at the first call that wants it
+ * (tfs_conv_wino_for).  Thread-safe. */
+int tfs_wino_tile_open(const tfs_window *w, const tfs_shape *in);
+
+/* tfs_wino_pick_tile's rule on a call's actual geometry: 4 when its batch
+ * holds at least 40 tiles of 4x4 pixels of the input's size, else 2. */
+int tfs_wino_call_tile(const conv_geom *g);
 
 /* Tests and benchmarks: 2 or 4 makes every filter prepared from now on
  * use that tile; anything else returns to tfs_wino_pick_tile's rule. */

@@ -225,7 +225,7 @@ static void fconv_compute(tfs_kernel_ctx *c) {
       int later = fdw_epilogue(&j, &ep);
       ok = tfs_dw_f32(&g, j.in, j.filt, j.out, &ep, later ? fdw_done : NULL,
                       &j, tfs_kctx_intra_pool(c)) == 0;
-    } else if ((wf = tfs_conv_wino_for(&s->packed, &g)) != NULL) {
+    } else if ((wf = tfs_conv_wino_for(&s->packed, &g, j.filt)) != NULL) {
       if (tfs_wino_conv_f32(c, &g, j.in, wf, j.out, in_store ? j.shift : NULL,
                             relu, done, &j)) {
         tfs_conv_stage_free(&st);
