@@ -15,6 +15,7 @@
 
 #include "core/cpu.h"
 #include "backends/cpu/conv_winograd.h"
+#include "session/exec.h"
 #include "nn_test_util.h"
 
 typedef struct wcase {
@@ -369,6 +370,128 @@ static void test_pick_tile(void) {
   CU_ASSERT_EQUAL(tfs_wino_pick_tile(&w, &r3), 2);
 }
 
+/* x [?, ?, ?, c] -> Conv2D (SAME) + BiasAdd bv + act, then MaxPool
+ * (VALID, window and strides pool x pool) when pool > 0, on `threads`
+ * intra-op threads; the output, and in *fused how many
+ * _TfsFusedConv2DMaxPool nodes the plan ran. */
+static tfs_tensor *run_pooled(const wcase *k, tfs_tensor *xv, tfs_tensor *fv,
+                              tfs_tensor *bv, const char *act, int pool,
+                              int threads, int *fused) {
+  tfs_status *st = tfs_status_new();
+  tfs_graph *g = tfs_graph_new();
+  int64_t xd[4] = {-1, -1, -1, k->c};
+  tfs_output x = tfs_op_placeholder(g, "x", TFS_FLOAT, xd, 4, st);
+  tfs_output f = tfs_op_const(g, "f", fv, st);
+  tfs_output b = tfs_op_const(g, "b", bv, st);
+  tfs_op_desc *d = tfs_op_desc_new(g, "Conv2D", "conv");
+  tfs_op_desc_add_input(d, x);
+  tfs_op_desc_add_input(d, f);
+  nt_attr a[2] = {NT_LIST4("strides", 1, 1, 1, 1), NT_STR("padding", "SAME")};
+  nt_set_attrs(d, a, 2);
+  tfs_output y = {tfs_op_desc_finish(d, st), 0};
+  d = tfs_op_desc_new(g, "BiasAdd", "bias");
+  tfs_op_desc_add_input(d, y);
+  tfs_op_desc_add_input(d, b);
+  y = (tfs_output){tfs_op_desc_finish(d, st), 0};
+  d = tfs_op_desc_new(g, act, "act");
+  tfs_op_desc_add_input(d, y);
+  y = (tfs_output){tfs_op_desc_finish(d, st), 0};
+  if (pool) {
+    d = tfs_op_desc_new(g, "MaxPool", "pool");
+    tfs_op_desc_add_input(d, y);
+    nt_attr pa[3] = {NT_LIST4("ksize", 1, pool, pool, 1),
+                     NT_LIST4("strides", 1, pool, pool, 1),
+                     NT_STR("padding", "VALID")};
+    nt_set_attrs(d, pa, 3);
+    y = (tfs_output){tfs_op_desc_finish(d, st), 0};
+  }
+  TFS_ASSERT_OK(st);
+  tfs_session_options *o = tfs_session_options_new();
+  tfs_session_options_set_intra_op_threads(o, threads);
+  tfs_session *s = tfs_session_new(g, o, st);
+  TFS_ASSERT_OK(st);
+  tfs_callable *cl =
+      tfs_session_make_callable(s, &x, 1, &y, 1, NULL, 0, NULL, st);
+  TFS_ASSERT_OK(st);
+  const tfs_plan *p = tfs_callable__plan(cl);
+  *fused = 0;
+  for (int i = 0; i < p->nnodes; i++)
+    *fused += strcmp(tfs_operation_op_type(p->nodes[i].op),
+                     "_TfsFusedConv2DMaxPool") == 0;
+  tfs_tensor *out = NULL;
+  tfs_callable_run(cl, &xv, 1, &out, 1, st);
+  TFS_ASSERT_OK(st);
+  tfs_callable_free(cl);
+  tfs_session_free(s);
+  tfs_session_options_free(o);
+  tfs_graph_free(g);
+  tfs_status_free(st);
+  return out;
+}
+
+/* Conv2D + BiasAdd + activation + MaxPool fused into one
+ * _TfsFusedConv2DMaxPool on the Winograd path: both tiles, pools of 2
+ * (whole strips of either tile pooled as they finish), 3 (rows left
+ * over, the pools after the whole convolution) and 4 (strips of F(4x4)
+ * only), Relu6 (stored with the tile) and Elu (after it), one and four
+ * threads: the pooled bits of the unfused convolution on the same path,
+ * pooled here. */
+static void test_fused_pool(void) {
+  static const wcase k = {3, 13, 11, 32, 40, "SAME", {0}};
+  static const char *acts[] = {"Relu6", "Elu"};
+  tfs_tensor *xv = nt_random((int64_t[]){k.n, k.h, k.w, k.c}, 4, 41);
+  tfs_tensor *fv = nt_random((int64_t[]){3, 3, k.c, k.kn}, 4, 42);
+  tfs_tensor *bv = nt_random((int64_t[]){k.kn}, 1, 43);
+  tfs_conv__set_winograd(1);
+  for (int v = 0; v < 2 * 2 * 3; v++) {
+    int tile = v & 1 ? 4 : 2, act = (v >> 1) & 1, pool = 2 + v / 4;
+    tfs_conv__set_winograd_tile(tile);
+    int fused;
+    tfs_tensor *conv = run_pooled(&k, xv, fv, bv, acts[act], 0, 1, &fused);
+    CU_ASSERT_EQUAL(fused, 0);
+    int ph = k.h / pool, pw = k.w / pool;
+    int64_t np = (int64_t)k.n * ph * pw * k.kn;
+    float *want = malloc(sizeof(float) * (size_t)np);
+    const float *cv = tfs_tensor_data(conv);
+    for (int b = 0; b < k.n; b++)
+      for (int py = 0; py < ph; py++)
+        for (int px = 0; px < pw; px++)
+          for (int ch = 0; ch < k.kn; ch++) {
+            float m = -3.4028235e38f;
+            for (int dy = 0; dy < pool; dy++)
+              for (int dx = 0; dx < pool; dx++) {
+                float e = cv[(((int64_t)b * k.h + py * pool + dy) * k.w +
+                              px * pool + dx) * k.kn + ch];
+                if (e > m) m = e;
+              }
+            want[(((int64_t)b * ph + py) * pw + px) * k.kn + ch] = m;
+          }
+    for (int threads = 1; threads <= 4; threads += 3) {
+      int64_t calls = tfs_conv__winograd_calls();
+      int64_t calls4 = tfs_conv__winograd4_calls();
+      tfs_tensor *y = run_pooled(&k, xv, fv, bv, acts[act], pool, threads,
+                                 &fused);
+      CU_ASSERT_EQUAL(fused, 1);
+      CU_ASSERT_EQUAL(tfs_conv__winograd_calls() - calls, 1);
+      CU_ASSERT_EQUAL(tfs_conv__winograd4_calls() - calls4, tile == 4);
+      CU_ASSERT_EQUAL_FATAL(tfs_tensor_num_elements(y), np);
+      int same = memcmp(tfs_tensor_data(y), want, sizeof(float) * (size_t)np)
+                 == 0;
+      if (!same)
+        fprintf(stderr, "\n  tile %d %s pool %d threads %d: pooled bits "
+                "differ", tile, acts[act], pool, threads);
+      CU_ASSERT(same);
+      tfs_tensor_free(y);
+    }
+    free(want);
+    tfs_tensor_free(conv);
+  }
+  tfs_conv__set_winograd(-1);
+  tfs_conv__set_winograd_tile(0);
+  tfs_tensor *t[] = {xv, fv, bv};
+  for (int i = 0; i < 3; i++) tfs_tensor_free(t[i]);
+}
+
 /* A session over x [?, ?, ?, c] -> Conv2D (SAME) with constant filter fv
  * on `threads` intra-op threads; *x and *y are its feed and fetch. */
 static tfs_session *conv_session(int64_t c, tfs_tensor *fv, int threads,
@@ -566,6 +689,7 @@ static const tfs_test_case kWino[] = {
     {"fused", test_fused},
     {"pick_tile", test_pick_tile},
     {"open_tile", test_open_tile},
+    {"fused_pool", test_fused_pool},
     {"not_taken", test_not_taken},
     {NULL, NULL},
 };

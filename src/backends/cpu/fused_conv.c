@@ -9,7 +9,11 @@
  * once, NCHW through an NHWC copy; conv_gemm.c); each block of output
  * pixels and channels gets its bias / batch norm and activation right
  * after its GEMM (bias and Relu as it is stored), while it is still in
- * cache, and is pooled there too for _TfsFusedConv2DMaxPool.  float only.
+ * cache, and is pooled there too for _TfsFusedConv2DMaxPool.  A 3x3
+ * stride-1 convolution the Winograd path takes (conv_winograd.h: a
+ * constant filter, enough channels) runs there in either op,
+ * _TfsFusedConv2DMaxPool pooling each finished strip of tile rows.
+ * float only.
  */
 #if defined(__GNUC__) && !defined(__clang__)
 #pragma GCC optimize("tree-vectorize", "vect-cost-model=dynamic")
@@ -273,9 +277,6 @@ static int fcp_prepare(tfs_kernel_init *ki) {
                         "strides equal to a 4-D pool_ksize [1, h, w, 1]");
   s->pkh = kv[1];
   s->pkw = kv[2];
-  /* pooled tiles run on the direct path (tfs_conv_plan_rows) */
-  tfs_wino_filter_free(s->packed.wino);
-  s->packed.wino = NULL;
   return 0;
 }
 
@@ -287,6 +288,7 @@ typedef struct fcp_job {
   const float *scale, *shift;
   float *out;
   int64_t poh, pow, group; /* pooled rows per tile */
+  float *conv;             /* fcp_wino: the convolution's output */
   int failed;              /* atomic */
 } fcp_job;
 
@@ -337,6 +339,54 @@ static void fcp_whole(tfs_kernel_ctx *c, fcp_job *j, tfs_threadpool *pool) {
     tfs_maxpool_f32_valid(conv + b * per_img * g->kn, g->oh, g->ow, g->kn,
                           j->s->pkh, j->s->pkw, j->s->pkh, j->s->pkw,
                           j->out + b * j->poh * j->pow * g->kn);
+}
+
+/* Convolution rows [y0, y0 + ny) of image b, in j->conv: the rest of the
+ * epilogue, then the pools whose windows they hold (y0 a multiple of the
+ * pool's height; ny too, or the rows reach the image's bottom, whose
+ * remainder VALID pooling drops). */
+static void fcp_pool_rows(const fcp_job *j, int64_t b, int64_t y0,
+                          int64_t ny) {
+  const conv_geom *g = j->g;
+  const int64_t kh = j->s->pkh, kn = g->kn;
+  float *rows = j->conv + ((b * g->oh + y0) * g->ow) * kn;
+  tfs_fused_apply_rest(&j->s->e, j->in_store, rows, ny * g->ow, kn, kn,
+                       j->scale, j->shift);
+  int64_t py = y0 / kh, npr = ny / kh;
+  if (npr > j->poh - py) npr = j->poh - py;
+  if (npr > 0)
+    tfs_maxpool_f32_valid(rows, npr * kh, g->ow, kn, kh, j->s->pkw, kh,
+                          j->s->pkw, j->out + (b * j->poh + py) * j->pow * kn);
+}
+
+/* tfs_wino_conv_f32's strips (whole rows of one image, a tile's height)
+ * pooled as they finish, still in cache. */
+static void fcp_wino_done(void *arg, int64_t r0, int64_t mb, int64_t c0,
+                          int64_t nb) {
+  (void)c0;
+  (void)nb;
+  const fcp_job *j = arg;
+  const int64_t per_img = j->g->oh * j->g->ow;
+  fcp_pool_rows(j, r0 / per_img, r0 % per_img / j->g->ow, mb / j->g->ow);
+}
+
+/* The convolution on the Winograd path (conv_winograd.h) into scratch,
+ * each finished strip pooled at once when the pool's height divides the
+ * tile's, else every image after the whole convolution.  The pooled
+ * values are those of the unfused _FusedConv2D (on the same path) and
+ * MaxPool. */
+static void fcp_wino(tfs_kernel_ctx *c, fcp_job *j, const float *x,
+                     const tfs_wino_filter *wf) {
+  const conv_geom *g = j->g;
+  const int64_t m = g->n * g->oh * g->ow;
+  j->conv = tfs_kctx_scratch(c, sizeof(float) * (size_t)(m * g->kn));
+  if (!j->conv) return; /* c failed */
+  int strips = tfs_wino_filter_tile(wf) % j->s->pkh == 0;
+  if (tfs_wino_conv_f32(c, g, x, wf, j->conv, j->in_store ? j->shift : NULL,
+                        j->in_store ? tfs_fused_store_relu(&j->s->e) : 0,
+                        strips ? fcp_wino_done : NULL, j))
+    return; /* c failed */
+  for (int64_t b = 0; !strips && b < g->n; b++) fcp_pool_rows(j, b, 0, g->oh);
 }
 
 /* Pooled rows per tile: about 96 convolution pixels (a micro-kernel row
@@ -393,15 +443,20 @@ static void fcp_compute(tfs_kernel_ctx *c) {
     return;
   }
   if (tfs_conv_check_groups(c, f, &g)) return;
+  j.g = &g;
+  j.s = s;
+  j.out = y->data;
+  const tfs_wino_filter *wf = tfs_conv_wino_for(&s->packed, &g, f->data);
+  if (wf) {
+    fcp_wino(c, &j, x->data, wf);
+    return;
+  }
   tfs_conv_plan *plan = tfs_conv_plan_new(
       c, &g, x->data, tfs_conv_packed_for(&s->packed, &g), f->data,
       j.in_store ? j.shift : NULL,
       j.in_store ? tfs_fused_store_relu(&s->e) : 0);
   if (!plan) return;
-  j.g = &g;
-  j.s = s;
   j.plan = plan;
-  j.out = y->data;
   int64_t per = s->pkh * g.ow, k = g.kh * g.kw * g.kc;
   tfs_threadpool *pool = tfs_kctx_intra_pool(c);
   j.group = fcp_group(per);
