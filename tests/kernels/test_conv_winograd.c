@@ -64,18 +64,21 @@ static void reference(const wcase *k, const float *x, const float *f, int oh,
         }
 }
 
-/* x (placeholder) -> Conv2D with constant filter fv [-> BiasAdd bv ->
- * act] on `threads` intra-op threads; returns the output. */
-static tfs_tensor *run_graph(const wcase *k, tfs_tensor *xv, tfs_tensor *fv,
-                             tfs_tensor *bv, const char *act, int threads) {
+/* A new graph: x [?, ?, ?, c] (the depth known at prepare for the
+ * filter's packing) -> Conv2D with constant filter fv (k's padding,
+ * strides, dilations) [-> BiasAdd bv -> act] [-> MaxPool, VALID, window
+ * and strides pool x pool, when pool > 0]; *x and *y its feed and
+ * fetch. */
+static tfs_graph *conv_graph(const wcase *k, tfs_tensor *fv, tfs_tensor *bv,
+                             const char *act, int pool, tfs_output *x,
+                             tfs_output *y) {
   tfs_status *st = tfs_status_new();
   tfs_graph *g = tfs_graph_new();
-  /* the input's depth must be known at prepare for the filter's packing */
   int64_t xd[4] = {-1, -1, -1, k->c};
-  tfs_output x = tfs_op_placeholder(g, "x", TFS_FLOAT, xd, 4, st);
+  *x = tfs_op_placeholder(g, "x", TFS_FLOAT, xd, 4, st);
   tfs_output f = tfs_op_const(g, "f", fv, st);
   tfs_op_desc *d = tfs_op_desc_new(g, "Conv2D", "conv");
-  tfs_op_desc_add_input(d, x);
+  tfs_op_desc_add_input(d, *x);
   tfs_op_desc_add_input(d, f);
   int sd = k->stride ? k->stride : 1, dd = k->dil ? k->dil : 1;
   nt_attr a[4] = {NT_LIST4("strides", 1, sd, sd, 1),
@@ -91,30 +94,75 @@ static tfs_tensor *run_graph(const wcase *k, tfs_tensor *xv, tfs_tensor *fv,
     a[na++] = e;
   }
   nt_set_attrs(d, a, na);
-  tfs_output y = {tfs_op_desc_finish(d, st), 0};
+  *y = (tfs_output){tfs_op_desc_finish(d, st), 0};
   if (bv) {
     tfs_output b = tfs_op_const(g, "b", bv, st);
     d = tfs_op_desc_new(g, "BiasAdd", "bias");
-    tfs_op_desc_add_input(d, y);
+    tfs_op_desc_add_input(d, *y);
     tfs_op_desc_add_input(d, b);
-    y = (tfs_output){tfs_op_desc_finish(d, st), 0};
+    *y = (tfs_output){tfs_op_desc_finish(d, st), 0};
     d = tfs_op_desc_new(g, act, "act");
-    tfs_op_desc_add_input(d, y);
-    y = (tfs_output){tfs_op_desc_finish(d, st), 0};
+    tfs_op_desc_add_input(d, *y);
+    *y = (tfs_output){tfs_op_desc_finish(d, st), 0};
+  }
+  if (pool) {
+    d = tfs_op_desc_new(g, "MaxPool", "pool");
+    tfs_op_desc_add_input(d, *y);
+    nt_attr pa[3] = {NT_LIST4("ksize", 1, pool, pool, 1),
+                     NT_LIST4("strides", 1, pool, pool, 1),
+                     NT_STR("padding", "VALID")};
+    nt_set_attrs(d, pa, 3);
+    *y = (tfs_output){tfs_op_desc_finish(d, st), 0};
   }
   TFS_ASSERT_OK(st);
+  tfs_status_free(st);
+  return g;
+}
+
+/* A session over g on `threads` intra-op threads. */
+static tfs_session *new_session(tfs_graph *g, int threads) {
+  tfs_status *st = tfs_status_new();
   tfs_session_options *o = tfs_session_options_new();
   tfs_session_options_set_intra_op_threads(o, threads);
   tfs_session *s = tfs_session_new(g, o, st);
   TFS_ASSERT_OK(st);
-  tfs_tensor *out = NULL;
-  tfs_session_run(s, &x, &xv, 1, &y, &out, 1, NULL, 0, st);
-  TFS_ASSERT_OK(st);
-  tfs_session_free(s);
   tfs_session_options_free(o);
+  tfs_status_free(st);
+  return s;
+}
+
+/* conv_graph's output for xv on `threads` threads, through a callable;
+ * *fused: how many _TfsFusedConv2DMaxPool nodes its plan ran. */
+static tfs_tensor *run_pooled(const wcase *k, tfs_tensor *xv, tfs_tensor *fv,
+                              tfs_tensor *bv, const char *act, int pool,
+                              int threads, int *fused) {
+  tfs_status *st = tfs_status_new();
+  tfs_output x, y;
+  tfs_graph *g = conv_graph(k, fv, bv, act, pool, &x, &y);
+  tfs_session *s = new_session(g, threads);
+  tfs_callable *cl =
+      tfs_session_make_callable(s, &x, 1, &y, 1, NULL, 0, NULL, st);
+  TFS_ASSERT_OK(st);
+  const tfs_plan *p = tfs_callable__plan(cl);
+  *fused = 0;
+  for (int i = 0; i < p->nnodes; i++)
+    *fused += strcmp(tfs_operation_op_type(p->nodes[i].op),
+                     "_TfsFusedConv2DMaxPool") == 0;
+  tfs_tensor *out = NULL;
+  tfs_callable_run(cl, &xv, 1, &out, 1, st);
+  TFS_ASSERT_OK(st);
+  tfs_callable_free(cl);
+  tfs_session_free(s);
   tfs_graph_free(g);
   tfs_status_free(st);
   return out;
+}
+
+/* x -> Conv2D [-> BiasAdd -> act] (conv_graph) on `threads` threads. */
+static tfs_tensor *run_graph(const wcase *k, tfs_tensor *xv, tfs_tensor *fv,
+                             tfs_tensor *bv, const char *act, int threads) {
+  int fused;
+  return run_pooled(k, xv, fv, bv, act, 0, threads, &fused);
 }
 
 /* The largest |got - want| / scale, and |got - want| / max |want|. */
@@ -370,65 +418,6 @@ static void test_pick_tile(void) {
   CU_ASSERT_EQUAL(tfs_wino_pick_tile(&w, &r3), 2);
 }
 
-/* x [?, ?, ?, c] -> Conv2D (SAME) + BiasAdd bv + act, then MaxPool
- * (VALID, window and strides pool x pool) when pool > 0, on `threads`
- * intra-op threads; the output, and in *fused how many
- * _TfsFusedConv2DMaxPool nodes the plan ran. */
-static tfs_tensor *run_pooled(const wcase *k, tfs_tensor *xv, tfs_tensor *fv,
-                              tfs_tensor *bv, const char *act, int pool,
-                              int threads, int *fused) {
-  tfs_status *st = tfs_status_new();
-  tfs_graph *g = tfs_graph_new();
-  int64_t xd[4] = {-1, -1, -1, k->c};
-  tfs_output x = tfs_op_placeholder(g, "x", TFS_FLOAT, xd, 4, st);
-  tfs_output f = tfs_op_const(g, "f", fv, st);
-  tfs_output b = tfs_op_const(g, "b", bv, st);
-  tfs_op_desc *d = tfs_op_desc_new(g, "Conv2D", "conv");
-  tfs_op_desc_add_input(d, x);
-  tfs_op_desc_add_input(d, f);
-  nt_attr a[2] = {NT_LIST4("strides", 1, 1, 1, 1), NT_STR("padding", "SAME")};
-  nt_set_attrs(d, a, 2);
-  tfs_output y = {tfs_op_desc_finish(d, st), 0};
-  d = tfs_op_desc_new(g, "BiasAdd", "bias");
-  tfs_op_desc_add_input(d, y);
-  tfs_op_desc_add_input(d, b);
-  y = (tfs_output){tfs_op_desc_finish(d, st), 0};
-  d = tfs_op_desc_new(g, act, "act");
-  tfs_op_desc_add_input(d, y);
-  y = (tfs_output){tfs_op_desc_finish(d, st), 0};
-  if (pool) {
-    d = tfs_op_desc_new(g, "MaxPool", "pool");
-    tfs_op_desc_add_input(d, y);
-    nt_attr pa[3] = {NT_LIST4("ksize", 1, pool, pool, 1),
-                     NT_LIST4("strides", 1, pool, pool, 1),
-                     NT_STR("padding", "VALID")};
-    nt_set_attrs(d, pa, 3);
-    y = (tfs_output){tfs_op_desc_finish(d, st), 0};
-  }
-  TFS_ASSERT_OK(st);
-  tfs_session_options *o = tfs_session_options_new();
-  tfs_session_options_set_intra_op_threads(o, threads);
-  tfs_session *s = tfs_session_new(g, o, st);
-  TFS_ASSERT_OK(st);
-  tfs_callable *cl =
-      tfs_session_make_callable(s, &x, 1, &y, 1, NULL, 0, NULL, st);
-  TFS_ASSERT_OK(st);
-  const tfs_plan *p = tfs_callable__plan(cl);
-  *fused = 0;
-  for (int i = 0; i < p->nnodes; i++)
-    *fused += strcmp(tfs_operation_op_type(p->nodes[i].op),
-                     "_TfsFusedConv2DMaxPool") == 0;
-  tfs_tensor *out = NULL;
-  tfs_callable_run(cl, &xv, 1, &out, 1, st);
-  TFS_ASSERT_OK(st);
-  tfs_callable_free(cl);
-  tfs_session_free(s);
-  tfs_session_options_free(o);
-  tfs_graph_free(g);
-  tfs_status_free(st);
-  return out;
-}
-
 /* Conv2D + BiasAdd + activation + MaxPool fused into one
  * _TfsFusedConv2DMaxPool on the Winograd path: both tiles, pools of 2
  * (whole strips of either tile pooled as they finish), 3 (rows left
@@ -492,31 +481,15 @@ static void test_fused_pool(void) {
   for (int i = 0; i < 3; i++) tfs_tensor_free(t[i]);
 }
 
-/* A session over x [?, ?, ?, c] -> Conv2D (SAME) with constant filter fv
- * on `threads` intra-op threads; *x and *y are its feed and fetch. */
+/* A session over conv_graph's x -> Conv2D (SAME, depth c) with constant
+ * filter fv on `threads` threads; *gp, *x and *y its graph, feed and
+ * fetch. */
 static tfs_session *conv_session(int64_t c, tfs_tensor *fv, int threads,
                                  tfs_graph **gp, tfs_output *x,
                                  tfs_output *y) {
-  tfs_status *st = tfs_status_new();
-  tfs_graph *g = tfs_graph_new();
-  int64_t xd[4] = {-1, -1, -1, c};
-  *x = tfs_op_placeholder(g, "x", TFS_FLOAT, xd, 4, st);
-  tfs_output f = tfs_op_const(g, "f", fv, st);
-  tfs_op_desc *d = tfs_op_desc_new(g, "Conv2D", "conv");
-  tfs_op_desc_add_input(d, *x);
-  tfs_op_desc_add_input(d, f);
-  nt_attr a[2] = {NT_LIST4("strides", 1, 1, 1, 1), NT_STR("padding", "SAME")};
-  nt_set_attrs(d, a, 2);
-  *y = (tfs_output){tfs_op_desc_finish(d, st), 0};
-  TFS_ASSERT_OK(st);
-  tfs_session_options *o = tfs_session_options_new();
-  tfs_session_options_set_intra_op_threads(o, threads);
-  tfs_session *s = tfs_session_new(g, o, st);
-  TFS_ASSERT_OK(st);
-  tfs_session_options_free(o);
-  tfs_status_free(st);
-  *gp = g;
-  return s;
+  wcase k = {1, 1, 1, (int)c, 1, "SAME", {0}, 0, 0};
+  *gp = conv_graph(&k, fv, NULL, NULL, 0, x, y);
+  return new_session(*gp, threads);
 }
 
 static tfs_tensor *conv_run(tfs_session *s, tfs_output x, tfs_output y,
