@@ -78,45 +78,26 @@ typedef struct ls_job {
   _Alignas(64) atomic_llong done;
 } ls_job;
 
-/* Chunks [q0, q0 + nq) of step s (p: the projections of the block that
- * starts at step s0), reading the previous h at h (NULL: where the step
- * before wrote it). */
-static void run_chunks(const tfs_lstm_seq *q, const float *p, int64_t s0,
-                       int64_t s, int64_t q0, int64_t nq, const float *h) {
+/* Rows [r0, r1) and chunks [q0, q0 + nq) of step s (p: the projections
+ * of the block that starts at step s0), reading the previous h at h
+ * (NULL: where the step before wrote it; row 0 either way). */
+static void run_part(const tfs_lstm_seq *q, const float *p, int64_t s0,
+                     int64_t s, int64_t r0, int64_t r1, int64_t q0,
+                     int64_t nq, const float *h) {
   const int64_t L = q->lanes;
   tfs_lstm_chunk a;
-  a.p = p + (s - s0) * q->bx * q->ld + q0 * 4 * L;
   a.p_rs = q->bx == 1 ? 0 : q->ld;
-  a.h = s == 0 ? q->h0 : h ? h : q->hout[s - 1];
+  a.p = p + (s - s0) * q->bx * q->ld + r0 * a.p_rs + q0 * 4 * L;
   a.h_rs = s == 0 ? q->h0_rs : q->units;
+  a.h = (s == 0 ? q->h0 : h ? h : q->hout[s - 1]) + r0 * a.h_rs;
   a.u = q->rec + q0 * q->units * 4 * L;
   a.units = q->units;
-  a.c = q->c + q0 * L;
-  a.hn = q->hout[s] + q0 * L;
-  a.ld = q->units;
-  a.rows = q->rows;
-  a.nchunks = nq;
-  a.units_left = q->units - q0 * L;
-  q->chunk(&a);
-}
-
-/* Rows [r0, r1) of step s, every chunk: a row's recurrence reads only
- * its own h and c, so a task that owns rows never waits for another. */
-static void run_rows(const tfs_lstm_seq *q, const float *p, int64_t s0,
-                     int64_t s, int64_t r0, int64_t r1) {
-  tfs_lstm_chunk a;
-  a.p_rs = q->bx == 1 ? 0 : q->ld;
-  a.p = p + (s - s0) * q->bx * q->ld + r0 * a.p_rs;
-  a.h_rs = s == 0 ? q->h0_rs : q->units;
-  a.h = (s == 0 ? q->h0 : q->hout[s - 1]) + r0 * a.h_rs;
-  a.u = q->rec;
-  a.units = q->units;
-  a.c = q->c + r0 * q->units;
-  a.hn = q->hout[s] + r0 * q->units;
+  a.c = q->c + r0 * q->units + q0 * L;
+  a.hn = q->hout[s] + r0 * q->units + q0 * L;
   a.ld = q->units;
   a.rows = r1 - r0;
-  a.nchunks = q->nchunks;
-  a.units_left = q->units;
+  a.nchunks = nq;
+  a.units_left = q->units - q0 * L;
   q->chunk(&a);
 }
 
@@ -134,7 +115,7 @@ static void rows_tasks(void *arg, int64_t b, int64_t e) {
   for (int64_t k = b; k < e; k++) {
     int64_t r0 = k * rows / j->ntasks, r1 = (k + 1) * rows / j->ntasks;
     for (int64_t s = j->s0; s < j->s0 + j->ns; s++)
-      run_rows(j->q, j->p, j->s0, s, r0, r1);
+      run_part(j->q, j->p, j->s0, s, r0, r1, 0, j->q->nchunks, NULL);
   }
 }
 
@@ -180,8 +161,8 @@ static void run_task(ls_job *j, int k) {
         copied = 1;
       }
       int64_t q0 = g * j->group;
-      run_chunks(q, j->p, j->s0, j->s0 + s, q0,
-                 q->nchunks - q0 < j->group ? q->nchunks - q0 : j->group, h);
+      run_part(q, j->p, j->s0, j->s0 + s, 0, q->rows, q0,
+               q->nchunks - q0 < j->group ? q->nchunks - q0 : j->group, h);
       atomic_fetch_add_explicit(&j->done, 1, memory_order_release);
     }
   }
@@ -213,7 +194,7 @@ static void recur(tfs_kernel_ctx *c, ls_job *j, const float *p, int64_t s0,
                   int64_t ns) {
   if (j->ntasks <= 1) {
     for (int64_t s = s0; s < s0 + ns; s++)
-      run_chunks(j->q, p, s0, s, 0, j->q->nchunks, NULL);
+      run_part(j->q, p, s0, s, 0, j->q->rows, 0, j->q->nchunks, NULL);
     return;
   }
   if (j->q->rows >= 2 * j->ntasks) {

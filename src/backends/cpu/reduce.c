@@ -615,9 +615,9 @@ static void kept_chunk_range(void *arg, int64_t b, int64_t e) {
 /* Kept elements innermost, up to KEPT_ROWS_COLS of them (a Mean over H
  * and W of NHWC: a rows x cols matrix once the axes are merged): blocks
  * of rows, at most ROW_BLOCKS and at least ROW_BLOCK_MIN elements each
- * (the last shorter), each summed in row order into its own partial
- * accumulators; the first block's partials are then the result, and the
- * others are combined into it in block order.  The blocks depend on the
+ * (the last shorter), each summed in row order into its own
+ * accumulators, the first block's into the result, into which the
+ * others are then combined in block order.  The blocks depend on the
  * shape alone, so the result does not depend on the thread count.  Cut
  * by rows, each thread reads the rows that the same thread most likely
  * wrote (convolutions cut their outputs by rows): the squeeze-and-
@@ -632,7 +632,7 @@ static void kept_chunk_range(void *arg, int64_t b, int64_t e) {
 
 typedef struct {
   const red_job *j;
-  char *parts; /* one row of accumulators a block */
+  char *parts; /* one row of accumulators a block but the first (j->acc) */
   int64_t rows, cols, per; /* per: rows a block */
 } rows_job;
 
@@ -643,9 +643,11 @@ static void rows_range(void *arg, int64_t b, int64_t e) {
     red_plan q = *p;
     int64_t r0 = k * r->per;
     q.size[0] = r->rows - r0 < r->per ? r->rows - r0 : r->per;
+    char *acc = k == 0 ? r->j->acc
+                       : r->parts + (size_t)((k - 1) * r->cols) *
+                                        r->j->im->acc_size;
     r->j->im->walk(&q, 0, r->cols,
-                   r->j->in + (size_t)(r0 * p->istride[0]) * r->j->es,
-                   r->parts + (size_t)(k * r->cols) * r->j->im->acc_size);
+                   r->j->in + (size_t)(r0 * p->istride[0]) * r->j->es, acc);
   }
 }
 
@@ -695,18 +697,16 @@ static void reduce_compute(tfs_kernel_ctx *c) {
       int64_t brows = (p.size[0] + ROW_BLOCKS - 1) / ROW_BLOCKS;
       if (brows * on < ROW_BLOCK_MIN) brows = (ROW_BLOCK_MIN + on - 1) / on;
       int64_t nb = (p.size[0] + brows - 1) / brows;
-      /* the first block's partials become the result, the others are
-       * combined into it in block order */
-      char *parts = tfs_kctx_scratch(c, (size_t)(nb * on) * im->acc_size);
+      /* the first block sums into acc, the others into partials that
+       * are then combined into it in block order */
+      char *parts =
+          tfs_kctx_scratch(c, (size_t)((nb - 1) * on + 1) * im->acc_size);
       if (!parts) return;
-      memcpy(parts, acc, (size_t)on * im->acc_size);
-      fill_identity(s->op, in->dtype, im, parts + (size_t)on * im->acc_size,
-                    (nb - 1) * on);
+      fill_identity(s->op, in->dtype, im, parts, (nb - 1) * on);
       rows_job r = {&j, parts, p.size[0], on, brows};
       tfs_kctx_parallel_for(c, nb, brows * on, rows_range, &r);
-      memcpy(acc, parts, (size_t)on * im->acc_size);
       for (int64_t k = 1; k < nb; k++)
-        im->combine(acc, parts + (size_t)(k * on) * im->acc_size, on);
+        im->combine(acc, parts + (size_t)((k - 1) * on) * im->acc_size, on);
     } else if (p.split == p.n - 1 && p.split > 0) {
       int64_t units = (p.size[p.split] + KEPT_CHUNK - 1) / KEPT_CHUNK;
       /* contiguous runs add at about four elements a nanosecond */
