@@ -483,6 +483,39 @@ static void test_split_modes(void) {
   }
 }
 
+/* parallel_for starts thread i of nt on tasks [n * i / nt, n * (i + 1) /
+ * nt); with the rows cut in a multiple of nt blocks, each such share
+ * holds the same number of mr-row panels within one (1024 rows of 12 on
+ * two threads: 43 + 43 panels, not 44 + 42 with the longer blocks
+ * first), at every row count, thread count and cut. */
+static void test_split_shares(void) {
+  static const int modes[2] = {TFS_GEMM_SPLIT_LARGE, TFS_GEMM_SPLIT_ROWS_COLS};
+  int checked = 0, bad = 0;
+  for (int mo = 0; mo < 2; mo++)
+    for (int nt = 2; nt <= 4; nt++)
+      for (int64_t m = 12; m <= 4096; m += 13) {
+        tfs_gemm_tiling t;
+        tfs_gemm__split_tiles(12, 32, modes[mo], m, 1024, nt, 96, &t);
+        if (t.mblocks % nt) continue;
+        int64_t lo = INT64_MAX, hi = 0;
+        for (int i = 0; i < nt; i++) {
+          int64_t panels = 0;
+          for (int64_t mi = t.mblocks * i / nt; mi < t.mblocks * (i + 1) / nt;
+               mi++) {
+            int64_t ic, mb;
+            tfs_gemm__block_rows(m, 12, t.panels, t.mblocks, mi, &ic, &mb);
+            panels += (mb + 11) / 12;
+          }
+          lo = panels < lo ? panels : lo;
+          hi = panels > hi ? panels : hi;
+        }
+        checked++;
+        bad += hi - lo > 1;
+      }
+  CU_ASSERT_TRUE(checked > 500);
+  CU_ASSERT_EQUAL(bad, 0);
+}
+
 /* MatMul + BiasAdd + Relu (fused by the optimizer into _FusedMatMul with
  * B packed at prepare) on 4 intra-op threads: many rows (row blocks,
  * the last panel partial) and a few rows (the GEMM splits the columns),
@@ -596,6 +629,7 @@ static const tfs_test_case gemm_cases[] = {
     {"packed_direct", test_gemm_packed_direct},
     {"fused_matmul_rows", test_fused_matmul_rows},
     {"split_modes", test_split_modes},
+    {"split_shares", test_split_shares},
     {NULL, NULL}};
 
 const tfs_test_suite tfs_test_suites[] = {{"gemm", gemm_cases},
