@@ -483,6 +483,106 @@ static void test_split_modes(void) {
   }
 }
 
+/* Rows of an indirect A for test_uniform_rows: row r at img + r * step,
+ * except that rows from `jump` on lie `gap` floats further (a panel
+ * across the jump is not evenly spaced). */
+typedef struct {
+  const float *img;
+  int64_t step, jump, gap;
+} uni_rows;
+
+static void uni_rows_fn(void *arg, int64_t r0, int64_t mb, const float **out) {
+  const uni_rows *u = arg;
+  for (int64_t i = 0; i < mb; i++) {
+    int64_t r = r0 + i;
+    out[i] = u->img + r * u->step + (r >= u->jump ? u->gap : 0);
+  }
+}
+
+/* The indirect products over evenly spaced rows (a 1x1 convolution's
+ * pixels, an output row's windows) take kernels of their own where the
+ * CPU has them (AVX-512): the same bits as the row-pointer kernels with
+ * those kernels turned off, and both within float rounding of a double
+ * reference; every row count of a panel, half and whole column panels,
+ * depth in one and in two blocks (accumulating), bias, Relu and Relu6
+ * with NaN inputs, rows spaced 0 (the same row) or more, and panels
+ * across an uneven step, on one thread and three. */
+static void test_uniform_rows(void) {
+  static const int64_t ms[] = {1, 2, 5, 11, 12, 13, 24, 97};
+  static const int64_t ns[] = {7, 16, 20, 32, 45, 100};
+  static const int64_t segs[][2] = {{1, 16}, {3, 9}, {4, 100}};
+  const char *why = tu_isa_unavailable(TFS_CPU_ISA_AVX512);
+  tu_cpu_path("gemm-uniform-rows", "avx512", why);
+  if (why) return;
+  CU_ASSERT_EQUAL_FATAL(tfs_gemm__force_path("avx512"), 0);
+  tfs_threadpool *pools[2] = {NULL, tfs_threadpool_new("gemm", 3, NULL)};
+  unsigned seed = 99;
+  int cases = 0, same = 0, close = 0;
+  int64_t taken = 0;
+  for (size_t si = 0; si < TFS_ARRAY_LEN(segs); si++)
+    for (size_t mi = 0; mi < TFS_ARRAY_LEN(ms); mi++)
+      for (size_t ni = 0; ni < TFS_ARRAY_LEN(ns); ni++) {
+        const int64_t m = ms[mi], n = ns[ni], nseg = segs[si][0],
+                      seglen = segs[si][1], k = nseg * seglen;
+        const int variant = (int)((si + mi + ni) % 4);
+        int64_t segoff[4];
+        for (int64_t q = 0; q < nseg; q++) segoff[q] = q * (seglen + 5);
+        const int64_t span = segoff[nseg - 1] + seglen;
+        uni_rows u = {NULL, variant == 3 ? 0 : span + (int64_t)mi,
+                      variant == 2 ? m / 2 + 1 : m, 3};
+        size_t imgn = (size_t)(m * (u.step + 1) + span + u.gap + 1);
+        float *img = malloc(sizeof(float) * imgn);
+        float *b = malloc(sizeof(float) * (size_t)(k * n));
+        float *bias = malloc(sizeof(float) * (size_t)n);
+        float *c[2] = {malloc(sizeof(float) * (size_t)(m * n)),
+                       malloc(sizeof(float) * (size_t)(m * n))};
+        for (size_t q = 0; q < imgn; q++) img[q] = frand(&seed);
+        if (variant == 1) img[span / 2] = NAN; /* row 0 reads it */
+        for (int64_t q = 0; q < k * n; q++) b[q] = frand(&seed);
+        for (int64_t q = 0; q < n; q++) bias[q] = frand(&seed);
+        u.img = img;
+        tfs_gemm_packed *pb = tfs_gemm_pack_b_f32(0, k, n, b, n);
+        tfs_gemm_indirect src = {uni_rows_fn, NULL, &u, segoff, nseg, seglen,
+                                 variant ? bias : NULL, variant % 3};
+        for (int on = 0; on < 2; on++) {
+          tfs_gemm__set_uniform(on);
+          int64_t before = tfs_gemm__uniform_panels();
+          CU_ASSERT_EQUAL(tfs_gemm_f32_indirect(m, &src, pb, c[on], n,
+                                                pools[(mi + ni) % 2]),
+                          0);
+          if (on) taken += tfs_gemm__uniform_panels() - before;
+          else CU_ASSERT_EQUAL(tfs_gemm__uniform_panels(), before);
+        }
+        cases++;
+        same += memcmp(c[0], c[1], sizeof(float) * (size_t)(m * n)) == 0;
+        int ok = 1;
+        for (int64_t i = 0; i < m; i++)
+          for (int64_t j = 0; j < n; j++) {
+            const float *row = img + i * u.step + (i >= u.jump ? u.gap : 0);
+            double want = variant ? bias[j] : 0;
+            for (int64_t q = 0; q < nseg; q++)
+              for (int64_t t = 0; t < seglen; t++)
+                want += (double)row[segoff[q] + t] * b[(q * seglen + t) * n + j];
+            /* Relu and Relu6 keep NaN */
+            if ((variant == 1 || variant == 2) && want < 0) want = 0;
+            if (variant == 2 && want > 6) want = 6;
+            float got = c[1][i * n + j];
+            ok &= isnan(want)
+                      ? isnan(got)
+                      : fabs(got - want) <= 1e-6 * (1 + fabs(want)) * k;
+          }
+        close += ok;
+        tfs_gemm_packed_free(pb);
+        free(img), free(b), free(bias), free(c[0]), free(c[1]);
+      }
+  CU_ASSERT_EQUAL(same, cases);
+  CU_ASSERT_EQUAL(close, cases);
+  CU_ASSERT_TRUE(taken > 0);
+  tfs_gemm__set_uniform(1);
+  tfs_gemm__force_path(NULL);
+  tfs_threadpool_free(pools[1]);
+}
+
 /* parallel_for starts thread i of nt on tasks [n * i / nt, n * (i + 1) /
  * nt); with the rows cut in a multiple of nt blocks, each such share
  * holds the same number of mr-row panels within one (1024 rows of 12 on
@@ -630,6 +730,7 @@ static const tfs_test_case gemm_cases[] = {
     {"fused_matmul_rows", test_fused_matmul_rows},
     {"split_modes", test_split_modes},
     {"split_shares", test_split_shares},
+    {"uniform_rows", test_uniform_rows},
     {NULL, NULL}};
 
 const tfs_test_suite tfs_test_suites[] = {{"gemm", gemm_cases},

@@ -1023,6 +1023,27 @@ typedef struct {
   tiling t;
 } ind_job;
 
+#define NO_STRIDE INT64_MIN
+
+static atomic_int g_no_uniform;
+static atomic_llong g_uniform_panels;
+
+void tfs_gemm__set_uniform(int on) { atomic_store(&g_no_uniform, !on); }
+
+int64_t tfs_gemm__uniform_panels(void) {
+  return atomic_load(&g_uniform_panels);
+}
+
+/* The distance in floats between consecutive rows of a panel when it is
+ * the same for all (0 for one row), else NO_STRIDE. */
+static int64_t uniform(const float *const *rows, int r) {
+  if (r < 2) return 0;
+  const int64_t d = rows[1] - rows[0];
+  for (int i = 2; i < r; i++)
+    if (rows[i] - rows[i - 1] != d) return NO_STRIDE;
+  return d;
+}
+
 static void ind_range(void *arg, int64_t begin, int64_t end) {
   const ind_job *j = arg;
   const tfs_gemm_isa *isa = j->isa;
@@ -1030,12 +1051,24 @@ static void ind_range(void *arg, int64_t begin, int64_t end) {
   const int mr = isa->mr, nr = isa->nr;
   const int64_t k = j->b->k;
   const float *rows[IND_MAX_MC + TFS_GEMM_MAX_MR];
+  int64_t stride[IND_MAX_MC + TFS_GEMM_MAX_MR]; /* per panel */
+  const int uni = isa->iukru[1] && !atomic_load_explicit(
+                                       &g_no_uniform, memory_order_relaxed);
   int64_t have = -1;
   for (int64_t task = begin; task < end; task++) {
     int64_t mi, ic, mb, c0, nb;
     tfs_gemm__tile_of(&j->t, task, &mi, &ic, &mb, &c0, &nb);
     if (have != mi) {
       src->rows(src->arg, ic, mb, rows);
+      int64_t nuni = 0;
+      for (int64_t i = 0; i < mb; i += mr) {
+        stride[i / mr] =
+            uni ? uniform(rows + i, (int)MIN((int64_t)mr, mb - i)) : NO_STRIDE;
+        nuni += stride[i / mr] != NO_STRIDE;
+      }
+      if (nuni)
+        atomic_fetch_add_explicit(&g_uniform_panels, nuni,
+                                  memory_order_relaxed);
       have = mi;
     }
     /* depth blocks of `per` segments: B's depth block (in floats) */
@@ -1060,9 +1093,14 @@ static void ind_range(void *arg, int64_t begin, int64_t end) {
           int64_t npf;
           const float *pf;
           pf_share(next, lines, i / mr, mpanels, &pf, &npf);
-          isa->iukr[r](ns, src->seglen, src->segoff + s0, rows + i, bp,
-                       crow + i * j->ldc, j->ldc, cols, s0 > 0, bias,
-                       last ? src->relu : 0, pf, npf);
+          if (stride[i / mr] != NO_STRIDE)
+            isa->iukru[r](ns, src->seglen, src->segoff + s0, rows[i],
+                          stride[i / mr], bp, crow + i * j->ldc, j->ldc, cols, s0 > 0, bias,
+                          last ? src->relu : 0, pf, npf);
+          else
+            isa->iukr[r](ns, src->seglen, src->segoff + s0, rows + i, bp,
+                         crow + i * j->ldc, j->ldc, cols, s0 > 0, bias,
+                         last ? src->relu : 0, pf, npf);
         }
       }
     }

@@ -234,6 +234,16 @@ int tfs_gemm__set_thin_rows(int rows);
  * patches as on CPUs without them.  Also used by benchmarks. */
 void tfs_gemm__set_indirect(int on);
 
+/* Test hooks: on = 0 makes the indirect products run every row panel
+ * through the row-pointer micro-kernels, also where the panel's rows are
+ * evenly spaced and the CPU's family has kernels for that (AVX-512:
+ * four base pointers and the stride instead of twelve pointers; the same
+ * bits); 1 (the default) lets them.  tfs_gemm__uniform_panels counts the
+ * row panels found evenly spaced (once each time a task gathers its
+ * rows) since the process started.  Thread-safe. */
+void tfs_gemm__set_uniform(int on);
+int64_t tfs_gemm__uniform_panels(void);
+
 /* Tests: the current path with other cache blocking (K depth, rows and
  * columns per block), for benchmarks.  Returns 0, or -1 without a tfsess
  * path. */

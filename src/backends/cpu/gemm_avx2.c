@@ -279,6 +279,7 @@ const tfs_gemm_isa tfs_gemm_isa_avx2 = {
     "avx2 6x16", MR, NR, 512, 120, 4080,
     {NULL, ukr_1, ukr_2, ukr_3, ukr_4, ukr_5, ukr_6},
     {NULL, iukr_1, iukr_2, iukr_3, iukr_4, iukr_5, iukr_6},
+    {NULL}, /* six row pointers fit the registers */
     tfs_gemm__thin_nn_avx2,
     row_kernel,
 };

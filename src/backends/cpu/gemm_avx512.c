@@ -3,7 +3,8 @@
  * zmm accumulators (two FMA ports kept busy by 24 independent chains),
  * specialised for 1..12 rows; partial columns use masked loads/stores.
  * An indirect variant reads A from row segments (convolution patches)
- * instead of a packed panel.
+ * instead of a packed panel, and another one from evenly spaced rows
+ * (ubcast: four base pointers and the stride for twelve rows).
  * Compiled with function attributes; gemm.c calls them only on CPUs (and
  * kernels) that enable AVX-512 state.
  */
@@ -77,14 +78,33 @@ static inline TGT __attribute__((always_inline)) void ukr_body(
 #undef STORE
 }
 
+/* One A value of a uniform-stride panel broadcast from q + k * rsb (k 0,
+ * 1 or 2, a constant after inlining) with x86's base + index * scale
+ * addressing: four base pointers and the stride serve twelve rows, where
+ * twelve row pointers did not fit the general registers and were
+ * reloaded from the stack and xmm registers every depth step.  asm: the
+ * compiler would otherwise give each row an induction variable of its
+ * own again.  A is only read while the kernel runs. */
+static inline TGT __attribute__((always_inline)) __m512 ubcast(
+    const int k, const char *q, size_t rsb) {
+  __m512 r;
+  if (k == 0)
+    __asm__("vbroadcastss (%1), %0" : "=v"(r) : "r"(q));
+  else if (k == 1)
+    __asm__("vbroadcastss (%1,%2,1), %0" : "=v"(r) : "r"(q), "r"(rsb));
+  else
+    __asm__("vbroadcastss (%1,%2,2), %0" : "=v"(r) : "r"(q), "r"(rsb));
+  return r;
+}
+
 /* The indirect kernel (convolutions): the same 12x32 tile, A broadcast
  * straight from the rows' segments instead of a packed panel; partial
  * sums carried in C when acc; bias and Relu (NaN kept) as it stores. */
 static inline TGT __attribute__((always_inline)) void iukr_body(
-    const int m, const int half, int64_t nseg, int64_t seglen,
-    const int64_t *segoff, const float *const *rows, const float *b, float *c,
-    int64_t ldc, int n, int acc, const float *bias, int relu, const float *pf,
-    int64_t npf) {
+    const int m, const int half, const int uni, int64_t nseg, int64_t seglen,
+    const int64_t *segoff, const float *const *rows, const float *row0,
+    int64_t rstride, const float *b, float *c, int64_t ldc, int n, int acc,
+    const float *bias, int relu, const float *pf, int64_t npf) {
   const __mmask16 k0 =
       n >= 16 ? (__mmask16)0xffff : (__mmask16)((1u << n) - 1);
   const __mmask16 k1 = n >= 32   ? (__mmask16)0xffff
@@ -105,16 +125,24 @@ static inline TGT __attribute__((always_inline)) void iukr_body(
   /* depth steps left that prefetch (gemm_internal.h) */
   const int two = npf > nseg * seglen; /* lines a step */
   int64_t pfs = npf <= 0 ? 0 : two ? (npf + 1) / 2 : npf;
+  const size_t rsb = (size_t)rstride * sizeof(float);
   for (int64_t s = 0; s < nseg; s++) {
     const int64_t off = segoff[s];
-#define SEG(i) const float *a##i = m > i ? rows[i] + off : NULL;
+#define SEG(i) const float *a##i = !uni && m > i ? rows[i] + off : NULL;
     ROWS(SEG)
 #undef SEG
-#define STEP(i)                                             \
-  if (m > i) {                                              \
-    __m512 x = _mm512_set1_ps(a##i[p]);                     \
-    c##i##0 = _mm512_fmadd_ps(x, b0, c##i##0);              \
-    if (!half) c##i##1 = _mm512_fmadd_ps(x, b1, c##i##1);   \
+    /* uni: rows 3t, 3t + 1, 3t + 2 at qt, qt + rsb, qt + 2 rsb */
+    const char *q0 = uni ? (const char *)(row0 + off) : NULL;
+    const char *q1 = uni ? q0 + 3 * rsb : NULL;
+    const char *q2 = uni ? q0 + 6 * rsb : NULL;
+    const char *q3 = uni ? q0 + 9 * rsb : NULL;
+#define QB(t) (t == 0 ? q0 : t == 1 ? q1 : t == 2 ? q2 : q3)
+#define STEP(i)                                                    \
+  if (m > i) {                                                     \
+    __m512 x = uni ? ubcast(i % 3, QB(i / 3), rsb)                 \
+                   : _mm512_set1_ps(a##i[p]);                      \
+    c##i##0 = _mm512_fmadd_ps(x, b0, c##i##0);                     \
+    if (!half) c##i##1 = _mm512_fmadd_ps(x, b1, c##i##1);          \
   }
 #define DEPTH_STEP(PF)                                                  \
   {                                                                     \
@@ -123,6 +151,12 @@ static inline TGT __attribute__((always_inline)) void iukr_body(
     PF;                                                                 \
     ROWS(STEP)                                                          \
     b += NR;                                                            \
+    if (uni) {                                                          \
+      q0 += sizeof(float);                                              \
+      if (m > 3) q1 += sizeof(float);                                   \
+      if (m > 6) q2 += sizeof(float);                                   \
+      if (m > 9) q3 += sizeof(float);                                   \
+    }                                                                   \
   }
     const int64_t sp = pfs < seglen ? pfs : seglen;
     pfs -= sp;
@@ -130,6 +164,7 @@ static inline TGT __attribute__((always_inline)) void iukr_body(
     TFS_GEMM_DEPTH_LOOP(p, seglen, sp, two, pf, DEPTH_STEP);
 #undef DEPTH_STEP
 #undef STEP
+#undef QB
   }
   /* max(0, x) as _mm512_max_ps(zero, x): its second operand (x) when x
    * is NaN, as Relu keeps NaN; Relu6's min(6, .) the same way */
@@ -172,11 +207,23 @@ static inline TGT __attribute__((always_inline)) void iukr_body(
                            int acc, const float *bias, int relu,              \
                            const float *pf, int64_t npf) {                    \
     if (n <= 16)                                                             \
-      iukr_body(M, 1, nseg, seglen, segoff, rows, b, c, ldc, n, acc, bias,    \
-                relu, pf, npf);                                              \
+      iukr_body(M, 1, 0, nseg, seglen, segoff, rows, NULL, 0, b, c, ldc, n,   \
+                acc, bias, relu, pf, npf);                                   \
     else                                                                     \
-      iukr_body(M, 0, nseg, seglen, segoff, rows, b, c, ldc, n, acc, bias,    \
-                relu, pf, npf);                                              \
+      iukr_body(M, 0, 0, nseg, seglen, segoff, rows, NULL, 0, b, c, ldc, n,   \
+                acc, bias, relu, pf, npf);                                   \
+  }                                                                          \
+  static TGT void iukru_##M(int64_t nseg, int64_t seglen,                     \
+                            const int64_t *segoff, const float *row0,         \
+                            int64_t rstride, const float *b, float *c,        \
+                            int64_t ldc, int n, int acc, const float *bias,   \
+                            int relu, const float *pf, int64_t npf) {         \
+    if (n <= 16)                                                             \
+      iukr_body(M, 1, 1, nseg, seglen, segoff, NULL, row0, rstride, b, c,     \
+                ldc, n, acc, bias, relu, pf, npf);                           \
+    else                                                                     \
+      iukr_body(M, 0, 1, nseg, seglen, segoff, NULL, row0, rstride, b, c,     \
+                ldc, n, acc, bias, relu, pf, npf);                           \
   }
 UKR(1)
 UKR(2)
@@ -261,6 +308,8 @@ const tfs_gemm_isa tfs_gemm_isa_avx512 = {
      ukr_10, ukr_11, ukr_12},
     {NULL, iukr_1, iukr_2, iukr_3, iukr_4, iukr_5, iukr_6, iukr_7, iukr_8,
      iukr_9, iukr_10, iukr_11, iukr_12},
+    {NULL, iukru_1, iukru_2, iukru_3, iukru_4, iukru_5, iukru_6, iukru_7,
+     iukru_8, iukru_9, iukru_10, iukru_11, iukru_12},
     tfs_gemm__thin_nn_avx512,
     row_kernel,
 };

@@ -71,6 +71,16 @@ typedef void (*tfs_gemm_iukr)(int64_t nseg, int64_t seglen,
                               const float *bias, int relu, const float *pf,
                               int64_t npf);
 
+/* The indirect form over a panel of uniformly spaced rows: row i at
+ * row0 + i * rstride (then segment s at + segoff[s]), as a 1x1
+ * convolution's pixels or those of one output row; otherwise as
+ * tfs_gemm_iukr, with the same arithmetic, so the same bits. */
+typedef void (*tfs_gemm_iukru)(int64_t nseg, int64_t seglen,
+                               const int64_t *segoff, const float *row0,
+                               int64_t rstride, const float *b, float *c,
+                               int64_t ldc, int n, int acc, const float *bias,
+                               int relu, const float *pf, int64_t npf);
+
 /* Thin products without packing: rows [0, m) (1 <= m <= 4) by columns
  * [0, n) of C = alpha * A * B + beta * C (C not read when beta == 0),
  * A row-major (row i at a + i * lda), B row-major (row p at b + p * ldb).
@@ -101,6 +111,7 @@ typedef struct tfs_gemm_isa {
   int kc, mc, nc;                       /* cache blocking */
   tfs_gemm_ukr ukr[TFS_GEMM_MAX_MR + 1]; /* indexed by rows, 1..mr */
   tfs_gemm_iukr iukr[TFS_GEMM_MAX_MR + 1]; /* the same, or all NULL */
+  tfs_gemm_iukru iukru[TFS_GEMM_MAX_MR + 1]; /* uniform rows, or NULL */
   tfs_gemm_skr thin;                      /* thin products, or NULL */
   tfs_gemm_rowk row;                      /* one-row products, or NULL */
 } tfs_gemm_isa;
