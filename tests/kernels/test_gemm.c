@@ -562,7 +562,8 @@ static void test_uniform_rows(void) {
             double want = variant ? bias[j] : 0;
             for (int64_t q = 0; q < nseg; q++)
               for (int64_t t = 0; t < seglen; t++)
-                want += (double)row[segoff[q] + t] * b[(q * seglen + t) * n + j];
+                want +=
+                    (double)row[segoff[q] + t] * b[(q * seglen + t) * n + j];
             /* Relu and Relu6 keep NaN */
             if ((variant == 1 || variant == 2) && want < 0) want = 0;
             if (variant == 2 && want > 6) want = 6;
