@@ -1095,8 +1095,8 @@ static void ind_range(void *arg, int64_t begin, int64_t end) {
           pf_share(next, lines, i / mr, mpanels, &pf, &npf);
           if (stride[i / mr] != NO_STRIDE)
             isa->iukru[r](ns, src->seglen, src->segoff + s0, rows[i],
-                          stride[i / mr], bp, crow + i * j->ldc, j->ldc, cols, s0 > 0, bias,
-                          last ? src->relu : 0, pf, npf);
+                          stride[i / mr], bp, crow + i * j->ldc, j->ldc,
+                          cols, s0 > 0, bias, last ? src->relu : 0, pf, npf);
           else
             isa->iukr[r](ns, src->seglen, src->segoff + s0, rows + i, bp,
                          crow + i * j->ldc, j->ldc, cols, s0 > 0, bias,

@@ -223,7 +223,7 @@ void tfs_gemm__tile_of(const tfs_gemm_tiling *t, int64_t task, int64_t *mi,
  * starts at panel floor(mi * panels / blocks), so the blocks one more
  * panel long are spread over the range, not all first.  parallel_for
  * starts each of its threads on an equal contiguous share of the tasks,
- * and a share then holds equal rows within a panel: 86 panels in 12
+ * and the shares then hold the same panels within one: 86 panels in 12
  * blocks on two threads were 44 + 42 panels when the two longer blocks
  * came first, and the thread with 42 waited for most of a block. */
 static inline void tfs_gemm__block_rows(int64_t m, int64_t mr, int64_t panels,
