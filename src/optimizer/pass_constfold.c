@@ -247,9 +247,12 @@ static int fold_one(fold_state *fs, int v) {
     int64_t cap = c->cfg->max_constant_bytes, in_bytes = input_bytes(g, v);
     for (int k = 0; k < n->nout; k++) {
       int64_t ne = tfs_shape_num_elements(&n->out_shapes[k]);
-      size_t es = tfs_dtype_size(n->out_types[k]);
-      if (ne > 0 && es && ne * (int64_t)es > cap &&
-          ne * (int64_t)es > in_bytes) {
+      int64_t es = (int64_t)tfs_dtype_size(n->out_types[k]);
+      /* the output's bytes, saturated: a static shape of ~2^62 elements
+       * overflowed the product */
+      int64_t bytes = 0;
+      if (ne > 0 && es) bytes = ne > INT64_MAX / es ? INT64_MAX : ne * es;
+      if (bytes > cap && bytes > in_bytes) {
         fs->over_cap++;
         return 0;
       }
