@@ -14,6 +14,7 @@
 
 #include "core/alloc.h"
 #include "core/status.h"
+#include "core/util.h"
 #include "optimizer/const_eval.h"
 #include "optimizer/opt_util.h"
 
@@ -251,7 +252,8 @@ static int fold_one(fold_state *fs, int v) {
       /* the output's bytes, saturated: a static shape of ~2^62 elements
        * overflowed the product */
       int64_t bytes = 0;
-      if (ne > 0 && es) bytes = ne > INT64_MAX / es ? INT64_MAX : ne * es;
+      if (ne > 0 && es && tfs_mul_overflow_i64(ne, es, &bytes))
+        bytes = INT64_MAX;
       if (bytes > cap && bytes > in_bytes) {
         fs->over_cap++;
         return 0;
