@@ -66,7 +66,7 @@ static void reference(const wcase *k, const float *x, const float *f, int oh,
 
 /* A new graph: x [?, ?, ?, c] (the depth known at prepare for the
  * filter's packing) -> Conv2D with constant filter fv (k's padding,
- * strides, dilations) [-> BiasAdd bv -> act] [-> MaxPool, VALID, window
+ * strides, dilations) [-> BiasAdd bv [-> act]] [-> MaxPool, VALID, window
  * and strides pool x pool, when pool > 0]; *x and *y its feed and
  * fetch. */
 static tfs_graph *conv_graph(const wcase *k, tfs_tensor *fv, tfs_tensor *bv,
@@ -101,9 +101,11 @@ static tfs_graph *conv_graph(const wcase *k, tfs_tensor *fv, tfs_tensor *bv,
     tfs_op_desc_add_input(d, *y);
     tfs_op_desc_add_input(d, b);
     *y = (tfs_output){tfs_op_desc_finish(d, st), 0};
-    d = tfs_op_desc_new(g, act, "act");
-    tfs_op_desc_add_input(d, *y);
-    *y = (tfs_output){tfs_op_desc_finish(d, st), 0};
+    if (act) {
+      d = tfs_op_desc_new(g, act, "act");
+      tfs_op_desc_add_input(d, *y);
+      *y = (tfs_output){tfs_op_desc_finish(d, st), 0};
+    }
   }
   if (pool) {
     d = tfs_op_desc_new(g, "MaxPool", "pool");
@@ -301,15 +303,38 @@ static int tile_reaches(int tile, int oy, int ox, int py, int px) {
 }
 
 /* Conv2D + BiasAdd + Relu / Relu6 (both in the tile store) / Elu (per
- * finished strip, the last one short: 11 rows) with a NaN pixel, on
- * each tile: NaN in every 3x3 window over it; F(2x2, 3x3)
- * nowhere else (its transforms keep the direct sum's dependencies),
- * F(4x4, 3x3) also in the outputs of the tiles whose input holds it; the
- * rest within the path's kBound of the window's scale (+ 1e-6 |want| for
- * the bias). */
+ * finished strip, the last one short: 11 rows) / hard-swish (in the
+ * store) with a NaN pixel, on each tile: NaN in every 3x3 window over it;
+ * F(2x2, 3x3) nowhere else (its transforms keep the direct sum's
+ * dependencies), F(4x4, 3x3) also in the outputs of the tiles whose input
+ * holds it; the rest within the path's kBound of the window's scale (+
+ * 1e-6 |want| for the bias; hard-swish's slope reaches 1.5).  Hard-swish
+ * in the store also gives the bits of _TfsHardSwish run on the output
+ * with the bias alone, on every vector level of the output transform. */
+static void hard_swish_bits(const wcase *k, tfs_tensor *xv, tfs_tensor *fv,
+                            tfs_tensor *bv, int threads) {
+  static const int caps[3] = {TFS_CPU_ISA_AVX512, TFS_CPU_ISA_AVX2,
+                              TFS_CPU_ISA_BASELINE};
+  const int64_t yd[4] = {k->n, k->h, k->w, k->kn};
+  for (int ci = 0; ci < 3; ci++) {
+    if (tu_isa_unavailable(caps[ci])) continue;
+    tfs_cpu__set_max_isa(caps[ci]);
+    int64_t calls = tfs_conv__winograd_calls();
+    tfs_tensor *yb = run_graph(k, xv, fv, bv, NULL, threads);
+    tfs_tensor *want = nt_run1("_TfsHardSwish", &yb, 1, NULL, 0);
+    tfs_tensor *y = run_graph(k, xv, fv, bv, "_TfsHardSwish", threads);
+    CU_ASSERT_EQUAL(tfs_conv__winograd_calls() - calls, 2);
+    nt_check_f32(y, yd, 4, tfs_tensor_data(want), 0, 0);
+    tfs_tensor_free(y);
+    tfs_tensor_free(want);
+    tfs_tensor_free(yb);
+  }
+  tfs_cpu__set_max_isa(-1);
+}
+
 static void test_fused(void) {
   static const wcase k = {2, 11, 9, 40, 36, "SAME", {0}};
-  static const char *acts[] = {"Relu", "Relu6", "Elu"};
+  static const char *acts[] = {"Relu", "Relu6", "Elu", "_TfsHardSwish"};
   enum { PB = 1, PY = 4, PX = 6 }; /* the NaN pixel */
   tfs_tensor *xv = nt_random((int64_t[]){k.n, k.h, k.w, k.c}, 4, 5);
   tfs_tensor *fv = nt_random((int64_t[]){3, 3, k.c, k.kn}, 4, 6);
@@ -324,8 +349,8 @@ static void test_fused(void) {
   reference(&k, tfs_tensor_data(xv), tfs_tensor_data(fv), k.h, k.w, 1, 1,
             want, scale);
   const float *bias = tfs_tensor_data(bv);
-  for (int a = 0; a < 6; a++) {
-    int tile = a < 3 ? 2 : 4, act = a % 3;
+  for (int a = 0; a < 8; a++) {
+    int tile = a < 4 ? 2 : 4, act = a % 4;
     float *w = malloc(sizeof(float) * (size_t)ny);
     int nans = 0;
     for (int64_t i = 0; i < ny; i++) {
@@ -333,6 +358,12 @@ static void test_fused(void) {
       nans += v != v;
       if (act == 2) {
         w[i] = v < 0 ? expm1f(v) : v;
+        continue;
+      }
+      if (act == 3) {
+        float t = v + 3.0f;
+        t = t < 0 ? 0 : t > 6 ? 6 : t;
+        w[i] = v * t / 6.0f;
         continue;
       }
       v = v < 0 ? 0 : v;
@@ -359,7 +390,8 @@ static void test_fused(void) {
           bad += tile == 2 || b != PB || !tile_reaches(tile, oy, ox, PY, PX);
         } else {
           bad += fabs(got[i] - w[i]) >
-                 kBound[tile / 2] * scale[i] + 1e-6 * fabs(w[i]);
+                 (act == 3 ? 1.5 : 1) * kBound[tile / 2] * scale[i] +
+                     1e-6 * fabs(w[i]);
         }
       }
       if (bad)
@@ -368,6 +400,7 @@ static void test_fused(void) {
       CU_ASSERT_EQUAL(bad, 0);
       if (tile == 4) CU_ASSERT(extra > 0); /* the reach is real */
       tfs_tensor_free(y);
+      if (act == 3) hard_swish_bits(&k, xv, fv, bv, threads);
     }
     free(w);
   }

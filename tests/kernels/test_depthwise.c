@@ -102,21 +102,30 @@ static void count_part(void *arg, float *row, int64_t c0, int64_t nc) {
 }
 
 /* The epilogue of case number i: none, a bias, bias and Relu, bias and
- * Relu6, Relu alone, in turn (bias: NULL for none). */
+ * Relu6, Relu alone, bias and hard-swish, in turn (bias: NULL for
+ * none). */
 static void case_epilogue(int i, const float *bias, tfs_dw_epilogue *ep) {
-  static const int acts[] = {TFS_DW_ACT_NONE, TFS_DW_ACT_NONE,
-                             TFS_DW_ACT_RELU, TFS_DW_ACT_RELU6,
-                             TFS_DW_ACT_RELU};
-  ep->bias = i % 5 == 0 || i % 5 == 4 ? NULL : bias;
-  ep->act = acts[i % 5];
+  static const int acts[] = {TFS_DW_ACT_NONE,  TFS_DW_ACT_NONE,
+                             TFS_DW_ACT_RELU,  TFS_DW_ACT_RELU6,
+                             TFS_DW_ACT_RELU,  TFS_DW_ACT_HARD_SWISH};
+  ep->bias = i % 6 == 0 || i % 6 == 4 ? NULL : bias;
+  ep->act = acts[i % 6];
 }
 
-/* want[] after the epilogue, in float as BiasAdd and Relu / Relu6 do. */
+/* want[] after the epilogue, in float as BiasAdd and Relu / Relu6 do;
+ * hard-swish as x * relu6(x + 3) / 6 in double (within the tolerance of
+ * float's steps). */
 static void ref_epilogue(const tfs_dw_epilogue *ep, int64_t oc, float *y,
                          int64_t n) {
   for (int64_t i = 0; i < n; i++) {
     float x = y[i];
     if (ep->bias) x = x + ep->bias[i % oc];
+    if (ep->act == TFS_DW_ACT_HARD_SWISH) {
+      double t = (double)x + 3;
+      t = t < 0 ? 0 : t > 6 ? 6 : t;
+      y[i] = (float)(x * t / 6);
+      continue;
+    }
     if (ep->act != TFS_DW_ACT_NONE) x = x > 0 ? x : 0.0f;
     if (ep->act == TFS_DW_ACT_RELU6 && x > 6.0f) x = 6.0f;
     y[i] = x;
@@ -386,9 +395,9 @@ static void test_depthwise_pool(void) {
 /* ---- through sessions ------------------------------------------------- */
 
 /* x (placeholder) -> _FusedDepthwiseConv2dNative with BiasAdd (bv) and
- * Relu6; returns the output for x (caller frees). */
+ * act (NULL: none); returns the output for x (caller frees). */
 static tfs_tensor *run_fused(const dw_case *k, tfs_tensor *xv, tfs_tensor *fv,
-                          tfs_tensor *bv) {
+                             tfs_tensor *bv, const char *act) {
   tfs_status *st = tfs_status_new();
   tfs_graph *g = tfs_graph_new();
   tfs_output x = tfs_op_placeholder(g, "x", TFS_FLOAT, NULL, -1, st);
@@ -398,10 +407,10 @@ static tfs_tensor *run_fused(const dw_case *k, tfs_tensor *xv, tfs_tensor *fv,
   tfs_op_desc_add_input(d, x);
   tfs_op_desc_add_input(d, f);
   tfs_op_desc_add_input_list(d, &b, 1);
-  const char *ops[2] = {"BiasAdd", "Relu6"};
-  size_t lens[2] = {7, 5};
+  const char *ops[2] = {"BiasAdd", act};
+  size_t lens[2] = {7, act ? strlen(act) : 0};
   tfs_op_desc_set_attr_string_list(d, "fused_ops", (const void *const *)ops,
-                                   lens, 2);
+                                   lens, act ? 2 : 1);
   tfs_op_desc_set_attr_int(d, "num_args", 1);
   nt_attr a[3] = {NT_LIST4("strides", 1, k->sh, k->sw, 1),
                   NT_LIST4("dilations", 1, k->dh, k->dw, 1),
@@ -419,7 +428,9 @@ static tfs_tensor *run_fused(const dw_case *k, tfs_tensor *xv, tfs_tensor *fv,
 }
 
 /* The op and its fused form (bias, Relu6 per finished part) on every
- * path, over images big enough to be split over the session's pool. */
+ * path, over images big enough to be split over the session's pool; the
+ * fused form with hard-swish (applied as each part is stored) gives the
+ * bits of _TfsHardSwish run on its output with the bias alone. */
 static void test_depthwise_ops(void) {
   static const dw_case cases[] = {
       {1, 9, 13, 67, 1, 3, 3, 1, 1, 1, 1, 'S', {0}},
@@ -461,9 +472,16 @@ static void test_depthwise_ops(void) {
       float *fp = tfs_tensor_data(fv), *bp = tfs_tensor_data(bv);
       for (int64_t e = 0; e < tfs_tensor_num_elements(fv); e++) fp[e] *= 4;
       for (int64_t e = 0; e < g.oc; e++) bp[e] *= 4;
-      y = run_fused(k, xv, fv, bv);
+      y = run_fused(k, xv, fv, bv, "Relu6");
       nt_check_f32(y, yd, 4, want, 1e-5, 4e-5);
       tfs_tensor_free(y);
+      tfs_tensor *yb = run_fused(k, xv, fv, bv, NULL);
+      tfs_tensor *hs = nt_run1("_TfsHardSwish", &yb, 1, NULL, 0);
+      y = run_fused(k, xv, fv, bv, "_TfsHardSwish");
+      nt_check_f32(y, yd, 4, tfs_tensor_data(hs), 0, 0);
+      tfs_tensor_free(y);
+      tfs_tensor_free(hs);
+      tfs_tensor_free(yb);
       free(want);
       tfs_tensor_free(xv);
       tfs_tensor_free(fv);

@@ -4,11 +4,11 @@
  * the convolution, its bias, then a tensor of the output's shape added
  * and the activation, per finished block of the output (NHWC) or over
  * the whole output (NCHW, an input without elements); and the plain
- * [BiasAdd (, activation)] epilogue (bias, Relu and Relu6 in the GEMM's
- * store, the others after it) on the same paths.  Against Conv2D's
- * output on the same GEMM family with the bias and the sum applied in the
- * test and the activation op run on that (the bits of the unfused ops),
- * a NaN in the addend kept, on every
+ * [BiasAdd (, activation)] epilogue (bias, Relu, Relu6 and hard-swish in
+ * the GEMM's store, the others after it) on the same paths.  Against
+ * Conv2D's output on the same GEMM family with the bias and the sum
+ * applied in the test and the activation op run on that (the bits of the
+ * unfused ops), a NaN in the addend and one in the input kept, on every
  * family this CPU has, patches in place and packed, 1 and 4 threads; and
  * the kernel's errors.
  */
@@ -40,8 +40,8 @@ static const add_case kCases[] = {
     {1, 4, 4, 0, 3, 1, 1, 6, "SAME", 0},     /* input depth 0 */
 };
 
-static const char *const kActs[] = {NULL, "Relu", "Relu6", "LeakyRelu",
-                                    "Elu"};
+static const char *const kActs[] = {NULL,        "Relu", "Relu6",
+                                    "LeakyRelu", "Elu",  "_TfsHardSwish"};
 
 static int64_t out_dim(const add_case *k, int64_t in) {
   return strcmp(k->padding, "SAME") == 0 ? (in + k->s - 1) / k->s
@@ -123,6 +123,8 @@ static void run_case(const add_case *k, int threads, uint32_t seed) {
   float *z = tfs_tensor_data(zv);
   const int64_t ny = tfs_tensor_num_elements(zv);
   z[ny / 2] = NAN; /* stays NaN through every activation */
+  if (k->n * k->h * k->w > 1 && k->c > 0) /* and in the windows over it */
+    ((float *)tfs_tensor_data(xv))[tfs_tensor_num_elements(xv) / 3] = NAN;
   tfs_tensor *conv = NULL;
   char msg[1024];
   tfs_code code = run_op(k, "-", xv, fv, bv, zv, threads, &conv, msg,

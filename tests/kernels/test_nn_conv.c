@@ -1095,10 +1095,10 @@ static void run_cdw_case(const cdw_case *k, uint32_t seed) {
  * of rows with the rows they share carried over (40 rows of 96 channels:
  * 15 KiB a row), the two ops over the pool when there are too few bands
  * for the threads, strides 1 and 2, odd sizes, VALID, dilation, a channel
- * multiplier, activations the GEMM applies as it stores and ones applied
- * after (Elu, Sigmoid), a strided 3x3 first convolution, a batch of small
- * maps, a row wider than a tile, an input of depth 0; 1 and 2 threads,
- * vector and portable depthwise rows. */
+ * multiplier, activations the GEMM applies as it stores (Relu, Relu6,
+ * hard-swish) and ones applied after (Elu, Sigmoid), a strided 3x3 first
+ * convolution, a batch of small maps, a row wider than a tile, an input
+ * of depth 0; 1 and 2 threads, vector and portable depthwise rows. */
 static void test_fused_conv_depthwise(void) {
   static const cdw_case cases[] = {
       /* n h w c kh ce sh act1; dkh dsh dd mult dpad act2 */
@@ -1111,6 +1111,11 @@ static void test_fused_conv_depthwise(void) {
       {1, 24, 24, 8, 1, 40, 1, "Relu6", 3, 1, 2, 1, "SAME", "Relu6"},
       {1, 6, 220, 4, 1, 256, 1, "Relu6", 3, 1, 1, 1, "SAME", "Relu6"},
       {1, 6, 6, 0, 1, 16, 1, "Elu", 3, 1, 1, 1, "SAME", "Relu6"},
+      /* MobileNetV3's hard-swish after both, stored with the tiles */
+      {1, 30, 30, 16, 1, 72, 1, "_TfsHardSwish", 3, 1, 1, 1, "SAME",
+       "_TfsHardSwish"},
+      {1, 21, 19, 8, 1, 40, 1, "_TfsHardSwish", 5, 2, 1, 1, "SAME",
+       "_TfsHardSwish"},
   };
   for (size_t i = 0; i < sizeof cases / sizeof *cases; i++)
     run_cdw_case(&cases[i], 700 + 5 * (uint32_t)i);

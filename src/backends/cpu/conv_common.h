@@ -72,9 +72,9 @@ typedef void (*tfs_conv_done_fn)(void *arg, int64_t r0, int64_t mb,
 /* out[n * oh * ow, kn] = conv(in NHWC, filter HWIO) for every group, split
  * over the kernel's intra-op pool; `packed` holds the filter packed per
  * group (tfs_conv_packed_for) or is NULL, and then `filt` is packed for
- * this call.  bias (kn values, or NULL) is added and relu (1: Relu's
- * max(0, x), NaN kept; 2: Relu6's min(6, max(0, x)), NaN kept) applied as
- * tiles are stored, before done (which may be NULL) sees them.  Returns
+ * this call.  bias (kn values, or NULL) is added and the activation relu
+ * (TFS_STORE_* of store_act.h: none, Relu, Relu6 or hard-swish) applied
+ * as tiles are stored, before done (which may be NULL) sees them.  Returns
  * 0, or -1 after failing c when memory runs out. */
 int tfs_conv_f32_gemm(tfs_kernel_ctx *c, const conv_geom *g, const float *in,
                       struct tfs_gemm_packed *const *packed,

@@ -20,6 +20,7 @@
 #include "backends/cpu/conv_common.h"
 #include "backends/cpu/conv_depthwise.h"
 #include "backends/cpu/cpu_tables.h"
+#include "backends/cpu/store_act.h"
 
 typedef struct dw_state {
   tfs_window w;
@@ -113,7 +114,9 @@ static void dw_epilogue_c(const tfs_dw_plan *p, float *row, int64_t n,
     for (int64_t c = c0; c < c1; c++) {
       float x = row[i * oc + c];
       if (p->bias) x = x + p->bias[c];
-      if (p->act != TFS_DW_ACT_NONE) {
+      if (p->act == TFS_DW_ACT_HARD_SWISH) {
+        x = tfs_hard_swish1(x);
+      } else if (p->act != TFS_DW_ACT_NONE) {
         float r = x > 0 ? x : (x != x ? x : 0.0f);
         if (p->act == TFS_DW_ACT_RELU6 && r > 6.0f) r = 6.0f;
         x = r;

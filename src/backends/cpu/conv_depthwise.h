@@ -22,8 +22,15 @@ typedef void (*tfs_dw_done_fn)(void *arg, float *row, int64_t c0,
                                int64_t nc);
 
 /* The activations tfs_dw_f32 applies as it stores: none, Relu, Relu6
- * (the fused epilogue's formulas: NaN stays NaN, -0 becomes +0). */
-enum { TFS_DW_ACT_NONE, TFS_DW_ACT_RELU, TFS_DW_ACT_RELU6 };
+ * (the fused epilogue's formulas: NaN stays NaN, -0 becomes +0) and
+ * hard-swish (store_act.h's tfs_hard_swish1, the same steps as the fused
+ * epilogue's). */
+enum {
+  TFS_DW_ACT_NONE,
+  TFS_DW_ACT_RELU,
+  TFS_DW_ACT_RELU6,
+  TFS_DW_ACT_HARD_SWISH
+};
 
 /* What each output element gets before it is stored: bias[channel]
  * added when bias is not NULL, then act (TFS_DW_ACT_*), each rounded to

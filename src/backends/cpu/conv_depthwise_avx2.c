@@ -29,6 +29,7 @@
 #define DW_ADD(a, b) _mm256_add_ps(a, b)
 #define DW_MAX(a, b) _mm256_max_ps(a, b)
 #define DW_MIN(a, b) _mm256_min_ps(a, b)
+#define DW_MUL(a, b) _mm256_mul_ps(a, b)
 #define DW_SET1(x) _mm256_set1_ps(x)
 #define DW_KEEPNAN(r, x) \
   _mm256_blendv_ps(r, x, _mm256_cmp_ps(x, x, _CMP_UNORD_Q))

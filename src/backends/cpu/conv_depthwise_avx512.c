@@ -27,6 +27,7 @@
 #define DW_ADD(a, b) _mm512_add_ps(a, b)
 #define DW_MAX(a, b) _mm512_max_ps(a, b)
 #define DW_MIN(a, b) _mm512_min_ps(a, b)
+#define DW_MUL(a, b) _mm512_mul_ps(a, b)
 #define DW_SET1(x) _mm512_set1_ps(x)
 #define DW_KEEPNAN(r, x) \
   _mm512_mask_mov_ps(r, _mm512_cmp_ps_mask(x, x, _CMP_UNORD_Q), x)

@@ -17,8 +17,8 @@
  *   DW_MASKN(n)         the first n lanes (0 < n <= DW_VL)
  *   DW_IDXLOAD(u8)      DW_VL lane indices from bytes
  *   DW_PERM(v, idx)     lane i of the result is lane idx[i] of v
- *   DW_ADD(a, b), DW_MAX(a, b), DW_MIN(a, b)  maxps / minps: the second
- *                       operand where either is NaN
+ *   DW_ADD(a, b), DW_MUL(a, b), DW_MAX(a, b), DW_MIN(a, b)  maxps /
+ *                       minps: the second operand where either is NaN
  *   DW_SET1(x)          x in every lane
  *   DW_KEEPNAN(r, x)    r, with x's lanes where x is NaN
  *   DW_ROW              the name of the row function
@@ -31,7 +31,8 @@
  * single pixel), keeping one accumulator per pixel and vector in a
  * register and reusing each filter vector for all its pixels: no branch
  * per element, no read-modify-write of the output.  The bias and Relu /
- * Relu6 of the plan are applied to the accumulators before the store.
+ * Relu6 / hard-swish of the plan are applied to the accumulators before
+ * the store.
  *
  * The interior of the common MobileNet shapes (3x3 and 5x5 filters,
  * stride 1 or 2, no dilation, no multiplier) runs dw_pxs instead: the
@@ -68,7 +69,11 @@ typedef struct dw_px_args {
 static inline DW_TGT __attribute__((always_inline)) DW_V dw_epi(
     const dw_px_args *a, DW_V x, DW_V b) {
   if (a->bias) x = DW_ADD(x, b);
-  if (a->act != TFS_DW_ACT_NONE) {
+  if (a->act == TFS_DW_ACT_HARD_SWISH) { /* tfs_hard_swish1's steps */
+    DW_V t = DW_MIN(DW_SET1(6.0f),
+                    DW_MAX(DW_ZERO(), DW_ADD(x, DW_SET1(3.0f))));
+    x = DW_MUL(x, DW_MUL(t, DW_SET1(1.0f / 6.0f)));
+  } else if (a->act != TFS_DW_ACT_NONE) {
     DW_V r = DW_MAX(x, DW_ZERO());
     if (a->act == TFS_DW_ACT_RELU6) r = DW_MIN(r, DW_SET1(6.0f));
     x = DW_KEEPNAN(r, x);

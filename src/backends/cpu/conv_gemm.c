@@ -16,6 +16,7 @@
 #include "backends/cpu/conv_winograd.h"
 #include "backends/cpu/fused_epilogue.h"
 #include "backends/cpu/gemm.h"
+#include "backends/cpu/store_act.h"
 
 #define MAX_MR 16
 
@@ -91,8 +92,8 @@ static void conv_pack(void *arg, int64_t r0, int64_t mb, int64_t pc,
   }
 }
 
-/* The packed path's tiles: the bias and Relu or Relu6 the indirect
- * kernels apply when they store, then the caller's epilogue. */
+/* The packed path's tiles: the bias and activation the indirect kernels
+ * apply when they store (store_act.h), then the caller's epilogue. */
 static void conv_done(void *arg, int64_t r0, int64_t mb, int64_t c0,
                       int64_t nb) {
   const conv_src *s = arg;
@@ -103,8 +104,9 @@ static void conv_done(void *arg, int64_t r0, int64_t mb, int64_t c0,
       float *p = s->out + r * ld + c0;
       for (int64_t j = 0; j < nb; j++) {
         float x = p[j] + (s->bias ? s->bias[c0 + j] : 0.0f);
-        if (s->relu && !(x > 0) && x == x) x = 0.0f;
-        p[j] = s->relu > 1 && x > 6.0f ? 6.0f : x;
+        if (tfs_store_clamps(s->relu) && !(x > 0) && x == x) x = 0.0f;
+        if (s->relu == TFS_STORE_RELU6 && x > 6.0f) x = 6.0f;
+        p[j] = s->relu == TFS_STORE_HARD_SWISH ? tfs_hard_swish1(x) : x;
       }
     }
   }
@@ -320,10 +322,12 @@ int tfs_conv_f32_gemm(tfs_kernel_ctx *c, const conv_geom *g, const float *in,
     tfs_gemm_f32(0, 0, m, g->kn, g->kc, 1.0f, in, g->kc, filt, g->kn, 0.0f,
                  out, g->kn, tfs_kctx_intra_pool(c));
     if (bias || relu)
-      tfs_fused_rows_f32(relu > 1  ? TFS_FA_RELU6
-                         : relu ? TFS_FA_RELU
-                                : TFS_FA_NONE,
+      tfs_fused_rows_f32(relu == TFS_STORE_RELU6  ? TFS_FA_RELU6
+                         : relu == TFS_STORE_RELU ? TFS_FA_RELU
+                                                  : TFS_FA_NONE,
                          0.0f, out, m, g->kn, g->kn, NULL, bias);
+    if (relu == TFS_STORE_HARD_SWISH)
+      tfs_fused_hard_swish_f32(out, out, m * g->kn);
     if (done) done(done_arg, 0, m, 0, g->kn);
     return 0;
   }

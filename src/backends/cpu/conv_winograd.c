@@ -25,6 +25,7 @@
 #include "backends/cpu/conv_winograd.h"
 #include "backends/cpu/conv_winograd4.h"
 #include "backends/cpu/gemm.h"
+#include "backends/cpu/store_act.h"
 
 #define TGT __attribute__((target("avx2,fma")))
 #define NPOS_MAX 36 /* transform-domain positions: 4x4, or 6x6 */
@@ -229,8 +230,10 @@ static void out_scalar(const float *m, int64_t ldm, int64_t c0, int64_t c1,
       for (int j = 0; j < 2; j++) {
         if (!y[2 * i + j]) continue;
         float x = bias ? r[j] + bias[ch] : r[j];
-        x = relu ? relu_f(x) : x;
-        y[2 * i + j][ch] = relu > 1 && x > 6.0f ? 6.0f : x;
+        x = tfs_store_clamps(relu) ? relu_f(x) : x;
+        if (relu == TFS_STORE_RELU6 && x > 6.0f) x = 6.0f;
+        if (relu == TFS_STORE_HARD_SWISH) x = tfs_hard_swish1(x);
+        y[2 * i + j][ch] = x;
       }
     }
   }
@@ -284,8 +287,9 @@ TGT static void out_avx2(const float *m, int64_t ldm, int64_t ch,
         if (!y[2 * i + j]) continue;
         __m256 x = bias ? _mm256_add_ps(r[j], b) : r[j];
         /* max(0, x) returns x when x is NaN, and -0 for -0 */
-        if (relu) x = _mm256_max_ps(zero, x);
-        if (relu > 1) x = _mm256_min_ps(_mm256_set1_ps(6.0f), x);
+        if (tfs_store_clamps(relu)) x = _mm256_max_ps(zero, x);
+        if (relu == TFS_STORE_RELU6) x = _mm256_min_ps(_mm256_set1_ps(6.0f), x);
+        if (relu == TFS_STORE_HARD_SWISH) x = TFS_HARD_SWISH_VEC(_mm256, x);
         _mm256_storeu_ps(y[2 * i + j] + ch, x);
       }
     }
@@ -346,8 +350,9 @@ TGT512 static void out_avx512(const float *m, int64_t ldm, int64_t nc,
         if (!y[2 * i + j]) continue;
         __m512 x = bias ? _mm512_add_ps(r[j], b) : r[j];
         /* max(0, x) returns x when x is NaN, and -0 for -0 */
-        if (relu) x = _mm512_max_ps(zero, x);
-        if (relu > 1) x = _mm512_min_ps(_mm512_set1_ps(6.0f), x);
+        if (tfs_store_clamps(relu)) x = _mm512_max_ps(zero, x);
+        if (relu == TFS_STORE_RELU6) x = _mm512_min_ps(_mm512_set1_ps(6.0f), x);
+        if (relu == TFS_STORE_HARD_SWISH) x = TFS_HARD_SWISH_VEC(_mm512, x);
         _mm512_storeu_ps(y[2 * i + j] + ch, x);
       }
     }

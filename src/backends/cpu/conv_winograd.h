@@ -105,9 +105,9 @@ int tfs_wino_filter_tile(const tfs_wino_filter *wf);
 
 /* out[n * oh * ow, kn] = conv(in NHWC) for a geometry tfs_wino_fits
  * accepts and a filter made for its depths, split over the kernel's
- * intra-op pool; bias (kn values, or NULL) and relu (1: max(0, x); 2:
- * min(6, max(0, x)), Relu6; NaN kept) are applied as pixels are
- * stored, then done (or NULL) receives
+ * intra-op pool; bias (kn values, or NULL) and the activation relu
+ * (TFS_STORE_* of store_act.h: none, Relu, Relu6 or hard-swish) are
+ * applied as pixels are stored, then done (or NULL) receives
  * each finished strip of whole output rows (all kn channels).  Returns 0,
  * or -1 after failing c when memory runs out. */
 int tfs_wino_conv_f32(tfs_kernel_ctx *c, const conv_geom *g, const float *in,

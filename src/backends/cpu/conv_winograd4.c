@@ -18,6 +18,7 @@
 #include <string.h>
 
 #include "backends/cpu/conv_winograd4.h"
+#include "backends/cpu/store_act.h"
 
 /* One row or column of the input transform: x[0..5] -> y[0..5]. */
 #define BT6(T, x, y)                                                        \
@@ -66,9 +67,9 @@ static void in_scalar(const float *const *d, int64_t c0, int64_t c1,
 static inline float act_scalar(float x, const float *bias, int64_t ch,
                                int relu) {
   if (bias) x = x + bias[ch];
-  if (relu && x < 0.0f) x = 0.0f; /* NaN and -0 kept, as max(0, x) */
-  if (relu > 1 && x > 6.0f) x = 6.0f;
-  return x;
+  if (tfs_store_clamps(relu) && x < 0.0f) x = 0.0f; /* NaN, -0 kept */
+  if (relu == TFS_STORE_RELU6 && x > 6.0f) x = 6.0f;
+  return relu == TFS_STORE_HARD_SWISH ? tfs_hard_swish1(x) : x;
 }
 
 static void out_scalar(const float *m, int64_t ldm, int64_t c0, int64_t c1,
@@ -102,14 +103,22 @@ typedef float v16u __attribute__((vector_size(64), aligned(4)));
 typedef int32_t i16 __attribute__((vector_size(64)));
 
 /* x with the bias added, then max(0, x) and min(6, x) as the vector
- * max/min instructions give them: NaN and -0 kept. */
+ * max/min instructions give them: NaN and -0 kept; hard-swish as
+ * tfs_hard_swish1 computes it (a NaN t stays NaN). */
 #define ACT_VEC(V, I, x, bias, ch, relu)                                    \
   do {                                                                      \
     if (bias) x = x + *(const V##u *)((bias) + (ch));                       \
-    if (relu) x = (V)((I)x & ~(I)(x < 0.0f));                               \
-    if ((relu) > 1) {                                                       \
+    if (tfs_store_clamps(relu)) x = (V)((I)x & ~(I)(x < 0.0f));             \
+    if ((relu) == TFS_STORE_RELU6) {                                        \
       I big = (I)(x > 6.0f);                                                \
       x = (V)(((I)x & ~big) | ((I)((V){0} + 6.0f) & big));                  \
+    }                                                                       \
+    if ((relu) == TFS_STORE_HARD_SWISH) {                                   \
+      V t = x + 3.0f;                                                       \
+      t = (V)((I)t & ~(I)(t < 0.0f));                                       \
+      I big = (I)(t > 6.0f);                                                \
+      t = (V)(((I)t & ~big) | ((I)((V){0} + 6.0f) & big));                  \
+      x = x * (t * (1.0f / 6.0f));                                          \
     }                                                                       \
   } while (0)
 

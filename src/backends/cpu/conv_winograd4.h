@@ -19,8 +19,8 @@ void tfs_wino4__in(int simd, const float *const *d, int64_t nc, float *v,
 
 /* Channels [0, nc) of the 36 products m + p * ldm to Y = A^T M A, the
  * 4x4 pixels y[i * 4 + q] (NULL past the output's edge), with bias (nc
- * values, or NULL) added and relu (1: max(0, x), 2: min(6, max(0, x)),
- * NaN kept) applied as they are stored.  simd as above. */
+ * values, or NULL) added and the activation relu (TFS_STORE_* of
+ * store_act.h) applied as they are stored.  simd as above. */
 void tfs_wino4__out(int simd, const float *m, int64_t ldm, int64_t nc,
                     float *const *y, const float *bias, int relu);
 

@@ -290,13 +290,6 @@ void tfs_fused_add_rows_f32(int act, float alpha, float *rows, int64_t nrows,
 
 /* ---- hard-swish: x * (min(max(x + 3, 0), 6) * (1/6)) -------------------- */
 
-static inline float hard_swish1(float v) {
-  float t = v + 3.0f;
-  t = t < 0.0f ? 0.0f : t;
-  t = t > 6.0f ? 6.0f : t;
-  return v * (t * (1.0f / 6.0f));
-}
-
 /* max(0, t) and min(6, t) return t when it is NaN, as the scalar form */
 static T512 void hard_swish512(const float *x, float *y, int64_t n) {
   const __m512 three = _mm512_set1_ps(3.0f), zero = _mm512_setzero_ps();
@@ -307,7 +300,7 @@ static T512 void hard_swish512(const float *x, float *y, int64_t n) {
     __m512 t = _mm512_min_ps(six, _mm512_max_ps(zero, _mm512_add_ps(v, three)));
     _mm512_storeu_ps(y + i, _mm512_mul_ps(v, _mm512_mul_ps(t, sixth)));
   }
-  for (; i < n; i++) y[i] = hard_swish1(x[i]);
+  for (; i < n; i++) y[i] = tfs_hard_swish1(x[i]);
 }
 
 static T256 void hard_swish256(const float *x, float *y, int64_t n) {
@@ -319,7 +312,7 @@ static T256 void hard_swish256(const float *x, float *y, int64_t n) {
     __m256 t = _mm256_min_ps(six, _mm256_max_ps(zero, _mm256_add_ps(v, three)));
     _mm256_storeu_ps(y + i, _mm256_mul_ps(v, _mm256_mul_ps(t, sixth)));
   }
-  for (; i < n; i++) y[i] = hard_swish1(x[i]);
+  for (; i < n; i++) y[i] = tfs_hard_swish1(x[i]);
 }
 
 void tfs_fused_hard_swish_f32(const float *x, float *y, int64_t n) {
@@ -328,6 +321,6 @@ void tfs_fused_hard_swish_f32(const float *x, float *y, int64_t n) {
   } else if (tfs_cpu_has(TFS_CPU_ISA_AVX2)) {
     hard_swish256(x, y, n);
   } else {
-    for (int64_t i = 0; i < n; i++) y[i] = hard_swish1(x[i]);
+    for (int64_t i = 0; i < n; i++) y[i] = tfs_hard_swish1(x[i]);
   }
 }

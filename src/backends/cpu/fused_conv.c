@@ -126,8 +126,9 @@ static void fdw_done(void *arg, float *row, int64_t c0, int64_t nc) {
   tfs_fused_apply(&j->s->e, row + c0, j->g->ow, nc, j->g->oc, NULL, NULL);
 }
 
-/* A depthwise convolution's epilogue: the bias always, and Relu / Relu6
- * as it stores; 1 when the activation is left to fdw_done. */
+/* A depthwise convolution's epilogue: the bias always, and Relu, Relu6
+ * or hard-swish as it stores; 1 when the activation is left to
+ * fdw_done. */
 static int fdw_epilogue(const fconv_job *j, tfs_dw_epilogue *ep) {
   ep->bias = j->shift; /* depthwise epilogues are a bias: no scale */
   switch (j->s->e.act) {
@@ -139,6 +140,9 @@ static int fdw_epilogue(const fconv_job *j, tfs_dw_epilogue *ep) {
       return 0;
     case TFS_FA_RELU6:
       ep->act = TFS_DW_ACT_RELU6;
+      return 0;
+    case TFS_FA_HARD_SWISH:
+      ep->act = TFS_DW_ACT_HARD_SWISH;
       return 0;
     default:
       ep->act = TFS_DW_ACT_NONE;

@@ -322,9 +322,10 @@ static void cdw_compute(tfs_kernel_ctx *c) {
   j.dwf = c->inputs[3]->data;
   j.out = y->data;
   j.ep2.bias = c->inputs[4]->data;
-  j.ep2.act = s->e2.act == TFS_FA_RELU    ? TFS_DW_ACT_RELU
-              : s->e2.act == TFS_FA_RELU6 ? TFS_DW_ACT_RELU6
-                                          : TFS_DW_ACT_NONE;
+  j.ep2.act = s->e2.act == TFS_FA_RELU         ? TFS_DW_ACT_RELU
+              : s->e2.act == TFS_FA_RELU6      ? TFS_DW_ACT_RELU6
+              : s->e2.act == TFS_FA_HARD_SWISH ? TFS_DW_ACT_HARD_SWISH
+                                               : TFS_DW_ACT_NONE;
   j.later2 = s->e2.act != TFS_FA_NONE && j.ep2.act == TFS_DW_ACT_NONE;
   j.in_store = !j.scale1;
   if (x->nelems == 0) {

@@ -21,6 +21,7 @@
 #include <string.h>
 
 #include "kernels/kernel.h"
+#include "backends/cpu/store_act.h"
 #include "backends/cpu/vmath.h"
 
 enum { TFS_FE_NONE, TFS_FE_BIAS, TFS_FE_BATCH_NORM, TFS_FE_MUL };
@@ -172,17 +173,26 @@ static inline void tfs_fused_apply(const tfs_fused_epilogue *e, float *rows,
   }
 }
 
-/* 1 when e's activation is one a GEMM applies as it stores its tiles
- * (none, Relu or Relu6), after the bias. */
+/* 1 when e's activation is one a convolution applies as it stores its
+ * tiles (none, Relu, Relu6 or hard-swish: store_act.h), after the bias. */
 static inline int tfs_fused_act_in_store(const tfs_fused_epilogue *e) {
   return e->act == TFS_FA_NONE || e->act == TFS_FA_RELU ||
-         e->act == TFS_FA_RELU6;
+         e->act == TFS_FA_RELU6 || e->act == TFS_FA_HARD_SWISH;
 }
 
-/* The GEMM's `relu` argument for e's activation: 1 Relu, 2 Relu6, else
- * 0. */
+/* The convolution's `relu` argument (TFS_STORE_*) for e's activation:
+ * TFS_STORE_NONE when it is not one tfs_fused_act_in_store accepts. */
 static inline int tfs_fused_store_relu(const tfs_fused_epilogue *e) {
-  return e->act == TFS_FA_RELU ? 1 : e->act == TFS_FA_RELU6 ? 2 : 0;
+  switch (e->act) {
+    case TFS_FA_RELU:
+      return TFS_STORE_RELU;
+    case TFS_FA_RELU6:
+      return TFS_STORE_RELU6;
+    case TFS_FA_HARD_SWISH:
+      return TFS_STORE_HARD_SWISH;
+    default:
+      return TFS_STORE_NONE;
+  }
 }
 
 /* The epilogue left over rows a GEMM stored: with the bias added in the

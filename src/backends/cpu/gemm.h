@@ -99,9 +99,9 @@ typedef struct tfs_gemm_a_source {
  * r of A is nseg segments of seglen floats (nseg * seglen == k), segment
  * s at base(r) + segoff[s].  rows writes base(r) for r in [r0, r0 + mb)
  * into out; done is as in tfs_gemm_a_source.  The micro-kernels add
- * bias[j] to column j when bias is not NULL, then apply max(0, x) (NaN
- * kept) when relu, and min(6, .) after it when relu is 2 (Relu6), before
- * storing C. */
+ * bias[j] to column j when bias is not NULL, then apply the activation
+ * relu (TFS_STORE_* of store_act.h: max(0, x) with NaN kept for Relu,
+ * min(6, .) after it for Relu6, or hard-swish), before storing C. */
 typedef struct tfs_gemm_indirect {
   void (*rows)(void *arg, int64_t r0, int64_t mb, const float **out);
   void (*done)(void *arg, int64_t r0, int64_t mb, int64_t c0, int64_t nb);
@@ -109,7 +109,7 @@ typedef struct tfs_gemm_indirect {
   const int64_t *segoff;
   int64_t nseg, seglen;
   const float *bias; /* n values, or NULL */
-  int relu;          /* 0, 1 (Relu) or 2 (Relu6) */
+  int relu;          /* TFS_STORE_*: none, Relu, Relu6, hard-swish */
 } tfs_gemm_indirect;
 
 /* Whether this CPU's kernels multiply an indirect A by b (else use

@@ -152,8 +152,8 @@ static inline TGT __attribute__((always_inline)) void iukr_body(
 #undef STEP
   }
   /* max(0, x) is _mm256_max_ps(zero, x): its second operand (x) when x
-   * is NaN, as Relu keeps NaN (Relu6's min(6, .) the same way).  A
-   * partial panel (n < NR) goes through
+   * is NaN, as Relu keeps NaN (Relu6's min(6, .) the same way; hard-swish
+   * as store_act.h gives it).  A partial panel (n < NR) goes through
    * masked loads and stores, the same arithmetic (a scalar tail per row
    * cost a 24 x 72 convolution more than 24 x 80). */
   const __m256 z = _mm256_setzero_ps(), six = _mm256_set1_ps(6.0f);
@@ -162,9 +162,13 @@ static inline TGT __attribute__((always_inline)) void iukr_body(
   if (m > i) {                                                      \
     __m256 x0 = c##i##0, x1 = c##i##1;                              \
     if (bias) x0 = _mm256_add_ps(x0, bb0), x1 = _mm256_add_ps(x1, bb1); \
-    if (relu) x0 = _mm256_max_ps(z, x0), x1 = _mm256_max_ps(z, x1); \
-    if (relu > 1)                                                   \
+    if (tfs_store_clamps(relu))                                     \
+      x0 = _mm256_max_ps(z, x0), x1 = _mm256_max_ps(z, x1);         \
+    if (relu == TFS_STORE_RELU6)                                    \
       x0 = _mm256_min_ps(six, x0), x1 = _mm256_min_ps(six, x1);     \
+    if (relu == TFS_STORE_HARD_SWISH)                               \
+      x0 = TFS_HARD_SWISH_VEC(_mm256, x0),                          \
+      x1 = TFS_HARD_SWISH_VEC(_mm256, x1);                          \
     ST0;                                                            \
     ST1;                                                            \
   }

@@ -99,7 +99,8 @@ static inline TGT __attribute__((always_inline)) __m512 ubcast(
 
 /* The indirect kernel (convolutions): the same 12x32 tile, A broadcast
  * straight from the rows' segments instead of a packed panel; partial
- * sums carried in C when acc; bias and Relu (NaN kept) as it stores. */
+ * sums carried in C when acc; bias and the activation (store_act.h) as
+ * it stores. */
 static inline TGT __attribute__((always_inline)) void iukr_body(
     const int m, const int half, const int uni, int64_t nseg, int64_t seglen,
     const int64_t *segoff, const float *const *rows, const float *row0,
@@ -167,7 +168,8 @@ static inline TGT __attribute__((always_inline)) void iukr_body(
 #undef QB
   }
   /* max(0, x) as _mm512_max_ps(zero, x): its second operand (x) when x
-   * is NaN, as Relu keeps NaN; Relu6's min(6, .) the same way */
+   * is NaN, as Relu keeps NaN; Relu6's min(6, .) the same way; hard-swish
+   * as store_act.h gives it */
   const __m512 z = _mm512_setzero_ps(), six = _mm512_set1_ps(6.0f);
   __m512 bb0 = z, bb1 = z;
   if (bias) {
@@ -178,9 +180,13 @@ static inline TGT __attribute__((always_inline)) void iukr_body(
   if (m > i) {                                                          \
     __m512 x0 = c##i##0, x1 = c##i##1;                                  \
     if (bias) x0 = _mm512_add_ps(x0, bb0), x1 = _mm512_add_ps(x1, bb1); \
-    if (relu) x0 = _mm512_max_ps(z, x0), x1 = _mm512_max_ps(z, x1);     \
-    if (relu > 1)                                                       \
+    if (tfs_store_clamps(relu))                                         \
+      x0 = _mm512_max_ps(z, x0), x1 = _mm512_max_ps(z, x1);             \
+    if (relu == TFS_STORE_RELU6)                                        \
       x0 = _mm512_min_ps(six, x0), x1 = _mm512_min_ps(six, x1);         \
+    if (relu == TFS_STORE_HARD_SWISH)                                   \
+      x0 = TFS_HARD_SWISH_VEC(_mm512, x0),                              \
+      x1 = TFS_HARD_SWISH_VEC(_mm512, x1);                              \
     _mm512_mask_storeu_ps(c + i * ldc, k0, x0);                         \
     if (!half) _mm512_mask_storeu_ps(c + i * ldc + 16, k1, x1);         \
   }

@@ -14,6 +14,8 @@
 
 #include <stdint.h>
 
+#include "backends/cpu/store_act.h"
+
 /* Every micro-kernel also takes `pf` and `npf`: npf cache lines (64
  * bytes) from pf to prefetch into L2 while it multiplies, one a depth step
  * from its first, or two a step (TFS_GEMM_PF2) when npf is more than its
@@ -62,8 +64,8 @@ typedef void (*tfs_gemm_ukr)(int64_t kc, const float *a, const float *b,
 /* The indirect form (convolutions): row i of the A panel is nseg
  * segments of seglen floats, segment s at rows[i] + segoff[s]; b points
  * at the B panel's rows for that depth.  C = A * B, or C += A * B when
- * acc; then + bias[j] when bias is not NULL and max(0, .) when relu (NaN
- * kept), min(6, max(0, .)) when relu is 2 (Relu6, NaN kept). */
+ * acc; then + bias[j] when bias is not NULL, then the activation relu
+ * (TFS_STORE_*, store_act.h: none, Relu, Relu6 or hard-swish). */
 typedef void (*tfs_gemm_iukr)(int64_t nseg, int64_t seglen,
                               const int64_t *segoff,
                               const float *const *rows, const float *b,
