@@ -39,6 +39,8 @@
  *   [Relu | Relu6](x * scale + offset), per-channel constants (what is
  *   left of a batch norm no contraction precedes)
  *                                           -> _TfsScaleShift
+ *   _FusedConv2D(x * s + t), scalar constants (Keras's Rescaling)
+ *       -> _FusedConv2D(x) mapping its input as it reads it
  * act: Relu, Relu6, Elu, LeakyRelu, Tanh, Sigmoid.  float only, except
  * MatMul + BiasAdd [+ act] in bfloat16 too (after auto mixed precision);
  * only nodes requested on no device or a CPU are fused.  Inner
@@ -366,7 +368,8 @@ static int conv_depthwise(tfs_opt_ctx *c, int v, tfs_remap_stats *stats) {
       !is_float_node(g, v) || !bias_fused_nhwc(g, v))
     return 0;
   int q = fusable_input(g, v, 0);
-  if (q < 0 || !tfs_og__is(g, q, "_FusedConv2D") || !bias_fused_nhwc(g, q))
+  if (q < 0 || !tfs_og__is(g, q, "_FusedConv2D") || !bias_fused_nhwc(g, q) ||
+      tfs_remap__has_input_affine(g, q))
     return 0;
   const tfs_tensor *f = tfs_og__const_value(g, g->n[q].in[1]);
   int n = 0;
@@ -649,6 +652,14 @@ int tfs_pass__remap(tfs_opt_ctx *c) {
   for (int v = 0; v < g->nn; v++) {
     if (!tfs_og__live(g, v) || !on_cpu(g->n[v].device)) continue;
     int r = conv_depthwise(c, v, &stats);
+    if (r < 0) return -1;
+    total += r;
+  }
+  /* scalar maps on a convolution's input (Keras's Rescaling), once the
+   * convolutions have their final ops */
+  for (int v = 0; v < g->nn; v++) {
+    if (!tfs_og__live(g, v) || !on_cpu(g->n[v].device)) continue;
+    int r = tfs_remap__input_affine(c, v, &stats);
     if (r < 0) return -1;
     total += r;
   }

@@ -81,6 +81,17 @@ void tfs_remap__count(tfs_remap_stats *s, const char *what);
  * the output must load in TensorFlow), -1 on an error. */
 int tfs_remap__layer_norm(tfs_opt_ctx *c, int v, tfs_remap_stats *stats);
 
+/* A scalar Mul and/or Add (or Sub) on the input of the _FusedConv2D q
+ * -> q mapping its input as it reads it (_tfs_input_scale,
+ * _tfs_input_shift; remap_input_affine.c); 1 when rewritten, 0 when q
+ * does not read one (or the output must load in TensorFlow), -1 on an
+ * error. */
+int tfs_remap__input_affine(tfs_opt_ctx *c, int q, tfs_remap_stats *stats);
+
+/* 1 when node q maps its input so (the rewrites that copy a fixed set
+ * of q's attrs into another op must leave q alone). */
+int tfs_remap__has_input_affine(const tfs_ograph *g, int q);
+
 /* [Relu | Relu6](Mul(x, scale) + offset) with per-channel constants,
  * ending at v -> _TfsScaleShift (remap_scale_shift.c); 1 when rewritten,
  * 0 when v does not end one (or the op has no kernel on its device, or

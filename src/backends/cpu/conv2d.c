@@ -99,8 +99,9 @@ static int conv_nhwc(tfs_kernel_ctx *c, const conv2d_state *s,
       ct == TFS_FLOAT ? tfs_conv_wino_for(&s->packed, g, filt) : NULL;
   if (wf) return tfs_wino_conv_f32(c, g, in, wf, out, NULL, 0, NULL, NULL);
   if (ct == TFS_FLOAT)
-    return tfs_conv_f32_gemm(c, g, in, tfs_conv_packed_for(&s->packed, g),
-                             filt, out, NULL, 0, NULL, NULL);
+    return tfs_conv_f32_gemm(c, g, in, NULL,
+                             tfs_conv_packed_for(&s->packed, g), filt, out,
+                             NULL, 0, NULL, NULL);
   conv_job j;
   memset(&j, 0, sizeof j);
   j.g = g;

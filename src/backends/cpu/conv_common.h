@@ -63,6 +63,28 @@ void tfs_conv_gemm(tfs_dtype dt, int trans_b, int64_t m, int64_t n, int64_t k,
 
 struct tfs_gemm_packed;
 
+/* An affine map on a convolution's input, applied as the input is read
+ * (Keras's Rescaling before a model's first convolution, folded in by the
+ * remapper): each element times scale, rounded, then plus shift,
+ * rounded, as Mul then AddV2 compute them (never one fused multiply-add);
+ * has_scale and has_shift say which of the two steps there are.  The
+ * zero padding around the image is not mapped, as in the unfused graph,
+ * where the convolution pads the mapped image. */
+typedef struct tfs_conv_affine {
+  float scale, shift;
+  int has_scale, has_shift;
+} tfs_conv_affine;
+
+/* out[i] = a applied to in[i] for i < n (out may be in). */
+void tfs_conv_affine_f32(const tfs_conv_affine *a, const float *in,
+                         float *out, int64_t n);
+
+/* in mapped by a into kernel scratch of n floats, split over the
+ * kernel's intra-op pool; NULL after failing c when memory runs out. */
+const float *tfs_conv_affine_input(tfs_kernel_ctx *c,
+                                   const tfs_conv_affine *a,
+                                   const float *in, int64_t n);
+
 /* Called once per finished block of the output: rows (output pixels)
  * [r0, r0 + mb) by output channels [c0, c0 + nb), on the thread that
  * computed it. */
@@ -72,11 +94,15 @@ typedef void (*tfs_conv_done_fn)(void *arg, int64_t r0, int64_t mb,
 /* out[n * oh * ow, kn] = conv(in NHWC, filter HWIO) for every group, split
  * over the kernel's intra-op pool; `packed` holds the filter packed per
  * group (tfs_conv_packed_for) or is NULL, and then `filt` is packed for
- * this call.  bias (kn values, or NULL) is added and the activation relu
- * (TFS_STORE_* of store_act.h: none, Relu, Relu6 or hard-swish) applied
- * as tiles are stored, before done (which may be NULL) sees them.  Returns
- * 0, or -1 after failing c when memory runs out. */
+ * this call.  aff (or NULL) maps the input as it is read: the zero-padded
+ * copy of the image the indirect kernels read gets it for free, other
+ * paths read a mapped copy.  bias (kn values, or NULL) is added and the
+ * activation relu (TFS_STORE_* of store_act.h: none, Relu, Relu6 or
+ * hard-swish) applied as tiles are stored, before done (which may be
+ * NULL) sees them.  Returns 0, or -1 after failing c when memory runs
+ * out. */
 int tfs_conv_f32_gemm(tfs_kernel_ctx *c, const conv_geom *g, const float *in,
+                      const tfs_conv_affine *aff,
                       struct tfs_gemm_packed *const *packed,
                       const float *filt, float *out, const float *bias,
                       int relu, tfs_conv_done_fn done, void *done_arg);
@@ -91,7 +117,7 @@ int tfs_conv_f32_gemm(tfs_kernel_ctx *c, const conv_geom *g, const float *in,
  * tfs_conv_plan_rows returns -1 then (c untouched). */
 typedef struct tfs_conv_plan tfs_conv_plan;
 tfs_conv_plan *tfs_conv_plan_new(tfs_kernel_ctx *c, const conv_geom *g,
-                                 const float *in,
+                                 const float *in, const tfs_conv_affine *aff,
                                  struct tfs_gemm_packed *const *packed,
                                  const float *filt, const float *bias,
                                  int relu);

@@ -122,6 +122,7 @@ typedef struct padded {
   float *own; /* kernel scratch */
   int64_t ph, pw, c, h, w, pt, pl;
   const float *in;
+  const tfs_conv_affine *aff; /* applied to the image's pixels, or NULL */
 } padded;
 
 static void pad_rows(void *arg, int64_t r0, int64_t r1) {
@@ -135,23 +136,29 @@ static void pad_rows(void *arg, int64_t r0, int64_t r1) {
       continue;
     }
     size_t left = (size_t)(p->pl * p->c), mid = (size_t)(p->w * p->c);
+    const float *src = p->in + (size_t)((b * p->h + y) * p->w) * (size_t)p->c;
     memset(dst, 0, sizeof(float) * left);
-    memcpy(dst + left, p->in + (size_t)((b * p->h + y) * p->w) * (size_t)p->c,
-           sizeof(float) * mid);
+    if (p->aff)
+      tfs_conv_affine_f32(p->aff, src, dst + left, (int64_t)mid);
+    else
+      memcpy(dst + left, src, sizeof(float) * mid);
     memset(dst + left + mid, 0, sizeof(float) * (row - left - mid));
   }
 }
 
+/* The padded image, or the input itself when no window leaves it and no
+ * affine map (aff, or NULL) applies; the map goes with the copy. */
 static int pad_image(tfs_kernel_ctx *c, const conv_geom *g, const float *in,
-                     padded *p) {
+                     const tfs_conv_affine *aff, padded *p) {
   int64_t need_h = (g->oh - 1) * g->sh + (g->kh - 1) * g->dh + 1;
   int64_t need_w = (g->ow - 1) * g->sw + (g->kw - 1) * g->dw + 1;
   memset(p, 0, sizeof *p);
   p->c = g->c, p->h = g->h, p->w = g->w, p->pt = g->pt, p->pl = g->pl;
   p->in = in;
+  p->aff = aff;
   p->ph = need_h > g->pt + g->h ? need_h : g->pt + g->h;
   p->pw = need_w > g->pl + g->w ? need_w : g->pl + g->w;
-  if (g->pt == 0 && g->pl == 0 && p->ph == g->h && p->pw == g->w) {
+  if (!aff && g->pt == 0 && g->pl == 0 && p->ph == g->h && p->pw == g->w) {
     p->img = in;
     return 0;
   }
@@ -241,7 +248,7 @@ void tfs_conv_plan_free(tfs_conv_plan *p) {
 }
 
 tfs_conv_plan *tfs_conv_plan_new(tfs_kernel_ctx *c, const conv_geom *g,
-                                 const float *in,
+                                 const float *in, const tfs_conv_affine *aff,
                                  tfs_gemm_packed *const *packed,
                                  const float *filt, const float *bias,
                                  int relu) {
@@ -263,8 +270,15 @@ tfs_conv_plan *tfs_conv_plan_new(tfs_kernel_ctx *c, const conv_geom *g,
     p->b = p->own;
   }
   p->indirect = tfs_gemm_indirect_ok(p->b[0]);
+  if (aff && !p->indirect) { /* patches gathered from a mapped copy */
+    p->in = tfs_conv_affine_input(c, aff, in, g->n * g->h * g->w * g->c);
+    if (!p->in) {
+      tfs_conv_plan_free(p);
+      return NULL; /* c failed */
+    }
+  }
   if (p->indirect &&
-      (pad_image(c, g, in, &p->pad) ||
+      (pad_image(c, g, in, aff, &p->pad) ||
        !(p->segoff = window_segments(c, g, p->pad.pw, &p->nseg, &p->seglen))))
     goto oom;
   return p;
@@ -314,11 +328,14 @@ static int thin_pointwise(const conv_geom *g, const float *filt) {
 }
 
 int tfs_conv_f32_gemm(tfs_kernel_ctx *c, const conv_geom *g, const float *in,
+                      const tfs_conv_affine *aff,
                       tfs_gemm_packed *const *packed, const float *filt,
                       float *out, const float *bias, int relu,
                       tfs_conv_done_fn done, void *done_arg) {
   if (thin_pointwise(g, filt)) {
     int64_t m = g->n * g->oh * g->ow;
+    if (aff && !(in = tfs_conv_affine_input(c, aff, in, m * g->kc)))
+      return -1;
     tfs_gemm_f32(0, 0, m, g->kn, g->kc, 1.0f, in, g->kc, filt, g->kn, 0.0f,
                  out, g->kn, tfs_kctx_intra_pool(c));
     if (bias || relu)
@@ -331,7 +348,8 @@ int tfs_conv_f32_gemm(tfs_kernel_ctx *c, const conv_geom *g, const float *in,
     if (done) done(done_arg, 0, m, 0, g->kn);
     return 0;
   }
-  tfs_conv_plan *p = tfs_conv_plan_new(c, g, in, packed, filt, bias, relu);
+  tfs_conv_plan *p =
+      tfs_conv_plan_new(c, g, in, aff, packed, filt, bias, relu);
   if (!p) return -1;
   int rc = tfs_conv_plan_rows(p, 0, g->n * g->oh * g->ow, out, g->kn, done,
                               done_arg, tfs_kctx_intra_pool(c));
@@ -405,4 +423,52 @@ const tfs_wino_filter *tfs_conv_wino_for(const tfs_conv_packed *p,
     w4 = none;
   }
   return w4;
+}
+
+/* ---- an affine map on the input ---- */
+
+/* No fused multiply-add: the product is rounded before the sum, as Mul
+ * then AddV2 round them (GCC contracts across statements unless told
+ * not to; clang only within one expression). */
+#if defined(__GNUC__) && !defined(__clang__)
+#define NO_CONTRACT \
+  __attribute__((optimize("fp-contract=off", "tree-vectorize")))
+#else
+#define NO_CONTRACT
+#endif
+NO_CONTRACT void tfs_conv_affine_f32(const tfs_conv_affine *a,
+                                     const float *in, float *out, int64_t n) {
+  const float s = a->scale, t = a->shift;
+  if (a->has_scale && a->has_shift)
+    for (int64_t i = 0; i < n; i++) {
+      float m = in[i] * s;
+      out[i] = m + t;
+    }
+  else if (a->has_scale)
+    for (int64_t i = 0; i < n; i++) out[i] = in[i] * s;
+  else if (a->has_shift)
+    for (int64_t i = 0; i < n; i++) out[i] = in[i] + t;
+  else if (out != in)
+    memmove(out, in, sizeof(float) * (size_t)n);
+}
+
+typedef struct affine_job {
+  const tfs_conv_affine *a;
+  const float *in;
+  float *out;
+} affine_job;
+
+static void affine_range(void *arg, int64_t b, int64_t e) {
+  const affine_job *j = arg;
+  tfs_conv_affine_f32(j->a, j->in + b, j->out + b, e - b);
+}
+
+const float *tfs_conv_affine_input(tfs_kernel_ctx *c,
+                                   const tfs_conv_affine *a,
+                                   const float *in, int64_t n) {
+  float *out = tfs_kctx_scratch(c, sizeof(float) * (size_t)(n + 1));
+  if (!out) return NULL; /* c failed */
+  affine_job j = {a, in, out};
+  tfs_kctx_parallel_for(c, n, 1, affine_range, &j);
+  return out;
 }

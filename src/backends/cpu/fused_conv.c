@@ -34,6 +34,7 @@
 typedef struct fconv_state {
   tfs_window w;
   tfs_fused_epilogue e;
+  tfs_conv_affine aff; /* on the input (_tfs_input_scale / _shift) */
   int depthwise;
   tfs_conv_packed packed; /* a constant filter, packed once */
   int64_t pkh, pkw;       /* _TfsFusedConv2DMaxPool: the pool window */
@@ -84,7 +85,17 @@ static int fconv_prepare_common(tfs_kernel_init *ki, int depthwise) {
   }
   if (!depthwise && tfs_conv_packed_prepare(ki, &s->w, NULL, &s->packed))
     return tfs_ki_error(ki, TFS_RESOURCE_EXHAUSTED, "out of memory");
+  s->aff.has_scale =
+      tfs_attrs_get_float(ki->attrs, "_tfs_input_scale", &s->aff.scale) == 0;
+  s->aff.has_shift =
+      tfs_attrs_get_float(ki->attrs, "_tfs_input_shift", &s->aff.shift) == 0;
   return 0;
+}
+
+/* The node's affine map on its input (the remapper's fold of a scalar
+ * Mul and Add before it), or NULL. */
+static const tfs_conv_affine *fconv_affine(const fconv_state *s) {
+  return s->aff.has_scale || s->aff.has_shift ? &s->aff : NULL;
 }
 
 static int fconv_prepare(tfs_kernel_init *ki) {
@@ -213,13 +224,25 @@ static void fconv_compute(tfs_kernel_ctx *c) {
   j.in_store = in_store;
   conv_stage st;
   int ok = tfs_conv_stage_begin(&st, s->w.nchw, x, f, NULL, 0, y) == 0;
-  const tfs_wino_filter *wf;
+  const tfs_conv_affine *aff = fconv_affine(s);
   if (ok) {
     j.g = &g;
     j.s = s;
     j.in = st.in;
     j.filt = st.filt;
     j.out = st.out;
+    const tfs_wino_filter *wf =
+        s->depthwise || x->nelems == 0
+            ? NULL
+            : tfs_conv_wino_for(&s->packed, &g, j.filt);
+    /* the paths that cannot map the input as they read it read a copy */
+    if (aff && x->nelems != 0 && (s->depthwise || wf)) {
+      if (!(j.in = tfs_conv_affine_input(c, aff, j.in, x->nelems))) {
+        tfs_conv_stage_free(&st);
+        return; /* failed c */
+      }
+      aff = NULL;
+    }
     if (x->nelems == 0) { /* every window lies in padding: sums are 0 */
       memset(st.out, 0, sizeof(float) * (size_t)y->nelems);
       if (late)
@@ -233,13 +256,13 @@ static void fconv_compute(tfs_kernel_ctx *c) {
       int later = fdw_epilogue(&j, &ep);
       ok = tfs_dw_f32(&g, j.in, j.filt, j.out, &ep, later ? fdw_done : NULL,
                       &j, tfs_kctx_intra_pool(c)) == 0;
-    } else if ((wf = tfs_conv_wino_for(&s->packed, &g, j.filt)) != NULL) {
+    } else if (wf) {
       if (tfs_wino_conv_f32(c, &g, j.in, wf, j.out, in_store ? j.shift : NULL,
                             relu, done, &j)) {
         tfs_conv_stage_free(&st);
         return; /* failed c */
       }
-    } else if (tfs_conv_f32_gemm(c, &g, j.in,
+    } else if (tfs_conv_f32_gemm(c, &g, j.in, aff,
                                  tfs_conv_packed_for(&s->packed, &g), j.filt,
                                  j.out, in_store ? j.shift : NULL, relu,
                                  done, &j)) {
@@ -451,12 +474,15 @@ static void fcp_compute(tfs_kernel_ctx *c) {
   j.s = s;
   j.out = y->data;
   const tfs_wino_filter *wf = tfs_conv_wino_for(&s->packed, &g, f->data);
+  const tfs_conv_affine *aff = fconv_affine(s);
   if (wf) {
-    fcp_wino(c, &j, x->data, wf);
+    const float *in = aff ? tfs_conv_affine_input(c, aff, x->data, x->nelems)
+                          : x->data;
+    if (in) fcp_wino(c, &j, in, wf);
     return;
   }
   tfs_conv_plan *plan = tfs_conv_plan_new(
-      c, &g, x->data, tfs_conv_packed_for(&s->packed, &g), f->data,
+      c, &g, x->data, aff, tfs_conv_packed_for(&s->packed, &g), f->data,
       j.in_store ? j.shift : NULL,
       j.in_store ? tfs_fused_store_relu(&s->e) : 0);
   if (!plan) return;
