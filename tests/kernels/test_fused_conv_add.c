@@ -16,8 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/cpu.h"
-#include "backends/cpu/gemm.h"
+#include "conv_paths.h"
 #include "nn_test_util.h"
 
 typedef struct add_case {
@@ -168,33 +167,15 @@ static void run_case(const add_case *k, int threads, uint32_t seed) {
   for (int i = 0; i < 4; i++) tfs_tensor_free(ts[i]);
 }
 
-static const struct add_path {
-  const char *gemm;
-  int isa, indirect;
-} kPaths[] = {
-    {"avx512", TFS_CPU_ISA_AVX512, 1},
-    {"avx2", TFS_CPU_ISA_AVX2, 1},
-    {"openblas", TFS_CPU_ISA_BASELINE, 0},
-};
+static void run_cases(void *arg) {
+  (void)arg;
+  for (size_t i = 0; i < sizeof kCases / sizeof kCases[0]; i++)
+    for (int threads = 1; threads <= 4; threads += 3)
+      run_case(&kCases[i], threads, 700 + 10 * (uint32_t)i);
+}
 
 static void test_fused_conv_add_paths(void) {
-  int tried = 0;
-  for (size_t pi = 0; pi < sizeof kPaths / sizeof kPaths[0]; pi++) {
-    const char *why = tu_isa_unavailable(kPaths[pi].isa);
-    tu_cpu_path("conv-add", kPaths[pi].gemm, why);
-    if (why) continue;
-    CU_ASSERT_EQUAL_FATAL(tfs_gemm__force_path(kPaths[pi].gemm), 0);
-    for (int indirect = kPaths[pi].indirect; indirect >= 0; indirect--) {
-      tfs_gemm__set_indirect(indirect);
-      for (size_t i = 0; i < sizeof kCases / sizeof kCases[0]; i++)
-        for (int threads = 1; threads <= 4; threads += 3)
-          run_case(&kCases[i], threads, 700 + 10 * (uint32_t)i);
-      tried++;
-    }
-  }
-  tfs_gemm__set_indirect(1);
-  tfs_gemm__force_path(NULL);
-  CU_ASSERT_TRUE(tried >= 1);
+  CU_ASSERT_TRUE(nt_each_conv_path("conv-add", run_cases, NULL) >= 1);
 }
 
 /* Runs a one-node graph of `op` on x [1, 4, 4, 8], filter, args and the

@@ -23,11 +23,14 @@ static tfs_output scalar(const char *name, float v) {
   return o;
 }
 
-/* x -> Conv2D (k x k, 24 -> 24 channels, SAME, stride s) + BiasAdd
- * "conv" [+ Relu "act"]. */
-static tfs_output conv(tfs_output x, int64_t k, int64_t s, int act) {
-  int64_t fd[4] = {k, k, 24, 24}, bd[1] = {24}, sv[4] = {1, s, s, 1};
-  tfs_op_desc *d = tfs_op_desc_new(g, "Conv2D", "c");
+/* x -> `op` (Conv2D: k x k, 24 -> 24 channels; DepthwiseConv2dNative:
+ * k x k x 24 x 1; SAME, stride s) "c" + BiasAdd "conv" [+ Relu "act"]. */
+static tfs_output conv_op(const char *op, tfs_output x, int64_t k, int64_t s,
+                          int act) {
+  const int dw = strcmp(op, "Conv2D") != 0;
+  int64_t fd[4] = {k, k, 24, dw ? 1 : 24}, bd[1] = {24};
+  int64_t sv[4] = {1, s, s, 1};
+  tfs_op_desc *d = tfs_op_desc_new(g, op, "c");
   tfs_op_desc_add_input(d, x);
   tfs_op_desc_add_input(d, ot_const_shape("f", fd, 4));
   tfs_op_desc_set_attr_int_list(d, "strides", sv, 4);
@@ -35,6 +38,10 @@ static tfs_output conv(tfs_output x, int64_t k, int64_t s, int act) {
   tfs_output c = {tfs_op_desc_finish(d, st), 0};
   c = tfs_op_bias_add(g, "conv", c, ot_const_shape("b", bd, 1), st);
   return act ? tfs_op_unary(g, "Relu", "act", c, st) : c;
+}
+
+static tfs_output conv(tfs_output x, int64_t k, int64_t s, int act) {
+  return conv_op("Conv2D", x, k, s, act);
 }
 
 /* The map of case i on x: 0 x * s + t (Keras), 1 t + s * x, 2 x * s,
@@ -125,19 +132,8 @@ static void test_remap_input_affine_kept(void) {
     tfs_output s = c == 1 ? ot_const_shape("s", k24, 1) : scalar("s", 0.5f);
     tfs_output m = c == 2 ? tfs_op_sub(g, "mul", s, x, st)
                           : tfs_op_mul(g, "mul", x, s, st);
-    tfs_output y;
-    if (c == 3) {
-      int64_t fd[4] = {3, 3, 24, 1}, one[4] = {1, 1, 1, 1}, bd[1] = {24};
-      tfs_op_desc *d = tfs_op_desc_new(g, "DepthwiseConv2dNative", "c");
-      tfs_op_desc_add_input(d, m);
-      tfs_op_desc_add_input(d, ot_const_shape("f", fd, 4));
-      tfs_op_desc_set_attr_int_list(d, "strides", one, 4);
-      tfs_op_desc_set_attr_string(d, "padding", "SAME", 4);
-      tfs_output dw = {tfs_op_desc_finish(d, st), 0};
-      y = tfs_op_bias_add(g, "conv", dw, ot_const_shape("b", bd, 1), st);
-    } else {
-      y = conv(m, 3, 2, 0);
-    }
+    tfs_output y = c == 3 ? conv_op("DepthwiseConv2dNative", m, 3, 1, 0)
+                          : conv(m, 3, 2, 0);
     TFS_ASSERT_OK(st);
     ot_config.tf_compatible = c == 4;
     tfs_output fetches[2] = {y, m};

@@ -101,7 +101,7 @@ static int conv_nhwc(tfs_kernel_ctx *c, const conv2d_state *s,
   if (ct == TFS_FLOAT)
     return tfs_conv_f32_gemm(c, g, in, NULL,
                              tfs_conv_packed_for(&s->packed, g), filt, out,
-                             NULL, 0, NULL, NULL);
+                             NULL, NULL, 0, NULL, NULL);
   conv_job j;
   memset(&j, 0, sizeof j);
   j.g = g;

@@ -96,31 +96,35 @@ typedef void (*tfs_conv_done_fn)(void *arg, int64_t r0, int64_t mb,
  * group (tfs_conv_packed_for) or is NULL, and then `filt` is packed for
  * this call.  aff (or NULL) maps the input as it is read: the zero-padded
  * copy of the image the indirect kernels read gets it for free, other
- * paths read a mapped copy.  bias (kn values, or NULL) is added and the
- * activation relu (TFS_STORE_* of store_act.h: none, Relu, Relu6 or
- * hard-swish) applied as tiles are stored, before done (which may be
- * NULL) sees them.  Returns 0, or -1 after failing c when memory runs
- * out. */
+ * paths read a mapped copy.  bias (kn values, or NULL) is added, then
+ * add (a residual addend laid out as out, or NULL), then the activation
+ * relu (TFS_STORE_* of store_act.h: none, Relu, Relu6 or hard-swish) is
+ * applied as tiles are stored (each step rounded, as BiasAdd, AddV2 and
+ * the activation op), before done (which may be NULL) sees them.  Returns
+ * 0, or -1 after failing c when memory runs out. */
 int tfs_conv_f32_gemm(tfs_kernel_ctx *c, const conv_geom *g, const float *in,
                       const tfs_conv_affine *aff,
                       struct tfs_gemm_packed *const *packed,
                       const float *filt, float *out, const float *bias,
-                      int relu, tfs_conv_done_fn done, void *done_arg);
+                      const float *add, int relu, tfs_conv_done_fn done,
+                      void *done_arg);
 
 /* The same in parts: a plan holds what every part shares (the padded
  * image, the filter packed for this call when `packed` is NULL);
  * tfs_conv_plan_rows computes output pixels [r0, r0 + mb) into out
  * (pixel r0 at row 0, leading dimension ldc), done receiving rows
  * relative to r0, split over pool (NULL: this thread).  A plan is
- * read-only once made: parts may run on several threads at once.
- * tfs_conv_plan_new fails c and returns NULL when memory runs out;
- * tfs_conv_plan_rows returns -1 then (c untouched). */
+ * read-only once made: parts may run on several threads at once.  add
+ * (or NULL) is the whole output's addend (leading dimension kn), which
+ * tfs_conv_plan_rows then needs ldc to be.  tfs_conv_plan_new fails c and
+ * returns NULL when memory runs out; tfs_conv_plan_rows returns -1 then
+ * (c untouched), or for an ldc the addend does not have. */
 typedef struct tfs_conv_plan tfs_conv_plan;
 tfs_conv_plan *tfs_conv_plan_new(tfs_kernel_ctx *c, const conv_geom *g,
                                  const float *in, const tfs_conv_affine *aff,
                                  struct tfs_gemm_packed *const *packed,
                                  const float *filt, const float *bias,
-                                 int relu);
+                                 const float *add, int relu);
 int tfs_conv_plan_rows(const tfs_conv_plan *p, int64_t r0, int64_t mb,
                        float *out, int64_t ldc, tfs_conv_done_fn done,
                        void *done_arg, struct tfs_threadpool *pool);

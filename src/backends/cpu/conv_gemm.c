@@ -31,6 +31,7 @@ typedef struct conv_src {
   float *out;
   int64_t ldc;
   const float *bias; /* kn values, or NULL */
+  const float *add;  /* the residual addend laid out as out, or NULL */
   int relu;
 } conv_src;
 
@@ -92,18 +93,21 @@ static void conv_pack(void *arg, int64_t r0, int64_t mb, int64_t pc,
   }
 }
 
-/* The packed path's tiles: the bias and activation the indirect kernels
- * apply when they store (store_act.h), then the caller's epilogue. */
+/* The packed path's tiles: the bias, addend and activation the indirect
+ * kernels apply when they store (store_act.h), then the caller's
+ * epilogue. */
 static void conv_done(void *arg, int64_t r0, int64_t mb, int64_t c0,
                       int64_t nb) {
   const conv_src *s = arg;
   const int64_t ld = s->ldc;
   c0 += s->col0;
-  if (s->bias || s->relu) {
+  if (s->bias || s->relu || s->add) {
     for (int64_t r = r0; r < r0 + mb; r++) {
       float *p = s->out + r * ld + c0;
+      const float *z = s->add ? s->add + r * ld + c0 : NULL;
       for (int64_t j = 0; j < nb; j++) {
         float x = p[j] + (s->bias ? s->bias[c0 + j] : 0.0f);
+        if (z) x = x + z[j];
         if (tfs_store_clamps(s->relu) && !(x > 0) && x == x) x = 0.0f;
         if (s->relu == TFS_STORE_RELU6 && x > 6.0f) x = 6.0f;
         p[j] = s->relu == TFS_STORE_HARD_SWISH ? tfs_hard_swish1(x) : x;
@@ -236,6 +240,7 @@ struct tfs_conv_plan {
   padded pad;
   int64_t *segoff, nseg, seglen;
   const float *bias;
+  const float *add; /* at output pixel 0, leading dimension kn */
   int relu;
 };
 
@@ -251,13 +256,14 @@ tfs_conv_plan *tfs_conv_plan_new(tfs_kernel_ctx *c, const conv_geom *g,
                                  const float *in, const tfs_conv_affine *aff,
                                  tfs_gemm_packed *const *packed,
                                  const float *filt, const float *bias,
-                                 int relu) {
+                                 const float *add, int relu) {
   const int64_t k = g->kh * g->kw * g->kc, cout_g = g->kn / g->groups;
   tfs_conv_plan *p = tfs_calloc(1, sizeof *p);
   if (!p) goto oom;
   p->g = g;
   p->in = in;
   p->bias = bias;
+  p->add = add;
   p->relu = relu;
   p->b = packed;
   if (!packed) {
@@ -293,21 +299,26 @@ int tfs_conv_plan_rows(const tfs_conv_plan *p, int64_t r0, int64_t mb,
                        void *done_arg, struct tfs_threadpool *pool) {
   const conv_geom *g = p->g;
   const int64_t cout_g = g->kn / g->groups;
+  if (p->add && ldc != g->kn) return -1; /* the addend's layout */
+  const float *add = p->add ? p->add + r0 * g->kn : NULL;
   for (int64_t grp = 0; grp < g->groups; grp++) {
     const float *bias = p->bias ? p->bias + grp * cout_g : NULL;
     int rc;
     if (p->indirect) {
       conv_ind s = {g, &p->pad, grp, grp * cout_g, r0, done, done_arg};
-      tfs_gemm_indirect src = {ind_rows, done ? ind_done : NULL, &s,
-                               p->segoff, p->nseg, p->seglen, bias, p->relu};
+      tfs_gemm_indirect src = {ind_rows,  done ? ind_done : NULL,
+                               &s,        p->segoff,
+                               p->nseg,   p->seglen,
+                               bias,      p->relu,
+                               add ? add + grp * cout_g : NULL};
       rc = tfs_gemm_f32_indirect(mb, &src, p->b[grp], out + grp * cout_g, ldc,
                                  pool);
     } else {
-      conv_src s = {g,        p->in, grp, grp * cout_g, r0,     done,
-                    done_arg, out,   ldc, p->bias,      p->relu};
-      tfs_gemm_a_source src = {conv_pack,
-                               done || p->bias || p->relu ? conv_done : NULL,
-                               &s};
+      conv_src s = {g,   p->in,   grp, grp * cout_g, r0,      done, done_arg,
+                    out, ldc,     p->bias,           add,     p->relu};
+      tfs_gemm_a_source src = {
+          conv_pack, done || p->bias || p->relu || add ? conv_done : NULL,
+          &s};
       rc = tfs_gemm_f32_packed_src(mb, &src, p->b[grp], out + grp * cout_g,
                                    ldc, pool);
     }
@@ -327,29 +338,40 @@ static int thin_pointwise(const conv_geom *g, const float *filt) {
          g->oh == g->h && g->ow == g->w && g->n * g->oh * g->ow <= 4;
 }
 
+/* The thin product's epilogue over its m rows of kn: the bias, the
+ * addend, the activation, each as the indirect kernels' store rounds
+ * it. */
+static void thin_epilogue(float *out, int64_t m, int64_t kn,
+                          const float *bias, const float *add, int relu) {
+  const int fa = relu == TFS_STORE_RELU6  ? TFS_FA_RELU6
+                 : relu == TFS_STORE_RELU ? TFS_FA_RELU
+                                          : TFS_FA_NONE;
+  if (add) {
+    if (bias) tfs_fused_rows_f32(TFS_FA_NONE, 0.0f, out, m, kn, kn, NULL, bias);
+    tfs_fused_add_rows_f32(fa, 0.0f, out, m, kn, kn, add, kn);
+  } else if (bias || fa != TFS_FA_NONE) {
+    tfs_fused_rows_f32(fa, 0.0f, out, m, kn, kn, NULL, bias);
+  }
+  if (relu == TFS_STORE_HARD_SWISH) tfs_fused_hard_swish_f32(out, out, m * kn);
+}
+
 int tfs_conv_f32_gemm(tfs_kernel_ctx *c, const conv_geom *g, const float *in,
                       const tfs_conv_affine *aff,
                       tfs_gemm_packed *const *packed, const float *filt,
-                      float *out, const float *bias, int relu,
-                      tfs_conv_done_fn done, void *done_arg) {
+                      float *out, const float *bias, const float *add,
+                      int relu, tfs_conv_done_fn done, void *done_arg) {
   if (thin_pointwise(g, filt)) {
     int64_t m = g->n * g->oh * g->ow;
     if (aff && !(in = tfs_conv_affine_input(c, aff, in, m * g->kc)))
       return -1;
     tfs_gemm_f32(0, 0, m, g->kn, g->kc, 1.0f, in, g->kc, filt, g->kn, 0.0f,
                  out, g->kn, tfs_kctx_intra_pool(c));
-    if (bias || relu)
-      tfs_fused_rows_f32(relu == TFS_STORE_RELU6  ? TFS_FA_RELU6
-                         : relu == TFS_STORE_RELU ? TFS_FA_RELU
-                                                  : TFS_FA_NONE,
-                         0.0f, out, m, g->kn, g->kn, NULL, bias);
-    if (relu == TFS_STORE_HARD_SWISH)
-      tfs_fused_hard_swish_f32(out, out, m * g->kn);
+    thin_epilogue(out, m, g->kn, bias, add, relu);
     if (done) done(done_arg, 0, m, 0, g->kn);
     return 0;
   }
   tfs_conv_plan *p =
-      tfs_conv_plan_new(c, g, in, aff, packed, filt, bias, relu);
+      tfs_conv_plan_new(c, g, in, aff, packed, filt, bias, add, relu);
   if (!p) return -1;
   int rc = tfs_conv_plan_rows(p, 0, g->n * g->oh * g->ow, out, g->kn, done,
                               done_arg, tfs_kctx_intra_pool(c));

@@ -211,16 +211,7 @@ static void fconv_compute(tfs_kernel_ctx *c) {
   if (!y || y->nelems == 0) return;
   if (!s->depthwise && x->nelems != 0 && tfs_conv_check_groups(c, f, &g))
     return;
-  /* "Add": the bias goes in as tiles are stored, the addend and the
-   * activation per finished block (NHWC), or over the whole output in its
-   * layout at the end (NCHW, or an input without elements) */
   const int late = addend && (s->w.nchw || x->nelems == 0);
-  j.add = late ? NULL : addend;
-  const int relu = in_store && !addend ? tfs_fused_store_relu(&s->e) : 0;
-  tfs_conv_done_fn done =
-      j.add || (!late && !(in_store && tfs_fused_act_in_store(&s->e)))
-          ? fconv_done
-          : NULL;
   j.in_store = in_store;
   conv_stage st;
   int ok = tfs_conv_stage_begin(&st, s->w.nchw, x, f, NULL, 0, y) == 0;
@@ -235,6 +226,21 @@ static void fconv_compute(tfs_kernel_ctx *c) {
         s->depthwise || x->nelems == 0
             ? NULL
             : tfs_conv_wino_for(&s->packed, &g, j.filt);
+    /* "Add": the bias goes in as tiles are stored; on the GEMM's paths the
+     * addend and an activation the store applies too, else the addend
+     * and the activation per finished block (NHWC), or over the whole
+     * output in its layout at the end (NCHW, or an input without
+     * elements) */
+    const int add_store = addend && !late && in_store && !wf &&
+                          !s->depthwise && tfs_fused_act_in_store(&s->e);
+    j.add = late || add_store ? NULL : addend;
+    const int relu = in_store && (!addend || add_store)
+                         ? tfs_fused_store_relu(&s->e)
+                         : 0;
+    tfs_conv_done_fn done =
+        j.add || (!late && !(in_store && tfs_fused_act_in_store(&s->e)))
+            ? fconv_done
+            : NULL;
     /* the paths that cannot map the input as they read it read a copy */
     if (aff && x->nelems != 0 && (s->depthwise || wf)) {
       if (!(j.in = tfs_conv_affine_input(c, aff, j.in, x->nelems))) {
@@ -264,8 +270,9 @@ static void fconv_compute(tfs_kernel_ctx *c) {
       }
     } else if (tfs_conv_f32_gemm(c, &g, j.in, aff,
                                  tfs_conv_packed_for(&s->packed, &g), j.filt,
-                                 j.out, in_store ? j.shift : NULL, relu,
-                                 done, &j)) {
+                                 j.out, in_store ? j.shift : NULL,
+                                 add_store ? addend : NULL, relu, done,
+                                 &j)) {
       tfs_conv_stage_free(&st);
       return; /* failed c */
     }
@@ -483,7 +490,7 @@ static void fcp_compute(tfs_kernel_ctx *c) {
   }
   tfs_conv_plan *plan = tfs_conv_plan_new(
       c, &g, x->data, aff, tfs_conv_packed_for(&s->packed, &g), f->data,
-      j.in_store ? j.shift : NULL,
+      j.in_store ? j.shift : NULL, NULL,
       j.in_store ? tfs_fused_store_relu(&s->e) : 0);
   if (!plan) return;
   j.plan = plan;

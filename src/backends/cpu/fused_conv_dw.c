@@ -222,7 +222,8 @@ static int cdw_whole(tfs_kernel_ctx *c, cdw_job *j, const tfs_tensor *x,
   j->mid = tfs_kctx_scratch(c, sizeof(float) * (size_t)(m * g1->oc + 1));
   if (!j->mid ||
       tfs_conv_f32_gemm(c, g1, x->data, NULL,
-                        tfs_conv_packed_for(&j->s->packed, g1), f->data, j->mid, j->in_store ? j->shift1 : NULL,
+                        tfs_conv_packed_for(&j->s->packed, g1), f->data,
+                        j->mid, j->in_store ? j->shift1 : NULL, NULL,
                         j->in_store ? tfs_fused_store_relu(&j->s->e1) : 0,
                         j->in_store && tfs_fused_act_in_store(&j->s->e1)
                             ? NULL
@@ -344,7 +345,7 @@ static void cdw_compute(tfs_kernel_ctx *c) {
   }
   tfs_conv_plan *plan = tfs_conv_plan_new(
       c, &g1, x->data, NULL, tfs_conv_packed_for(&s->packed, &g1), f->data,
-      j.in_store ? j.shift1 : NULL,
+      j.in_store ? j.shift1 : NULL, NULL,
       j.in_store ? tfs_fused_store_relu(&s->e1) : 0);
   if (!plan) return; /* c failed */
   j.plan = plan;

@@ -1082,6 +1082,8 @@ static void ind_range(void *arg, int64_t begin, int64_t end) {
         int cols = (int)MIN((int64_t)nr, j->b->n - jp * nr);
         float *crow = j->c + ic * j->ldc + jp * nr;
         const float *bias = last && src->bias ? src->bias + jp * nr : NULL;
+        const float *add =
+            last && src->add ? src->add + ic * j->ldc + jp * nr : NULL;
         int64_t lines;
         const float *next =
             k * j->b->n * 4 < PF_MIN_BYTES || j->t.m < mr
@@ -1093,13 +1095,15 @@ static void ind_range(void *arg, int64_t begin, int64_t end) {
           int64_t npf;
           const float *pf;
           pf_share(next, lines, i / mr, mpanels, &pf, &npf);
+          const float *addi = add ? add + i * j->ldc : NULL;
           if (stride[i / mr] != NO_STRIDE)
             isa->iukru[r](ns, src->seglen, src->segoff + s0, rows[i],
                           stride[i / mr], bp, crow + i * j->ldc, j->ldc,
-                          cols, s0 > 0, bias, last ? src->relu : 0, pf, npf);
+                          cols, s0 > 0, bias, addi, last ? src->relu : 0, pf,
+                          npf);
           else
             isa->iukr[r](ns, src->seglen, src->segoff + s0, rows + i, bp,
-                         crow + i * j->ldc, j->ldc, cols, s0 > 0, bias,
+                         crow + i * j->ldc, j->ldc, cols, s0 > 0, bias, addi,
                          last ? src->relu : 0, pf, npf);
         }
       }

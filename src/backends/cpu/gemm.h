@@ -101,7 +101,10 @@ typedef struct tfs_gemm_a_source {
  * into out; done is as in tfs_gemm_a_source.  The micro-kernels add
  * bias[j] to column j when bias is not NULL, then apply the activation
  * relu (TFS_STORE_* of store_act.h: max(0, x) with NaN kept for Relu,
- * min(6, .) after it for Relu6, or hard-swish), before storing C. */
+ * min(6, .) after it for Relu6, or hard-swish), before storing C.  With
+ * add not NULL, add[r * ldc + j] (a residual addend laid out as C, at the
+ * same offsets from add as C's from the c passed) is added after the bias
+ * and before the activation, each sum rounded (BiasAdd, then AddV2). */
 typedef struct tfs_gemm_indirect {
   void (*rows)(void *arg, int64_t r0, int64_t mb, const float **out);
   void (*done)(void *arg, int64_t r0, int64_t mb, int64_t c0, int64_t nb);
@@ -110,6 +113,7 @@ typedef struct tfs_gemm_indirect {
   int64_t nseg, seglen;
   const float *bias; /* n values, or NULL */
   int relu;          /* TFS_STORE_*: none, Relu, Relu6, hard-swish */
+  const float *add;  /* laid out as C, or NULL */
 } tfs_gemm_indirect;
 
 /* Whether this CPU's kernels multiply an indirect A by b (else use

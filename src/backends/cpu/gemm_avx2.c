@@ -99,8 +99,8 @@ static inline TGT __attribute__((always_inline)) void ukr_body(
 static inline TGT __attribute__((always_inline)) void iukr_body(
     const int m, const int half, int64_t nseg, int64_t seglen,
     const int64_t *segoff, const float *const *rows, const float *b, float *c,
-    int64_t ldc, int n, int acc, const float *bias, int relu, const float *pf,
-    int64_t npf) {
+    int64_t ldc, int n, int acc, const float *bias, const float *add,
+    int relu, const float *pf, int64_t npf) {
 #define ZERO(i) __m256 c##i##0 = _mm256_setzero_ps(), c##i##1 = c##i##0;
   ROWS(ZERO)
 #undef ZERO
@@ -158,10 +158,11 @@ static inline TGT __attribute__((always_inline)) void iukr_body(
    * cost a 24 x 72 convolution more than 24 x 80). */
   const __m256 z = _mm256_setzero_ps(), six = _mm256_set1_ps(6.0f);
   __m256 bb0 = z, bb1 = z;
-#define STORE(i, ST0, ST1)                                          \
+#define STORE(i, LD0, LD1, ST0, ST1)                                \
   if (m > i) {                                                      \
     __m256 x0 = c##i##0, x1 = c##i##1;                              \
     if (bias) x0 = _mm256_add_ps(x0, bb0), x1 = _mm256_add_ps(x1, bb1); \
+    if (add) x0 = _mm256_add_ps(x0, LD0), x1 = _mm256_add_ps(x1, LD1); \
     if (tfs_store_clamps(relu))                                     \
       x0 = _mm256_max_ps(z, x0), x1 = _mm256_max_ps(z, x1);         \
     if (relu == TFS_STORE_RELU6)                                    \
@@ -173,10 +174,14 @@ static inline TGT __attribute__((always_inline)) void iukr_body(
     ST1;                                                            \
   }
 #define FULL(i)                                                     \
-  STORE(i, _mm256_storeu_ps(c + i * ldc, x0),                       \
+  STORE(i, _mm256_loadu_ps(add + i * ldc),                          \
+        _mm256_loadu_ps(add + i * ldc + 8),                         \
+        _mm256_storeu_ps(c + i * ldc, x0),                          \
         _mm256_storeu_ps(c + i * ldc + 8, x1))
 #define PART(i)                                                     \
-  STORE(i, _mm256_maskstore_ps(c + i * ldc, k0, x0),                \
+  STORE(i, _mm256_maskload_ps(add + i * ldc, k0),                   \
+        half ? z : _mm256_maskload_ps(add + i * ldc + 8, k1),       \
+        _mm256_maskstore_ps(c + i * ldc, k0, x0),                   \
         if (!half) _mm256_maskstore_ps(c + i * ldc + 8, k1, x1))
   if (n == NR) {
     if (bias) bb0 = _mm256_loadu_ps(bias), bb1 = _mm256_loadu_ps(bias + 8);
@@ -212,14 +217,14 @@ static inline TGT __attribute__((always_inline)) void iukr_body(
   static TGT void iukr_##M(int64_t nseg, int64_t seglen,                      \
                            const int64_t *segoff, const float *const *rows,   \
                            const float *b, float *c, int64_t ldc, int n,      \
-                           int acc, const float *bias, int relu,              \
-                           const float *pf, int64_t npf) {                    \
+                           int acc, const float *bias, const float *add,      \
+                           int relu, const float *pf, int64_t npf) {          \
     if (n <= 8)                                                              \
       iukr_body(M, 1, nseg, seglen, segoff, rows, b, c, ldc, n, acc, bias,    \
-                relu, pf, npf);                                              \
+                add, relu, pf, npf);                                         \
     else                                                                     \
       iukr_body(M, 0, nseg, seglen, segoff, rows, b, c, ldc, n, acc, bias,    \
-                relu, pf, npf);                                              \
+                add, relu, pf, npf);                                         \
   }
 UKR(1)
 UKR(2)

@@ -99,13 +99,14 @@ static inline TGT __attribute__((always_inline)) __m512 ubcast(
 
 /* The indirect kernel (convolutions): the same 12x32 tile, A broadcast
  * straight from the rows' segments instead of a packed panel; partial
- * sums carried in C when acc; bias and the activation (store_act.h) as
- * it stores. */
+ * sums carried in C when acc; bias, a residual addend and the activation
+ * (store_act.h) as it stores. */
 static inline TGT __attribute__((always_inline)) void iukr_body(
     const int m, const int half, const int uni, int64_t nseg, int64_t seglen,
     const int64_t *segoff, const float *const *rows, const float *row0,
     int64_t rstride, const float *b, float *c, int64_t ldc, int n, int acc,
-    const float *bias, int relu, const float *pf, int64_t npf) {
+    const float *bias, const float *add, int relu, const float *pf,
+    int64_t npf) {
   const __mmask16 k0 =
       n >= 16 ? (__mmask16)0xffff : (__mmask16)((1u << n) - 1);
   const __mmask16 k1 = n >= 32   ? (__mmask16)0xffff
@@ -180,6 +181,12 @@ static inline TGT __attribute__((always_inline)) void iukr_body(
   if (m > i) {                                                          \
     __m512 x0 = c##i##0, x1 = c##i##1;                                  \
     if (bias) x0 = _mm512_add_ps(x0, bb0), x1 = _mm512_add_ps(x1, bb1); \
+    if (add) {                                                          \
+      x0 = _mm512_add_ps(x0, _mm512_maskz_loadu_ps(k0, add + i * ldc)); \
+      if (!half)                                                        \
+        x1 = _mm512_add_ps(x1,                                          \
+                           _mm512_maskz_loadu_ps(k1, add + i * ldc + 16)); \
+    }                                                                   \
     if (tfs_store_clamps(relu))                                         \
       x0 = _mm512_max_ps(z, x0), x1 = _mm512_max_ps(z, x1);             \
     if (relu == TFS_STORE_RELU6)                                        \
@@ -210,26 +217,27 @@ static inline TGT __attribute__((always_inline)) void iukr_body(
   static TGT void iukr_##M(int64_t nseg, int64_t seglen,                      \
                            const int64_t *segoff, const float *const *rows,   \
                            const float *b, float *c, int64_t ldc, int n,      \
-                           int acc, const float *bias, int relu,              \
-                           const float *pf, int64_t npf) {                    \
+                           int acc, const float *bias, const float *add,      \
+                           int relu, const float *pf, int64_t npf) {          \
     if (n <= 16)                                                             \
       iukr_body(M, 1, 0, nseg, seglen, segoff, rows, NULL, 0, b, c, ldc, n,   \
-                acc, bias, relu, pf, npf);                                   \
+                acc, bias, add, relu, pf, npf);                              \
     else                                                                     \
       iukr_body(M, 0, 0, nseg, seglen, segoff, rows, NULL, 0, b, c, ldc, n,   \
-                acc, bias, relu, pf, npf);                                   \
+                acc, bias, add, relu, pf, npf);                              \
   }                                                                          \
   static TGT void iukru_##M(int64_t nseg, int64_t seglen,                     \
                             const int64_t *segoff, const float *row0,         \
                             int64_t rstride, const float *b, float *c,        \
                             int64_t ldc, int n, int acc, const float *bias,   \
-                            int relu, const float *pf, int64_t npf) {         \
+                            const float *add, int relu, const float *pf,      \
+                            int64_t npf) {                                    \
     if (n <= 16)                                                             \
       iukr_body(M, 1, 1, nseg, seglen, segoff, NULL, row0, rstride, b, c,     \
-                ldc, n, acc, bias, relu, pf, npf);                           \
+                ldc, n, acc, bias, add, relu, pf, npf);                      \
     else                                                                     \
       iukr_body(M, 0, 1, nseg, seglen, segoff, NULL, row0, rstride, b, c,     \
-                ldc, n, acc, bias, relu, pf, npf);                           \
+                ldc, n, acc, bias, add, relu, pf, npf);                      \
   }
 UKR(1)
 UKR(2)

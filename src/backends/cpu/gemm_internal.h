@@ -64,14 +64,16 @@ typedef void (*tfs_gemm_ukr)(int64_t kc, const float *a, const float *b,
 /* The indirect form (convolutions): row i of the A panel is nseg
  * segments of seglen floats, segment s at rows[i] + segoff[s]; b points
  * at the B panel's rows for that depth.  C = A * B, or C += A * B when
- * acc; then + bias[j] when bias is not NULL, then the activation relu
- * (TFS_STORE_*, store_act.h: none, Relu, Relu6 or hard-swish). */
+ * acc; then + bias[j] when bias is not NULL, then + add[i * ldc + j]
+ * when add is not NULL (a residual sum laid out as C; each sum rounded,
+ * as BiasAdd then AddV2), then the activation relu (TFS_STORE_*,
+ * store_act.h: none, Relu, Relu6 or hard-swish). */
 typedef void (*tfs_gemm_iukr)(int64_t nseg, int64_t seglen,
                               const int64_t *segoff,
                               const float *const *rows, const float *b,
                               float *c, int64_t ldc, int n, int acc,
-                              const float *bias, int relu, const float *pf,
-                              int64_t npf);
+                              const float *bias, const float *add, int relu,
+                              const float *pf, int64_t npf);
 
 /* The indirect form over a panel of uniformly spaced rows: row i at
  * row0 + i * rstride (then segment s at + segoff[s]), as a 1x1
@@ -81,7 +83,8 @@ typedef void (*tfs_gemm_iukru)(int64_t nseg, int64_t seglen,
                                const int64_t *segoff, const float *row0,
                                int64_t rstride, const float *b, float *c,
                                int64_t ldc, int n, int acc, const float *bias,
-                               int relu, const float *pf, int64_t npf);
+                               const float *add, int relu, const float *pf,
+                               int64_t npf);
 
 /* Thin products without packing: rows [0, m) (1 <= m <= 4) by columns
  * [0, n) of C = alpha * A * B + beta * C (C not read when beta == 0),
