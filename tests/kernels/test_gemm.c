@@ -506,7 +506,9 @@ static void uni_rows_fn(void *arg, int64_t r0, int64_t mb, const float **out) {
  * reference; every row count of a panel, half and whole column panels,
  * depth in one and in two blocks (accumulating), bias, Relu and Relu6
  * with NaN inputs, rows spaced 0 (the same row) or more, and panels
- * across an uneven step, on one thread and three. */
+ * across an uneven step, on one thread and three; rows given evenly
+ * spaced by construction (tfs_gemm_indirect.row_base) the same bits
+ * again, every panel on those kernels. */
 static void test_uniform_rows(void) {
   static const int64_t ms[] = {1, 2, 5, 11, 12, 13, 24, 97};
   static const int64_t ns[] = {7, 16, 20, 32, 45, 100};
@@ -517,7 +519,7 @@ static void test_uniform_rows(void) {
   CU_ASSERT_EQUAL_FATAL(tfs_gemm__force_path("avx512"), 0);
   tfs_threadpool *pools[2] = {NULL, tfs_threadpool_new("gemm", 3, NULL)};
   unsigned seed = 99;
-  int cases = 0, same = 0, close = 0;
+  int cases = 0, same = 0, close = 0, evenly = 0;
   int64_t taken = 0;
   for (size_t si = 0; si < TFS_ARRAY_LEN(segs); si++)
     for (size_t mi = 0; mi < TFS_ARRAY_LEN(ms); mi++)
@@ -534,7 +536,8 @@ static void test_uniform_rows(void) {
         float *img = malloc(sizeof(float) * imgn);
         float *b = malloc(sizeof(float) * (size_t)(k * n));
         float *bias = malloc(sizeof(float) * (size_t)n);
-        float *c[2] = {malloc(sizeof(float) * (size_t)(m * n)),
+        float *c[3] = {malloc(sizeof(float) * (size_t)(m * n)),
+                       malloc(sizeof(float) * (size_t)(m * n)),
                        malloc(sizeof(float) * (size_t)(m * n))};
         for (size_t q = 0; q < imgn; q++) img[q] = frand(&seed);
         if (variant == 1) img[span / 2] = NAN; /* row 0 reads it */
@@ -544,17 +547,27 @@ static void test_uniform_rows(void) {
         tfs_gemm_packed *pb = tfs_gemm_pack_b_f32(0, k, n, b, n);
         tfs_gemm_indirect src = {uni_rows_fn, NULL, &u, segoff, nseg, seglen,
                                  variant ? bias : NULL, variant % 3};
-        for (int on = 0; on < 2; on++) {
-          tfs_gemm__set_uniform(on);
+        /* on 2: rows evenly spaced by construction (row_base) */
+        for (int on = 0; on < 3; on++) {
+          tfs_gemm__set_uniform(on > 0);
+          if (on == 2 && variant == 2) break; /* not evenly spaced */
+          if (on == 2) src.row_base = img, src.row_stride = u.step;
           int64_t before = tfs_gemm__uniform_panels();
           CU_ASSERT_EQUAL(tfs_gemm_f32_indirect(m, &src, pb, c[on], n,
                                                 pools[(mi + ni) % 2]),
                           0);
           if (on) taken += tfs_gemm__uniform_panels() - before;
           else CU_ASSERT_EQUAL(tfs_gemm__uniform_panels(), before);
+          if (on == 2) /* every panel, at least once */
+            CU_ASSERT_TRUE(tfs_gemm__uniform_panels() - before >=
+                           (m + 11) / 12);
         }
         cases++;
         same += memcmp(c[0], c[1], sizeof(float) * (size_t)(m * n)) == 0;
+        if (variant != 2) {
+          evenly++;
+          same += memcmp(c[0], c[2], sizeof(float) * (size_t)(m * n)) == 0;
+        }
         int ok = 1;
         for (int64_t i = 0; i < m; i++)
           for (int64_t j = 0; j < n; j++) {
@@ -574,9 +587,10 @@ static void test_uniform_rows(void) {
           }
         close += ok;
         tfs_gemm_packed_free(pb);
-        free(img), free(b), free(bias), free(c[0]), free(c[1]);
+        free(img), free(b), free(bias), free(c[0]), free(c[1]), free(c[2]);
       }
-  CU_ASSERT_EQUAL(same, cases);
+  CU_ASSERT_EQUAL(same, cases + evenly);
+  CU_ASSERT_TRUE(evenly > 0);
   CU_ASSERT_EQUAL(close, cases);
   CU_ASSERT_TRUE(taken > 0);
   tfs_gemm__set_uniform(1);

@@ -294,6 +294,14 @@ oom:
   return NULL;
 }
 
+/* The windows of a 1x1 convolution with strides 1 over an image with no
+ * padding around it are the image's pixels in order, C floats apart. */
+static int pixels_even(const conv_geom *g, const padded *pad) {
+  return g->kh == 1 && g->kw == 1 && g->sh == 1 && g->sw == 1 &&
+         pad->ph == g->oh && pad->pw == g->ow && pad->pt == 0 &&
+         pad->pl == 0;
+}
+
 int tfs_conv_plan_rows(const tfs_conv_plan *p, int64_t r0, int64_t mb,
                        float *out, int64_t ldc, tfs_conv_done_fn done,
                        void *done_arg, struct tfs_threadpool *pool) {
@@ -311,6 +319,10 @@ int tfs_conv_plan_rows(const tfs_conv_plan *p, int64_t r0, int64_t mb,
                                p->nseg,   p->seglen,
                                bias,      p->relu,
                                add ? add + grp * cout_g : NULL};
+      if (pixels_even(g, &p->pad)) { /* row r: pixel r0 + r */
+        src.row_base = p->pad.img + grp * g->kc + r0 * g->c;
+        src.row_stride = g->c;
+      }
       rc = tfs_gemm_f32_indirect(mb, &src, p->b[grp], out + grp * cout_g, ldc,
                                  pool);
     } else {

@@ -465,7 +465,8 @@ static void block_product(const wino_job *j, int64_t nt, int p,
   const float *a = v + p * nt * c;
   float *mp = m + p * nt * kn;
   vrows vr = {a, c};
-  tfs_gemm_indirect src = {vrows_fn, NULL, &vr, segoff, 1, c, NULL, 0};
+  tfs_gemm_indirect src = {vrows_fn, NULL, &vr, segoff, 1, c,
+                           NULL,     0,    NULL, a,      c};
   if (!tfs_gemm_indirect_ok(u) ||
       tfs_gemm_f32_indirect(nt, &src, u, mp, kn, pool))
     tfs_gemm_f32_packed(0, nt, 1.0f, a, c, u, 0.0f, mp, kn, pool);

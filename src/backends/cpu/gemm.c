@@ -1059,12 +1059,19 @@ static void ind_range(void *arg, int64_t begin, int64_t end) {
     int64_t mi, ic, mb, c0, nb;
     tfs_gemm__tile_of(&j->t, task, &mi, &ic, &mb, &c0, &nb);
     if (have != mi) {
-      src->rows(src->arg, ic, mb, rows);
       int64_t nuni = 0;
-      for (int64_t i = 0; i < mb; i += mr) {
-        stride[i / mr] =
-            uni ? uniform(rows + i, (int)MIN((int64_t)mr, mb - i)) : NO_STRIDE;
-        nuni += stride[i / mr] != NO_STRIDE;
+      if (uni && src->row_base) { /* evenly spaced by construction */
+        for (int64_t i = 0; i < mb; i += mr, nuni++) {
+          rows[i] = src->row_base + (ic + i) * src->row_stride;
+          stride[i / mr] = src->row_stride;
+        }
+      } else {
+        src->rows(src->arg, ic, mb, rows);
+        for (int64_t i = 0; i < mb; i += mr) {
+          int r = (int)MIN((int64_t)mr, mb - i);
+          stride[i / mr] = uni ? uniform(rows + i, r) : NO_STRIDE;
+          nuni += stride[i / mr] != NO_STRIDE;
+        }
       }
       if (nuni)
         atomic_fetch_add_explicit(&g_uniform_panels, nuni,
@@ -1206,7 +1213,9 @@ static int gemm_direct(int64_t m, const float *a, int64_t lda,
   tfs_gemm_indirect src = {direct_rows, done ? direct_done : NULL,
                            &d,          segoff,
                            k / seglen,  seglen,
-                           NULL,        0};
+                           NULL,        0,
+                           NULL,        a,
+                           lda};
   run_indirect(m, &src, b, c, ldc, pool, TFS_GEMM_SPLIT_LARGE,
                MIN(block_rows(isa, k), (int64_t)IND_MAX_MC));
   return 0;

@@ -114,6 +114,11 @@ typedef struct tfs_gemm_indirect {
   const float *bias; /* n values, or NULL */
   int relu;          /* TFS_STORE_*: none, Relu, Relu6, hard-swish */
   const float *add;  /* laid out as C, or NULL */
+  /* When not NULL, row r of A starts at row_base + r * row_stride for
+   * every r (a 1x1 convolution's pixels, a row-major A): the kernels for
+   * evenly spaced rows take every panel without rows() or a check */
+  const float *row_base;
+  int64_t row_stride;
 } tfs_gemm_indirect;
 
 /* Whether this CPU's kernels multiply an indirect A by b (else use
