@@ -12,8 +12,11 @@
  * cache, and is pooled there too for _TfsFusedConv2DMaxPool.  A 3x3
  * stride-1 convolution the Winograd path takes (conv_winograd.h: a
  * constant filter, enough channels) runs there in either op,
- * _TfsFusedConv2DMaxPool pooling each finished strip of tile rows.
- * float only.
+ * _TfsFusedConv2DMaxPool pooling each finished strip of tile rows.  A
+ * residual addend and Relu / Relu6 / hard-swish go into the GEMM's tile
+ * store too.  _tfs_input_scale / _tfs_input_shift (the remapper's fold
+ * of Keras's Rescaling) map the input as it is read: in the zero-padded
+ * copy the indirect GEMM reads, else in a copy of the input.  float only.
  */
 #if defined(__GNUC__) && !defined(__clang__)
 #pragma GCC optimize("tree-vectorize", "vect-cost-model=dynamic")
