@@ -75,7 +75,8 @@ typedef struct tfs_conv_affine {
   int has_scale, has_shift;
 } tfs_conv_affine;
 
-/* out[i] = a applied to in[i] for i < n (out may be in). */
+/* out[i] = a applied to in[i] for i < n (out may be in), on the vector
+ * rows of _TfsScaleShift (AVX-512, AVX2 or portable by tfs_cpu_has). */
 void tfs_conv_affine_f32(const tfs_conv_affine *a, const float *in,
                          float *out, int64_t n);
 

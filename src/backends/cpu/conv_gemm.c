@@ -16,6 +16,7 @@
 #include "backends/cpu/conv_winograd.h"
 #include "backends/cpu/fused_epilogue.h"
 #include "backends/cpu/gemm.h"
+#include "backends/cpu/scale_shift.h"
 #include "backends/cpu/store_act.h"
 
 #define MAX_MR 16
@@ -461,29 +462,23 @@ const tfs_wino_filter *tfs_conv_wino_for(const tfs_conv_packed *p,
 
 /* ---- an affine map on the input ---- */
 
-/* No fused multiply-add: the product is rounded before the sum, as Mul
- * then AddV2 round them (GCC contracts across statements unless told
- * not to; clang only within one expression). */
-#if defined(__GNUC__) && !defined(__clang__)
-#define NO_CONTRACT \
-  __attribute__((optimize("fp-contract=off", "tree-vectorize")))
-#else
-#define NO_CONTRACT
-#endif
-NO_CONTRACT void tfs_conv_affine_f32(const tfs_conv_affine *a,
-                                     const float *in, float *out, int64_t n) {
-  const float s = a->scale, t = a->shift;
-  if (a->has_scale && a->has_shift)
-    for (int64_t i = 0; i < n; i++) {
-      float m = in[i] * s;
-      out[i] = m + t;
-    }
-  else if (a->has_scale)
-    for (int64_t i = 0; i < n; i++) out[i] = in[i] * s;
-  else if (a->has_shift)
-    for (int64_t i = 0; i < n; i++) out[i] = in[i] + t;
-  else if (out != in)
-    memmove(out, in, sizeof(float) * (size_t)n);
+/* _TfsScaleShift's rows (scale_shift.h: the product rounded before the
+ * sum, as Mul then AddV2), over blocks of AFFINE_W elements with the
+ * scalars repeated; a missing step is the identity: x * 1 and x + -0 are
+ * x, bit for bit (-0 included). */
+#define AFFINE_W 64
+
+void tfs_conv_affine_f32(const tfs_conv_affine *a, const float *in,
+                         float *out, int64_t n) {
+  float s[AFFINE_W], t[AFFINE_W];
+  for (int i = 0; i < AFFINE_W; i++) {
+    s[i] = a->has_scale ? a->scale : 1.0f;
+    t[i] = a->has_shift ? a->shift : -0.0f;
+  }
+  const int64_t rows = n / AFFINE_W, done = rows * AFFINE_W;
+  tfs_scale_shift_f32(TFS_SS_IDENTITY, in, out, rows, AFFINE_W, s, t);
+  tfs_scale_shift_f32(TFS_SS_IDENTITY, in + done, out + done, 1, n - done, s,
+                      t);
 }
 
 typedef struct affine_job {
