@@ -217,10 +217,15 @@ static void recur(tfs_kernel_ctx *c, ls_job *j, const float *p, int64_t s0,
 
 /* ---- the input projections ----------------------------------------------- */
 
-/* p [m][ld] = x [m][depth] . kernel + bias, reordered. */
+/* p [m][ld] = x [m][depth] . kernel + bias, reordered.  On OpenBLAS
+ * (CPUs below AVX2) on the calling thread alone: OpenBLAS's sums depend
+ * on how many rows one call multiplies (its Haswell and Zen kernels take
+ * a row count's remainder in another order), so rows split over the
+ * pool would give other bits for other thread counts. */
 static void project(tfs_kernel_ctx *c, const tfs_lstm_seq *q, const float *x,
                     int64_t m, float *p) {
-  tfs_threadpool *pool = tfs_kctx_intra_pool(c);
+  tfs_threadpool *pool =
+      tfs_gemm_panel_rows() > 1 ? tfs_kctx_intra_pool(c) : NULL;
   const int64_t ld = q->ld, depth = q->depth;
   if (depth == 0) {
     for (int64_t r = 0; r < m; r++)
