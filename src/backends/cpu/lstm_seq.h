@@ -103,4 +103,9 @@ int64_t tfs_lstm_seq__set_min_step_ns(int64_t ns);
  * (each task all the chunks of its own rows) rather than by chunks. */
 int64_t tfs_lstm_seq__row_blocks(void);
 
+/* Tests: how many input projections in this process were handed to the
+ * intra-op pool (none on OpenBLAS, where each runs on the calling
+ * thread). */
+int64_t tfs_lstm_seq__pooled_projections(void);
+
 #endif

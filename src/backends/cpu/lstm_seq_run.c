@@ -51,6 +51,13 @@ int64_t tfs_lstm_seq__row_blocks(void) {
   return atomic_load_explicit(&g_row_blocks, memory_order_relaxed);
 }
 
+/* Input projections handed to the pool (tests). */
+static atomic_llong g_pooled_projections;
+
+int64_t tfs_lstm_seq__pooled_projections(void) {
+  return atomic_load_explicit(&g_pooled_projections, memory_order_relaxed);
+}
+
 int64_t tfs_lstm_seq__set_min_step_ns(int64_t ns) {
   int64_t old = ls_min_step_ns;
   ls_min_step_ns = ns;
@@ -227,6 +234,8 @@ static void project(tfs_kernel_ctx *c, const tfs_lstm_seq *q, const float *x,
   tfs_threadpool *pool =
       tfs_gemm_panel_rows() > 1 ? tfs_kctx_intra_pool(c) : NULL;
   const int64_t ld = q->ld, depth = q->depth;
+  if (pool && depth > 0)
+    atomic_fetch_add_explicit(&g_pooled_projections, 1, memory_order_relaxed);
   if (depth == 0) {
     for (int64_t r = 0; r < m; r++)
       memcpy(p + r * ld, q->b, sizeof(float) * (size_t)ld);
