@@ -1060,11 +1060,11 @@ static void ind_range(void *arg, int64_t begin, int64_t end) {
     tfs_gemm__tile_of(&j->t, task, &mi, &ic, &mb, &c0, &nb);
     if (have != mi) {
       int64_t nuni = 0;
-      if (uni && src->row_base) { /* evenly spaced by construction */
-        for (int64_t i = 0; i < mb; i += mr, nuni++) {
+      if (src->row_base) { /* evenly spaced by construction */
+        for (int64_t i = 0; i < mb; i++)
           rows[i] = src->row_base + (ic + i) * src->row_stride;
-          stride[i / mr] = src->row_stride;
-        }
+        for (int64_t i = 0; i < mb; i += mr, nuni += uni)
+          stride[i / mr] = uni ? src->row_stride : NO_STRIDE;
       } else {
         src->rows(src->arg, ic, mb, rows);
         for (int64_t i = 0; i < mb; i += mr) {
