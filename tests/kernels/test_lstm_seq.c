@@ -541,9 +541,13 @@ static void test_long_sequence(void) {
 }
 
 /* 1 and 4 threads, sharing every step (and by the default rule), give
- * the same bits; so do constant and fed weights.  Batches 8 and 9 on
- * four threads split their rows (two or three a task; h and c, or x,
- * broadcast), batch 7 and 1 share each step's chunks. */
+ * the same bits; so do constant and fed weights.  Batches 8, 9, 13 and
+ * 16 on four threads split their rows (two to four a task, their own
+ * input projections where x has a row each; h and c, or x, broadcast),
+ * batch 7 and 1 share each step's chunks.  Batch 13 on one thread has a
+ * last block of one row, batch 16 on four a task of four rows (three
+ * and one on AVX2): a group of one row sums in the order of the others
+ * unless the batch is one row. */
 static void test_threads_bits(void) {
   watchdog(1);
   static const ls_case kCases[] = {
@@ -553,6 +557,8 @@ static void test_threads_bits(void) {
       /* rows split with one row of h and c for all, then of x */
       {24, 8, 9, 20, 1, 1, 0, 24, 0, 24, 24, -1, {0}, 0, 1},
       {24, 1, 9, 20, 9, 9, 0, 24, 0, 24, 24, 2, {0}, 1, 1},
+      {12, 13, 9, 20, 13, 13, 0, 12, 0, 12, 12, -1, {0}, 1, 1},
+      {12, 16, 9, 20, 16, 16, 0, 12, 0, 12, 12, -1, {0}, 0, 1},
   };
   for (size_t i = 0; i < sizeof kCases / sizeof kCases[0]; i++) {
     tfs_tensor *one[NOUT], *four[NOUT], *dflt[NOUT];
@@ -561,12 +567,16 @@ static void test_threads_bits(void) {
     int64_t old = tfs_lstm_seq__set_min_step_ns(0);
     k.threads = 4;
     int64_t split = tfs_lstm_seq__row_blocks();
-    int64_t pooled = tfs_lstm_seq__pooled_projections();
+    int64_t shared = tfs_lstm_seq__split_projections();
+    int64_t own = tfs_lstm_seq__task_projections();
     run_case_out(&k, 30 + (unsigned)i, 1e-5, four);
     CU_ASSERT_EQUAL(tfs_lstm_seq__row_blocks() > split, case_rows(&k) >= 8);
     /* OpenBLAS's sums depend on a call's rows: there, one call a block */
-    CU_ASSERT_EQUAL(tfs_lstm_seq__pooled_projections() > pooled,
+    CU_ASSERT_EQUAL(tfs_lstm_seq__split_projections() > shared,
                     tfs_gemm_panel_rows() > 1);
+    CU_ASSERT_EQUAL(tfs_lstm_seq__task_projections() > own,
+                    tfs_gemm_panel_rows() > 1 && case_rows(&k) >= 8 &&
+                        k.bx > 1);
     tfs_lstm_seq__set_min_step_ns(old);
     run_case_out(&k, 30 + (unsigned)i, 1e-5, dflt);
     CU_ASSERT_TRUE(same_bits(one, four));

@@ -86,11 +86,14 @@ typedef struct tfs_lstm_seq {
   float *const *hout;          /* where step s writes h, [rows][units] */
 } tfs_lstm_seq;
 
-/* Runs the n steps of q: the input projections of a block of steps (at
- * most 2 MiB) by one GEMM over the intra-op pool, then the block's steps
- * on one thread, or shared by tasks of the pool when a step has enough
- * work.  Asks the run's check_abort between blocks.  Does not take
- * ownership of anything in q.  Fails c on OOM or abort. */
+/* Runs the n steps of q, a block of steps (their input projections at
+ * most 2 MiB) at a time: the block's steps on one thread, or shared by
+ * tasks of the pool when a step has enough work; the block's input
+ * projections first, by one GEMM over the intra-op pool, or, where the
+ * tasks split the rows (a row of x each, the project's own GEMM), by
+ * each task for its own rows.  Asks the run's check_abort between
+ * blocks.  Does not take ownership of anything in q.  Fails c on OOM or
+ * abort. */
 void tfs_lstm__run(struct tfs_kernel_ctx *c, const tfs_lstm_seq *q);
 
 /* Tests: the least estimated work of one step, in nanoseconds, for each
@@ -103,9 +106,12 @@ int64_t tfs_lstm_seq__set_min_step_ns(int64_t ns);
  * (each task all the chunks of its own rows) rather than by chunks. */
 int64_t tfs_lstm_seq__row_blocks(void);
 
-/* Tests: how many input projections in this process were handed to the
- * intra-op pool (none on OpenBLAS, where each runs on the calling
- * thread). */
-int64_t tfs_lstm_seq__pooled_projections(void);
+/* Tests: how many blocks' input projections in this process were
+ * handed to the intra-op pool or made by the row tasks (none on
+ * OpenBLAS, where each block's is one call on the calling thread). */
+int64_t tfs_lstm_seq__split_projections(void);
+
+/* Tests: how many of those the row tasks made, each for its own rows. */
+int64_t tfs_lstm_seq__task_projections(void);
 
 #endif

@@ -29,6 +29,7 @@ static const int32_t ls_mask_bits[16] = {-1, -1, -1, -1, -1, -1, -1, -1,
 #define LS_MUL(a, b) _mm256_mul_ps(a, b)
 #define LS_OPAQUE(v) __asm__("" : "+x"(v))
 #define LS_RMAX 3
+#define LS_FULL_GROUPS 1
 #define LS_SIGMOID tfs_vm__sigmoid_avx2
 #define LS_TANH tfs_vm__tanh_avx2
 #define LS_CHUNK tfs_lstm__chunk_avx2

@@ -24,6 +24,7 @@
 #define LS_MUL(a, b) _mm512_mul_ps(a, b)
 #define LS_OPAQUE(v) __asm__("" : "+v"(v))
 #define LS_RMAX 6
+#define LS_FULL_GROUPS 0
 #define LS_SIGMOID tfs_vm__sigmoid_avx512
 #define LS_TANH tfs_vm__tanh_avx512
 #define LS_CHUNK tfs_lstm__chunk_avx512

@@ -8,7 +8,11 @@
  * (batch entries) through every step of the block: a row's recurrence
  * reads only its own h and c, so no task waits for another (LSTM batch 8
  * on two Xeon threads, units 128: 277 -> 257 us, interleaved medians,
- * against sharing each step's chunks).  Fewer rows: the tasks run once
+ * against sharing each step's chunks).  Where x has a row each and the
+ * GEMM is the project's own, each task first makes its own rows' input
+ * projections, so that they are written and read by one core with no
+ * pass over the pool before the steps (the same LSTM on two threads of
+ * an AVX2 EPYC: 1146 -> 1046 us, five interleaved rounds).  Fewer rows: the tasks run once
  * for the whole block (not a parallel loop per step), chunks claimed in
  * groups, one atomic word per group holding the last step it was
  * claimed for; a task claims the groups of
@@ -51,11 +55,16 @@ int64_t tfs_lstm_seq__row_blocks(void) {
   return atomic_load_explicit(&g_row_blocks, memory_order_relaxed);
 }
 
-/* Input projections handed to the pool (tests). */
-static atomic_llong g_pooled_projections;
+/* Input projections whose rows were split among threads, and those of
+ * them that each row task made for its own rows (tests). */
+static atomic_llong g_split_projections, g_task_projections;
 
-int64_t tfs_lstm_seq__pooled_projections(void) {
-  return atomic_load_explicit(&g_pooled_projections, memory_order_relaxed);
+int64_t tfs_lstm_seq__split_projections(void) {
+  return atomic_load_explicit(&g_split_projections, memory_order_relaxed);
+}
+
+int64_t tfs_lstm_seq__task_projections(void) {
+  return atomic_load_explicit(&g_task_projections, memory_order_relaxed);
 }
 
 int64_t tfs_lstm_seq__set_min_step_ns(int64_t ns) {
@@ -85,16 +94,16 @@ typedef struct ls_job {
   _Alignas(64) atomic_llong done;
 } ls_job;
 
-/* Rows [r0, r1) and chunks [q0, q0 + nq) of step s (p: the projections
- * of the block that starts at step s0), reading the previous h at h
- * (NULL: where the step before wrote it; row 0 either way). */
-static void run_part(const tfs_lstm_seq *q, const float *p, int64_t s0,
+/* Rows [r0, r1) and chunks [q0, q0 + nq) of step s, whose projections
+ * (row r0, chunk 0) are at p, p_rs floats a row, reading the previous h
+ * at h (NULL: where the step before wrote it; row 0 either way). */
+static void run_part(const tfs_lstm_seq *q, const float *p, int64_t p_rs,
                      int64_t s, int64_t r0, int64_t r1, int64_t q0,
                      int64_t nq, const float *h) {
   const int64_t L = q->lanes;
   tfs_lstm_chunk a;
-  a.p_rs = q->bx == 1 ? 0 : q->ld;
-  a.p = p + (s - s0) * q->bx * q->ld + r0 * a.p_rs + q0 * 4 * L;
+  a.p_rs = p_rs;
+  a.p = p + q0 * 4 * L;
   a.h_rs = s == 0 ? q->h0_rs : q->units;
   a.h = (s == 0 ? q->h0 : h ? h : q->hout[s - 1]) + r0 * a.h_rs;
   a.u = q->rec + q0 * q->units * 4 * L;
@@ -108,21 +117,57 @@ static void run_part(const tfs_lstm_seq *q, const float *p, int64_t s0,
   q->chunk(&a);
 }
 
+/* The block's projections p of step s (s0 the block's first), row r0. */
+static const float *block_p(const tfs_lstm_seq *q, const float *p, int64_t s0,
+                            int64_t s, int64_t r0) {
+  return p + (s - s0) * q->bx * q->ld + (q->bx == 1 ? 0 : r0 * q->ld);
+}
+
+static void project(const tfs_lstm_seq *q, const float *x, int64_t m,
+                    float *p, tfs_threadpool *pool);
+
 typedef struct ls_rows_job {
   const tfs_lstm_seq *q;
-  const float *p;
+  const float *p; /* the block's projections (NULL: each task's own) */
+  float *x, *pt;  /* each task's own: its rows' x and projections, task
+                     rows [r0, r1) at r0 * ns rows of each */
   int64_t s0, ns, ntasks;
 } ls_rows_job;
 
+/* Rows [r0, r1) of x of steps [s0, s0 + ns), step after step, into x
+ * (an unset element reads as zeros). */
+static void gather_rows(const tfs_lstm_seq *q, int64_t s0, int64_t ns,
+                        int64_t r0, int64_t r1, float *x) {
+  const int64_t per = (r1 - r0) * q->depth;
+  for (int64_t j = 0; j < ns; j++) {
+    const struct tfs_tensor *e = q->items[s0 + j];
+    if (e)
+      memcpy(x + j * per, (const float *)e->data + r0 * q->depth,
+             sizeof(float) * (size_t)per);
+    else
+      memset(x + j * per, 0, sizeof(float) * (size_t)per);
+  }
+}
+
 /* Task k: rows [k rows / ntasks, (k + 1) rows / ntasks) of every step of
- * the block. */
+ * the block, their projections first where the task makes its own. */
 static void rows_tasks(void *arg, int64_t b, int64_t e) {
   const ls_rows_job *j = arg;
-  const int64_t rows = j->q->rows;
+  const tfs_lstm_seq *q = j->q;
   for (int64_t k = b; k < e; k++) {
-    int64_t r0 = k * rows / j->ntasks, r1 = (k + 1) * rows / j->ntasks;
+    int64_t r0 = k * q->rows / j->ntasks, r1 = (k + 1) * q->rows / j->ntasks;
+    if (!j->p) {
+      float *x = j->x + r0 * j->ns * q->depth, *p = j->pt + r0 * j->ns * q->ld;
+      gather_rows(q, j->s0, j->ns, r0, r1, x);
+      project(q, x, j->ns * (r1 - r0), p, NULL);
+      for (int64_t s = 0; s < j->ns; s++)
+        run_part(q, p + s * (r1 - r0) * q->ld, q->ld, j->s0 + s, r0, r1, 0,
+                 q->nchunks, NULL);
+      continue;
+    }
     for (int64_t s = j->s0; s < j->s0 + j->ns; s++)
-      run_part(j->q, j->p, j->s0, s, r0, r1, 0, j->q->nchunks, NULL);
+      run_part(q, block_p(q, j->p, j->s0, s, r0), q->bx == 1 ? 0 : q->ld, s,
+               r0, r1, 0, q->nchunks, NULL);
   }
 }
 
@@ -168,7 +213,8 @@ static void run_task(ls_job *j, int k) {
         copied = 1;
       }
       int64_t q0 = g * j->group;
-      run_part(q, j->p, j->s0, j->s0 + s, 0, q->rows, q0,
+      run_part(q, block_p(q, j->p, j->s0, j->s0 + s, 0),
+               q->bx == 1 ? 0 : q->ld, j->s0 + s, 0, q->rows, q0,
                q->nchunks - q0 < j->group ? q->nchunks - q0 : j->group, h);
       atomic_fetch_add_explicit(&j->done, 1, memory_order_release);
     }
@@ -195,18 +241,27 @@ static int plan_threads(const tfs_lstm_seq *q, tfs_threadpool *pool) {
   return nt < 1 ? 1 : nt;
 }
 
-/* Steps [s0, s0 + ns) on their projections p: on this thread, or shared
- * by j->ntasks tasks (j's groups and buffers set). */
+/* Steps [s0, s0 + ns) on their projections p (NULL: each row task
+ * makes its own rows', in x and pt; own_projections): on this thread, or
+ * shared by j->ntasks tasks (j's groups and buffers set). */
 static void recur(tfs_kernel_ctx *c, ls_job *j, const float *p, int64_t s0,
-                  int64_t ns) {
+                  int64_t ns, float *x, float *pt) {
+  const tfs_lstm_seq *q = j->q;
   if (j->ntasks <= 1) {
     for (int64_t s = s0; s < s0 + ns; s++)
-      run_part(j->q, p, s0, s, 0, j->q->rows, 0, j->q->nchunks, NULL);
+      run_part(q, block_p(q, p, s0, s, 0), q->bx == 1 ? 0 : q->ld, s, 0,
+               q->rows, 0, q->nchunks, NULL);
     return;
   }
-  if (j->q->rows >= 2 * j->ntasks) {
-    ls_rows_job rj = {j->q, p, s0, ns, j->ntasks};
+  if (q->rows >= 2 * j->ntasks) {
+    ls_rows_job rj = {q, p, x, pt, s0, ns, j->ntasks};
     atomic_fetch_add_explicit(&g_row_blocks, 1, memory_order_relaxed);
+    if (!p) {
+      atomic_fetch_add_explicit(&g_split_projections, 1,
+                                memory_order_relaxed);
+      atomic_fetch_add_explicit(&g_task_projections, 1,
+                                memory_order_relaxed);
+    }
     tfs_threadpool_parallel_for(tfs_kctx_intra_pool(c), j->ntasks,
                                 1000000000, rows_tasks, &rj);
     return;
@@ -224,18 +279,14 @@ static void recur(tfs_kernel_ctx *c, ls_job *j, const float *p, int64_t s0,
 
 /* ---- the input projections ----------------------------------------------- */
 
-/* p [m][ld] = x [m][depth] . kernel + bias, reordered.  On OpenBLAS
- * (CPUs below AVX2) on the calling thread alone: OpenBLAS's sums depend
- * on how many rows one call multiplies (its Haswell and Zen kernels take
- * a row count's remainder in another order), so rows split over the
- * pool would give other bits for other thread counts. */
-static void project(tfs_kernel_ctx *c, const tfs_lstm_seq *q, const float *x,
-                    int64_t m, float *p) {
-  tfs_threadpool *pool =
-      tfs_gemm_panel_rows() > 1 ? tfs_kctx_intra_pool(c) : NULL;
+/* p [m][ld] = x [m][depth] . kernel + bias, reordered, over pool (NULL:
+ * on this thread).  A row's sums do not depend on the call's other rows
+ * on the project's own GEMM; on OpenBLAS (CPUs below AVX2) they do (its
+ * Haswell and Zen kernels take a row count's remainder in another
+ * order), so there the caller gives one call a block, on one thread. */
+static void project(const tfs_lstm_seq *q, const float *x, int64_t m,
+                    float *p, tfs_threadpool *pool) {
   const int64_t ld = q->ld, depth = q->depth;
-  if (pool && depth > 0)
-    atomic_fetch_add_explicit(&g_pooled_projections, 1, memory_order_relaxed);
   if (depth == 0) {
     for (int64_t r = 0; r < m; r++)
       memcpy(p + r * ld, q->b, sizeof(float) * (size_t)ld);
@@ -250,18 +301,13 @@ static void project(tfs_kernel_ctx *c, const tfs_lstm_seq *q, const float *x,
   }
 }
 
-/* The x of steps [s0, s0 + ns) one after the other into x (an unset
- * element reads as zeros). */
-static void gather_x(const tfs_lstm_seq *q, int64_t s0, int64_t ns,
-                     float *x) {
-  const int64_t per = q->bx * q->depth;
-  for (int64_t j = 0; j < ns; j++) {
-    const struct tfs_tensor *e = q->items[s0 + j];
-    if (e)
-      memcpy(x + j * per, e->data, sizeof(float) * (size_t)per);
-    else
-      memset(x + j * per, 0, sizeof(float) * (size_t)per);
-  }
+/* Whether the row tasks make their own rows' projections: rows split
+ * with a row of x each (x read by one core, the projections written and
+ * read by the same one, no phase of their own), and the project's own
+ * GEMM (OpenBLAS's sums would depend on how many rows a task has). */
+static int own_projections(const tfs_lstm_seq *q, int ntasks) {
+  return ntasks > 1 && q->rows >= 2 * ntasks && q->bx > 1 &&
+         tfs_gemm_panel_rows() > 1;
 }
 
 void tfs_lstm__run(tfs_kernel_ctx *c, const tfs_lstm_seq *q) {
@@ -291,6 +337,9 @@ void tfs_lstm__run(tfs_kernel_ctx *c, const tfs_lstm_seq *q) {
                       : NULL;
     if (!j.hcopy) return;
   }
+  const int own = own_projections(q, j.ntasks);
+  tfs_threadpool *pool =
+      tfs_gemm_panel_rows() > 1 ? tfs_kctx_intra_pool(c) : NULL;
   for (int64_t s0 = 0; s0 < q->n; s0 += nb) {
     int64_t ns = q->n - s0 < nb ? q->n - s0 : nb;
     if (s0 > 0 && c->run && c->run->check_abort &&
@@ -298,8 +347,15 @@ void tfs_lstm__run(tfs_kernel_ctx *c, const tfs_lstm_seq *q) {
       tfs_kctx_fail_status(c, c->st);
       return;
     }
-    gather_x(q, s0, ns, x);
-    project(c, q, x, ns * q->bx, p);
-    recur(c, &j, p, s0, ns);
+    if (own) {
+      recur(c, &j, NULL, s0, ns, x, p);
+      continue;
+    }
+    gather_rows(q, s0, ns, 0, q->bx, x);
+    if (pool && q->depth > 0)
+      atomic_fetch_add_explicit(&g_split_projections, 1,
+                                memory_order_relaxed);
+    project(q, x, ns * q->bx, p, pool);
+    recur(c, &j, p, s0, ns, NULL, NULL);
   }
 }
