@@ -2,12 +2,14 @@
  * tests/kernels/test_list_ops.c - TensorList kernels and DT_VARIANT
  * tensors: lists fetched from one run and fed to the next, every op's
  * results and TensorFlow's error texts, copy-on-write when a list is
- * shared, and a graph that changes one list in place along a chain.
+ * shared, a graph that changes one list in place along a chain, and
+ * TensorListFromTensor's elements as views of one buffer.
  */
 #include <stdlib.h>
 #include <string.h>
 
 #include "arraytest.h"
+#include "core/tensor.h"
 
 #define NODE "\n\t [[{{node n}}]]"
 
@@ -286,12 +288,95 @@ static void test_shared_lists_in_one_graph(void) {
   tfs_status_free(st);
 }
 
+/* TensorListFromTensor's elements are views of one buffer: the input's
+ * own (which then is no longer its holder's alone: an op may not write
+ * it in place), or one copy of a run arena's (elements may outlive the
+ * run).  In a session, with its memory plan's arena from the second run
+ * on: L = FromTensor(N = Neg(x)), R = Relu(N) (which would take N's
+ * buffer in place if the list did not hold it), T = SetItem(L, 1, y),
+ * G = GetItem(L, 2); every output's shape known, so that the plan holds;
+ * L and T fetched, L still with the values of its run after the next;
+ * every run with new x. */
+static tfs_output list_node(tfs_graph *g, const char *op, const char *name,
+                            const tfs_output *in, int n, tfs_status *st) {
+  tfs_op_desc *d = tfs_op_desc_new(g, op, name);
+  for (int i = 0; i < n; i++) tfs_op_desc_add_input(d, in[i]);
+  tfs_op_desc_set_attr_type(d, "element_dtype", TFS_FLOAT);
+  return (tfs_output){tfs_op_desc_finish(d, st), 0};
+}
+
+static void test_from_tensor_views(void) {
+  tfs_tensor *f[2] = {at_f32(2, D(3, 2), F32(1, 2, 3, 4, 5, 6)),
+                      at_i32(1, D(1), I32(2))};
+  CU_ASSERT_TRUE(tfs_tensor__is_exclusive(f[0]));
+  tfs_tensor *l = run1("TensorListFromTensor", f, 2);
+  tfs_tensor *e1 = get_item(l, 1);
+  at_check(tfs_tensor_ref(e1), TFS_FLOAT, 1, D(2), F32(3, 4));
+  CU_ASSERT_PTR_EQUAL(tfs_tensor_data(e1), (float *)tfs_tensor_data(f[0]) + 2);
+  CU_ASSERT_FALSE(tfs_tensor__is_exclusive(f[0]));
+  tfs_tensor_free(e1);
+  at_free(f, 2);
+  /* the elements keep the buffer alive */
+  at_check(stack(l), TFS_FLOAT, 2, D(3, 2), F32(1, 2, 3, 4, 5, 6));
+  tfs_tensor_free(l);
+
+  tfs_status *st = tfs_status_new();
+  tfs_graph *g = tfs_graph_new();
+  tfs_output x = tfs_op_placeholder(g, "x", TFS_FLOAT, (int64_t[]){3, 2}, 2,
+                                    st);
+  tfs_tensor *cv[2] = {at_i32(1, D(1), I32(2)), at_f32(1, D(2), F32(7, 8))};
+  tfs_output es = tfs_op_const(g, "es", cv[0], st);
+  tfs_output y = tfs_op_const(g, "y", cv[1], st);
+  at_free(cv, 2);
+  tfs_output i1 = tfs_op_const_int32(g, "i1", 1, st);
+  tfs_output i2 = tfs_op_const_int32(g, "i2", 2, st);
+  tfs_output nx = tfs_op_unary(g, "Neg", "N", x, st);
+  TFS_ASSERT_OK(st);
+  tfs_output fetch[4];
+  fetch[0] = tfs_op_unary(g, "Relu", "R", nx, st);
+  tfs_output L = list_node(g, "TensorListFromTensor", "L",
+                           (tfs_output[]){nx, es}, 2, st);
+  tfs_output set = list_node(g, "TensorListSetItem", "T",
+                             (tfs_output[]){L, i1, y}, 3, st);
+  fetch[1] = set;
+  fetch[2] = list_node(g, "TensorListGetItem", "G",
+                       (tfs_output[]){L, i2, es}, 3, st);
+  fetch[3] = L;
+  TFS_ASSERT_OK(st);
+  tfs_session *s = tfs_session_new(g, NULL, st);
+  TFS_ASSERT_OK(st);
+  tfs_tensor *prev = NULL;
+  for (int rep = 0; rep < 4; rep++) {
+    float v = (float)rep, u = v - 1;
+    tfs_tensor *in = at_f32(2, D(3, 2), F32(-1 - v, 2 + v, -3, 4, 5 + v, -6));
+    tfs_tensor *r[4] = {NULL, NULL, NULL, NULL};
+    tfs_session_run(s, &x, &in, 1, fetch, r, 4, NULL, 0, st);
+    TFS_ASSERT_OK(st);
+    if (prev)
+      at_check(stack(prev), TFS_FLOAT, 2, D(3, 2),
+               F32(1 + u, -2 - u, 3, -4, -5 - u, 6));
+    tfs_tensor_free(prev);
+    prev = r[3];
+    at_check(r[0], TFS_FLOAT, 2, D(3, 2), F32(1 + v, 0, 3, 0, 0, 6));
+    at_check(stack(r[1]), TFS_FLOAT, 2, D(3, 2),
+             F32(1 + v, -2 - v, 7, 8, -5 - v, 6));
+    tfs_tensor_free(r[1]);
+    at_check(r[2], TFS_FLOAT, 1, D(2), F32(-5 - v, 6));
+    tfs_tensor_free(in);
+  }
+  tfs_tensor_free(prev);
+  tfs_session_free(s);
+  tfs_graph_free(g);
+  tfs_status_free(st);
+}
+
 static const tfs_test_case kLists[] = {
     {"reserve_set_get_stack", test_reserve_set_get_stack},
     {"push_pop_from_tensor", test_push_pop_from_tensor},
     {"gather_scatter_concat_split", test_gather_scatter_concat_split},
     {"errors", test_errors},
     {"shared_lists_in_one_graph", test_shared_lists_in_one_graph},
+    {"from_tensor_views", test_from_tensor_views},
     {NULL, NULL},
 };
 

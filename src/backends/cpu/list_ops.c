@@ -345,14 +345,35 @@ static void from_tensor_compute(tfs_kernel_ctx *c) {
     return;
   }
   int64_t per = tfs_shape_num_elements(&row);
+  /* plain elements: views of one buffer that may outlive the run (t's
+   * own, or one copy of an arena's), not an allocation and a copy each */
+  tfs_tensor *base = t->buf->elem_kind == 0 && n > 0 && per > 0
+                         ? keepable(c, (tfs_tensor *)t)
+                         : NULL;
+  if (c->failed) {
+    tfs_variant_unref(&l->base);
+    return;
+  }
+  const size_t esize = tfs_elem_of(t->dtype).size;
   for (int64_t i = 0; i < n; i++) {
-    tfs_tensor *e = slice_copy(c, t, i * per, &row);
+    tfs_tensor *e;
+    if (base) {
+      tfs_buf__ref(base->buf);
+      e = tfs_tensor__over_buf(t->dtype, &row, base->buf,
+                               (char *)base->data + (size_t)(i * per) * esize,
+                               c->st);
+      if (!e) tfs_kctx_fail_status(c, c->st);
+    } else {
+      e = slice_copy(c, t, i * per, &row);
+    }
     if (!e) {
+      tfs_tensor_free(base);
       tfs_variant_unref(&l->base);
       return;
     }
     l->items[i] = e;
   }
+  tfs_tensor_free(base);
   set_list_output(c, 0, l);
 }
 
