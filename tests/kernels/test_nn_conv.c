@@ -982,6 +982,7 @@ typedef struct cdw_case {
   const char *act1;             /* NULL: none */
   int dkh, dsh, dd, mult;       /* depthwise size, stride, dilation */
   const char *dpad, *act2;
+  int cols; /* by channels on two threads with the default tile */
 } cdw_case;
 
 static tfs_output cdw_op(tfs_graph *g, const char *op, const char *name,
@@ -1067,7 +1068,16 @@ static void run_cdw_case(const cdw_case *k, uint32_t seed) {
     int fused = 0, apart = 0;
     /* fetching the convolution's output too keeps the two ops apart */
     tfs_tensor *want = cdw_run(g, x, xv, y, &mid, threads, &apart, st);
+    int64_t cols = tfs_fused_conv_dw__cols_calls();
     tfs_tensor *got = cdw_run(g, x, xv, y, NULL, threads, &fused, st);
+    int by_cols = tfs_fused_conv_dw__cols_calls() > cols;
+    if (by_cols != (k->cols && threads == 2 && !(v & 4) &&
+                    tfs_gemm_panel_rows() > 1))
+      fprintf(stderr, "\n  case %dx%dx%dx%d -> %d, threads %d, variant %d: "
+              "%s by channels", k->n, k->h, k->w, k->c, k->ce, threads, v,
+              by_cols ? "" : "not");
+    CU_ASSERT_EQUAL(by_cols, k->cols && threads == 2 && !(v & 4) &&
+                                 tfs_gemm_panel_rows() > 1);
     CU_ASSERT_EQUAL(fused, 1);
     CU_ASSERT_EQUAL(apart, 0);
     CU_ASSERT_PTR_NOT_NULL_FATAL(got);
@@ -1093,20 +1103,25 @@ static void run_cdw_case(const cdw_case *k, uint32_t seed) {
 
 /* The fused op gives the bits of the two ops one after the other: bands
  * of rows with the rows they share carried over (40 rows of 96 channels:
- * 15 KiB a row), the two ops over the pool when there are too few bands
- * for the threads, strides 1 and 2, odd sizes, VALID, dilation, a channel
- * multiplier, activations the GEMM applies as it stores (Relu, Relu6,
- * hard-swish) and ones applied after (Elu, Sigmoid), a strided 3x3 first
- * convolution, a batch of small maps, a row wider than a tile, an input
- * of depth 0; 1 and 2 threads, vector and portable depthwise rows. */
+ * 15 KiB a row), each thread a share of the channels of both ops when
+ * there are too few bands for the threads (batch 1, small maps: 16-wide
+ * units, a last share that is not; a 3x3 first convolution over a
+ * padded image; activations stored with the tiles or applied after; a
+ * strided and a 5x5 depthwise), the two ops over the pool where that
+ * cannot be (a channel multiplier), strides 1 and 2, odd sizes, VALID,
+ * dilation, a channel multiplier, activations the GEMM applies as it
+ * stores (Relu, Relu6, hard-swish) and ones applied after (Elu,
+ * Sigmoid), a strided 3x3 first convolution, a batch of small maps, a
+ * row wider than a tile, an input of depth 0; 1 and 2 threads, vector
+ * and portable depthwise rows. */
 static void test_fused_conv_depthwise(void) {
   static const cdw_case cases[] = {
       /* n h w c kh ce sh act1; dkh dsh dd mult dpad act2 */
       {1, 40, 40, 8, 1, 96, 1, "Relu6", 3, 1, 1, 1, "SAME", "Relu6"},
       {1, 41, 39, 8, 1, 96, 1, "Relu6", 3, 2, 1, 1, "SAME", "Relu6"},
       {2, 30, 30, 16, 1, 64, 1, "Relu", 3, 1, 1, 2, "VALID", NULL},
-      {1, 33, 20, 8, 1, 48, 1, "Elu", 5, 2, 1, 1, "SAME", "Sigmoid"},
-      {1, 64, 64, 3, 3, 32, 2, "Relu6", 3, 1, 1, 1, "SAME", "Relu6"},
+      {1, 33, 20, 8, 1, 48, 1, "Elu", 5, 2, 1, 1, "SAME", "Sigmoid", 1},
+      {1, 64, 64, 3, 3, 32, 2, "Relu6", 3, 1, 1, 1, "SAME", "Relu6", 1},
       {3, 7, 7, 16, 1, 64, 1, NULL, 3, 2, 1, 1, "SAME", "Relu"},
       {1, 24, 24, 8, 1, 40, 1, "Relu6", 3, 1, 2, 1, "SAME", "Relu6"},
       {1, 6, 220, 4, 1, 256, 1, "Relu6", 3, 1, 1, 1, "SAME", "Relu6"},
@@ -1116,6 +1131,14 @@ static void test_fused_conv_depthwise(void) {
        "_TfsHardSwish"},
       {1, 21, 19, 8, 1, 40, 1, "_TfsHardSwish", 5, 2, 1, 1, "SAME",
        "_TfsHardSwish"},
+      /* by channels (MobileNetV2's 7x7 blocks, smaller) */
+      {1, 7, 7, 160, 1, 960, 1, "Relu6", 3, 1, 1, 1, "SAME", "Relu6", 1},
+      {1, 7, 7, 96, 1, 200, 1, "Elu", 3, 1, 1, 1, "SAME", "Sigmoid", 1},
+      {1, 7, 7, 112, 1, 672, 1, "_TfsHardSwish", 5, 1, 1, 1, "SAME",
+       "_TfsHardSwish", 1},
+      {1, 10, 10, 96, 1, 576, 1, "Relu6", 3, 2, 1, 1, "SAME", "Relu6", 1},
+      {1, 15, 15, 32, 3, 256, 2, "Relu6", 3, 1, 1, 1, "VALID", NULL, 1},
+      {1, 7, 7, 64, 1, 256, 1, "Relu", 3, 1, 1, 2, "SAME", NULL, 0},
   };
   for (size_t i = 0; i < sizeof cases / sizeof *cases; i++)
     run_cdw_case(&cases[i], 700 + 5 * (uint32_t)i);

@@ -129,6 +129,16 @@ tfs_conv_plan *tfs_conv_plan_new(tfs_kernel_ctx *c, const conv_geom *g,
 int tfs_conv_plan_rows(const tfs_conv_plan *p, int64_t r0, int64_t mb,
                        float *out, int64_t ldc, tfs_conv_done_fn done,
                        void *done_arg, struct tfs_threadpool *pool);
+/* Output pixels [r0, r0 + mb) by output channels [c0, c0 + nc) into out
+ * (pixel r0, channel 0 at out; leading dimension ldc), on this thread,
+ * with the bits tfs_conv_plan_rows gives them; done as there (columns
+ * counted from channel 0).  One group only, and c0 a multiple of the
+ * packed filter's panel width (tfs_gemm_packed_nr).  Returns -1 (nothing
+ * written) when those do not hold, the filter is not in panels, or
+ * memory runs out. */
+int tfs_conv_plan_cols(const tfs_conv_plan *p, int64_t r0, int64_t mb,
+                       int64_t c0, int64_t nc, float *out, int64_t ldc,
+                       tfs_conv_done_fn done, void *done_arg);
 void tfs_conv_plan_free(tfs_conv_plan *p);
 
 /* A constant filter (input 1) packed at prepare, one matrix per group. */

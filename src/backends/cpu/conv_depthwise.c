@@ -125,24 +125,31 @@ static void dw_epilogue_c(const tfs_dw_plan *p, float *row, int64_t n,
     }
 }
 
-static void dw_units(void *arg, int64_t u0, int64_t u1) {
-  const dw_units_job *j = arg;
+/* Channels [c0, c1) of output row `row` (image and row), then done. */
+static void dw_part(const dw_units_job *j, int64_t row, int64_t c0,
+                    int64_t c1) {
   const conv_geom *g = j->plan.g;
   const int64_t oc = g->c * g->kn;
-  dw_job pj = {g, j->plan.in, j->plan.filt, j->plan.out};
+  if (j->row) {
+    j->row(&j->plan, row, c0, c1);
+  } else {
+    dw_job pj = {g, j->plan.in, j->plan.filt, j->plan.out};
+    dw_row_f32(&pj, row, c0, c1);
+    if (j->plan.bias || j->plan.act != TFS_DW_ACT_NONE)
+      dw_epilogue_c(&j->plan, j->plan.out + row * g->ow * oc, g->ow, oc, c0,
+                    c1);
+  }
+  if (j->done)
+    j->done(j->done_arg, j->plan.out + row * g->ow * oc, c0, c1 - c0);
+}
+
+static void dw_units(void *arg, int64_t u0, int64_t u1) {
+  const dw_units_job *j = arg;
+  const int64_t oc = j->plan.g->c * j->plan.g->kn;
   for (int64_t u = u0; u < u1; u++) {
     int64_t row = u / j->nchunks, k = u % j->nchunks;
     int64_t c0 = k * j->chunk, c1 = c0 + j->chunk < oc ? c0 + j->chunk : oc;
-    if (j->row) {
-      j->row(&j->plan, row, c0, c1);
-    } else {
-      dw_row_f32(&pj, row, c0, c1);
-      if (j->plan.bias || j->plan.act != TFS_DW_ACT_NONE)
-        dw_epilogue_c(&j->plan, j->plan.out + row * g->ow * oc, g->ow, oc, c0,
-                      c1);
-    }
-    if (j->done) j->done(j->done_arg, j->plan.out + row * g->ow * oc, c0,
-                         c1 - c0);
+    dw_part(j, row, c0, c1);
   }
 }
 
@@ -221,6 +228,22 @@ int tfs_dw_f32(const conv_geom *g, const float *in, const float *filt,
   }
   tfs_threadpool_parallel_for(pool, nrows * j.nchunks, cost / j.nchunks + 1,
                               dw_units, &j);
+  free(own);
+  return 0;
+}
+
+int tfs_dw_f32_cols(const conv_geom *g, const float *in, const float *filt,
+                    float *out, const tfs_dw_epilogue *ep, int64_t c0,
+                    int64_t c1, tfs_dw_done_fn done, void *done_arg) {
+  const int64_t oc = g->c * g->kn, nrows = g->n * g->oh;
+  if (nrows == 0 || g->ow == 0 || c1 <= c0) return 0;
+  if (c0 < 0 || c0 % 16 || c1 > oc) return -1;
+  dw_units_job j;
+  tfs_dw_block stack_blocks[64], *own;
+  if (dw_setup(g, in, filt, out, ep, &j, stack_blocks, &own) < 0) return -1;
+  j.done = done;
+  j.done_arg = done_arg;
+  for (int64_t row = 0; row < nrows; row++) dw_part(&j, row, c0, c1);
   free(own);
   return 0;
 }

@@ -54,6 +54,15 @@ int tfs_dw_f32(const conv_geom *g, const float *in, const float *filt,
                float *out, const tfs_dw_epilogue *ep, tfs_dw_done_fn done,
                void *done_arg, struct tfs_threadpool *pool);
 
+/* Output channels [c0, c1) of every output row of tfs_dw_f32's
+ * convolution, on this thread, with its bits; done as there.  c0 must be
+ * a multiple of 16 (where the vector rows of every width start a block).
+ * Returns 0, or -1 when c0 is not or c1 is past the channels (nothing
+ * written), or memory for the lane table runs out. */
+int tfs_dw_f32_cols(const conv_geom *g, const float *in, const float *filt,
+                    float *out, const tfs_dw_epilogue *ep, int64_t c0,
+                    int64_t c1, tfs_dw_done_fn done, void *done_arg);
+
 /* Output rows [oy0, oy1) of one image of tfs_dw_f32's convolution, on
  * this thread, from a band of its input: in holds input rows [lo, lo +
  * nrows) of the image (NHWC, g->w pixels of g->c channels a row), and

@@ -303,41 +303,56 @@ static int pixels_even(const conv_geom *g, const padded *pad) {
          pad->pl == 0;
 }
 
+/* Output pixels [r0, r0 + mb) by the columns b holds of group grp, the
+ * first of them column col0 of the output (out: column 0, pixel r0). */
+static int plan_part(const tfs_conv_plan *p, int64_t grp, int64_t col0,
+                     const tfs_gemm_packed *b, int64_t r0, int64_t mb,
+                     float *out, int64_t ldc, tfs_conv_done_fn done,
+                     void *done_arg, struct tfs_threadpool *pool) {
+  const conv_geom *g = p->g;
+  const float *add = p->add ? p->add + r0 * g->kn : NULL;
+  if (p->indirect) {
+    conv_ind s = {g, &p->pad, grp, col0, r0, done, done_arg};
+    tfs_gemm_indirect src = {ind_rows,  done ? ind_done : NULL,
+                             &s,        p->segoff,
+                             p->nseg,   p->seglen,
+                             p->bias ? p->bias + col0 : NULL,
+                             p->relu,   add ? add + col0 : NULL};
+    if (pixels_even(g, &p->pad)) { /* row r: pixel r0 + r */
+      src.row_base = p->pad.img + grp * g->kc + r0 * g->c;
+      src.row_stride = g->c;
+    }
+    return tfs_gemm_f32_indirect(mb, &src, b, out + col0, ldc, pool);
+  }
+  conv_src s = {g,   p->in, grp, col0,    r0,  done, done_arg,
+                out, ldc,   p->bias,      add, p->relu};
+  tfs_gemm_a_source src = {
+      conv_pack, done || p->bias || p->relu || add ? conv_done : NULL, &s};
+  return tfs_gemm_f32_packed_src(mb, &src, b, out + col0, ldc, pool);
+}
+
 int tfs_conv_plan_rows(const tfs_conv_plan *p, int64_t r0, int64_t mb,
                        float *out, int64_t ldc, tfs_conv_done_fn done,
                        void *done_arg, struct tfs_threadpool *pool) {
   const conv_geom *g = p->g;
   const int64_t cout_g = g->kn / g->groups;
   if (p->add && ldc != g->kn) return -1; /* the addend's layout */
-  const float *add = p->add ? p->add + r0 * g->kn : NULL;
-  for (int64_t grp = 0; grp < g->groups; grp++) {
-    const float *bias = p->bias ? p->bias + grp * cout_g : NULL;
-    int rc;
-    if (p->indirect) {
-      conv_ind s = {g, &p->pad, grp, grp * cout_g, r0, done, done_arg};
-      tfs_gemm_indirect src = {ind_rows,  done ? ind_done : NULL,
-                               &s,        p->segoff,
-                               p->nseg,   p->seglen,
-                               bias,      p->relu,
-                               add ? add + grp * cout_g : NULL};
-      if (pixels_even(g, &p->pad)) { /* row r: pixel r0 + r */
-        src.row_base = p->pad.img + grp * g->kc + r0 * g->c;
-        src.row_stride = g->c;
-      }
-      rc = tfs_gemm_f32_indirect(mb, &src, p->b[grp], out + grp * cout_g, ldc,
-                                 pool);
-    } else {
-      conv_src s = {g,   p->in,   grp, grp * cout_g, r0,      done, done_arg,
-                    out, ldc,     p->bias,           add,     p->relu};
-      tfs_gemm_a_source src = {
-          conv_pack, done || p->bias || p->relu || add ? conv_done : NULL,
-          &s};
-      rc = tfs_gemm_f32_packed_src(mb, &src, p->b[grp], out + grp * cout_g,
-                                   ldc, pool);
-    }
-    if (rc) return -1;
-  }
+  for (int64_t grp = 0; grp < g->groups; grp++)
+    if (plan_part(p, grp, grp * cout_g, p->b[grp], r0, mb, out, ldc, done,
+                  done_arg, pool))
+      return -1;
   return 0;
+}
+
+int tfs_conv_plan_cols(const tfs_conv_plan *p, int64_t r0, int64_t mb,
+                       int64_t c0, int64_t nc, float *out, int64_t ldc,
+                       tfs_conv_done_fn done, void *done_arg) {
+  if (p->g->groups != 1 || (p->add && ldc != p->g->kn)) return -1;
+  tfs_gemm_packed *b = tfs_gemm_packed_cols(p->b[0], c0, nc);
+  if (!b) return -1;
+  int rc = plan_part(p, 0, c0, b, r0, mb, out, ldc, done, done_arg, NULL);
+  tfs_gemm_packed_free(b);
+  return rc;
 }
 
 /* A pointwise convolution of at most four output pixels (a squeeze-and-

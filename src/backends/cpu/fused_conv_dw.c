@@ -9,13 +9,15 @@
  * one reads again), then the band's depthwise rows from the tile, so the
  * expanded map never goes to memory (MobileNetV2's first expansion is
  * 4.8 MB a picture: at batch 8, 38 MB, more than the L3).  With fewer
- * bands than two a thread (a batch of one, small maps), or on OpenBLAS,
- * the two ops run one after the other instead, each over the pool, the
- * expanded map in scratch.  The convolution is Conv2D's direct path
- * (conv_gemm.c's plan rows: a constant filter packed at prepare) and the
- * depthwise rows are tfs_dw_f32's, so every element has the bits of the
- * two ops run one after the other (a 3x3 stride-1 convolution that would
- * take Winograd there takes the direct path here).  float, NHWC only.
+ * bands than threads (a batch of one, small maps), each thread takes a
+ * share of the channels of both ops (cdw_cols_tasks) where the filter is
+ * packed in panels; else, or on OpenBLAS, the two ops run one after the
+ * other instead, each over the pool, the expanded map in scratch.  The
+ * convolution is Conv2D's direct path (conv_gemm.c's plan rows: a
+ * constant filter packed at prepare) and the depthwise rows are
+ * tfs_dw_f32's, so every element has the bits of the two ops run one
+ * after the other (a 3x3 stride-1 convolution that would take Winograd
+ * there takes the direct path here).  float, NHWC only.
  */
 #include <stdatomic.h>
 #include <stdlib.h>
@@ -40,6 +42,13 @@ static _Atomic int64_t g_tile_bytes = 256 << 10;
 
 int64_t tfs_fused_conv_dw__set_tile_bytes(int64_t bytes) {
   return atomic_exchange(&g_tile_bytes, bytes > 0 ? bytes : 256 << 10);
+}
+
+/* Calls that took the op by channels (cdw_cols_tasks; tests). */
+static atomic_llong g_cols_calls;
+
+int64_t tfs_fused_conv_dw__cols_calls(void) {
+  return atomic_load_explicit(&g_cols_calls, memory_order_relaxed);
 }
 
 typedef struct cdw_state {
@@ -108,8 +117,10 @@ typedef struct cdw_job {
   tfs_dw_epilogue ep2;
   int later2;                   /* the depthwise activation after its rows */
   float *out;
-  float *mid;                   /* cdw_whole: the convolution's output */
+  float *mid;                   /* cdw_whole, cdw_cols: the convolution's
+                                   output */
   int64_t band, segs, tile_rows;
+  int64_t align, units, ntasks; /* cdw_cols: channels in units of align */
   int failed;                   /* atomic */
 } cdw_job;
 
@@ -239,13 +250,69 @@ static int cdw_whole(tfs_kernel_ctx *c, cdw_job *j, const tfs_tensor *x,
   return 0;
 }
 
+/* Too few bands for the threads (batch 1, 7x7 maps) and a small map:
+ * task k of ntasks computes output channels [c0, c1) of the convolution,
+ * every pixel, and then the depthwise rows of the same channels, so
+ * that no task reads what another wrote and none waits, where the two
+ * ops over the pool meet at a barrier with the expanded map split across
+ * the cores.  MobileNetV2's 7x7 blocks at batch 1 on two threads of an
+ * AVX2 EPYC: 364-373 -> 313-318 us each, the model 12.12 -> 11.97 ms
+ * (five interleaved rounds, ahead in all).  Not where there are bands
+ * enough (MobileNetV2's 14x14 blocks: faster alone, 278 -> 199-225 us,
+ * but slower in the model, 211-227 -> 318-352 us: the ops around them
+ * split by rows, and a core reading or overwriting the lines the other
+ * one wrote costs more there than the rows the bands compute twice). */
+static void cdw_cols_tasks(void *arg, int64_t t0, int64_t t1) {
+  cdw_job *j = arg;
+  const conv_geom *g1 = j->g1;
+  const int64_t oc = g1->oc, m = g1->n * g1->oh * g1->ow;
+  for (int64_t t = t0; t < t1; t++) {
+    int64_t c0 = t * j->units / j->ntasks * j->align;
+    int64_t c1 = (t + 1) * j->units / j->ntasks * j->align;
+    if (c1 > oc) c1 = oc;
+    if (c1 <= c0) continue;
+    if (tfs_conv_plan_cols(j->plan, 0, m, c0, c1 - c0, j->mid, oc,
+                           j->in_store && tfs_fused_act_in_store(&j->s->e1)
+                               ? NULL
+                               : cdw_whole_conv_done,
+                           j) ||
+        tfs_dw_f32_cols(j->g2, j->mid, j->dwf, j->out, &j->ep2, c0, c1,
+                        j->later2 ? cdw_whole_dw_done : NULL, j)) {
+      __atomic_store_n(&j->failed, 1, __ATOMIC_RELAXED);
+      return;
+    }
+  }
+}
+
+/* Whether cdw_cols_tasks can take the op on nt threads: fewer images
+ * than threads, one group, a multiplier of 1, the filter packed in
+ * panels, a unit of channels (a multiple of 16 and of the panel width)
+ * for each task, and a task's share of the expanded map within a tile;
+ * sets the units. */
+static int cdw_cols_plan(cdw_job *j, const tfs_gemm_packed *b, int nt) {
+  const conv_geom *g1 = j->g1, *g2 = j->g2;
+  int nr = b && tfs_gemm_panel_rows() > 1 ? tfs_gemm_packed_nr(b) : 0;
+  if (nt < 2 || g2->n >= nt || g1->groups != 1 || g2->kn != 1 || nr <= 0)
+    return 0;
+  int64_t align = 16; /* the depthwise rows' blocks, and whole panels */
+  while (align % nr) align += 16;
+  int64_t units = (g1->oc + align - 1) / align;
+  int64_t share = (int64_t)sizeof(float) * g1->n * g1->oh * g1->ow *
+                  g1->oc / nt;
+  if (units < nt || share > atomic_load(&g_tile_bytes)) return 0;
+  j->align = align;
+  j->units = units;
+  j->ntasks = nt;
+  return 1;
+}
+
 /* Bands of depthwise rows whose convolution rows fill about a tile,
  * and a stretch for each thread (each stretch computes kh - stride rows
  * of the convolution twice and starts with a cold tile; two a thread
  * were slower: MobileNetV2 at batch 1 on two Xeon threads 3.20 -> 3.01
  * ms with one, on one thread 5.38 -> 5.20, MobileNetV3Large 3.08 ->
  * 3.03 and 5.24 -> 5.01, interleaved medians).  Returns 0 when there
- * are fewer bands than threads (cdw_whole instead). */
+ * are fewer bands than threads (cdw_cols_tasks or cdw_whole instead). */
 static int cdw_cut(cdw_job *j, int nt) {
   const conv_geom *g1 = j->g1, *g2 = j->g2;
   const int64_t rowbytes = (int64_t)sizeof(float) * g1->ow * g1->oc;
@@ -339,17 +406,30 @@ static void cdw_compute(tfs_kernel_ctx *c) {
   int64_t cost = tfs_gemm_cost_ns(pix, g1.oc, k) +
                  g2.oh * g2.ow * g2.oc * g2.kh * g2.kw / 8 + 1;
   int nt = tfs_threadpool_plan_threads(pool, g2.n * g2.oh, cost / g2.oh + 1);
+  tfs_gemm_packed *const *packed = tfs_conv_packed_for(&s->packed, &g1);
+  int cols = 0;
   if (tfs_gemm_panel_rows() <= 1 || !cdw_cut(&j, nt)) {
-    cdw_whole(c, &j, x, f);
-    return;
+    cols = cdw_cols_plan(&j, packed ? packed[0] : NULL, nt);
+    if (!cols) {
+      cdw_whole(c, &j, x, f);
+      return;
+    }
   }
+  if (cols && !(j.mid = tfs_kctx_scratch(
+                    c, sizeof(float) *
+                           (size_t)(g1.n * g1.oh * g1.ow * g1.oc + 1))))
+    return; /* c failed */
   tfs_conv_plan *plan = tfs_conv_plan_new(
-      c, &g1, x->data, NULL, tfs_conv_packed_for(&s->packed, &g1), f->data,
-      j.in_store ? j.shift1 : NULL, NULL,
-      j.in_store ? tfs_fused_store_relu(&s->e1) : 0);
+      c, &g1, x->data, NULL, packed, f->data, j.in_store ? j.shift1 : NULL,
+      NULL, j.in_store ? tfs_fused_store_relu(&s->e1) : 0);
   if (!plan) return; /* c failed */
   j.plan = plan;
-  tfs_kctx_parallel_for(c, g2.n * j.segs, cost / j.segs + 1, cdw_tasks, &j);
+  if (cols) {
+    atomic_fetch_add_explicit(&g_cols_calls, 1, memory_order_relaxed);
+    tfs_threadpool_parallel_for(pool, nt, 1000000000, cdw_cols_tasks, &j);
+  } else {
+    tfs_kctx_parallel_for(c, g2.n * j.segs, cost / j.segs + 1, cdw_tasks, &j);
+  }
   tfs_conv_plan_free(plan);
   if (__atomic_load_n(&j.failed, __ATOMIC_RELAXED))
     tfs_kctx_fail(c, TFS_RESOURCE_EXHAUSTED, "out of memory");

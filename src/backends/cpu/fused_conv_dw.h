@@ -13,4 +13,9 @@
  * Thread-safe; calls already running keep theirs. */
 int64_t tfs_fused_conv_dw__set_tile_bytes(int64_t bytes);
 
+/* Tests: how many calls in this process took the two ops by channels,
+ * each thread a share of the channels of both (fewer images than
+ * threads, a share of the expanded map within a tile). */
+int64_t tfs_fused_conv_dw__cols_calls(void);
+
 #endif

@@ -757,6 +757,7 @@ struct tfs_gemm_packed {
   int64_t k, n;
   const tfs_gemm_isa *isa; /* NULL: `data` is op(B) row-major, k x n */
   float *data;             /* panel j at data + j * k * nr */
+  int view;                /* data is another packed matrix's */
 };
 
 tfs_gemm_packed *tfs_gemm_pack_b_f32(int trans_b, int64_t k, int64_t n,
@@ -788,8 +789,25 @@ oom:
 
 void tfs_gemm_packed_free(tfs_gemm_packed *p) {
   if (!p) return;
-  tfs_aligned_free(p->data);
+  if (!p->view) tfs_aligned_free(p->data);
   tfs_free(p);
+}
+
+int tfs_gemm_packed_nr(const tfs_gemm_packed *p) {
+  return p->isa ? p->isa->nr : 0;
+}
+
+tfs_gemm_packed *tfs_gemm_packed_cols(const tfs_gemm_packed *p, int64_t c0,
+                                      int64_t nc) {
+  const int nr = tfs_gemm_packed_nr(p);
+  if (!nr || c0 < 0 || c0 % nr || nc <= 0 || c0 + nc > p->n) return NULL;
+  tfs_gemm_packed *v = tfs_malloc(sizeof(*v));
+  if (!v) return NULL;
+  *v = *p;
+  v->n = nc;
+  v->data = p->data + c0 / nr * p->k * nr;
+  v->view = 1;
+  return v;
 }
 
 int64_t tfs_gemm_packed_k(const tfs_gemm_packed *p) { return p->k; }

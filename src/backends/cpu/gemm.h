@@ -58,6 +58,18 @@ void tfs_gemm_f32_packed(int trans_a, int64_t m, float alpha,
                          int64_t ldc, struct tfs_threadpool *pool);
 int64_t tfs_gemm_packed_k(const tfs_gemm_packed *p);
 
+/* The columns of one panel of p (0: p is not in panels, on OpenBLAS). */
+int tfs_gemm_packed_nr(const tfs_gemm_packed *p);
+
+/* Columns [c0, c0 + nc) of p as a packed matrix of its own, sharing p's
+ * panels (a product with it gives those columns of p's, with the same
+ * bits): freed with tfs_gemm_packed_free, which leaves p's panels alone;
+ * valid while p is.  NULL when p is not in panels, c0 is not a multiple
+ * of tfs_gemm_packed_nr(p), the range is not inside p, or memory runs
+ * out. */
+tfs_gemm_packed *tfs_gemm_packed_cols(const tfs_gemm_packed *p, int64_t c0,
+                                      int64_t nc);
+
 /* Called once for each region rows [r0, r0 + mb) by columns [c0, c0 +
  * nb) of C when it holds its final values, on the thread that computed
  * it, while the region is still in cache; concurrently for disjoint
