@@ -347,7 +347,7 @@ static void from_tensor_compute(tfs_kernel_ctx *c) {
   int64_t per = tfs_shape_num_elements(&row);
   /* plain elements: views of one buffer that may outlive the run (t's
    * own, or one copy of an arena's), not an allocation and a copy each */
-  tfs_tensor *base = t->buf->elem_kind == 0 && n > 0 && per > 0
+  tfs_tensor *base = n > 0 && per > 0 && t->buf->elem_kind == 0
                          ? keepable(c, (tfs_tensor *)t)
                          : NULL;
   if (c->failed) {

@@ -1,8 +1,9 @@
 /*
  * backends/cpu/lstm_seq_run.c - the steps of _TfsLstmSequence
  * (lstm_seq.h's tfs_lstm__run): blocks of steps whose input projections
- * are one GEMM, then the block's steps, each a call of the chunk step on
- * its chunks, on one thread or shared by one task per thread.
+ * are one GEMM (or one a task, below), then the block's steps, each a
+ * call of the chunk step on its chunks, on one thread or shared by one
+ * task per thread.
  *
  * Sharing: with at least two rows a thread, each task takes its rows
  * (batch entries) through every step of the block: a row's recurrence
@@ -12,11 +13,11 @@
  * GEMM is the project's own, each task first makes its own rows' input
  * projections, so that they are written and read by one core with no
  * pass over the pool before the steps (the same LSTM on two threads of
- * an AVX2 EPYC: 1146 -> 1046 us, five interleaved rounds).  Fewer rows: the tasks run once
- * for the whole block (not a parallel loop per step), chunks claimed in
- * groups, one atomic word per group holding the last step it was
- * claimed for; a task claims the groups of
- * a step that nobody has, its own share first (so that a group's
+ * an AVX2 EPYC: 1146 -> 1046 us, five interleaved rounds).  Fewer rows:
+ * the tasks run once for the whole block (not a parallel loop per step),
+ * chunks claimed in groups, one atomic word per group holding the last
+ * step it was claimed for; a task claims the groups of a step that
+ * nobody has, its own share first (so that a group's
  * recurrent weights stay in its core's L2), copies the previous h once
  * (fetched from the other cores at once, not line by line by the
  * products), and before each step waits, spinning and then yielding,
@@ -256,7 +257,7 @@ static void recur(tfs_kernel_ctx *c, ls_job *j, const float *p, int64_t s0,
   if (q->rows >= 2 * j->ntasks) {
     ls_rows_job rj = {q, p, x, pt, s0, ns, j->ntasks};
     atomic_fetch_add_explicit(&g_row_blocks, 1, memory_order_relaxed);
-    if (!p) {
+    if (!p && q->depth > 0) {
       atomic_fetch_add_explicit(&g_split_projections, 1,
                                 memory_order_relaxed);
       atomic_fetch_add_explicit(&g_task_projections, 1,
