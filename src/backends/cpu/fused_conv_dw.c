@@ -221,6 +221,21 @@ static void cdw_whole_dw_done(void *arg, float *row, int64_t c0,
   tfs_fused_apply(&j->s->e2, row + c0, j->g2->ow, nc, j->g2->oc, NULL, NULL);
 }
 
+/* Scratch for the convolution's whole output (cdw_whole, cdw_cols,
+ * cdw_empty_input); NULL after failing c. */
+static float *cdw_mid(tfs_kernel_ctx *c, const conv_geom *g1) {
+  return tfs_kctx_scratch(
+      c, sizeof(float) * (size_t)(g1->n * g1->oh * g1->ow * g1->oc + 1));
+}
+
+/* The convolution's epilogue on each finished tile of the expanded map,
+ * unless the GEMM's store applies all of it. */
+static tfs_conv_done_fn cdw_mid_done(const cdw_job *j) {
+  return j->in_store && tfs_fused_act_in_store(&j->s->e1)
+             ? NULL
+             : cdw_whole_conv_done;
+}
+
 /* Too little work to give every thread bands of its own (batch 1, small
  * maps), or OpenBLAS products (whose bits depend on how many rows one
  * call multiplies): the two ops one after the other as _FusedConv2D and
@@ -229,17 +244,13 @@ static void cdw_whole_dw_done(void *arg, float *row, int64_t c0,
 static int cdw_whole(tfs_kernel_ctx *c, cdw_job *j, const tfs_tensor *x,
                      const tfs_tensor *f) {
   const conv_geom *g1 = j->g1;
-  const int64_t m = g1->n * g1->oh * g1->ow;
-  j->mid = tfs_kctx_scratch(c, sizeof(float) * (size_t)(m * g1->oc + 1));
+  j->mid = cdw_mid(c, g1);
   if (!j->mid ||
       tfs_conv_f32_gemm(c, g1, x->data, NULL,
                         tfs_conv_packed_for(&j->s->packed, g1), f->data,
                         j->mid, j->in_store ? j->shift1 : NULL, NULL,
                         j->in_store ? tfs_fused_store_relu(&j->s->e1) : 0,
-                        j->in_store && tfs_fused_act_in_store(&j->s->e1)
-                            ? NULL
-                            : cdw_whole_conv_done,
-                        j))
+                        cdw_mid_done(j), j))
     return -1;
   if (tfs_dw_f32(j->g2, j->mid, j->dwf, j->out, &j->ep2,
                  j->later2 ? cdw_whole_dw_done : NULL, j,
@@ -272,10 +283,7 @@ static void cdw_cols_tasks(void *arg, int64_t t0, int64_t t1) {
     if (c1 > oc) c1 = oc;
     if (c1 <= c0) continue;
     if (tfs_conv_plan_cols(j->plan, 0, m, c0, c1 - c0, j->mid, oc,
-                           j->in_store && tfs_fused_act_in_store(&j->s->e1)
-                               ? NULL
-                               : cdw_whole_conv_done,
-                           j) ||
+                           cdw_mid_done(j), j) ||
         tfs_dw_f32_cols(j->g2, j->mid, j->dwf, j->out, &j->ep2, c0, c1,
                         j->later2 ? cdw_whole_dw_done : NULL, j)) {
       __atomic_store_n(&j->failed, 1, __ATOMIC_RELAXED);
@@ -359,7 +367,7 @@ static int cdw_begin(tfs_kernel_ctx *c, const cdw_state *s, conv_geom *g1,
 static void cdw_empty_input(tfs_kernel_ctx *c, const cdw_job *j) {
   const conv_geom *g1 = j->g1;
   int64_t m = g1->n * g1->oh * g1->ow;
-  float *mid = tfs_kctx_scratch(c, sizeof(float) * (size_t)(m * g1->oc + 1));
+  float *mid = cdw_mid(c, g1);
   if (!mid) return; /* c failed */
   memset(mid, 0, sizeof(float) * (size_t)(m * g1->oc));
   tfs_fused_apply(&j->s->e1, mid, m, g1->oc, g1->oc, j->scale1, j->shift1);
@@ -415,10 +423,7 @@ static void cdw_compute(tfs_kernel_ctx *c) {
       return;
     }
   }
-  if (cols && !(j.mid = tfs_kctx_scratch(
-                    c, sizeof(float) *
-                           (size_t)(g1.n * g1.oh * g1.ow * g1.oc + 1))))
-    return; /* c failed */
+  if (cols && !(j.mid = cdw_mid(c, &g1))) return; /* c failed */
   tfs_conv_plan *plan = tfs_conv_plan_new(
       c, &g1, x->data, NULL, packed, f->data, j.in_store ? j.shift1 : NULL,
       NULL, j.in_store ? tfs_fused_store_relu(&s->e1) : 0);

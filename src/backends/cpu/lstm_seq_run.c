@@ -118,10 +118,15 @@ static void run_part(const tfs_lstm_seq *q, const float *p, int64_t p_rs,
   q->chunk(&a);
 }
 
+/* Floats between rows of the block's projections (0: one row for all). */
+static int64_t block_rs(const tfs_lstm_seq *q) {
+  return q->bx == 1 ? 0 : q->ld;
+}
+
 /* The block's projections p of step s (s0 the block's first), row r0. */
 static const float *block_p(const tfs_lstm_seq *q, const float *p, int64_t s0,
                             int64_t s, int64_t r0) {
-  return p + (s - s0) * q->bx * q->ld + (q->bx == 1 ? 0 : r0 * q->ld);
+  return p + (s - s0) * q->bx * q->ld + r0 * block_rs(q);
 }
 
 static void project(const tfs_lstm_seq *q, const float *x, int64_t m,
@@ -157,18 +162,23 @@ static void rows_tasks(void *arg, int64_t b, int64_t e) {
   const tfs_lstm_seq *q = j->q;
   for (int64_t k = b; k < e; k++) {
     int64_t r0 = k * q->rows / j->ntasks, r1 = (k + 1) * q->rows / j->ntasks;
-    if (!j->p) {
-      float *x = j->x + r0 * j->ns * q->depth, *p = j->pt + r0 * j->ns * q->ld;
+    /* step s's projections of row r0 at p + s * step, rs floats a row */
+    const float *p;
+    int64_t step, rs;
+    if (j->p) {
+      p = block_p(q, j->p, j->s0, j->s0, r0);
+      step = q->bx * q->ld;
+      rs = block_rs(q);
+    } else {
+      float *x = j->x + r0 * j->ns * q->depth, *pt = j->pt + r0 * j->ns * q->ld;
       gather_rows(q, j->s0, j->ns, r0, r1, x);
-      project(q, x, j->ns * (r1 - r0), p, NULL);
-      for (int64_t s = 0; s < j->ns; s++)
-        run_part(q, p + s * (r1 - r0) * q->ld, q->ld, j->s0 + s, r0, r1, 0,
-                 q->nchunks, NULL);
-      continue;
+      project(q, x, j->ns * (r1 - r0), pt, NULL);
+      p = pt;
+      step = (r1 - r0) * q->ld;
+      rs = q->ld;
     }
-    for (int64_t s = j->s0; s < j->s0 + j->ns; s++)
-      run_part(q, block_p(q, j->p, j->s0, s, r0), q->bx == 1 ? 0 : q->ld, s,
-               r0, r1, 0, q->nchunks, NULL);
+    for (int64_t s = 0; s < j->ns; s++)
+      run_part(q, p + s * step, rs, j->s0 + s, r0, r1, 0, q->nchunks, NULL);
   }
 }
 
@@ -214,8 +224,8 @@ static void run_task(ls_job *j, int k) {
         copied = 1;
       }
       int64_t q0 = g * j->group;
-      run_part(q, block_p(q, j->p, j->s0, j->s0 + s, 0),
-               q->bx == 1 ? 0 : q->ld, j->s0 + s, 0, q->rows, q0,
+      run_part(q, block_p(q, j->p, j->s0, j->s0 + s, 0), block_rs(q),
+               j->s0 + s, 0, q->rows, q0,
                q->nchunks - q0 < j->group ? q->nchunks - q0 : j->group, h);
       atomic_fetch_add_explicit(&j->done, 1, memory_order_release);
     }
@@ -250,8 +260,8 @@ static void recur(tfs_kernel_ctx *c, ls_job *j, const float *p, int64_t s0,
   const tfs_lstm_seq *q = j->q;
   if (j->ntasks <= 1) {
     for (int64_t s = s0; s < s0 + ns; s++)
-      run_part(q, block_p(q, p, s0, s, 0), q->bx == 1 ? 0 : q->ld, s, 0,
-               q->rows, 0, q->nchunks, NULL);
+      run_part(q, block_p(q, p, s0, s, 0), block_rs(q), s, 0, q->rows, 0,
+               q->nchunks, NULL);
     return;
   }
   if (q->rows >= 2 * j->ntasks) {
