@@ -1121,7 +1121,9 @@ static void test_fused_conv_depthwise(void) {
       {1, 41, 39, 8, 1, 96, 1, "Relu6", 3, 2, 1, 1, "SAME", "Relu6"},
       {2, 30, 30, 16, 1, 64, 1, "Relu", 3, 1, 1, 2, "VALID", NULL},
       {1, 33, 20, 8, 1, 48, 1, "Elu", 5, 2, 1, 1, "SAME", "Sigmoid", 1},
-      {1, 64, 64, 3, 3, 32, 2, "Relu6", 3, 1, 1, 1, "SAME", "Relu6", 1},
+      /* 64 channels: two units of 32 whether the panels are 16 wide
+       * (AVX2) or 32 (AVX-512); 32 channels are one unit on AVX-512 */
+      {1, 48, 48, 3, 3, 64, 2, "Relu6", 3, 1, 1, 1, "SAME", "Relu6", 1},
       {3, 7, 7, 16, 1, 64, 1, NULL, 3, 2, 1, 1, "SAME", "Relu"},
       {1, 24, 24, 8, 1, 40, 1, "Relu6", 3, 1, 2, 1, "SAME", "Relu6"},
       {1, 6, 220, 4, 1, 256, 1, "Relu6", 3, 1, 1, 1, "SAME", "Relu6"},
