@@ -123,6 +123,21 @@ static inline TGT __attribute__((always_inline)) void iukr_body(
   }
     ROWS(LOADC)
 #undef LOADC
+  } else {
+    /* the tile's lines of C (written at the end) and of the residual
+     * addend (read there), asked for while the depth steps run */
+#define PREFETCH_CA(i)                                                      \
+  if (m > i) {                                                              \
+    _mm_prefetch((const char *)(c + i * ldc), _MM_HINT_T0);                 \
+    if (!half) _mm_prefetch((const char *)(c + i * ldc + 16), _MM_HINT_T0); \
+    if (add) {                                                              \
+      _mm_prefetch((const char *)(add + i * ldc), _MM_HINT_T0);             \
+      if (!half)                                                            \
+        _mm_prefetch((const char *)(add + i * ldc + 16), _MM_HINT_T0);      \
+    }                                                                       \
+  }
+    ROWS(PREFETCH_CA)
+#undef PREFETCH_CA
   }
   /* depth steps left that prefetch (gemm_internal.h) */
   const int two = npf > nseg * seglen; /* lines a step */
