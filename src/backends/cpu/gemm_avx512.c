@@ -99,8 +99,9 @@ static inline TGT __attribute__((always_inline)) __m512 ubcast(
 
 /* The indirect kernel (convolutions): the same 12x32 tile, A broadcast
  * straight from the rows' segments instead of a packed panel; partial
- * sums carried in C when acc; bias, a residual addend and the activation
- * (store_act.h) as it stores. */
+ * sums carried in C when acc, else the tile's lines of C and of the
+ * residual addend prefetched before the depth steps; bias, the addend
+ * and the activation (store_act.h) as it stores. */
 static inline TGT __attribute__((always_inline)) void iukr_body(
     const int m, const int half, const int uni, int64_t nseg, int64_t seglen,
     const int64_t *segoff, const float *const *rows, const float *row0,
