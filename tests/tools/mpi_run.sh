@@ -71,7 +71,8 @@ done
 # 7, the last one of 7 rows: 128, 128 and 103 rows); in order they are
 # the rows
 mpi 3 --feed x=x.npy --fetch probs --batch 16 --out per \
-  --mpi-output per-rank > out 2> err || fail "per-rank: exit status $?: $(cat err)"
+  --mpi-output per-rank > out 2> err ||
+  fail "per-rank: exit status $?: $(cat err)"
 for r in 0 1 2; do
   [ -f per/probs_0.rank-$r.npy ] || fail "per-rank: no per/probs_0.rank-$r.npy"
 done
@@ -95,7 +96,8 @@ mpi 3 --feed x=x.npy --fetch probs --batch 200 --out gather200 > out 2> err ||
 cmp -s single200/probs_0.npy gather200/probs_0.npy ||
   fail "-np 3 --batch 200: the output differs from the single-process one"
 mpi 3 --feed x=x.npy --fetch probs --batch 200 --out per200 \
-  --mpi-output per-rank > out 2> err || fail "per-rank --batch 200: exit status $?: $(cat err)"
+  --mpi-output per-rank > out 2> err ||
+  fail "per-rank --batch 200: exit status $?: $(cat err)"
 if ! grep -q "(200, 10)" per200/probs_0.rank-0.npy ||
    ! grep -q "(159, 10)" per200/probs_0.rank-1.npy ||
    ! grep -q "(0, 10)" per200/probs_0.rank-2.npy; then
@@ -104,7 +106,8 @@ fi
 
 # the progress line (rank 0's) names the slowest rank
 TFSESS_PROGRESS_INTERVAL_MS=0 mpi 2 --feed x=x.npy --fetch probs \
-  --batch 1 --quiet --progress 2> err || fail "progress: exit status $?: $(cat err)"
+  --batch 1 --quiet --progress 2> err ||
+  fail "progress: exit status $?: $(cat err)"
 grep -q "(slowest rank [01])" err || fail "progress: no slowest rank: $(cat err)"
 tr '\r' '\n' < err | grep -q "^359/359 rows  100.0%" ||
   fail "progress: no final line: $(cat err)"
