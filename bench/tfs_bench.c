@@ -9,8 +9,8 @@
  * compares it with TensorFlow's);
  * `--gemm N` times N^3 SGEMM of tfsess against OpenBLAS instead;
  * `--bf16 N` times, on one thread, an N^3 product and a 784-512-512-10
- * MLP at batch 64 in float32 and in bfloat16 (vdpbf16ps, then widened to
- * float32) instead.
+ * MLP at batch 64 in float32 and in bfloat16 (AMX, vdpbf16ps, then widened
+ * to float32; a path the CPU lacks reports 0) instead.
  */
 
 /*
@@ -390,6 +390,11 @@ static int run_bf16(int n) {
   tfs_output x, y;
   tfs_graph *g = mlp_graph(&x, &y);
   double f32 = best_bf16(n, af, bf, a, b, c, 0), mf = mlp_us(g, x, y, 0);
+  tfs_cpu__set_amx(1); /* where the CPU has it */
+  int amx = tfs_cpu_has_amx();
+  double xa = amx ? best_bf16(n, af, bf, a, b, c, 1) : 0;
+  double mx = amx ? mlp_us(g, x, y, 1) : 0;
+  tfs_cpu__set_amx(0);
   tfs_cpu__set_bf16_dot(1); /* where the CPU has it */
   int dot = tfs_cpu_has_bf16_dot();
   double d = dot ? best_bf16(n, af, bf, a, b, c, 1) : 0;
@@ -397,11 +402,14 @@ static int run_bf16(int n) {
   tfs_cpu__set_bf16_dot(0);
   double w = best_bf16(n, af, bf, a, b, c, 1), mw = mlp_us(g, x, y, 1);
   tfs_cpu__set_bf16_dot(-1);
+  tfs_cpu__set_amx(-1);
   printf("{\"engine\": \"bf16\", \"n\": %d, \"gflops_f32\": %.1f, "
+         "\"gflops_bf16_amx\": %.1f, "
          "\"gflops_bf16_dot\": %.1f, \"gflops_bf16_widen\": %.1f, "
-         "\"mlp_us_f32\": %.0f, \"mlp_us_amp_dot\": %.0f, "
+         "\"mlp_us_f32\": %.0f, \"mlp_us_amp_amx\": %.0f, "
+         "\"mlp_us_amp_dot\": %.0f, "
          "\"mlp_us_amp_widen\": %.0f, \"f32_path\": \"%s\"}\n",
-         n, f32, d, w, mf, md, mw, tfs_gemm_describe());
+         n, f32, xa, d, w, mf, mx, md, mw, tfs_gemm_describe());
   tfs_graph_free(g);
   free(af);
   free(bf);

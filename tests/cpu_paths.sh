@@ -5,9 +5,9 @@
 # baseline), so the GEMM family, the convolution and pooling paths, the
 # bfloat16 GEMM's widening path and the CRC32C that a smaller CPU would
 # pick by itself run here too; and the environment overrides
-# (TFS_CPU_MAX_ISA, TFS_CPU_BF16, TFS_CPU_BF16_DOT) are checked through
-# tests/util/cpu_probe.  Levels above this CPU's are reported as skipped,
-# with the reason.  The conformance cases run once per level, not again
+# (TFS_CPU_MAX_ISA, TFS_CPU_BF16, TFS_CPU_BF16_DOT, TFS_CPU_AMX) are
+# checked through tests/util/cpu_probe.  Levels above this CPU's are
+# reported as skipped, with the reason.  The conformance cases run once per level, not again
 # re-exported (TFS_CONFORMANCE_NO_REEXPORT=1: exporting a graph does not
 # depend on the CPU), and the levels run side by side.
 #
@@ -28,7 +28,8 @@ rank() {
     avx512) echo 3 ;; *) echo -1 ;; esac
 }
 
-line=$(env -u TFS_CPU_MAX_ISA -u TFS_CPU_BF16 "$probe") ||
+line=$(env -u TFS_CPU_MAX_ISA -u TFS_CPU_BF16 -u TFS_CPU_BF16_DOT \
+  -u TFS_CPU_AMX "$probe") ||
   { echo "cpu_probe failed"; exit 1; }
 detected=$(field detected "$line")
 native=$(field bf16_detected "$line")
@@ -65,6 +66,19 @@ want=$dot
 [ "$detected" = avx512 ] || want=0
 if [ "$got" = "$want" ]; then ok "TFS_CPU_BF16_DOT=1 gives bf16_dot=$got"
 else bad "TFS_CPU_BF16_DOT=1 gives bf16_dot=$got, expected $want"; fi
+amx=$(field amx_detected "$line")
+if [ "$(field amx "$line")" = "$amx" ]; then
+  ok "AMX is on by default where detected (amx=$amx)"
+else bad "AMX by default: $line"; fi
+got=$(field amx "$(TFS_CPU_AMX=0 "$probe")")
+if [ "$got" = 0 ]; then ok "TFS_CPU_AMX=0 gives amx=0"
+else bad "TFS_CPU_AMX=0 gives amx=$got"; fi
+got=$(field amx "$(TFS_CPU_AMX=1 TFS_CPU_MAX_ISA=avx2 "$probe")")
+if [ "$got" = 0 ]; then ok "TFS_CPU_MAX_ISA=avx2 gives amx=0"
+else bad "TFS_CPU_MAX_ISA=avx2 gives amx=$got"; fi
+got=$(field amx "$(TFS_CPU_AMX=1 "$probe")")
+if [ "$got" = "$amx" ]; then ok "TFS_CPU_AMX=1 gives amx=$got"
+else bad "TFS_CPU_AMX=1 gives amx=$got, detected $amx"; fi
 got=$(field bf16 "$(TFS_CPU_BF16=yes "$probe")")
 if [ "$got" = "$native" ]; then ok "TFS_CPU_BF16=yes is ignored"
 else bad "TFS_CPU_BF16=yes gives bf16=$got, detected $native"; fi

@@ -1,8 +1,9 @@
 /*
- * core/cpu.c - CPU feature detection (CPUID and XGETBV) and the overrides
- * that cap it: TFS_CPU_MAX_ISA, TFS_CPU_BF16 and TFS_CPU_BF16_DOT from the
- * environment, tfs_cpu__set_max_isa, tfs_cpu__set_bf16 and
- * tfs_cpu__set_bf16_dot from tests.
+ * core/cpu.c - CPU feature detection (CPUID and XGETBV; on Linux the
+ * permission to use AMX tile data) and the overrides that cap it:
+ * TFS_CPU_MAX_ISA, TFS_CPU_BF16, TFS_CPU_BF16_DOT and TFS_CPU_AMX from
+ * the environment, tfs_cpu__set_max_isa, tfs_cpu__set_bf16,
+ * tfs_cpu__set_bf16_dot and tfs_cpu__set_amx from tests.
  */
 #include "core/cpu.h"
 
@@ -18,6 +19,10 @@ static const char *const kIsaNames[] = {"baseline", "sse4.2", "avx2",
 
 #if defined(__x86_64__) || defined(__i386__)
 #include <cpuid.h>
+#ifdef __linux__
+#include <sys/syscall.h>
+#include <unistd.h>
+#endif
 
 static unsigned long long xgetbv0(void) {
   unsigned int lo, hi;
@@ -29,11 +34,24 @@ typedef struct cpu_bits {
   tfs_cpu_isa isa;
   int bf16;
   int bf16_dot; /* AVX512_BF16 with ZMM state */
+  int amx;      /* AMX-TILE and AMX-BF16, usable by this process */
   int intel;    /* GenuineIntel */
 } cpu_bits;
 
+/* Linux lets a process use AMX tile data only after asking once
+ * (arch_prctl ARCH_REQ_XCOMP_PERM for XFEATURE_XTILEDATA, kernel 5.16 and
+ * later); the permission covers every thread.  1 when granted. */
+static int amx_permitted(void) {
+#if defined(__linux__) && defined(SYS_arch_prctl)
+  return syscall(SYS_arch_prctl, 0x1023 /* ARCH_REQ_XCOMP_PERM */,
+                 18 /* XFEATURE_XTILEDATA */) == 0;
+#else
+  return 0;
+#endif
+}
+
 static cpu_bits detect(void) {
-  cpu_bits r = {TFS_CPU_ISA_BASELINE, 0, 0, 0};
+  cpu_bits r = {TFS_CPU_ISA_BASELINE, 0, 0, 0, 0};
   unsigned int a, b, c, d;
   if (!__get_cpuid(0, &a, &b, &c, &d)) return r;
   r.intel = b == 0x756e6547u && d == 0x49656e69u && c == 0x6c65746eu;
@@ -50,7 +68,7 @@ static cpu_bits detect(void) {
   __cpuid_count(7, 0, a, b, c, d);
   int max_sub = (int)a;
   int avx2 = (b >> 5) & 1, avx512f = (b >> 16) & 1;
-  int amx_bf16 = (d >> 22) & 1, avx512_bf16 = 0;
+  int amx_bf16 = (d >> 22) & 1, amx_tile = (d >> 24) & 1, avx512_bf16 = 0;
   if (max_sub >= 1) {
     unsigned int a1, b1, c1, d1;
     __cpuid_count(7, 1, a1, b1, c1, d1);
@@ -61,6 +79,9 @@ static cpu_bits detect(void) {
     r.isa = TFS_CPU_ISA_AVX512;
   r.bf16 = (avx512_bf16 && zmm_os) || (amx_bf16 && amx_os);
   r.bf16_dot = avx512_bf16 && avx512f && zmm_os;
+  /* the AMX kernels read and write C with AVX-512 */
+  r.amx = amx_bf16 && amx_tile && amx_os && r.isa == TFS_CPU_ISA_AVX512 &&
+          amx_permitted();
   return r;
 }
 #else
@@ -68,10 +89,11 @@ typedef struct cpu_bits {
   tfs_cpu_isa isa;
   int bf16;
   int bf16_dot; /* AVX512_BF16 with ZMM state */
+  int amx;      /* AMX-TILE and AMX-BF16, usable by this process */
   int intel;    /* GenuineIntel */
 } cpu_bits;
 static cpu_bits detect(void) {
-  cpu_bits r = {TFS_CPU_ISA_BASELINE, 0, 0, 0};
+  cpu_bits r = {TFS_CPU_ISA_BASELINE, 0, 0, 0, 0};
   return r;
 }
 #endif
@@ -84,6 +106,8 @@ static atomic_int g_max = -1;      /* in force; -1 before init */
 static atomic_int g_bf16 = -1;     /* tfs_cpu__set_bf16; -1 none */
 static int g_env_dot;              /* the default or TFS_CPU_BF16_DOT */
 static atomic_int g_dot = -1;      /* tfs_cpu__set_bf16_dot; -1 none */
+static int g_env_amx;              /* the detected answer or TFS_CPU_AMX */
+static atomic_int g_amx = -1;      /* tfs_cpu__set_amx; -1 none */
 
 static int cap(int want) {
   return want < (int)g_detected.isa ? want : (int)g_detected.isa;
@@ -113,6 +137,10 @@ static void init(void) {
   env = getenv("TFS_CPU_BF16_DOT");
   if (env && (strcmp(env, "0") == 0 || strcmp(env, "1") == 0))
     g_env_dot = env[0] == '1' && g_detected.bf16_dot;
+  g_env_amx = g_detected.amx;
+  env = getenv("TFS_CPU_AMX");
+  if (env && (strcmp(env, "0") == 0 || strcmp(env, "1") == 0))
+    g_env_amx = env[0] == '1' && g_detected.amx;
   atomic_store(&g_max, g_env_isa);
 }
 
@@ -173,4 +201,19 @@ int tfs_cpu_has_bf16_dot(void) {
 
 void tfs_cpu__set_bf16_dot(int on) {
   atomic_store(&g_dot, on < 0 ? -1 : on != 0);
+}
+
+int tfs_cpu_amx_detected(void) {
+  pthread_once(&g_once, init);
+  return g_detected.amx;
+}
+
+int tfs_cpu_has_amx(void) {
+  if (!tfs_cpu_has(TFS_CPU_ISA_AVX512)) return 0; /* also runs init */
+  int f = atomic_load_explicit(&g_amx, memory_order_relaxed);
+  return f >= 0 ? f && g_detected.amx : g_env_amx;
+}
+
+void tfs_cpu__set_amx(int on) {
+  atomic_store(&g_amx, on < 0 ? -1 : on != 0);
 }

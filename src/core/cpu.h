@@ -2,7 +2,7 @@
  * core/cpu.h - what this x86-64 CPU can run, asked in one place by every
  * code path that the CPU chooses (GEMM and convolution micro-kernels, the
  * AVX2 pooling loops, the SSE4.2 CRC32C, auto mixed precision's bfloat16
- * decision, the bfloat16 dot-product GEMM), with the overrides that let
+ * decision, the bfloat16 dot-product and AMX GEMMs), with the overrides that let
  * tests force each path on any host that can run it.
  */
 #ifndef TFS_CORE_CPU_H
@@ -81,5 +81,25 @@ int tfs_cpu_has_bf16_dot(void);
  * process, 1 on (where detected and the level allows); -1 returns to the
  * environment's answer or the default. */
 void tfs_cpu__set_bf16_dot(int on);
+
+/* 1 when the CPU has AMX-TILE and AMX-BF16 with the OS saving tile state,
+ * AVX-512 is usable, and (on Linux) the kernel granted this process the
+ * use of tile data, ignoring overrides.  Detection asks the kernel for
+ * that permission once per process (arch_prctl ARCH_REQ_XCOMP_PERM). */
+int tfs_cpu_amx_detected(void);
+
+/* Whether bfloat16 products run on AMX tiles (TDPBF16PS), taking
+ * precedence over vdpbf16ps and the widened product.  On by default where
+ * detected; the environment variable TFS_CPU_AMX=0 or 1 (read once) and
+ * tfs_cpu__set_amx turn it off or on (on only where detected); 0 whenever
+ * the level in force is below avx512.  Thread-safe and cheap (atomic
+ * loads); asked at each product and at each packing of constant
+ * weights. */
+int tfs_cpu_has_amx(void);
+
+/* Tests and benchmarks: 0 turns AMX off in this process, 1 on (where
+ * detected and the level allows); -1 returns to the environment's answer
+ * or the default. */
+void tfs_cpu__set_amx(int on);
 
 #endif

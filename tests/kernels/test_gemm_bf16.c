@@ -1,14 +1,17 @@
 /*
  * tests/kernels/test_gemm_bf16.c - the bfloat16 GEMM on each path this
- * CPU can run (vdpbf16ps where AVX512_BF16 is present, widened to float32
- * everywhere) against a double reference from the same bfloat16 inputs,
- * with every transpose, edge sizes around the 12x32 tile and the cache
- * blocks, odd and even depths, packed weights, one thread and the pool;
- * the two paths against each other; the detection and its overrides; and
+ * CPU can run (AMX tiles where AMX-BF16 is present and granted, vdpbf16ps
+ * where AVX512_BF16 is, widened to float32 everywhere) against a double
+ * reference from the same bfloat16 inputs, with every transpose, edge
+ * sizes around the 12x32 and 32x32 tiles, the 32-deep AMX tile and the
+ * cache blocks, odd and even depths, packed weights, one thread and the
+ * pool; each dot path against the widened one; the detection and its
+ * overrides; and
  * the bfloat16 MatMul, _FusedMatMul and BatchMatMulV2 kernels through
  * sessions, directly and with auto mixed precision forced on, against
  * float32.  No timings.
  */
+#include <float.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,6 +21,7 @@
 #include "core/half.h"
 #include "core/threadpool.h"
 #include "core/util.h"
+#include "backends/cpu/bf16_convert.h"
 #include "backends/cpu/gemm.h"
 #include "testutil.h"
 
@@ -26,13 +30,32 @@ static uint16_t brand(unsigned *s) {
   return tfs_float_to_bf16((float)((*s >> 16) % 2001) / 1000.0f - 1.0f);
 }
 
-/* Turns the dot path on (1, where the CPU has it) or off (0); returns why
- * it cannot run, or NULL. */
-static const char *use_dot(int on) {
-  tfs_cpu__set_bf16_dot(on);
-  if (!on || tfs_cpu_has_bf16_dot()) return NULL;
-  if (!tfs_cpu_bf16_dot_detected()) return "this CPU has no avx512_bf16";
-  return tu_isa_unavailable(TFS_CPU_ISA_AVX512);
+/* The paths, in the order the GEMM prefers them. */
+enum { PATH_AMX, PATH_DOT, PATH_WIDEN, NPATHS };
+static const char *const kPaths[NPATHS] = {"amx_bf16", "avx512_bf16",
+                                           "widen"};
+
+/* Puts path p in force (where the CPU has it); returns why it cannot
+ * run, or NULL. */
+static const char *use_path(int p) {
+  tfs_cpu__set_amx(p == PATH_AMX);
+  tfs_cpu__set_bf16_dot(p == PATH_DOT);
+  const char *why = NULL;
+  if (p == PATH_AMX && !tfs_cpu_has_amx())
+    why = tfs_cpu_amx_detected()
+              ? tu_isa_unavailable(TFS_CPU_ISA_AVX512)
+              : "this CPU has no AMX-BF16 (or the kernel does not grant "
+                "tile data)";
+  else if (p == PATH_DOT && !tfs_cpu_has_bf16_dot())
+    why = tfs_cpu_bf16_dot_detected() ? tu_isa_unavailable(TFS_CPU_ISA_AVX512)
+                                      : "this CPU has no avx512_bf16";
+  return why;
+}
+
+/* Back to the environment's answers. */
+static void reset_paths(void) {
+  tfs_cpu__set_amx(-1);
+  tfs_cpu__set_bf16_dot(-1);
 }
 
 typedef struct prod {
@@ -74,7 +97,8 @@ static void prod_run(prod *p, tfs_threadpool *pool) {
     tfs_gemm_packed_bf16 *pk =
         tfs_gemm_pack_b_bf16(p->tb, p->k, p->n, p->b, p->ldb);
     CU_ASSERT_PTR_NOT_NULL_FATAL(pk);
-    CU_ASSERT_EQUAL(tfs_gemm_packed_bf16_dot(pk), tfs_cpu_has_bf16_dot());
+    CU_ASSERT_EQUAL(tfs_gemm_packed_bf16_dot(pk),
+                    tfs_cpu_has_amx() || tfs_cpu_has_bf16_dot());
     CU_ASSERT_EQUAL(tfs_gemm_bf16_packed(p->ta, p->m, p->a, p->lda, pk, p->c,
                                          p->ldc, pool), 0);
     tfs_gemm_packed_bf16_free(pk);
@@ -125,24 +149,26 @@ static int64_t prod_bad(const prod *p) {
   return bad;
 }
 
-/* m, n, k around the 12x32 tile, the 192-row and 512-deep blocks, a
- * column count past the 4096-column block; odd and even depths. */
+/* m, n, k around the 12x32 and 32x32 tiles, the 32-deep AMX tile, the
+ * 192-row and 512-deep blocks, a column count past the 4096-column
+ * block; odd and even depths. */
 static const int64_t kSizes[][3] = {
-    {1, 1, 1},     {1, 1, 2},     {3, 5, 3},      {12, 32, 16},
-    {13, 33, 17},  {11, 31, 31},  {25, 65, 64},   {24, 64, 511},
-    {36, 96, 512}, {37, 97, 513}, {193, 40, 100}, {200, 70, 1025},
-    {1, 512, 784}, {4, 4100, 6},  {0, 5, 5},      {5, 0, 5},
-    {4, 4, 0},     {385, 33, 9}};
+    {1, 1, 1},      {1, 1, 2},      {3, 5, 3},       {12, 32, 16},
+    {13, 33, 17},   {11, 31, 31},   {25, 65, 64},    {24, 64, 511},
+    {36, 96, 512},  {37, 97, 513},  {193, 40, 100},  {200, 70, 1025},
+    {1, 512, 784},  {4, 4100, 6},   {0, 5, 5},       {5, 0, 5},
+    {4, 4, 0},      {385, 33, 9},   {32, 32, 32},    {31, 32, 34},
+    {16, 17, 33},   {17, 16, 63},   {64, 64, 1056},  {224, 64, 545}};
 
 static void test_gemm_bf16_matches_reference(void) {
-  static const char *const paths[] = {"avx512_bf16", "widen"};
+  static const char *const names[NPATHS] = {"amx_bf16", "avx512_bf16",
+                                            "widened"};
   tfs_threadpool *pool = tfs_threadpool_new("gemm", 3, NULL);
-  for (int pi = 0; pi < 2; pi++) {
-    const char *why = use_dot(pi == 0);
-    tu_cpu_path("gemm-bf16", paths[pi], why);
+  for (int pi = 0; pi < NPATHS; pi++) {
+    const char *why = use_path(pi);
+    tu_cpu_path("gemm-bf16", kPaths[pi], why);
     if (why) continue;
-    CU_ASSERT_PTR_NOT_NULL(strstr(tfs_gemm_bf16_describe(),
-                                  pi == 0 ? "avx512_bf16" : "widened"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(tfs_gemm_bf16_describe(), names[pi]));
     for (size_t s = 0; s < TFS_ARRAY_LEN(kSizes); s++)
       for (int t = 0; t < 8; t++) {
         prod p;
@@ -151,33 +177,27 @@ static void test_gemm_bf16_matches_reference(void) {
         int64_t bad = prod_bad(&p);
         if (bad)
           fprintf(stderr, "\n  %s %lldx%lldx%lld t=%d: %lld bad\n",
-                  paths[pi], (long long)p.m, (long long)p.n, (long long)p.k,
+                  kPaths[pi], (long long)p.m, (long long)p.n, (long long)p.k,
                   t, (long long)bad);
         CU_ASSERT_EQUAL(bad, 0);
         prod_free(&p);
       }
   }
-  tfs_cpu__set_bf16_dot(-1);
+  reset_paths();
   tfs_threadpool_free(pool);
 }
 
-/* The same products on both paths agree within twice the accumulation
- * bound of each. */
-static void test_gemm_bf16_dot_vs_widen(void) {
-  const char *why = use_dot(1);
-  tu_cpu_path("gemm-bf16", "dot-vs-widen", why);
-  if (why) {
-    tfs_cpu__set_bf16_dot(-1);
-    return;
-  }
+/* The same products on each dot path and widened agree within twice the
+ * accumulation bound of each. */
+static void dot_vs_widen(int path) {
   for (size_t s = 0; s < TFS_ARRAY_LEN(kSizes); s++) {
     prod p;
     prod_init(&p, (int)(s % 8), kSizes[s][0], kSizes[s][1], kSizes[s][2]);
-    use_dot(1);
+    use_path(path);
     prod_run(&p, NULL);
     float *dot = malloc(sizeof(float) * (size_t)(p.ldc * p.m + 1));
     memcpy(dot, p.c, sizeof(float) * (size_t)(p.ldc * p.m));
-    use_dot(0);
+    use_path(PATH_WIDEN);
     prod_run(&p, NULL);
     int64_t bad = 0;
     for (int64_t i = 0; i < p.ldc * p.m; i++) {
@@ -189,25 +209,101 @@ static void test_gemm_bf16_dot_vs_widen(void) {
     free(dot);
     prod_free(&p);
   }
-  tfs_cpu__set_bf16_dot(-1);
 }
 
+static void test_gemm_bf16_dot_vs_widen(void) {
+  static const char *const names[2] = {"amx-vs-widen", "dot-vs-widen"};
+  for (int pi = PATH_AMX; pi <= PATH_DOT; pi++) {
+    const char *why = use_path(pi);
+    tu_cpu_path("gemm-bf16", names[pi], why);
+    if (!why) dot_vs_widen(pi);
+  }
+  reset_paths();
+}
+
+/* Special values, then bit patterns of every exponent class (lengths
+ * that leave a tail after the 16- and 8-lane bodies). */
+static void round_values(float *v, int64_t n) {
+  static const float special[] = {
+      0.0f,      -0.0f,     1.0f,     1.00390625f, 1.01171875f, 3.4e38f,
+      -3.4e38f,  1e-40f,    -1e-40f,  INFINITY,    -INFINITY,   NAN,
+      -NAN,      -1.5e-3f,  FLT_MAX,  -FLT_MAX,    FLT_MIN,     1.0039063f};
+  unsigned seed = 77;
+  for (int64_t i = 0; i < n; i++) {
+    seed = seed * 1103515245u + 12345u;
+    uint32_t u = seed ^ (seed << 13);
+    if (i % 5 == 0) u = (u & 0xffff0000u) | 0x8000u; /* ties */
+    if (i % 7 == 0) u |= 0x7f800000u;                /* Inf / NaN */
+    if (i % 11 == 0) u &= 0x807fffffu;               /* denormals */
+    memcpy(&v[i], &u, 4);
+  }
+  memcpy(v, special, sizeof special);
+}
+
+/* tfs_gemm_round_bf16 (and the Cast kernels' arrays) against the scalar
+ * rounding bit for bit, on each vector level this CPU has and one value
+ * at a time; widening back is exact. */
 static void test_gemm_bf16_round(void) {
-  const float v[] = {0.0f,       -0.0f,     1.0f,      1.00390625f,
-                     1.01171875f, 3.4e38f,  -3.4e38f,  1e-40f,
-                     INFINITY,    -INFINITY, NAN,      -1.5e-3f};
-  uint16_t got[TFS_ARRAY_LEN(v)];
-  tfs_gemm_round_bf16(v, got, (int64_t)TFS_ARRAY_LEN(v));
-  for (size_t i = 0; i < TFS_ARRAY_LEN(v); i++)
-    CU_ASSERT_EQUAL(got[i], tfs_float_to_bf16(v[i]));
+  enum { N = 1000 + 13 };
+  static float v[N], back[N];
+  static uint16_t got[N];
+  round_values(v, N);
+  static const tfs_cpu_isa levels[] = {TFS_CPU_ISA_AVX512, TFS_CPU_ISA_AVX2,
+                                       TFS_CPU_ISA_BASELINE};
+  for (size_t li = 0; li < TFS_ARRAY_LEN(levels); li++) {
+    const char *why = tu_isa_unavailable(levels[li]);
+    tu_cpu_path("bf16-round", tfs_cpu_isa_name(levels[li]), why);
+    if (why) continue;
+    tfs_cpu__set_max_isa((int)levels[li]);
+    for (int64_t n = N; n >= N - 13; n -= 13) {
+      memset(got, 0, sizeof got);
+      tfs_gemm_round_bf16(v, got, n);
+      int bad = 0;
+      for (int64_t i = 0; i < n; i++) bad += got[i] != tfs_float_to_bf16(v[i]);
+      for (int64_t i = n; i < N; i++) bad += got[i] != 0;
+      tfs_bf16_to_f32(got, back, n);
+      for (int64_t i = 0; i < n; i++) {
+        float want = tfs_bf16_to_float(got[i]);
+        bad += memcmp(&back[i], &want, 4) != 0;
+      }
+      if (bad)
+        fprintf(stderr, "\n  %s n=%lld: %d bad\n",
+                tfs_cpu_isa_name(levels[li]), (long long)n, bad);
+      CU_ASSERT_EQUAL(bad, 0);
+    }
+  }
+  tfs_cpu__set_max_isa(-1);
+  tfs_gemm_round_bf16(v, got, 18);
   CU_ASSERT_EQUAL(got[3], 0x3f80); /* a tie rounds to even */
   CU_ASSERT_EQUAL(got[4], 0x3f82);
-  CU_ASSERT_TRUE(isnan(tfs_bf16_to_float(got[10])));
+  CU_ASSERT_EQUAL(got[7], 0x0001); /* a denormal kept */
+  CU_ASSERT_EQUAL(got[9], 0x7f80);
+  CU_ASSERT_EQUAL(got[11] & 0x7fc0, 0x7fc0); /* NaN stays quiet NaN */
+  CU_ASSERT_EQUAL(got[14], 0x7f80); /* FLT_MAX rounds up to infinity */
 }
 
 /* Detection and overrides: capping the ISA below avx512 or turning it off
- * disables the dot path; -1 brings it back. */
+ * disables the AMX and dot paths; -1 brings them back; AMX goes first. */
 static void test_gemm_bf16_cpu_overrides(void) {
+  int amx_env = tfs_cpu_has_amx();
+  int amx_can = tfs_cpu_amx_detected() && tfs_cpu_has(TFS_CPU_ISA_AVX512);
+  CU_ASSERT_TRUE(!amx_env || amx_can);
+  CU_ASSERT_TRUE(!tfs_cpu_amx_detected() || tfs_cpu_bf16_detected());
+  tfs_cpu__set_amx(1);
+  CU_ASSERT_EQUAL(tfs_cpu_has_amx(), amx_can);
+  if (amx_can) {
+    tfs_cpu__set_bf16_dot(1);
+    CU_ASSERT_PTR_NOT_NULL(strstr(tfs_gemm_bf16_describe(), "amx_bf16"));
+    tfs_cpu__set_bf16_dot(-1);
+  }
+  tfs_cpu__set_max_isa(TFS_CPU_ISA_AVX2);
+  CU_ASSERT_EQUAL(tfs_cpu_has_amx(), 0);
+  tfs_cpu__set_max_isa(-1);
+  tfs_cpu__set_amx(0);
+  CU_ASSERT_EQUAL(tfs_cpu_has_amx(), 0);
+  tfs_cpu__set_amx(-1);
+  CU_ASSERT_EQUAL(tfs_cpu_has_amx(), amx_env);
+  tfs_cpu__set_amx(0); /* the dot path's own checks */
   int env_on = tfs_cpu_has_bf16_dot();
   int can = tfs_cpu_bf16_dot_detected() && tfs_cpu_has(TFS_CPU_ISA_AVX512);
   CU_ASSERT_TRUE(!env_on || can);
@@ -222,6 +318,7 @@ static void test_gemm_bf16_cpu_overrides(void) {
   CU_ASSERT_EQUAL(tfs_cpu_has_bf16_dot(), 0);
   tfs_cpu__set_bf16_dot(-1);
   CU_ASSERT_EQUAL(tfs_cpu_has_bf16_dot(), env_on);
+  tfs_cpu__set_amx(-1);
 }
 
 /* ---- kernels through sessions ------------------------------------------ */
@@ -330,13 +427,12 @@ static void run_kernels(const char *path) {
 }
 
 static void test_gemm_bf16_kernels(void) {
-  static const char *const paths[] = {"avx512_bf16", "widen"};
-  for (int pi = 0; pi < 2; pi++) {
-    const char *why = use_dot(pi == 0);
-    tu_cpu_path("bf16-kernels", paths[pi], why);
-    if (!why) run_kernels(paths[pi]);
+  for (int pi = 0; pi < NPATHS; pi++) {
+    const char *why = use_path(pi);
+    tu_cpu_path("bf16-kernels", kPaths[pi], why);
+    if (!why) run_kernels(kPaths[pi]);
   }
-  tfs_cpu__set_bf16_dot(-1);
+  reset_paths();
 }
 
 /* ConfigProto bytes turning auto_mixed_precision_onednn_bfloat16 on. */
@@ -469,10 +565,9 @@ static void test_gemm_bf16_amp_session(void) {
   tfs_tensor *xt = tu_floats((int64_t[]){64, 100}, 2, xv);
   tfs_tensor *fy, *fz;
   mlp_run(&n, 0, xt, &fy, &fz);
-  static const char *const paths[] = {"avx512_bf16", "widen"};
-  for (int pi = 0; pi < 2; pi++) {
-    const char *why = use_dot(pi == 0);
-    tu_cpu_path("bf16-amp-session", paths[pi], why);
+  for (int pi = 0; pi < NPATHS; pi++) {
+    const char *why = use_path(pi);
+    tu_cpu_path("bf16-amp-session", kPaths[pi], why);
     if (why) continue;
     tfs_tensor *y, *z;
     mlp_run(&n, 1, xt, &y, &z);
@@ -490,7 +585,7 @@ static void test_gemm_bf16_amp_session(void) {
     tfs_tensor_free(y);
     tfs_tensor_free(z);
   }
-  tfs_cpu__set_bf16_dot(-1);
+  reset_paths();
   tfs_tensor_free(fy);
   tfs_tensor_free(fz);
   tfs_tensor_free(xt);

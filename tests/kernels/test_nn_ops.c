@@ -1,10 +1,13 @@
 /*
  * tests/kernels/test_nn_ops.c - the nn kernels other than convolutions:
- * activations, BiasAdd, Softmax/LogSoftmax, pooling, batch normalization,
- * LRN, losses and InTopKV2.  Expected values are TensorFlow 2.21's
- * outputs; every rejection asserts TensorFlow's message and node suffix.
+ * activations, BiasAdd, Softmax/LogSoftmax (float and bfloat16), pooling,
+ * batch normalization, LRN, losses and InTopKV2.  Expected values are
+ * TensorFlow 2.21's outputs; every rejection asserts TensorFlow's message
+ * and node suffix.
  */
 #include "core/cpu.h"
+#include "core/half.h"
+#include "core/util.h"
 #include "nn_test_util.h"
 
 /* ---- activations --------------------------------------------------------- */
@@ -190,6 +193,46 @@ static void test_softmax(void) {
   CU_ASSERT_EQUAL(tfs_tensor_num_elements(y), 0);
   tfs_tensor_free(y);
   tfs_tensor_free(t);
+}
+
+/* bfloat16 rows (37 wide: the conversions' vector bodies and a tail) are
+ * widened, computed as float rows and rounded once: the float kernel's
+ * result rounded, bit for bit, on each vector level this CPU has. */
+static void test_softmax_bf16(void) {
+  enum { R = 3, N = 37 };
+  uint16_t h[R * N];
+  float f[R * N];
+  for (int i = 0; i < R * N; i++) {
+    h[i] = tfs_float_to_bf16((float)((i * 37) % 23) / 4.0f - 3.0f);
+    f[i] = tfs_bf16_to_float(h[i]);
+  }
+  int64_t d[2] = {R, N};
+  tfs_tensor *t = nt_tensor(TFS_BFLOAT16, d, 2, h), *tf = nt_f32(d, 2, f);
+  static const char *const ops[2] = {"Softmax", "LogSoftmax"};
+  static const tfs_cpu_isa levels[] = {TFS_CPU_ISA_AVX512, TFS_CPU_ISA_AVX2,
+                                       TFS_CPU_ISA_BASELINE};
+  for (size_t li = 0; li < TFS_ARRAY_LEN(levels); li++) {
+    const char *why = tu_isa_unavailable(levels[li]);
+    tu_cpu_path("softmax-bf16", tfs_cpu_isa_name(levels[li]), why);
+    if (why) continue;
+    tfs_cpu__set_max_isa((int)levels[li]);
+    for (int k = 0; k < 2; k++) {
+      tfs_tensor *y = nt_run1(ops[k], &t, 1, NULL, 0);
+      tfs_tensor *yf = nt_run1(ops[k], &tf, 1, NULL, 0);
+      CU_ASSERT_EQUAL_FATAL(tfs_tensor_dtype(y), TFS_BFLOAT16);
+      const uint16_t *o = tfs_tensor_data(y);
+      const float *of = tfs_tensor_data(yf);
+      int bad = 0;
+      for (int i = 0; i < R * N; i++) bad += o[i] != tfs_float_to_bf16(of[i]);
+      if (bad) fprintf(stderr, "\n  %s bfloat16: %d bad\n", ops[k], bad);
+      CU_ASSERT_EQUAL(bad, 0);
+      tfs_tensor_free(y);
+      tfs_tensor_free(yf);
+    }
+  }
+  tfs_cpu__set_max_isa(-1);
+  tfs_tensor_free(t);
+  tfs_tensor_free(tf);
 }
 
 static void test_softmax_errors(void) {
@@ -927,6 +970,7 @@ static const tfs_test_case kActCases[] = {
     {"bias_add", test_bias_add},
     {"bias_add_errors", test_bias_add_errors},
     {"softmax", test_softmax},
+    {"softmax_bf16", test_softmax_bf16},
     {"softmax_errors", test_softmax_errors},
     {NULL, NULL},
 };

@@ -9,6 +9,7 @@
 
 #include "core/alloc.h"
 #include "core/half.h"
+#include "backends/cpu/bf16_convert.h"
 #include "backends/cpu/cpu_tables.h"
 
 /* Notes.  Integers convert by keeping the low bits (two's complement), as
@@ -166,6 +167,15 @@ static int slot_of(tfs_dtype dt) {
   {TYPE_LIST(ROW_ENTRY, SN, ST_, LD, CAT, SGN, SK_)},
 static const cast_fn kCast[15][15] = {SRC_LIST(ROW)};
 
+/* float32 <-> bfloat16, auto mixed precision's casts: the same bits as
+ * the table's, in vector lanes. */
+static void cast_f32_bf16_vec(const void *in, void *out, int64_t n) {
+  tfs_bf16_from_f32(in, out, n);
+}
+static void cast_bf16_f32_vec(const void *in, void *out, int64_t n) {
+  tfs_bf16_to_f32(in, out, n);
+}
+
 /* Mantissa bits (with the implicit one) of the float types; 0 for
  * others.  Truncate applies when the destination has fewer. */
 static int mantissa_bits(tfs_dtype dt) {
@@ -200,6 +210,8 @@ static int cast_prepare(tfs_kernel_init *ki) {
   if (!st) return tfs_ki_error(ki, TFS_RESOURCE_EXHAUSTED, "out of memory");
   if (src != dst) {
     st->fn = kCast[s][d];
+    if (src == TFS_FLOAT && dst == TFS_BFLOAT16) st->fn = cast_f32_bf16_vec;
+    if (src == TFS_BFLOAT16 && dst == TFS_FLOAT) st->fn = cast_bf16_f32_vec;
     st->in_es = tfs_dtype_size(src);
     st->out_es = tfs_dtype_size(dst);
     int ms = mantissa_bits(src), md = mantissa_bits(dst);

@@ -157,13 +157,14 @@ int64_t tfs_gemm_packed_n(const tfs_gemm_packed *p);
 /* ---- bfloat16 products ----------------------------------------------
  *
  * A and B hold bfloat16 bit patterns (uint16_t), C is float32; the
- * products are accumulated in float32.  Where tfs_cpu_has_bf16_dot()
- * (AVX512_BF16), both operands are packed in pairs of depth steps (a zero
- * pads an odd depth) for vdpbf16ps micro-kernels, blocked for the caches
- * and split over the pool as tfs_gemm_f32 is; elsewhere they are widened
- * to float32 and multiplied by tfs_gemm_f32 (same values up to the order
- * of the float32 additions; vdpbf16ps also flushes denormal inputs and
- * results to zero).  Callers that want bfloat16 results round C with
+ * products are accumulated in float32.  Where tfs_cpu_has_amx() (AMX
+ * tiles, TDPBF16PS) or tfs_cpu_has_bf16_dot() (AVX512_BF16's vdpbf16ps),
+ * both operands are packed in pairs of depth steps (zeros pad an odd
+ * depth, and for AMX the depth to whole tiles) for that family's kernels,
+ * blocked for the caches and split over the pool as tfs_gemm_f32 is;
+ * elsewhere they are widened to float32 and multiplied by tfs_gemm_f32
+ * (same values up to the order of the float32 additions; TDPBF16PS and
+ * vdpbf16ps also flush denormal inputs and results to zero).  Callers that want bfloat16 results round C with
  * tfs_gemm_round_bf16 after their epilogue.
  *
  * Threads: all functions are thread-safe; a packed matrix is immutable
@@ -183,8 +184,8 @@ int tfs_gemm_bf16(int trans_a, int trans_b, int64_t m, int64_t n, int64_t k,
 /* A bfloat16 B packed once for many products (constant weights). */
 typedef struct tfs_gemm_packed_bf16 tfs_gemm_packed_bf16;
 
-/* Packs op(B) (k x n) for the path in force now (pairs for vdpbf16ps, or
- * widened to float32); the packed matrix keeps that path.  Returns a new
+/* Packs op(B) (k x n) for the path in force now (pairs for AMX or
+ * vdpbf16ps, or widened to float32); the packed matrix keeps that path.  Returns a new
  * packed matrix; caller frees with tfs_gemm_packed_bf16_free.  NULL when
  * memory runs out.  The caller's b may be freed afterwards. */
 tfs_gemm_packed_bf16 *tfs_gemm_pack_b_bf16(int trans_b, int64_t k, int64_t n,
@@ -193,7 +194,8 @@ tfs_gemm_packed_bf16 *tfs_gemm_pack_b_bf16(int trans_b, int64_t k, int64_t n,
 /* Frees p; NULL is allowed. */
 void tfs_gemm_packed_bf16_free(tfs_gemm_packed_bf16 *p);
 
-/* 1 when p was packed for vdpbf16ps, 0 when widened. */
+/* 1 when p was packed for a dot-product family (AMX or vdpbf16ps), 0 when
+ * widened. */
 int tfs_gemm_packed_bf16_dot(const tfs_gemm_packed_bf16 *p);
 
 /* tfs_gemm_bf16 with a packed B (its k and n); same contract. */
@@ -207,7 +209,8 @@ int tfs_gemm_bf16_packed(int trans_a, int64_t m, const uint16_t *a,
 void tfs_gemm_round_bf16(const float *src, uint16_t *dst, int64_t n);
 
 /* The path a bfloat16 product takes now, for logs and benchmarks:
- * "avx512_bf16 12x32" or "widened to float32".  Borrowed, static. */
+ * "amx_bf16 32x32", "avx512_bf16 12x32" or "widened to float32".
+ * Borrowed, static. */
 const char *tfs_gemm_bf16_describe(void);
 
 /* MatMul's checks of its operands a and b (2-D, op(A) columns equal to

@@ -1,9 +1,10 @@
 /*
  * backends/cpu/gemm_bf16.c - the bfloat16 GEMM: float32 C from bfloat16 A
- * and B.  On CPUs with AVX512_BF16 it packs both operands in pairs of
- * depth steps and runs the vdpbf16ps micro-kernels (gemm_bf16_avx512.c)
- * with the float driver's blocking, tiling and per-thread buffers;
- * elsewhere it widens the operands to float32 for tfs_gemm_f32.
+ * and B.  On CPUs with AMX (gemm_bf16_amx.c) or AVX512_BF16
+ * (gemm_bf16_avx512.c: vdpbf16ps) it packs both operands in pairs of
+ * depth steps and runs that family's kernels with the float driver's
+ * blocking, tiling and per-thread buffers; elsewhere it widens the
+ * operands to float32 for tfs_gemm_f32.
  */
 #include <stdatomic.h>
 #include <string.h>
@@ -11,11 +12,11 @@
 #include <emmintrin.h>
 #endif
 
+#include "backends/cpu/bf16_convert.h"
 #include "backends/cpu/gemm.h"
 #include "backends/cpu/gemm_internal.h"
 #include "core/alloc.h"
 #include "core/cpu.h"
-#include "core/half.h"
 #include "core/threadpool.h"
 
 #define MIN(a, b) ((a) < (b) ? (a) : (b))
@@ -26,7 +27,14 @@ static inline uint32_t pair(uint16_t lo, uint16_t hi) {
 
 /* The dot-product family in force, or NULL (widen). */
 static const tfs_gemm_bf16_isa *dot_isa(void) {
+  if (tfs_cpu_has_amx()) return &tfs_gemm_bf16_isa_amx;
   return tfs_cpu_has_bf16_dot() ? &tfs_gemm_bf16_isa_avx512 : NULL;
+}
+
+/* Pairs a panel of depth k holds for isa: (k + 1) / 2 rounded up to a
+ * multiple of its ka. */
+static int64_t pairs(const tfs_gemm_bf16_isa *isa, int64_t k) {
+  return ((k + 1) / 2 + isa->ka - 1) / isa->ka * isa->ka;
 }
 
 const char *tfs_gemm_bf16_describe(void) {
@@ -35,40 +43,47 @@ const char *tfs_gemm_bf16_describe(void) {
 }
 
 void tfs_gemm_round_bf16(const float *src, uint16_t *dst, int64_t n) {
-  for (int64_t i = 0; i < n; i++) dst[i] = tfs_float_to_bf16(src[i]);
+  tfs_bf16_from_f32(src, dst, n);
 }
 
 /* ---- packing ---------------------------------------------------------- */
 
 /* Rows [r0, r0 + mb) by depth [pc, pc + kb) of op(A) into mr-row panels
- * of kp = (kb + 1) / 2 pairs: panel i at out + i * kp * mr. */
-static void pack_a(int mr, int trans, const uint16_t *a, int64_t lda,
-                   int64_t r0, int64_t mb, int64_t pc, int64_t kb,
-                   uint32_t *out) {
-  const int64_t kp = (kb + 1) / 2, full = kb / 2;
+ * of kp = pairs(isa, kb): panel i at out + i * kp * mr, laid out [kp /
+ * ka][mr][ka] (zero past the rows and the depth). */
+static void pack_a(const tfs_gemm_bf16_isa *isa, int trans,
+                   const uint16_t *a, int64_t lda, int64_t r0, int64_t mb,
+                   int64_t pc, int64_t kb, uint32_t *out) {
+  const int mr = isa->mr, ka = isa->ka;
+  const int64_t kp = pairs(isa, kb), full = kb / 2, kr = (kb + 1) / 2;
   for (int64_t ip = 0; ip * mr < mb; ip++) {
     uint32_t *dst = out + ip * kp * mr;
     int64_t row = r0 + ip * mr;
     int rows = (int)MIN((int64_t)mr, mb - ip * mr);
-    if (rows < mr) memset(dst, 0, sizeof(uint32_t) * (size_t)(kp * mr));
+    if (rows < mr || kr < kp)
+      memset(dst, 0, sizeof(uint32_t) * (size_t)(kp * mr));
+    /* pair q of row i */
+#define AT(q, i) dst[(q) / ka * mr * ka + (int64_t)(i) * ka + (q) % ka]
     if (!trans) {
       for (int i = 0; i < rows; i++) {
         const uint16_t *s = a + (row + i) * lda + pc;
-        uint32_t *d = dst + i;
-        for (int64_t q = 0; q < full; q++)
-          d[q * mr] = pair(s[2 * q], s[2 * q + 1]);
-        if (kb & 1) d[full * mr] = s[kb - 1];
+        int64_t q = 0;
+        if (ka > 1) /* a chunk of ka pairs is 2 ka values of the row */
+          for (; q + ka <= full; q += ka)
+            memcpy(&AT(q, i), s + 2 * q, sizeof(uint32_t) * (size_t)ka);
+        for (; q < full; q++) AT(q, i) = pair(s[2 * q], s[2 * q + 1]);
+        if (kb & 1) AT(full, i) = s[kb - 1];
       }
       continue;
     }
-    for (int64_t q = 0; q < kp; q++) {
+    for (int64_t q = 0; q < kr; q++) {
       const uint16_t *s0 = a + (pc + 2 * q) * lda + row;
-      uint32_t *d = dst + q * mr;
       if (2 * q + 1 < kb)
-        for (int i = 0; i < rows; i++) d[i] = pair(s0[i], s0[lda + i]);
+        for (int i = 0; i < rows; i++) AT(q, i) = pair(s0[i], s0[lda + i]);
       else
-        for (int i = 0; i < rows; i++) d[i] = s0[i];
+        for (int i = 0; i < rows; i++) AT(q, i) = s0[i];
     }
+#undef AT
   }
 }
 
@@ -93,17 +108,19 @@ static void pair_row(const uint16_t *s0, const uint16_t *s1, int cols,
 }
 
 /* Panels [p0, p1) of op(B) (k x n) over the whole depth: panel jp
- * (columns [jp * nr, jp * nr + nr)) at out + jp * kp * nr, kp = (k + 1) /
- * 2 pairs. */
+ * (columns [jp * nr, jp * nr + nr)) at out + jp * kp * nr, kp >= (k + 1)
+ * / 2 pairs (zero past the depth). */
 static void pack_b(int nr, int trans, const uint16_t *b, int64_t ldb,
-                   int64_t k, int64_t n, int64_t p0, int64_t p1,
+                   int64_t k, int64_t n, int64_t kp, int64_t p0, int64_t p1,
                    uint32_t *out) {
-  const int64_t kp = (k + 1) / 2, full = k / 2;
+  const int64_t kr = (k + 1) / 2, full = k / 2;
   for (int64_t jp = p0; jp < p1; jp++) {
     uint32_t *dst = out + jp * kp * nr;
     int64_t col = jp * nr;
     int cols = (int)MIN((int64_t)nr, n - col);
     if (cols < nr) memset(dst, 0, sizeof(uint32_t) * (size_t)(kp * nr));
+    else if (kr < kp)
+      memset(dst + kr * nr, 0, sizeof(uint32_t) * (size_t)((kp - kr) * nr));
     if (trans) {
       for (int j = 0; j < cols; j++) {
         const uint16_t *s = b + (col + j) * ldb;
@@ -113,7 +130,7 @@ static void pack_b(int nr, int trans, const uint16_t *b, int64_t ldb,
       }
       continue;
     }
-    for (int64_t q = 0; q < kp; q++) {
+    for (int64_t q = 0; q < kr; q++) {
       const uint16_t *s0 = b + 2 * q * ldb + col;
       pair_row(s0, 2 * q + 1 < k ? s0 + ldb : NULL, cols, dst + q * nr);
     }
@@ -123,13 +140,13 @@ static void pack_b(int nr, int trans, const uint16_t *b, int64_t ldb,
 typedef struct {
   int nr, trans;
   const uint16_t *b;
-  int64_t ldb, k, n;
+  int64_t ldb, k, n, kp;
   uint32_t *out;
 } packb_job;
 
 static void packb_range(void *arg, int64_t p0, int64_t p1) {
   const packb_job *j = arg;
-  pack_b(j->nr, j->trans, j->b, j->ldb, j->k, j->n, p0, p1, j->out);
+  pack_b(j->nr, j->trans, j->b, j->ldb, j->k, j->n, j->kp, p0, p1, j->out);
 }
 
 /* ---- the dot-product driver ------------------------------------------- */
@@ -142,7 +159,7 @@ typedef struct {
   const tfs_gemm_bf16_isa *isa;
   int trans_a;
   const uint16_t *a;
-  int64_t lda, k, kpt;    /* depth, pairs over the whole depth */
+  int64_t lda, k, kpt;    /* depth, pairs(isa, k) */
   const uint32_t *bpack;  /* this block's panel 0; panel jp + jp*kpt*nr */
   float *c;               /* column 0 of this block */
   int64_t ldc;
@@ -159,9 +176,9 @@ static void dot_tile(dot_job *j, tfs_gemm_tls *t, uint32_t *abuf,
   const int64_t mpanels = (mb + mr - 1) / mr;
   const int64_t jp0 = c0 / nr, jp1 = (c0 + nb + nr - 1) / nr;
   for (int64_t pc = 0; pc < j->k; pc += isa->kc) {
-    int64_t kb = MIN((int64_t)isa->kc, j->k - pc), kp = (kb + 1) / 2;
+    int64_t kb = MIN((int64_t)isa->kc, j->k - pc), kp = pairs(isa, kb);
     if (t->a_tag != j->tag || t->a_block != mi || t->a_pc != pc) {
-      pack_a(mr, j->trans_a, j->a, j->lda, ic, mb, pc, kb, abuf);
+      pack_a(isa, j->trans_a, j->a, j->lda, ic, mb, pc, kb, abuf);
       t->a_tag = j->tag;
       t->a_block = mi;
       t->a_pc = pc;
@@ -172,8 +189,12 @@ static void dot_tile(dot_job *j, tfs_gemm_tls *t, uint32_t *abuf,
       float *crow = j->c + ic * j->ldc + jp * nr;
       for (int64_t ip = 0; ip < mpanels; ip++) {
         int rows = (int)MIN((int64_t)mr, mb - ip * mr);
-        isa->ukr[rows](kp, abuf + ip * kp * mr, bp, crow + ip * mr * j->ldc,
-                       j->ldc, cols, pc > 0);
+        const uint32_t *ap = abuf + ip * kp * mr;
+        float *ct = crow + ip * mr * j->ldc;
+        if (isa->tile)
+          isa->tile(rows, kp, ap, bp, ct, j->ldc, cols, pc > 0);
+        else
+          isa->ukr[rows](kp, ap, bp, ct, j->ldc, cols, pc > 0);
       }
     }
   }
@@ -190,11 +211,13 @@ static void dot_range(void *arg, int64_t begin, int64_t end) {
     atomic_store_explicit(&j->failed, 1, memory_order_relaxed);
     return;
   }
+  if (isa->enter) isa->enter();
   for (int64_t task = begin; task < end; task++) {
     int64_t mi, ic, mb, c0, nb;
     tfs_gemm__tile_of(&j->t, task, &mi, &ic, &mb, &c0, &nb);
     dot_tile(j, t, abuf, mi, ic, mb, c0, nb);
   }
+  if (isa->leave) isa->leave();
 }
 
 /* C[m, n] = op(A) * B for B packed by pack_b over depth k. */
@@ -202,7 +225,7 @@ static int run_dot(const tfs_gemm_bf16_isa *isa, int trans_a, int64_t m,
                    int64_t n, int64_t k, const uint16_t *a, int64_t lda,
                    const uint32_t *bpack, float *c, int64_t ldc,
                    tfs_threadpool *pool) {
-  const int64_t kpt = (k + 1) / 2;
+  const int64_t kpt = pairs(isa, k);
   for (int64_t jc = 0; jc < n; jc += isa->nc) {
     int64_t nb = MIN((int64_t)isa->nc, n - jc);
     dot_job j;
@@ -216,8 +239,7 @@ static int run_dot(const tfs_gemm_bf16_isa *isa, int trans_a, int64_t m,
     j.bpack = bpack + jc / isa->nr * kpt * isa->nr;
     j.c = c + jc;
     j.ldc = ldc;
-    /* vdpbf16ps: about twice the float kernels' 32 flop/ns */
-    int64_t cost = 2 * m * nb * k / 64 + 1;
+    int64_t cost = m * nb * k / isa->macs_per_ns + 1;
     int nt = tfs_threadpool_plan_threads(pool, cost, 1);
     int64_t ntasks = tfs_gemm__split_tiles(isa->mr, isa->nr,
                                            TFS_GEMM_SPLIT_ROWS_COLS, m, nb, nt,
@@ -238,11 +260,8 @@ static float *widen(const uint16_t *x, int64_t rows, int64_t cols,
                     int64_t ld) {
   float *f = tfs_malloc(sizeof(float) * (size_t)(rows * cols + 1));
   if (!f) return NULL;
-  for (int64_t r = 0; r < rows; r++) {
-    const uint16_t *s = x + r * ld;
-    float *d = f + r * cols;
-    for (int64_t q = 0; q < cols; q++) d[q] = tfs_bf16_to_float(s[q]);
-  }
+  for (int64_t r = 0; r < rows; r++)
+    tfs_bf16_to_f32(x + r * ld, f + r * cols, cols);
   return f;
 }
 
@@ -275,11 +294,11 @@ int tfs_gemm_bf16(int trans_a, int trans_b, int64_t m, int64_t n, int64_t k,
     return ok ? 0 : -1;
   }
   const int nr = isa->nr;
-  const int64_t npanels = (n + nr - 1) / nr, kpt = (k + 1) / 2;
+  const int64_t npanels = (n + nr - 1) / nr, kpt = pairs(isa, k);
   uint32_t *bbuf = tfs_gemm__tls_bbuf(
       tfs_gemm__tls(), sizeof(uint32_t) * (size_t)(npanels * nr * kpt));
   if (!bbuf) return -1;
-  packb_job pj = {nr, trans_b, b, ldb, k, n, bbuf};
+  packb_job pj = {nr, trans_b, b, ldb, k, n, kpt, bbuf};
   tfs_threadpool_parallel_for(pool, npanels, kpt * nr / 2 + 1, packb_range,
                               &pj);
   return run_dot(isa, trans_a, m, n, k, a, lda, bbuf, c, ldc, pool);
@@ -301,11 +320,11 @@ tfs_gemm_packed_bf16 *tfs_gemm_pack_b_bf16(int trans_b, int64_t k, int64_t n,
   p->isa = dot_isa();
   if (p->isa) {
     const int nr = p->isa->nr;
-    int64_t npanels = (n + nr - 1) / nr, kp = (k + 1) / 2;
+    int64_t npanels = (n + nr - 1) / nr, kp = pairs(p->isa, k);
     p->data = tfs_aligned_alloc(sizeof(uint32_t) *
                                 (size_t)(npanels * nr * kp + 1));
     if (!p->data) goto oom;
-    pack_b(nr, trans_b, b, ldb, k, n, 0, npanels, p->data);
+    pack_b(nr, trans_b, b, ldb, k, n, kp, 0, npanels, p->data);
     return p;
   }
   float *bf = trans_b ? widen(b, n, k, ldb) : widen(b, k, n, ldb);

@@ -134,12 +134,15 @@ void tfs_gemm__thin_nn_avx512(int m, int64_t k, int64_t n, const float *a,
 extern const tfs_gemm_isa tfs_gemm_isa_avx2;
 extern const tfs_gemm_isa tfs_gemm_isa_avx512;
 
-/* ---- bfloat16 (gemm_bf16.c, gemm_bf16_avx512.c) ----
+/* ---- bfloat16 (gemm_bf16.c, gemm_bf16_avx512.c, gemm_bf16_amx.c) ----
  *
  * Packed in pairs of depth steps: a 32-bit pair holds depth 2q in its low
- * half and 2q + 1 in its high half (zero past an odd depth).  An A panel
- * holds MR rows for kp pairs, [kp][MR]; a B panel NR columns, [kp][NR];
- * both start 64-byte aligned and are zero past the matrix edge. */
+ * half and 2q + 1 in its high half (zero past an odd depth).  A family
+ * pads the pairs of a panel to a multiple of its ka (1, or 16 for AMX
+ * tiles) with zeros.  An A panel holds MR rows for kp pairs as
+ * [kp / ka][MR][ka] (with ka 1: [kp][MR]); a B panel NR columns,
+ * [kp][NR]; both start 64-byte aligned and are zero past the matrix
+ * edge. */
 
 /* C tile (m rows of the panel by n <= NR columns) = A_panel * B_panel
  * over kp pairs, or C += that when acc; float32 accumulation. */
@@ -147,14 +150,24 @@ typedef void (*tfs_gemm_bf16_ukr)(int64_t kp, const uint32_t *a,
                                   const uint32_t *b, float *c, int64_t ldc,
                                   int n, int acc);
 
+/* The same with the rows (1..mr) an argument. */
+typedef void (*tfs_gemm_bf16_tile)(int rows, int64_t kp, const uint32_t *a,
+                                   const uint32_t *b, float *c, int64_t ldc,
+                                   int n, int acc);
+
 typedef struct tfs_gemm_bf16_isa {
   const char *name;
   int mr, nr;
-  int kc, mc, nc; /* cache blocking; kc in depth steps, even */
+  int kc, mc, nc;  /* cache blocking; kc in depth steps, a multiple of 2ka */
+  int ka;          /* pairs a panel's depth is padded to a multiple of */
+  int macs_per_ns; /* one thread, for the pool's split */
+  void (*enter)(void), (*leave)(void); /* around a thread's tiles, or NULL */
+  tfs_gemm_bf16_tile tile;             /* the kernel, or NULL: ukr */
   tfs_gemm_bf16_ukr ukr[TFS_GEMM_MAX_MR + 1]; /* indexed by rows, 1..mr */
 } tfs_gemm_bf16_isa;
 
 extern const tfs_gemm_bf16_isa tfs_gemm_bf16_isa_avx512;
+extern const tfs_gemm_bf16_isa tfs_gemm_bf16_isa_amx;
 
 /* ---- driver pieces shared with the bfloat16 GEMM (gemm_bf16.c) ---- */
 

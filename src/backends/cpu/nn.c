@@ -14,6 +14,7 @@
 
 #include "core/alloc.h"
 #include "core/half.h"
+#include "backends/cpu/bf16_convert.h"
 #include "backends/cpu/cpu_tables.h"
 #include "backends/cpu/row_ops.h"
 #include "backends/cpu/vmath.h"
@@ -232,11 +233,15 @@ static void softmax_range(void *arg, int64_t r0, int64_t r1) {
   for (int64_t r = r0; r < r1; r++) {
     const uint16_t *in = (const uint16_t *)j->x + r * n;
     uint16_t *out = (uint16_t *)j->o + r * n;
-    for (int64_t i = 0; i < n; i++)
-      buf[i] = half ? tfs_half_to_float(in[i]) : tfs_bf16_to_float(in[i]);
+    if (half)
+      for (int64_t i = 0; i < n; i++) buf[i] = tfs_half_to_float(in[i]);
+    else
+      tfs_bf16_to_f32(in, buf, n);
     softmax_row_f32(buf, buf, n, j->log_out);
-    for (int64_t i = 0; i < n; i++)
-      out[i] = half ? tfs_float_to_half(buf[i]) : tfs_float_to_bf16(buf[i]);
+    if (half)
+      for (int64_t i = 0; i < n; i++) out[i] = tfs_float_to_half(buf[i]);
+    else
+      tfs_bf16_from_f32(buf, out, n);
   }
   tfs_free(buf);
 }
