@@ -7,6 +7,9 @@
 #include <math.h>
 #include <stdlib.h>
 
+#include "core/cpu.h"
+#include "core/half.h"
+#include "core/util.h"
 #include "mathtest.h"
 
 #define NODE "\n\t [[{{node op}}]]"
@@ -837,6 +840,78 @@ static void test_random_logging_shapes(void) {
               "vs. 2");
 }
 
+/* bfloat16 elementwise ops run in blocks of 256 widened to float and
+ * rounded back by vector loops: bit for bit the per-element
+ * F2B(op(B2F(x), B2F(y))), tensor by tensor, scalar by tensor and tensor
+ * by scalar, over two blocks and a tail, with specials, on each vector
+ * level this CPU has.  Cast float <-> bfloat16 rides on the same
+ * conversions: bit for bit against the scalar rounding. */
+static uint16_t bf16_bits(double v) { return tfs_float_to_bf16((float)v); }
+
+static float bf16_op(int op, float x, float y) {
+  switch (op) {
+    case 0: return x + y;
+    case 1: return x - y;
+    case 2: return x * y;
+    case 3: return x / y;
+    case 4: return (x - y) * (x - y);
+    default: return x != x || y != y ? NAN : x < y ? y : x;
+  }
+}
+
+static void test_bf16_blocks(void) {
+  enum { N = 600 };
+  static const char *const ops[] = {"AddV2",   "Sub",
+                                    "Mul",     "RealDiv",
+                                    "SquaredDifference", "Maximum"};
+  static double xv[N], yv[N];
+  for (int i = 0; i < N; i++) {
+    xv[i] = tfs_bf16_to_float(bf16_bits(((i * 37) % 101 - 50) / 7.0));
+    yv[i] = tfs_bf16_to_float(bf16_bits(((i * 53) % 97 - 48) / 3.0));
+  }
+  xv[1] = NAN, yv[2] = INFINITY, xv[3] = -0.0, yv[4] = 0.0, xv[5] = 3e38;
+  static const tfs_cpu_isa levels[] = {TFS_CPU_ISA_AVX512, TFS_CPU_ISA_AVX2,
+                                       TFS_CPU_ISA_BASELINE};
+  tfs_tensor *x = mt_t(TFS_BFLOAT16, 1, D(N), xv);
+  tfs_tensor *y = mt_t(TFS_BFLOAT16, 1, D(N), yv);
+  tfs_tensor *xs = mt_scalar(TFS_BFLOAT16, xv[7]);
+  tfs_tensor *ys = mt_scalar(TFS_BFLOAT16, yv[9]);
+  tfs_tensor *xf = mt_t(TFS_FLOAT, 1, D(N), xv);
+  for (size_t li = 0; li < TFS_ARRAY_LEN(levels); li++) {
+    const char *why = tu_isa_unavailable(levels[li]);
+    tu_cpu_path("bf16-elementwise", tfs_cpu_isa_name(levels[li]), why);
+    if (why) continue;
+    tfs_cpu__set_max_isa((int)levels[li]);
+    int bad = 0;
+    for (int op = 0; op < 6; op++)
+      for (int mode = 0; mode < 3; mode++) {
+        tfs_tensor *r = bin(ops[op], mode == 1 ? xs : x, mode == 2 ? ys : y);
+        const uint16_t *o = tfs_tensor_data(r);
+        for (int i = 0; i < N; i++) {
+          float a = (float)(mode == 1 ? xv[7] : xv[i]);
+          float b = (float)(mode == 2 ? yv[9] : yv[i]);
+          bad += o[i] != tfs_float_to_bf16(bf16_op(op, a, b));
+        }
+        tfs_tensor_free(r);
+      }
+    tfs_tensor *r = cast(xf, TFS_BFLOAT16, 0);
+    const uint16_t *o = tfs_tensor_data(r);
+    for (int i = 0; i < N; i++) bad += o[i] != tfs_float_to_bf16((float)xv[i]);
+    tfs_tensor *back = cast(r, TFS_FLOAT, 0);
+    const uint32_t *ob = tfs_tensor_data(back);
+    for (int i = 0; i < N; i++) bad += ob[i] != (uint32_t)o[i] << 16;
+    tfs_tensor_free(back);
+    tfs_tensor_free(r);
+    if (bad)
+      fprintf(stderr, "\n  bfloat16 blocks on %s: %d bad\n",
+              tfs_cpu_isa_name(levels[li]), bad);
+    CU_ASSERT_EQUAL(bad, 0);
+  }
+  tfs_cpu__set_max_isa(-1);
+  tfs_tensor *all[5] = {x, y, xs, ys, xf};
+  mt_free_all(all, 5);
+}
+
 static const tfs_test_case elementwise_cases[] = {
     {"arith_every_dtype", test_arith_every_dtype},
     {"integer_wraparound", test_integer_wraparound},
@@ -853,6 +928,7 @@ static const tfs_test_case elementwise_cases[] = {
     {"unary_arithmetic", test_unary_arithmetic},
     {"unary_math_all_float_types", test_unary_math_all_float_types},
     {"unregistered_dtype", test_unregistered_dtype},
+    {"bf16_blocks", test_bf16_blocks},
     {NULL, NULL},
 };
 

@@ -2,7 +2,8 @@
  * backends/cpu/ew_loops.h - loop generators and per-dtype instantiation
  * lists shared by the math kernels (binary.c, divmod.c, compare.c,
  * unary.c, unary_math.c): contiguous loops the compiler vectorizes, the
- * complex types, and 16-bit floats computed in float.
+ * complex types, and 16-bit floats computed in float (bfloat16 in blocks
+ * widened and rounded by bf16_convert.h's vector loops).
  */
 #ifndef TFS_BACKENDS_CPU_EW_LOOPS_H
 #define TFS_BACKENDS_CPU_EW_LOOPS_H
@@ -22,6 +23,7 @@
 #include <stdint.h>
 
 #include "core/half.h"
+#include "backends/cpu/bf16_convert.h"
 #include "backends/cpu/elementwise.h"
 
 typedef float _Complex tfs_c64;
@@ -81,8 +83,44 @@ typedef double _Complex tfs_c128;
 #define EW_BIN(NAME, T, EXPR) EW_BIN_GEN(NAME, T, T, EW_ID, EW_ID, EXPR)
 #define EW_BIN_F16(NAME, EXPR) \
   EW_BIN_GEN(NAME, uint16_t, uint16_t, H2F, F2H, EXPR)
-#define EW_BIN_BF16(NAME, EXPR) \
-  EW_BIN_GEN(NAME, uint16_t, uint16_t, B2F, F2B, EXPR)
+
+/* bfloat16: blocks of EW_BF16_BLOCK values widened to float, EXPR over
+ * the block, one rounding back (the bits of F2B(EXPR) per element).  A
+ * block is read whole before its output is written, so the output may
+ * be an input. */
+#define EW_BF16_BLOCK 256
+#define EW_BIN_BF16(NAME, EXPR)                                            \
+  static int NAME(const void *A, const void *B, void *O, int64_t n,        \
+                  int mode) {                                              \
+    const uint16_t *a = (const uint16_t *)A, *b = (const uint16_t *)B;     \
+    uint16_t *o = (uint16_t *)O;                                           \
+    float xs[EW_BF16_BLOCK], ys[EW_BF16_BLOCK];                            \
+    if (n <= 0) return 0;                                                  \
+    const float x0 = B2F(a[0]), y0 = B2F(b[0]);                            \
+    for (int64_t i0 = 0; i0 < n; i0 += EW_BF16_BLOCK) {                    \
+      int64_t k = n - i0 < EW_BF16_BLOCK ? n - i0 : EW_BF16_BLOCK;         \
+      if (mode != TFS_BIN_SV) tfs_bf16_to_f32(a + i0, xs, k);              \
+      if (mode != TFS_BIN_VS) tfs_bf16_to_f32(b + i0, ys, k);              \
+      if (mode == TFS_BIN_VV) {                                            \
+        TFS_IVDEP for (int64_t i = 0; i < k; i++) {                        \
+          float x = xs[i], y = ys[i];                                      \
+          xs[i] = (EXPR);                                                  \
+        }                                                                  \
+      } else if (mode == TFS_BIN_SV) {                                     \
+        TFS_IVDEP for (int64_t i = 0; i < k; i++) {                        \
+          float x = x0, y = ys[i];                                         \
+          xs[i] = (EXPR);                                                  \
+        }                                                                  \
+      } else {                                                             \
+        TFS_IVDEP for (int64_t i = 0; i < k; i++) {                        \
+          float x = xs[i], y = y0;                                         \
+          xs[i] = (EXPR);                                                  \
+        }                                                                  \
+      }                                                                    \
+      tfs_bf16_from_f32(xs, o + i0, k);                                    \
+    }                                                                      \
+    return 0;                                                              \
+  }
 
 /* Unary loop: y = STORE(EXPR(x)), x loaded through LOAD. */
 #define EW_UN_GEN(NAME, T, OT, LOAD, STORE, EXPR)                          \
