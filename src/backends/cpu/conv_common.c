@@ -8,6 +8,7 @@
 
 #include "core/alloc.h"
 #include "core/half.h"
+#include "backends/cpu/bf16_convert.h"
 #include "backends/cpu/gemm.h"
 
 int tfs_conv_geom_output(tfs_kernel_ctx *c, const tfs_window *w, conv_geom *g) {
@@ -66,7 +67,7 @@ void tfs_conv_to_float(const uint16_t *src, float *dst, int64_t n,
   if (dt == TFS_HALF)
     for (int64_t i = 0; i < n; i++) dst[i] = tfs_half_to_float(src[i]);
   else
-    for (int64_t i = 0; i < n; i++) dst[i] = tfs_bf16_to_float(src[i]);
+    tfs_bf16_to_f32(src, dst, n);
 }
 
 void tfs_conv_from_float(const float *src, uint16_t *dst, int64_t n,
@@ -74,7 +75,7 @@ void tfs_conv_from_float(const float *src, uint16_t *dst, int64_t n,
   if (dt == TFS_HALF)
     for (int64_t i = 0; i < n; i++) dst[i] = tfs_float_to_half(src[i]);
   else
-    for (int64_t i = 0; i < n; i++) dst[i] = tfs_float_to_bf16(src[i]);
+    tfs_bf16_from_f32(src, dst, n);
 }
 
 void tfs_conv_im2col(const conv_geom *g, const void *in, size_t esize,

@@ -19,6 +19,7 @@
 
 #include "core/cpu.h"
 #include "core/half.h"
+#include "backends/cpu/bf16_convert.h"
 #include "backends/cpu/vmath.h"
 
 #define VM_FN static inline
@@ -106,10 +107,14 @@ void tfs_vm_map16(void (*f)(const float *, float *, int64_t),
   float buf[VM_BLOCK];
   for (int64_t i = 0; i < n; i += VM_BLOCK) {
     int64_t k = n - i < VM_BLOCK ? n - i : VM_BLOCK;
-    for (int64_t j = 0; j < k; j++)
-      buf[j] = bf16 ? tfs_bf16_to_float(x[i + j]) : tfs_half_to_float(x[i + j]);
+    if (bf16)
+      tfs_bf16_to_f32(x + i, buf, k);
+    else
+      for (int64_t j = 0; j < k; j++) buf[j] = tfs_half_to_float(x[i + j]);
     f(buf, buf, k);
-    for (int64_t j = 0; j < k; j++)
-      y[i + j] = bf16 ? tfs_float_to_bf16(buf[j]) : tfs_float_to_half(buf[j]);
+    if (bf16)
+      tfs_bf16_from_f32(buf, y + i, k);
+    else
+      for (int64_t j = 0; j < k; j++) y[i + j] = tfs_float_to_half(buf[j]);
   }
 }
