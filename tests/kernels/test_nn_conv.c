@@ -6,6 +6,7 @@
  */
 #include "core/cpu.h"
 #include "core/half.h"
+#include "backends/cpu/conv2d_bf16.h"
 #include "backends/cpu/fused_conv_dw.h"
 #include "backends/cpu/gemm.h"
 #include "session/exec.h"
@@ -351,6 +352,100 @@ static void test_backprop_reference(void) {
   };
   for (size_t i = 0; i < sizeof k / sizeof *k; i++)
     run_backprop_case(&k[i], 300 + (uint32_t)i);
+}
+
+/* bfloat16 Conv2D on each bfloat16 GEMM path (AMX, vdpbf16ps: the patch
+ * matrix times the filter on the dot-product kernels; widened: the float
+ * convolution rounded), with the filter fed and constant (packed at
+ * prepare), against the float convolution of the same bfloat16 values:
+ * within one bfloat16 rounding of the output plus float sums.  1x1 on the
+ * input in place, im2col with padding, strides, dilation, two groups
+ * (3x3 and 1x1) and a batch of several blocks; the dot-product paths
+ * counted. */
+typedef struct bf_case {
+  int64_t n, h, w, c, kh, kw, kc, kn, s, d;
+  const char *pad;
+} bf_case;
+
+static void conv_bf16_case(const bf_case *k, int path, unsigned seed) {
+  int64_t xd[4] = {k->n, k->h, k->w, k->c}, fd[4] = {k->kh, k->kw, k->kc,
+                                                      k->kn};
+  int64_t nx = k->n * k->h * k->w * k->c, nf = k->kh * k->kw * k->kc * k->kn;
+  float *xv = malloc(sizeof(float) * (size_t)nx);
+  float *fv = malloc(sizeof(float) * (size_t)nf);
+  tfs_status *st = tfs_status_new();
+  tfs_tensor *xb = tfs_tensor_new(TFS_BFLOAT16, xd, 4, st);
+  tfs_tensor *fb = tfs_tensor_new(TFS_BFLOAT16, fd, 4, st);
+  uint16_t *xp = tfs_tensor_data(xb), *fp = tfs_tensor_data(fb);
+  for (int64_t i = 0; i < nx + nf; i++) {
+    seed = seed * 1103515245u + 12345u;
+    uint16_t h = tfs_float_to_bf16((float)((seed >> 16) % 2001) / 1000 - 1);
+    if (i < nx) xp[i] = h, xv[i] = tfs_bf16_to_float(h);
+    else fp[i - nx] = h, fv[i - nx] = tfs_bf16_to_float(h);
+  }
+  nt_attr a[3] = {NT_LIST4("strides", 1, k->s, k->s, 1),
+                  NT_STR("padding", k->pad),
+                  NT_LIST4("dilations", 1, k->d, k->d, 1)};
+  tfs_tensor *ref_in[2] = {nt_f32(xd, 4, xv), nt_f32(fd, 4, fv)};
+  tfs_tensor *ref = nt_run1("Conv2D", ref_in, 2, a, 3);
+  const float *rv = tfs_tensor_data(ref);
+  for (int consts = 0; consts < 2; consts++) {
+    int64_t before = tfs_conv2d_bf16__calls();
+    tfs_tensor *in[2] = {xb, fb}, *y = NULL;
+    char msg[256];
+    tfs_code code =
+        nt_run_ex("Conv2D", in, 2, a, 3, &y, 1, msg, sizeof msg, consts);
+    CU_ASSERT_EQUAL_FATAL(code, TFS_OK);
+    CU_ASSERT_EQUAL(tfs_conv2d_bf16__calls() > before, path < 2);
+    const uint16_t *o = tfs_tensor_data(y);
+    int64_t bad = 0;
+    for (int64_t e = 0; e < tfs_tensor_num_elements(ref); e++) {
+      double got = tfs_bf16_to_float(o[e]), want = rv[e];
+      bad += !(fabs(got - want) <= ldexp(fabs(want), -8) + 1e-4);
+    }
+    if (bad)
+      fprintf(stderr, "\n  bf16 conv path %d consts %d %lldx%lldx%lld: "
+              "%lld bad\n", path, consts, (long long)k->h, (long long)k->kh,
+              (long long)k->kn, (long long)bad);
+    CU_ASSERT_EQUAL(bad, 0);
+    tfs_tensor_free(y);
+  }
+  tfs_tensor_free(ref);
+  tfs_tensor_free(ref_in[0]);
+  tfs_tensor_free(ref_in[1]);
+  tfs_tensor_free(xb);
+  tfs_tensor_free(fb);
+  tfs_status_free(st);
+  free(xv);
+  free(fv);
+}
+
+static void test_conv_bf16_paths(void) {
+  static const bf_case k[] = {
+      {2, 5, 6, 16, 1, 1, 16, 40, 1, 1, "VALID"},
+      {1, 7, 7, 8, 3, 3, 8, 33, 1, 1, "SAME"},
+      {2, 9, 8, 5, 3, 3, 5, 17, 2, 1, "VALID"},
+      {1, 9, 9, 3, 5, 5, 3, 8, 1, 2, "SAME"},
+      {1, 6, 6, 8, 3, 3, 4, 6, 1, 1, "SAME"},
+      {1, 8, 8, 16, 1, 1, 16, 32, 2, 1, "SAME"},
+      {1, 4, 5, 8, 1, 1, 4, 6, 1, 1, "VALID"},
+      {2, 33, 33, 24, 3, 3, 24, 64, 1, 1, "SAME"}};
+  static const char *const names[3] = {"amx_bf16", "avx512_bf16", "widen"};
+  for (int path = 0; path < 3; path++) {
+    tfs_cpu__set_amx(path == 0);
+    tfs_cpu__set_bf16_dot(path == 1);
+    const char *why = NULL;
+    if (path == 0 && !tfs_cpu_has_amx())
+      why = "this CPU has no AMX-BF16 (or it is capped or not granted)";
+    if (path == 1 && !tfs_cpu_has_bf16_dot())
+      why = "this CPU has no avx512_bf16 (or it is capped)";
+    tu_cpu_path("conv-bf16", names[path], why);
+    if (why) continue;
+    for (size_t i = 0; i < sizeof k / sizeof *k; i++)
+      conv_bf16_case(&k[i], path, 40 + (unsigned)i);
+  }
+  tfs_cpu__set_amx(-1);
+  tfs_cpu__set_bf16_dot(-1);
 }
 
 /* half, bfloat16, double and int32 against the float result. */
@@ -1192,6 +1287,7 @@ static const tfs_test_case kConv[] = {
     {"depthwise_reference", test_depthwise_reference},
     {"backprop_reference", test_backprop_reference},
     {"dtypes", test_conv_dtypes},
+    {"bf16_paths", test_conv_bf16_paths},
     {"empty", test_conv_empty},
     {"shapes", test_conv_shapes},
     {NULL, NULL},

@@ -6,11 +6,15 @@
  * and int32 feed NHWC im2col blocks to their GEMM (a 1x1 stride-1
  * convolution is a GEMM straight on the input).  NCHW goes through an
  * NHWC copy; a constant 16-bit filter is converted once at prepare.
+ * bfloat16 in NHWC runs on the bfloat16 GEMM where a dot-product family
+ * (AMX, vdpbf16ps) is in force (conv2d_bf16.c; a constant filter packed
+ * for it once at prepare).
  */
 #include <stdlib.h>
 #include <string.h>
 
 #include "core/alloc.h"
+#include "backends/cpu/conv2d_bf16.h"
 #include "backends/cpu/conv_common.h"
 #include "backends/cpu/conv_winograd.h"
 #include "backends/cpu/cpu_tables.h"
@@ -21,12 +25,14 @@ typedef struct conv2d_state {
   float *filter_f32; /* constant half/bfloat16 filter as float, or NULL */
   int64_t filter_n;  /* its element count */
   tfs_conv_packed packed; /* constant filter packed for the GEMM */
+  tfs_gemm_packed_bf16 *packed_bf16; /* constant bfloat16 filter, or NULL */
 } conv2d_state;
 
 static void conv2d_release(void *p) {
   conv2d_state *s = p;
   if (!s) return;
   tfs_conv_packed_clear(&s->packed);
+  tfs_gemm_packed_bf16_free(s->packed_bf16);
   tfs_free(s->filter_f32);
   tfs_free(s);
 }
@@ -42,6 +48,8 @@ static int conv2d_prepare(tfs_kernel_init *ki) {
   if (tfs_conv_const_filter(ki, 1, &s->filter_f32, &s->filter_n) ||
       tfs_conv_packed_prepare(ki, &s->w, s->filter_f32, &s->packed))
     return tfs_ki_error(ki, TFS_RESOURCE_EXHAUSTED, "out of memory");
+  if (ki->in_types[1] == TFS_BFLOAT16 && ki->in_consts && !s->w.nchw)
+    s->packed_bf16 = tfs_conv2d_bf16_pack(ki->in_consts[1]);
   return 0;
 }
 
@@ -135,6 +143,11 @@ static int conv_nhwc(tfs_kernel_ctx *c, const conv2d_state *s,
 static void conv2d_run(tfs_kernel_ctx *c, const conv2d_state *s,
                        const conv_geom *g, const tfs_tensor *x,
                        const tfs_tensor *f, tfs_tensor *y) {
+  if (x->dtype == TFS_BFLOAT16 &&
+      (s->packed_bf16 || tfs_conv2d_bf16_usable(g, s->w.nchw))) {
+    tfs_conv2d_bf16(c, g, x->data, f->data, s->packed_bf16, y->data);
+    return; /* on failure c has failed */
+  }
   conv_stage st;
   int ok = tfs_conv_stage_begin(&st, s->w.nchw, x, f, s->filter_f32,
                                 s->filter_n, y) == 0;

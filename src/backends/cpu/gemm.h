@@ -198,6 +198,11 @@ void tfs_gemm_packed_bf16_free(tfs_gemm_packed_bf16 *p);
  * widened. */
 int tfs_gemm_packed_bf16_dot(const tfs_gemm_packed_bf16 *p);
 
+/* 1 when bfloat16 products run on a dot-product family now (AMX or
+ * vdpbf16ps: tfs_cpu_has_amx() or tfs_cpu_has_bf16_dot()), 0 when they
+ * widen.  Thread-safe. */
+int tfs_gemm_bf16_dot_in_force(void);
+
 /* tfs_gemm_bf16 with a packed B (its k and n); same contract. */
 int tfs_gemm_bf16_packed(int trans_a, int64_t m, const uint16_t *a,
                          int64_t lda, const tfs_gemm_packed_bf16 *b,

@@ -37,6 +37,8 @@ static int64_t pairs(const tfs_gemm_bf16_isa *isa, int64_t k) {
   return ((k + 1) / 2 + isa->ka - 1) / isa->ka * isa->ka;
 }
 
+int tfs_gemm_bf16_dot_in_force(void) { return dot_isa() != NULL; }
+
 const char *tfs_gemm_bf16_describe(void) {
   const tfs_gemm_bf16_isa *isa = dot_isa();
   return isa ? isa->name : "widened to float32";
