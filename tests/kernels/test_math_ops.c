@@ -844,7 +844,7 @@ static void test_random_logging_shapes(void) {
  * rounded back by vector loops: bit for bit the per-element
  * F2B(op(B2F(x), B2F(y))), tensor by tensor, scalar by tensor and tensor
  * by scalar, over two blocks and a tail, with specials, on each vector
- * level this CPU has.  Cast float <-> bfloat16 rides on the same
+ * level this CPU has; unary ops and BiasAdd the same way.  Cast float <-> bfloat16 rides on the same
  * conversions: bit for bit against the scalar rounding. */
 static uint16_t bf16_bits(double v) { return tfs_float_to_bf16((float)v); }
 
@@ -857,6 +857,54 @@ static float bf16_op(int op, float x, float y) {
     case 4: return (x - y) * (x - y);
     default: return x != x || y != y ? NAN : x < y ? y : x;
   }
+}
+
+static void nchw_attr(tfs_op_desc *d, const void *arg) {
+  (void)arg;
+  tfs_op_desc_set_attr_string(d, "data_format", "NCHW", 4);
+}
+
+/* Relu, Neg, Square, Abs, Floor and BiasAdd (NHWC: a bias per element of
+ * the rows; NCHW: one per row of 5 x 6) on the bfloat16 tensor x of n
+ * values xv (n = 2 * 5 * 6 * 10): bad elements against per-element
+ * rounding of the float result. */
+static int bf16_unary_and_bias(tfs_tensor *x, const double *xv, int n) {
+  static const char *const ops[] = {"Relu", "Neg", "Square", "Abs", "Floor"};
+  int bad = 0;
+  for (int op = 0; op < 5; op++) {
+    mt_op o = {ops[op], -1, NULL, NULL};
+    tfs_tensor *r = mt_eval(&o, &x, 1);
+    const uint16_t *p = tfs_tensor_data(r);
+    for (int i = 0; i < n; i++) {
+      float v = tfs_bf16_to_float(bf16_bits(xv[i]));
+      float w = op == 0   ? (v > 0 ? v : (v != v ? v : 0))
+                : op == 1 ? -v
+                : op == 2 ? v * v
+                : op == 3 ? fabsf(v)
+                          : floorf(v);
+      bad += p[i] != tfs_float_to_bf16(w);
+    }
+    tfs_tensor_free(r);
+  }
+  double bv[10];
+  for (int i = 0; i < 10; i++) bv[i] = xv[i * 7 % n];
+  for (int nchw = 0; nchw < 2; nchw++) {
+    tfs_tensor *x4 = mt_t(TFS_BFLOAT16, 4, D(2, nchw ? 10 : 5, 6,
+                                             nchw ? 5 : 10), xv);
+    tfs_tensor *in[2] = {x4, mt_t(TFS_BFLOAT16, 1, D(10), bv)};
+    mt_op o = {"BiasAdd", -1, nchw ? nchw_attr : NULL, NULL};
+    tfs_tensor *r = mt_eval(&o, in, 2);
+    const uint16_t *p = tfs_tensor_data(r);
+    for (int i = 0; i < n; i++) {
+      int ch = nchw ? i / 30 % 10 : i % 10;
+      float sum = tfs_bf16_to_float(bf16_bits(xv[i])) +
+                  tfs_bf16_to_float(bf16_bits(bv[ch]));
+      bad += p[i] != tfs_float_to_bf16(sum);
+    }
+    tfs_tensor_free(r);
+    mt_free_all(in, 2);
+  }
+  return bad;
 }
 
 static void test_bf16_blocks(void) {
@@ -888,15 +936,16 @@ static void test_bf16_blocks(void) {
         tfs_tensor *r = bin(ops[op], mode == 1 ? xs : x, mode == 2 ? ys : y);
         const uint16_t *o = tfs_tensor_data(r);
         for (int i = 0; i < N; i++) {
-          float a = (float)(mode == 1 ? xv[7] : xv[i]);
-          float b = (float)(mode == 2 ? yv[9] : yv[i]);
+          float a = tfs_bf16_to_float(bf16_bits(mode == 1 ? xv[7] : xv[i]));
+          float b = tfs_bf16_to_float(bf16_bits(mode == 2 ? yv[9] : yv[i]));
           bad += o[i] != tfs_float_to_bf16(bf16_op(op, a, b));
         }
         tfs_tensor_free(r);
       }
+    bad += bf16_unary_and_bias(x, xv, N);
     tfs_tensor *r = cast(xf, TFS_BFLOAT16, 0);
     const uint16_t *o = tfs_tensor_data(r);
-    for (int i = 0; i < N; i++) bad += o[i] != tfs_float_to_bf16((float)xv[i]);
+    for (int i = 0; i < N; i++) bad += o[i] != bf16_bits(xv[i]);
     tfs_tensor *back = cast(r, TFS_FLOAT, 0);
     const uint32_t *ob = tfs_tensor_data(back);
     for (int i = 0; i < N; i++) bad += ob[i] != (uint32_t)o[i] << 16;

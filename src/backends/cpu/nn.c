@@ -61,8 +61,31 @@ BIAS_LOOP(bias_u32, uint32_t, x + y)
 BIAS_LOOP(bias_u64, uint64_t, x + y)
 BIAS_LOOP(bias_f16, uint16_t,
           tfs_float_to_half(tfs_half_to_float(x) + tfs_half_to_float(y)))
-BIAS_LOOP(bias_bf16, uint16_t,
-          tfs_float_to_bf16(tfs_bf16_to_float(x) + tfs_bf16_to_float(y)))
+
+/* bfloat16: blocks of a row widened, the float sum, one rounding (the
+ * bits of rounding each element's float sum) */
+#define BIAS_BF16_BLOCK 256
+static void bias_bf16(const void *V, const void *Bv, void *O, int64_t r0,
+                      int64_t r1, int64_t ch, int64_t inner, int per_row) {
+  const uint16_t *b = Bv;
+  float xs[BIAS_BF16_BLOCK], ys[BIAS_BF16_BLOCK];
+  for (int64_t r = r0; r < r1; r++) {
+    const uint16_t *v = (const uint16_t *)V + r * inner;
+    uint16_t *o = (uint16_t *)O + r * inner;
+    const float y0 = per_row ? tfs_bf16_to_float(b[r % ch]) : 0.0f;
+    for (int64_t k0 = 0; k0 < inner; k0 += BIAS_BF16_BLOCK) {
+      int64_t k = inner - k0 < BIAS_BF16_BLOCK ? inner - k0 : BIAS_BF16_BLOCK;
+      tfs_bf16_to_f32(v + k0, xs, k);
+      if (per_row) {
+        for (int64_t i = 0; i < k; i++) xs[i] += y0;
+      } else {
+        tfs_bf16_to_f32(b + k0, ys, k);
+        for (int64_t i = 0; i < k; i++) xs[i] += ys[i];
+      }
+      tfs_bf16_from_f32(xs, o + k0, k);
+    }
+  }
+}
 BIAS_LOOP(bias_c64, float _Complex, x + y)
 BIAS_LOOP(bias_c128, double _Complex, x + y)
 
