@@ -844,8 +844,9 @@ static void test_random_logging_shapes(void) {
  * rounded back by vector loops: bit for bit the per-element
  * F2B(op(B2F(x), B2F(y))), tensor by tensor, scalar by tensor and tensor
  * by scalar, over two blocks and a tail, with specials, on each vector
- * level this CPU has; unary ops and BiasAdd the same way.  Cast float <-> bfloat16 rides on the same
- * conversions: bit for bit against the scalar rounding. */
+ * level this CPU has; unary ops and BiasAdd the same way.  Cast float
+ * <-> bfloat16 rides on the same conversions: bit for bit against the
+ * scalar rounding. */
 static uint16_t bf16_bits(double v) { return tfs_float_to_bf16((float)v); }
 
 static float bf16_op(int op, float x, float y) {
