@@ -195,6 +195,43 @@ static void test_softmax(void) {
   tfs_tensor_free(t);
 }
 
+/* Relu6 and Softsign in bfloat16 (blocks of 256 widened and rounded by
+ * the vector conversions; 600 values: two blocks and a tail, with NaN,
+ * infinities and -0): bit for bit the float expression rounded per
+ * element, on each vector level this CPU has. */
+static void test_activation_bf16(void) {
+  enum { N = 600 };
+  static uint16_t h[N];
+  for (int i = 0; i < N; i++)
+    h[i] = tfs_float_to_bf16((float)((i * 41) % 97 - 48) / 5.0f);
+  h[1] = 0x7fc0, h[2] = 0x7f80, h[3] = 0xff80, h[4] = 0x8000;
+  tfs_tensor *x = nt_tensor(TFS_BFLOAT16, (int64_t[]){N}, 1, h);
+  static const tfs_cpu_isa levels[] = {TFS_CPU_ISA_AVX512, TFS_CPU_ISA_AVX2,
+                                       TFS_CPU_ISA_BASELINE};
+  for (size_t li = 0; li < TFS_ARRAY_LEN(levels); li++) {
+    const char *why = tu_isa_unavailable(levels[li]);
+    tu_cpu_path("activation-bf16", tfs_cpu_isa_name(levels[li]), why);
+    if (why) continue;
+    tfs_cpu__set_max_isa((int)levels[li]);
+    int bad = 0;
+    for (int op = 0; op < 2; op++) {
+      tfs_tensor *y = nt_run1(op ? "Softsign" : "Relu6", &x, 1, NULL, 0);
+      const uint16_t *o = tfs_tensor_data(y);
+      for (int i = 0; i < N; i++) {
+        float v = tfs_bf16_to_float(h[i]);
+        float w = op ? v / (1.0f + fabsf(v))
+                     : (v > 0 ? (v > 6 ? 6.0f : v) : (v != v ? v : 0.0f));
+        bad += o[i] != tfs_float_to_bf16(w);
+      }
+      tfs_tensor_free(y);
+    }
+    if (bad) fprintf(stderr, "\n  activations bfloat16: %d bad\n", bad);
+    CU_ASSERT_EQUAL(bad, 0);
+  }
+  tfs_cpu__set_max_isa(-1);
+  tfs_tensor_free(x);
+}
+
 /* bfloat16 rows (37 wide: the conversions' vector bodies and a tail) are
  * widened, computed as float rows and rounded once: the float kernel's
  * result rounded, bit for bit, on each vector level this CPU has. */
@@ -967,6 +1004,7 @@ static const tfs_test_case kActCases[] = {
     {"softplus_softsign", test_softplus_softsign},
     {"leaky_relu", test_leaky_relu},
     {"half", test_activation_half},
+    {"bf16", test_activation_bf16},
     {"bias_add", test_bias_add},
     {"bias_add_errors", test_bias_add_errors},
     {"softmax", test_softmax},

@@ -15,6 +15,7 @@
 #include <math.h>
 
 #include "core/half.h"
+#include "backends/cpu/bf16_convert.h"
 #include "kernels/kernel.h"
 
 enum { TFS_BIN_VV = 0, TFS_BIN_SV = 1, TFS_BIN_VS = 2 };
@@ -140,6 +141,26 @@ int tfs_broadcast_shapes(const tfs_shape *a, const tfs_shape *b,
     for (int64_t i = 0; i < n; i++) {                                      \
       float x = TO(xs[i]);                                                 \
       o[i] = FROM(EXPR);                                                   \
+    }                                                                      \
+    return 0;                                                              \
+  }
+
+/* bfloat16: blocks of 256 widened (tfs_bf16_to_f32), EXPR of float `x`,
+ * one rounding (tfs_bf16_from_f32): the bits of FROM(EXPR) per element.
+ * Output may be the input. */
+#define TFS_UN_LOOP_BF16(NAME, EXPR)                                       \
+  static int NAME(const void *X, void *O, int64_t n) {                     \
+    const uint16_t *x16 = (const uint16_t *)X;                             \
+    uint16_t *o = (uint16_t *)O;                                           \
+    float xs[256];                                                         \
+    for (int64_t i0 = 0; i0 < n; i0 += 256) {                              \
+      int64_t k = n - i0 < 256 ? n - i0 : 256;                             \
+      tfs_bf16_to_f32(x16 + i0, xs, k);                                    \
+      for (int64_t i = 0; i < k; i++) {                                    \
+        float x = xs[i];                                                   \
+        xs[i] = (EXPR);                                                    \
+      }                                                                    \
+      tfs_bf16_from_f32(xs, o + i0, k);                                    \
     }                                                                      \
     return 0;                                                              \
   }

@@ -29,7 +29,7 @@
   TFS_UN_LOOP(OP##_f32, float, EXPR_F)                      \
   TFS_UN_LOOP(OP##_f64, double, EXPR_D)                     \
   TFS_UN_LOOP_F16(OP##_f16, H2F, F2H, EXPR_H)               \
-  TFS_UN_LOOP_F16(OP##_bf16, B2F, F2B, EXPR_B)
+  TFS_UN_LOOP_BF16(OP##_bf16, EXPR_B)
 #define ACT_FLOAT_ENTRIES(OP)                                             \
   [TFS_FLOAT] = OP##_f32, [TFS_DOUBLE] = OP##_f64, [TFS_HALF] = OP##_f16, \
   [TFS_BFLOAT16] = OP##_bf16
