@@ -248,13 +248,8 @@ static void test_gemm_bf16_round(void) {
   static float v[N], back[N];
   static uint16_t got[N];
   round_values(v, N);
-  static const tfs_cpu_isa levels[] = {TFS_CPU_ISA_AVX512, TFS_CPU_ISA_AVX2,
-                                       TFS_CPU_ISA_BASELINE};
-  for (size_t li = 0; li < TFS_ARRAY_LEN(levels); li++) {
-    const char *why = tu_isa_unavailable(levels[li]);
-    tu_cpu_path("bf16-round", tfs_cpu_isa_name(levels[li]), why);
-    if (why) continue;
-    tfs_cpu__set_max_isa((int)levels[li]);
+  for (int li = 0; li < TU_VECTOR_LEVELS; li++) {
+    if (!tu_cpu_level("bf16-round", tu_vector_levels[li])) continue;
     for (int64_t n = N; n >= N - 13; n -= 13) {
       memset(got, 0, sizeof got);
       tfs_gemm_round_bf16(v, got, n);
@@ -267,8 +262,8 @@ static void test_gemm_bf16_round(void) {
         bad += memcmp(&back[i], &want, 4) != 0;
       }
       if (bad)
-        fprintf(stderr, "\n  %s n=%lld: %d bad\n",
-                tfs_cpu_isa_name(levels[li]), (long long)n, bad);
+        fprintf(stderr, "\n  level %s n=%lld: %d bad\n",
+                tfs_cpu_isa_name(tfs_cpu_isa_max()), (long long)n, bad);
       CU_ASSERT_EQUAL(bad, 0);
     }
   }

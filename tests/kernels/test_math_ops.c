@@ -919,18 +919,13 @@ static void test_bf16_blocks(void) {
     yv[i] = tfs_bf16_to_float(bf16_bits(((i * 53) % 97 - 48) / 3.0));
   }
   xv[1] = NAN, yv[2] = INFINITY, xv[3] = -0.0, yv[4] = 0.0, xv[5] = 3e38;
-  static const tfs_cpu_isa levels[] = {TFS_CPU_ISA_AVX512, TFS_CPU_ISA_AVX2,
-                                       TFS_CPU_ISA_BASELINE};
   tfs_tensor *x = mt_t(TFS_BFLOAT16, 1, D(N), xv);
   tfs_tensor *y = mt_t(TFS_BFLOAT16, 1, D(N), yv);
   tfs_tensor *xs = mt_scalar(TFS_BFLOAT16, xv[7]);
   tfs_tensor *ys = mt_scalar(TFS_BFLOAT16, yv[9]);
   tfs_tensor *xf = mt_t(TFS_FLOAT, 1, D(N), xv);
-  for (size_t li = 0; li < TFS_ARRAY_LEN(levels); li++) {
-    const char *why = tu_isa_unavailable(levels[li]);
-    tu_cpu_path("bf16-elementwise", tfs_cpu_isa_name(levels[li]), why);
-    if (why) continue;
-    tfs_cpu__set_max_isa((int)levels[li]);
+  for (int li = 0; li < TU_VECTOR_LEVELS; li++) {
+    if (!tu_cpu_level("bf16-elementwise", tu_vector_levels[li])) continue;
     int bad = 0;
     for (int op = 0; op < 6; op++)
       for (int mode = 0; mode < 3; mode++) {
@@ -954,7 +949,7 @@ static void test_bf16_blocks(void) {
     tfs_tensor_free(r);
     if (bad)
       fprintf(stderr, "\n  bfloat16 blocks on %s: %d bad\n",
-              tfs_cpu_isa_name(levels[li]), bad);
+              tfs_cpu_isa_name(tfs_cpu_isa_max()), bad);
     CU_ASSERT_EQUAL(bad, 0);
   }
   tfs_cpu__set_max_isa(-1);

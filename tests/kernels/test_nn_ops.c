@@ -206,13 +206,8 @@ static void test_activation_bf16(void) {
     h[i] = tfs_float_to_bf16((float)((i * 41) % 97 - 48) / 5.0f);
   h[1] = 0x7fc0, h[2] = 0x7f80, h[3] = 0xff80, h[4] = 0x8000;
   tfs_tensor *x = nt_tensor(TFS_BFLOAT16, (int64_t[]){N}, 1, h);
-  static const tfs_cpu_isa levels[] = {TFS_CPU_ISA_AVX512, TFS_CPU_ISA_AVX2,
-                                       TFS_CPU_ISA_BASELINE};
-  for (size_t li = 0; li < TFS_ARRAY_LEN(levels); li++) {
-    const char *why = tu_isa_unavailable(levels[li]);
-    tu_cpu_path("activation-bf16", tfs_cpu_isa_name(levels[li]), why);
-    if (why) continue;
-    tfs_cpu__set_max_isa((int)levels[li]);
+  for (int li = 0; li < TU_VECTOR_LEVELS; li++) {
+    if (!tu_cpu_level("activation-bf16", tu_vector_levels[li])) continue;
     int bad = 0;
     for (int op = 0; op < 2; op++) {
       tfs_tensor *y = nt_run1(op ? "Softsign" : "Relu6", &x, 1, NULL, 0);
@@ -246,13 +241,8 @@ static void test_softmax_bf16(void) {
   int64_t d[2] = {R, N};
   tfs_tensor *t = nt_tensor(TFS_BFLOAT16, d, 2, h), *tf = nt_f32(d, 2, f);
   static const char *const ops[2] = {"Softmax", "LogSoftmax"};
-  static const tfs_cpu_isa levels[] = {TFS_CPU_ISA_AVX512, TFS_CPU_ISA_AVX2,
-                                       TFS_CPU_ISA_BASELINE};
-  for (size_t li = 0; li < TFS_ARRAY_LEN(levels); li++) {
-    const char *why = tu_isa_unavailable(levels[li]);
-    tu_cpu_path("softmax-bf16", tfs_cpu_isa_name(levels[li]), why);
-    if (why) continue;
-    tfs_cpu__set_max_isa((int)levels[li]);
+  for (int li = 0; li < TU_VECTOR_LEVELS; li++) {
+    if (!tu_cpu_level("softmax-bf16", tu_vector_levels[li])) continue;
     for (int k = 0; k < 2; k++) {
       tfs_tensor *y = nt_run1(ops[k], &t, 1, NULL, 0);
       tfs_tensor *yf = nt_run1(ops[k], &tf, 1, NULL, 0);

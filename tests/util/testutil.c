@@ -114,6 +114,17 @@ const char *tu_isa_unavailable(int isa) {
   return why;
 }
 
+const int tu_vector_levels[TU_VECTOR_LEVELS] = {
+    TFS_CPU_ISA_AVX512, TFS_CPU_ISA_AVX2, TFS_CPU_ISA_BASELINE};
+
+int tu_cpu_level(const char *family, int isa) {
+  const char *why = tu_isa_unavailable(isa);
+  tu_cpu_path(family, tfs_cpu_isa_name((tfs_cpu_isa)isa), why);
+  if (why) return 0;
+  tfs_cpu__set_max_isa(isa);
+  return 1;
+}
+
 static int matches(const char *filter, const char *suite, const char *name) {
   if (!filter) return 1;
   const char *sep = strstr(filter, "::");

@@ -111,4 +111,15 @@ void tu_cpu_path(const char *family, const char *path, const char *skipped);
  * avx2"), or NULL when it can.  The text is static. */
 const char *tu_isa_unavailable(int isa);
 
+/* The vector levels a path test walks, widest first: avx512, avx2,
+ * baseline (tfs_cpu_isa values). */
+#define TU_VECTOR_LEVELS 3
+extern const int tu_vector_levels[TU_VECTOR_LEVELS];
+
+/* For family `family`: caps the CPU at level `isa` and reports the path
+ * as ran (returns 1), or reports it skipped with the reason (returns 0)
+ * where this process cannot run that level.  The caller lifts the cap
+ * with tfs_cpu__set_max_isa(-1) when done. */
+int tu_cpu_level(const char *family, int isa);
+
 #endif

@@ -137,22 +137,7 @@ typedef double _Complex tfs_c128;
 #define EW_UN(NAME, T, EXPR) EW_UN_GEN(NAME, T, T, EW_ID, EW_ID, EXPR)
 #define EW_UN_F16(NAME, EXPR) \
   EW_UN_GEN(NAME, uint16_t, uint16_t, H2F, F2H, EXPR)
-#define EW_UN_BF16(NAME, EXPR)                                             \
-  static int NAME(const void *X, void *O, int64_t n) {                     \
-    const uint16_t *x16 = (const uint16_t *)X;                             \
-    uint16_t *o = (uint16_t *)O;                                           \
-    float xs[EW_BF16_BLOCK];                                               \
-    for (int64_t i0 = 0; i0 < n; i0 += EW_BF16_BLOCK) {                    \
-      int64_t k = n - i0 < EW_BF16_BLOCK ? n - i0 : EW_BF16_BLOCK;         \
-      tfs_bf16_to_f32(x16 + i0, xs, k);                                    \
-      TFS_IVDEP for (int64_t i = 0; i < k; i++) {                          \
-        float x = xs[i];                                                   \
-        xs[i] = (EXPR);                                                    \
-      }                                                                    \
-      tfs_bf16_from_f32(xs, o + i0, k);                                    \
-    }                                                                      \
-    return 0;                                                              \
-  }
+#define EW_UN_BF16(NAME, EXPR) TFS_UN_LOOP_BF16(NAME, EXPR)
 
 /* Complex quotients as TensorFlow's CPU kernels compute them: Smith's
  * scaled formula without C's Annex G recovery, so that x / 0 is NaN
