@@ -30,34 +30,6 @@ static uint16_t brand(unsigned *s) {
   return tfs_float_to_bf16((float)((*s >> 16) % 2001) / 1000.0f - 1.0f);
 }
 
-/* The paths, in the order the GEMM prefers them. */
-enum { PATH_AMX, PATH_DOT, PATH_WIDEN, NPATHS };
-static const char *const kPaths[NPATHS] = {"amx_bf16", "avx512_bf16",
-                                           "widen"};
-
-/* Puts path p in force (where the CPU has it); returns why it cannot
- * run, or NULL. */
-static const char *use_path(int p) {
-  tfs_cpu__set_amx(p == PATH_AMX);
-  tfs_cpu__set_bf16_dot(p == PATH_DOT);
-  const char *why = NULL;
-  if (p == PATH_AMX && !tfs_cpu_has_amx())
-    why = tfs_cpu_amx_detected()
-              ? tu_isa_unavailable(TFS_CPU_ISA_AVX512)
-              : "this CPU has no AMX-BF16 (or the kernel does not grant "
-                "tile data)";
-  else if (p == PATH_DOT && !tfs_cpu_has_bf16_dot())
-    why = tfs_cpu_bf16_dot_detected() ? tu_isa_unavailable(TFS_CPU_ISA_AVX512)
-                                      : "this CPU has no avx512_bf16";
-  return why;
-}
-
-/* Back to the environment's answers. */
-static void reset_paths(void) {
-  tfs_cpu__set_amx(-1);
-  tfs_cpu__set_bf16_dot(-1);
-}
-
 typedef struct prod {
   int ta, tb, packed;
   int64_t m, n, k, lda, ldb, ldc;
@@ -161,12 +133,12 @@ static const int64_t kSizes[][3] = {
     {16, 17, 33},   {17, 16, 63},   {64, 64, 1056},  {224, 64, 545}};
 
 static void test_gemm_bf16_matches_reference(void) {
-  static const char *const names[NPATHS] = {"amx_bf16", "avx512_bf16",
+  static const char *const names[TU_BF16_PATHS] = {"amx_bf16", "avx512_bf16",
                                             "widened"};
   tfs_threadpool *pool = tfs_threadpool_new("gemm", 3, NULL);
-  for (int pi = 0; pi < NPATHS; pi++) {
-    const char *why = use_path(pi);
-    tu_cpu_path("gemm-bf16", kPaths[pi], why);
+  for (int pi = 0; pi < TU_BF16_PATHS; pi++) {
+    const char *why = tu_bf16_path(pi);
+    tu_cpu_path("gemm-bf16", tu_bf16_path_names[pi], why);
     if (why) continue;
     CU_ASSERT_PTR_NOT_NULL(strstr(tfs_gemm_bf16_describe(), names[pi]));
     for (size_t s = 0; s < TFS_ARRAY_LEN(kSizes); s++)
@@ -177,13 +149,13 @@ static void test_gemm_bf16_matches_reference(void) {
         int64_t bad = prod_bad(&p);
         if (bad)
           fprintf(stderr, "\n  %s %lldx%lldx%lld t=%d: %lld bad\n",
-                  kPaths[pi], (long long)p.m, (long long)p.n, (long long)p.k,
-                  t, (long long)bad);
+                  tu_bf16_path_names[pi], (long long)p.m, (long long)p.n,
+                  (long long)p.k, t, (long long)bad);
         CU_ASSERT_EQUAL(bad, 0);
         prod_free(&p);
       }
   }
-  reset_paths();
+  tu_bf16_paths_reset();
   tfs_threadpool_free(pool);
 }
 
@@ -193,11 +165,11 @@ static void dot_vs_widen(int path) {
   for (size_t s = 0; s < TFS_ARRAY_LEN(kSizes); s++) {
     prod p;
     prod_init(&p, (int)(s % 8), kSizes[s][0], kSizes[s][1], kSizes[s][2]);
-    use_path(path);
+    tu_bf16_path(path);
     prod_run(&p, NULL);
     float *dot = malloc(sizeof(float) * (size_t)(p.ldc * p.m + 1));
     memcpy(dot, p.c, sizeof(float) * (size_t)(p.ldc * p.m));
-    use_path(PATH_WIDEN);
+    tu_bf16_path(TU_BF16_WIDEN);
     prod_run(&p, NULL);
     int64_t bad = 0;
     for (int64_t i = 0; i < p.ldc * p.m; i++) {
@@ -213,12 +185,12 @@ static void dot_vs_widen(int path) {
 
 static void test_gemm_bf16_dot_vs_widen(void) {
   static const char *const names[2] = {"amx-vs-widen", "dot-vs-widen"};
-  for (int pi = PATH_AMX; pi <= PATH_DOT; pi++) {
-    const char *why = use_path(pi);
+  for (int pi = TU_BF16_AMX; pi <= TU_BF16_DOT; pi++) {
+    const char *why = tu_bf16_path(pi);
     tu_cpu_path("gemm-bf16", names[pi], why);
     if (!why) dot_vs_widen(pi);
   }
-  reset_paths();
+  tu_bf16_paths_reset();
 }
 
 /* Special values, then bit patterns of every exponent class (lengths
@@ -422,12 +394,12 @@ static void run_kernels(const char *path) {
 }
 
 static void test_gemm_bf16_kernels(void) {
-  for (int pi = 0; pi < NPATHS; pi++) {
-    const char *why = use_path(pi);
-    tu_cpu_path("bf16-kernels", kPaths[pi], why);
-    if (!why) run_kernels(kPaths[pi]);
+  for (int pi = 0; pi < TU_BF16_PATHS; pi++) {
+    const char *why = tu_bf16_path(pi);
+    tu_cpu_path("bf16-kernels", tu_bf16_path_names[pi], why);
+    if (!why) run_kernels(tu_bf16_path_names[pi]);
   }
-  reset_paths();
+  tu_bf16_paths_reset();
 }
 
 /* ConfigProto bytes turning auto_mixed_precision_onednn_bfloat16 on. */
@@ -560,9 +532,9 @@ static void test_gemm_bf16_amp_session(void) {
   tfs_tensor *xt = tu_floats((int64_t[]){64, 100}, 2, xv);
   tfs_tensor *fy, *fz;
   mlp_run(&n, 0, xt, &fy, &fz);
-  for (int pi = 0; pi < NPATHS; pi++) {
-    const char *why = use_path(pi);
-    tu_cpu_path("bf16-amp-session", kPaths[pi], why);
+  for (int pi = 0; pi < TU_BF16_PATHS; pi++) {
+    const char *why = tu_bf16_path(pi);
+    tu_cpu_path("bf16-amp-session", tu_bf16_path_names[pi], why);
     if (why) continue;
     tfs_tensor *y, *z;
     mlp_run(&n, 1, xt, &y, &z);
@@ -580,7 +552,7 @@ static void test_gemm_bf16_amp_session(void) {
     tfs_tensor_free(y);
     tfs_tensor_free(z);
   }
-  reset_paths();
+  tu_bf16_paths_reset();
   tfs_tensor_free(fy);
   tfs_tensor_free(fz);
   tfs_tensor_free(xt);

@@ -6,7 +6,7 @@
  */
 #include "core/cpu.h"
 #include "core/half.h"
-#include "backends/cpu/conv2d_bf16.h"
+#include "backends/cpu/conv_common.h"
 #include "backends/cpu/fused_conv_dw.h"
 #include "backends/cpu/gemm.h"
 #include "session/exec.h"
@@ -396,7 +396,8 @@ static void conv_bf16_case(const bf_case *k, int path, unsigned seed) {
     tfs_code code =
         nt_run_ex("Conv2D", in, 2, a, 3, &y, 1, msg, sizeof msg, consts);
     CU_ASSERT_EQUAL_FATAL(code, TFS_OK);
-    CU_ASSERT_EQUAL(tfs_conv2d_bf16__calls() > before, path < 2);
+    CU_ASSERT_EQUAL(tfs_conv2d_bf16__calls() > before,
+                    path != TU_BF16_WIDEN);
     const uint16_t *o = tfs_tensor_data(y);
     int64_t bad = 0;
     for (int64_t e = 0; e < tfs_tensor_num_elements(ref); e++) {
@@ -430,22 +431,14 @@ static void test_conv_bf16_paths(void) {
       {1, 8, 8, 16, 1, 1, 16, 32, 2, 1, "SAME"},
       {1, 4, 5, 8, 1, 1, 4, 6, 1, 1, "VALID"},
       {2, 33, 33, 24, 3, 3, 24, 64, 1, 1, "SAME"}};
-  static const char *const names[3] = {"amx_bf16", "avx512_bf16", "widen"};
-  for (int path = 0; path < 3; path++) {
-    tfs_cpu__set_amx(path == 0);
-    tfs_cpu__set_bf16_dot(path == 1);
-    const char *why = NULL;
-    if (path == 0 && !tfs_cpu_has_amx())
-      why = "this CPU has no AMX-BF16 (or it is capped or not granted)";
-    if (path == 1 && !tfs_cpu_has_bf16_dot())
-      why = "this CPU has no avx512_bf16 (or it is capped)";
-    tu_cpu_path("conv-bf16", names[path], why);
+  for (int path = 0; path < TU_BF16_PATHS; path++) {
+    const char *why = tu_bf16_path(path);
+    tu_cpu_path("conv-bf16", tu_bf16_path_names[path], why);
     if (why) continue;
     for (size_t i = 0; i < sizeof k / sizeof *k; i++)
       conv_bf16_case(&k[i], path, 40 + (unsigned)i);
   }
-  tfs_cpu__set_amx(-1);
-  tfs_cpu__set_bf16_dot(-1);
+  tu_bf16_paths_reset();
 }
 
 /* half, bfloat16, double and int32 against the float result. */

@@ -125,6 +125,29 @@ int tu_cpu_level(const char *family, int isa) {
   return 1;
 }
 
+const char *const tu_bf16_path_names[TU_BF16_PATHS] = {
+    "amx_bf16", "avx512_bf16", "widen"};
+
+const char *tu_bf16_path(int p) {
+  tfs_cpu__set_amx(p == TU_BF16_AMX);
+  tfs_cpu__set_bf16_dot(p == TU_BF16_DOT);
+  if (p == TU_BF16_AMX && !tfs_cpu_has_amx())
+    return tfs_cpu_amx_detected()
+               ? tu_isa_unavailable(TFS_CPU_ISA_AVX512)
+               : "this CPU has no AMX-BF16 (or the kernel does not grant "
+                 "tile data)";
+  if (p == TU_BF16_DOT && !tfs_cpu_has_bf16_dot())
+    return tfs_cpu_bf16_dot_detected()
+               ? tu_isa_unavailable(TFS_CPU_ISA_AVX512)
+               : "this CPU has no avx512_bf16";
+  return NULL;
+}
+
+void tu_bf16_paths_reset(void) {
+  tfs_cpu__set_amx(-1);
+  tfs_cpu__set_bf16_dot(-1);
+}
+
 static int matches(const char *filter, const char *suite, const char *name) {
   if (!filter) return 1;
   const char *sep = strstr(filter, "::");

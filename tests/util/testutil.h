@@ -122,4 +122,15 @@ extern const int tu_vector_levels[TU_VECTOR_LEVELS];
  * with tfs_cpu__set_max_isa(-1) when done. */
 int tu_cpu_level(const char *family, int isa);
 
+/* The bfloat16 GEMM's paths, in the order it prefers them, and their
+ * names for tu_cpu_path. */
+enum { TU_BF16_AMX, TU_BF16_DOT, TU_BF16_WIDEN, TU_BF16_PATHS };
+extern const char *const tu_bf16_path_names[TU_BF16_PATHS];
+
+/* Puts bfloat16 path p in force (tfs_cpu__set_amx, tfs_cpu__set_bf16_dot)
+ * where this process can run it; returns why it cannot, or NULL.  The
+ * caller returns to the defaults with tu_bf16_paths_reset. */
+const char *tu_bf16_path(int p);
+void tu_bf16_paths_reset(void);
+
 #endif

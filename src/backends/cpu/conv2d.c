@@ -6,15 +6,17 @@
  * and int32 feed NHWC im2col blocks to their GEMM (a 1x1 stride-1
  * convolution is a GEMM straight on the input).  NCHW goes through an
  * NHWC copy; a constant 16-bit filter is converted once at prepare.
- * bfloat16 in NHWC runs on the bfloat16 GEMM where a dot-product family
- * (AMX, vdpbf16ps) is in force (conv2d_bf16.c; a constant filter packed
- * for it once at prepare).
+ * bfloat16 in NHWC runs the same blocks on the bfloat16 GEMM where a
+ * dot-product family (AMX, vdpbf16ps) is in force: bfloat16 patches (or
+ * the input itself), the HWIO filter as a [kh * kw * kc, kn] matrix
+ * packed for the family (once at prepare when constant), float32 sums,
+ * one rounding of each output.
  */
 #include <stdlib.h>
 #include <string.h>
 
 #include "core/alloc.h"
-#include "backends/cpu/conv2d_bf16.h"
+#include "backends/cpu/bf16_convert.h"
 #include "backends/cpu/conv_common.h"
 #include "backends/cpu/conv_winograd.h"
 #include "backends/cpu/cpu_tables.h"
@@ -37,6 +39,23 @@ static void conv2d_release(void *p) {
   tfs_free(s);
 }
 
+/* A bfloat16 HWIO filter f as the GEMM's [kh * kw * kc, kn] B for the
+ * dot-product family in force, or NULL (none in force, or out of memory:
+ * the run then packs per call or widens). */
+static tfs_gemm_packed_bf16 *pack_bf16(const tfs_tensor *f) {
+  if (!f || f->shape.rank != 4 || f->nelems == 0 ||
+      !tfs_gemm_bf16_dot_in_force())
+    return NULL;
+  const int64_t *d = f->shape.dims;
+  tfs_gemm_packed_bf16 *p =
+      tfs_gemm_pack_b_bf16(0, d[0] * d[1] * d[2], d[3], f->data, d[3]);
+  if (p && !tfs_gemm_packed_bf16_dot(p)) {
+    tfs_gemm_packed_bf16_free(p);
+    p = NULL;
+  }
+  return p;
+}
+
 static int conv2d_prepare(tfs_kernel_init *ki) {
   conv2d_state *s = tfs_calloc(1, sizeof *s);
   if (!s) return tfs_ki_error(ki, TFS_RESOURCE_EXHAUSTED, "out of memory");
@@ -49,7 +68,7 @@ static int conv2d_prepare(tfs_kernel_init *ki) {
       tfs_conv_packed_prepare(ki, &s->w, s->filter_f32, &s->packed))
     return tfs_ki_error(ki, TFS_RESOURCE_EXHAUSTED, "out of memory");
   if (ki->in_types[1] == TFS_BFLOAT16 && ki->in_consts && !s->w.nchw)
-    s->packed_bf16 = tfs_conv2d_bf16_pack(ki->in_consts[1]);
+    s->packed_bf16 = pack_bf16(ki->in_consts[1]);
   return 0;
 }
 
@@ -57,17 +76,47 @@ static int conv2d_prepare(tfs_kernel_init *ki) {
 
 typedef struct conv_job {
   const conv_geom *g;
-  tfs_dtype ct; /* computation type: float, double or int32 */
+  tfs_dtype ct; /* computation type: float, double, int32 or bfloat16 */
   size_t es;
   const char *in, *filt;
   char *out;
   int64_t k, mb, cout_g, nblocks, nslots;
-  char *scratch;                    /* nslots im2col blocks */
+  char *scratch;                    /* nslots slots of slot_bytes */
+  size_t slot_bytes, col_bytes;     /* a slot: im2col block, (bf16) float C */
   struct tfs_threadpool *gemm_pool; /* the pool when nslots == 1 */
   int direct; /* 1x1, stride 1, no padding: A is the input */
+  const tfs_gemm_packed_bf16 *packed_bf16; /* bfloat16, one group: B */
+  int failed; /* atomic: a bfloat16 product ran out of memory */
 } conv_job;
 
-static void conv_block(const conv_job *j, int64_t blk, char *col) {
+static int64_t g_bf16_calls; /* atomic */
+
+int64_t tfs_conv2d_bf16__calls(void) {
+  return __atomic_load_n(&g_bf16_calls, __ATOMIC_RELAXED);
+}
+
+/* Rows [r0, r1) of group grp in bfloat16: float32 C in cf, rounded into
+ * the output. */
+static void bf16_product(conv_job *j, const void *a, int64_t lda,
+                         int64_t grp, int64_t r0, int64_t r1, float *cf) {
+  const conv_geom *g = j->g;
+  int rc = j->packed_bf16
+               ? tfs_gemm_bf16_packed(0, r1 - r0, a, lda, j->packed_bf16, cf,
+                                      j->cout_g, j->gemm_pool)
+               : tfs_gemm_bf16(0, 0, r1 - r0, j->cout_g, j->k, a, lda,
+                               (const uint16_t *)j->filt + grp * j->cout_g,
+                               g->kn, cf, j->cout_g, j->gemm_pool);
+  if (rc) {
+    __atomic_store_n(&j->failed, 1, __ATOMIC_RELAXED);
+    return;
+  }
+  for (int64_t r = r0; r < r1; r++)
+    tfs_bf16_from_f32(cf + (r - r0) * j->cout_g,
+                      (uint16_t *)j->out + r * g->kn + grp * j->cout_g,
+                      j->cout_g);
+}
+
+static void conv_block(conv_job *j, int64_t blk, char *col) {
   const conv_geom *g = j->g;
   int64_t m = g->n * g->oh * g->ow;
   int64_t r0 = blk * j->mb, r1 = r0 + j->mb < m ? r0 + j->mb : m;
@@ -82,6 +131,10 @@ static void conv_block(const conv_job *j, int64_t blk, char *col) {
       a = col;
       lda = j->k;
     }
+    if (j->ct == TFS_BFLOAT16) {
+      bf16_product(j, a, lda, grp, r0, r1, (float *)(col + j->col_bytes));
+      continue;
+    }
     char *c = j->out + (size_t)(r0 * g->kn + grp * j->cout_g) * j->es;
     tfs_conv_gemm_on(j->ct, 0, r1 - r0, j->cout_g, j->k, a, lda,
                      j->filt + (size_t)(grp * j->cout_g) * j->es, g->kn, c,
@@ -91,15 +144,16 @@ static void conv_block(const conv_job *j, int64_t blk, char *col) {
 
 /* Slot t computes blocks t, t + nslots, ... with its own scratch. */
 static void conv_slots(void *arg, int64_t t0, int64_t t1) {
-  const conv_job *j = arg;
+  conv_job *j = arg;
   for (int64_t t = t0; t < t1; t++) {
-    char *col = j->scratch + (size_t)(t * j->mb * j->k) * j->es;
+    char *col = j->scratch + (size_t)t * j->slot_bytes;
     for (int64_t blk = t; blk < j->nblocks; blk += j->nslots)
       conv_block(j, blk, col);
   }
 }
 
-/* out[n, oh, ow, kn] = conv(in[n, h, w, c], filt[kh, kw, kc, kn]). */
+/* out[n, oh, ow, kn] = conv(in[n, h, w, c], filt[kh, kw, kc, kn]).
+ * Returns -1 with c failed when memory runs out. */
 static int conv_nhwc(tfs_kernel_ctx *c, const conv2d_state *s,
                      const conv_geom *g, tfs_dtype ct, const void *in,
                      const void *filt, void *out) {
@@ -114,7 +168,7 @@ static int conv_nhwc(tfs_kernel_ctx *c, const conv2d_state *s,
   memset(&j, 0, sizeof j);
   j.g = g;
   j.ct = ct;
-  j.es = ct == TFS_DOUBLE ? 8 : 4;
+  j.es = ct == TFS_DOUBLE ? 8 : ct == TFS_BFLOAT16 ? 2 : 4;
   j.in = in;
   j.filt = filt;
   j.out = out;
@@ -125,27 +179,56 @@ static int conv_nhwc(tfs_kernel_ctx *c, const conv2d_state *s,
   int64_t m = g->n * g->oh * g->ow;
   j.mb = tfs_conv_block_rows(m, j.k, j.es);
   j.nblocks = (m + j.mb - 1) / j.mb;
-  j.nslots = tfs_conv_slots(c, j.nblocks, tfs_gemm_cost_ns(j.mb, g->kn, j.k));
+  /* the dot-product families do some four times the float kernels' work
+   * a nanosecond */
+  int speed = ct == TFS_BFLOAT16 ? 4 : 1;
+  j.nslots = tfs_conv_slots(c, j.nblocks,
+                            tfs_gemm_cost_ns(j.mb, g->kn, j.k) / speed + 1);
   if (j.nslots <= 1) j.gemm_pool = tfs_kctx_intra_pool(c);
-  if (!j.direct) {
-    j.scratch = tfs_kctx_scratch(c, (size_t)(j.nslots * j.mb * j.k) * j.es);
-    if (!j.scratch) return -1;
+  j.col_bytes = j.direct ? 0 : ((size_t)(j.mb * j.k) * j.es + 63) / 64 * 64;
+  j.slot_bytes = j.col_bytes;
+  tfs_gemm_packed_bf16 *own = NULL;
+  if (ct == TFS_BFLOAT16) {
+    __atomic_add_fetch(&g_bf16_calls, 1, __ATOMIC_RELAXED);
+    j.slot_bytes += (size_t)(j.mb * j.cout_g) * sizeof(float);
+    /* a packed filter serves one group; grouped products pack per call */
+    j.packed_bf16 = g->groups == 1 ? s->packed_bf16 : NULL;
+    if (!j.packed_bf16 && g->groups == 1) {
+      own = tfs_gemm_pack_b_bf16(0, j.k, g->kn, filt, g->kn);
+      if (!own) {
+        tfs_kctx_fail(c, TFS_RESOURCE_EXHAUSTED, "out of memory");
+        return -1;
+      }
+      j.packed_bf16 = own;
+    }
+  }
+  if (j.slot_bytes) {
+    j.scratch = tfs_kctx_scratch(c, (size_t)j.nslots * j.slot_bytes);
+    if (!j.scratch) { /* tfs_kctx_scratch failed c */
+      tfs_gemm_packed_bf16_free(own);
+      return -1;
+    }
   }
   if (j.nslots <= 1)
     conv_slots(&j, 0, 1);
   else
-    tfs_kctx_parallel_for(c, j.nslots,
-                          tfs_gemm_cost_ns(m / j.nslots + 1, g->kn, j.k),
-                          conv_slots, &j);
+    tfs_kctx_parallel_for(
+        c, j.nslots, tfs_gemm_cost_ns(m / j.nslots + 1, g->kn, j.k) / speed,
+        conv_slots, &j);
+  tfs_gemm_packed_bf16_free(own);
+  if (__atomic_load_n(&j.failed, __ATOMIC_RELAXED)) {
+    tfs_kctx_fail(c, TFS_RESOURCE_EXHAUSTED, "out of memory");
+    return -1;
+  }
   return 0;
 }
 
 static void conv2d_run(tfs_kernel_ctx *c, const conv2d_state *s,
                        const conv_geom *g, const tfs_tensor *x,
                        const tfs_tensor *f, tfs_tensor *y) {
-  if (x->dtype == TFS_BFLOAT16 &&
-      (s->packed_bf16 || tfs_conv2d_bf16_usable(g, s->w.nchw))) {
-    tfs_conv2d_bf16(c, g, x->data, f->data, s->packed_bf16, y->data);
+  if (x->dtype == TFS_BFLOAT16 && !s->w.nchw &&
+      (s->packed_bf16 || tfs_gemm_bf16_dot_in_force())) {
+    conv_nhwc(c, s, g, TFS_BFLOAT16, x->data, f->data, y->data);
     return; /* on failure c has failed */
   }
   conv_stage st;

@@ -244,4 +244,8 @@ const void *tfs_conv_nhwc_data(const tfs_tensor *t, int nchw, tfs_dtype ct,
 int tfs_conv_const_filter(const tfs_kernel_init *ki, int input, float **out,
                           int64_t *n);
 
+/* Tests: how many Conv2D calls have run in bfloat16 on the bfloat16 GEMM
+ * (conv2d.c) in this process. */
+int64_t tfs_conv2d_bf16__calls(void);
+
 #endif

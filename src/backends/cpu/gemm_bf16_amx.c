@@ -57,15 +57,15 @@ static TGT void amx_tile(int rows, int64_t kp, const uint32_t *a,
   /* A partial block goes through buf: C's part copied in when acc, the
    * tiles stored there and copied out. */
   float buf[MR * NR] __attribute__((aligned(64)));
+  const __mmask16 k0 = n >= 16 ? 0xffff : (__mmask16)((1u << n) - 1);
+  const __mmask16 k1 =
+      n >= 32 ? 0xffff : n > 16 ? (__mmask16)((1u << (n - 16)) - 1) : 0;
   float *dst = c;
   int64_t ld = ldc;
   if (!full) {
     dst = buf;
     ld = NR;
     if (acc) {
-      const __mmask16 k0 = n >= 16 ? 0xffff : (__mmask16)((1u << n) - 1);
-      const __mmask16 k1 =
-          n >= 32 ? 0xffff : n > 16 ? (__mmask16)((1u << (n - 16)) - 1) : 0;
       for (int i = 0; i < rows; i++) {
         _mm512_store_ps(buf + i * NR, _mm512_maskz_loadu_ps(k0, c + i * ldc));
         _mm512_store_ps(buf + i * NR + 16,
@@ -120,9 +120,6 @@ static TGT void amx_tile(int rows, int64_t kp, const uint32_t *a,
   }
   MEMORY_BARRIER();
   if (full) return;
-  const __mmask16 k0 = n >= 16 ? 0xffff : (__mmask16)((1u << n) - 1);
-  const __mmask16 k1 =
-      n >= 32 ? 0xffff : n > 16 ? (__mmask16)((1u << (n - 16)) - 1) : 0;
   for (int i = 0; i < rows; i++) {
     _mm512_mask_storeu_ps(c + i * ldc, k0, _mm512_load_ps(buf + i * NR));
     _mm512_mask_storeu_ps(c + i * ldc + 16, k1,
