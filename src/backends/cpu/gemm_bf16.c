@@ -70,9 +70,16 @@ static void pack_a(const tfs_gemm_bf16_isa *isa, int trans,
       for (int i = 0; i < rows; i++) {
         const uint16_t *s = a + (row + i) * lda + pc;
         int64_t q = 0;
-        if (ka > 1) /* a chunk of ka pairs is 2 ka values of the row */
+        if (ka > 1) { /* a chunk of ka pairs is 2 ka values of the row */
+          if (ka == 16) /* AMX: one 64-byte copy a chunk */
+            for (; q + 16 <= full; q += 16) memcpy(&AT(q, i), s + 2 * q, 64);
           for (; q + ka <= full; q += ka)
             memcpy(&AT(q, i), s + 2 * q, sizeof(uint32_t) * (size_t)ka);
+          if (q < full) { /* the pairs of a last, partial chunk */
+            memcpy(&AT(q, i), s + 2 * q, sizeof(uint32_t) * (size_t)(full - q));
+            q = full;
+          }
+        }
         for (; q < full; q++) AT(q, i) = pair(s[2 * q], s[2 * q + 1]);
         if (kb & 1) AT(full, i) = s[kb - 1];
       }
