@@ -25,7 +25,10 @@
  * the unfused ops.  tfsess's _FusedDepthwiseConv2dNative also takes
  * padding EXPLICIT with explicit_paddings (TensorFlow's has SAME and
  * VALID only), which the optimizer uses where it folds a zero Pad into
- * the convolution.
+ * the convolution; tfsess's _FusedConv2D also takes T bfloat16 (auto
+ * mixed precision's convolutions; TensorFlow's kernel has none), which
+ * the optimizer does not write where it must stay loadable in
+ * TensorFlow.
  *
  * fused_ops of _FusedMatMul, _FusedConv2D and _FusedDepthwiseConv2dNative:
  * a first op (BiasAdd; for _FusedConv2D also FusedBatchNorm or
@@ -236,7 +239,8 @@ const tfs_op_spec tfs_ops_fused[] = {
     {"_FusedConv2D",
      "input: T; filter: T; args: TArgs; host_args: num_host_args * float",
      "output: T",
-     "T: {half, float, double, int8, qint8}; TArgs: list(type) >= 1; "
+     "T: {half, bfloat16, float, double, int8, qint8}; TArgs: list(type) "
+     ">= 1; "
      "num_args: int >= 0; num_host_args: int >= 0 = 0; strides: list(int); "
      "padding: {'SAME', 'VALID', 'EXPLICIT'}; explicit_paddings: list(int) "
      "= []; data_format: {'NHWC', 'NCHW', 'NCHW_VECT_C'} = 'NHWC'; "

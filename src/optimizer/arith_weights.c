@@ -3,7 +3,9 @@
  * weights: Mul(MatMul(x, W), c) -> MatMul(x, W*c) with c a scalar or one
  * value per output channel (likewise Conv2D, DepthwiseConv2dNative, and
  * RealDiv by c), and Conv2D(Mul(x, s), W) -> Conv2D(x, W*s) for a scalar
- * s.  Weights must be float or double constants used only there.
+ * s.  Weights must be float, double or bfloat16 constants used only there
+ * (bfloat16: auto mixed precision's convolutions and MatMuls; the scaled
+ * weights are computed in double and rounded once).
  *
  * The affine maps an inference batch norm leaves after constant folding
  * (Keras 3 writes BatchNormalization as x * C1 + C2):
@@ -30,6 +32,11 @@ static int is_contraction(const tfs_ograph *g, int p) {
          strcmp(op, "DepthwiseConv2dNative") == 0;
 }
 
+/* The types whose weights a fold rewrites. */
+static int foldable(tfs_dtype dt) {
+  return dt == TFS_FLOAT || dt == TFS_DOUBLE || dt == TFS_BFLOAT16;
+}
+
 static int nchw(const tfs_ograph *g, int p) {
   return tfs_opt__attr_is(g, p, "data_format", "NCHW");
 }
@@ -54,8 +61,7 @@ tfs_tensor *tfs_arith__scaled_weights(const tfs_ograph *g, int p,
                                       const tfs_tensor *w, const double *scale,
                                       int64_t n, tfs_status *st) {
   int64_t ch = tfs_arith__out_channels(g, p, w);
-  if (ch <= 0 || (n != 1 && n != ch) ||
-      (w->dtype != TFS_FLOAT && w->dtype != TFS_DOUBLE)) {
+  if (ch <= 0 || (n != 1 && n != ch) || !foldable(w->dtype)) {
     tfs_status_set(st, TFS_INTERNAL, "optimizer: unsupported weights");
     return NULL;
   }
@@ -72,8 +78,10 @@ tfs_tensor *tfs_arith__scaled_weights(const tfs_ograph *g, int p,
     double s = scale[n == 1 ? 0 : j];
     if (w->dtype == TFS_FLOAT)
       ((float *)t->data)[e] = (float)(((const float *)w->data)[e] * s);
-    else
+    else if (w->dtype == TFS_DOUBLE)
       ((double *)t->data)[e] = ((const double *)w->data)[e] * s;
+    else
+      tfs_opt__set(t, e, tfs_opt__get(w, e) * s);
   }
   return t;
 }
@@ -147,7 +155,7 @@ static int fold_output_scale(tfs_opt_ctx *c, int v) {
   int div = strcmp(op, "RealDiv") == 0 || strcmp(op, "Div") == 0;
   if ((!mul && !div) || n->nin != 2) return 0;
   tfs_dtype dt = n->out_types[0];
-  if (dt != TFS_FLOAT && dt != TFS_DOUBLE) return 0;
+  if (!foldable(dt)) return 0;
   for (int k = mul ? 0 : 1; k < 2; k++) {
     const tfs_tensor *t = tfs_og__const_value(g, n->in[k]);
     tfs_oref other = n->in[1 - k];
@@ -189,7 +197,7 @@ static int fold_input_scale(tfs_opt_ctx *c, int v) {
   tfs_dtype dt = g->n[v].out_types[0];
   const tfs_tensor *w = tfs_og__const_value(g, g->n[v].in[1]);
   int q = tfs_og__producer(g, v, 0);
-  if (!w || w->dtype != dt || (dt != TFS_FLOAT && dt != TFS_DOUBLE)) return 0;
+  if (!w || w->dtype != dt || !foldable(dt)) return 0;
   if (q < 0 || strcmp(g->n[q].def->name, "Mul") != 0 ||
       !tfs_opt__single_use(g, q) || g->n[q].nin != 2)
     return 0;
@@ -314,7 +322,7 @@ static int fold_scale_through_bias(tfs_opt_ctx *c, int v) {
   tfs_onode *n = &g->n[v];
   tfs_dtype dt = n->out_types[0];
   if (strcmp(n->def->name, "Mul") != 0 || n->nin != 2 ||
-      (dt != TFS_FLOAT && dt != TFS_DOUBLE))
+      !foldable(dt))
     return 0;
   for (int k = 0; k < 2; k++) {
     int ba = tfs_og__producer(g, v, k);
@@ -374,7 +382,7 @@ static int fold_shift(tfs_opt_ctx *c, int v) {
   tfs_dtype dt = n->out_types[0];
   int sub = strcmp(op, "Sub") == 0;
   if ((!sub && strcmp(op, "Add") != 0 && strcmp(op, "AddV2") != 0) ||
-      n->nin != 2 || (dt != TFS_FLOAT && dt != TFS_DOUBLE))
+      n->nin != 2 || !foldable(dt))
     return 0;
   for (int k = 0; k < 2; k++) {
     if (sub && k == 1) break;

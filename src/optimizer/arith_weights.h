@@ -28,7 +28,8 @@ int64_t tfs_arith__out_channels(const tfs_ograph *g, int p,
 
 /* A copy of contraction p's weights W with output channel j multiplied by
  * scale[j] (scale has `n` entries: 1 for a scalar, else the channel
- * count).  NULL with st set on OOM or an unsupported layout. */
+ * count), of W's type (float, double or bfloat16, each product rounded
+ * once).  NULL with st set on OOM, an unsupported layout or type. */
 tfs_tensor *tfs_arith__scaled_weights(const tfs_ograph *g, int p,
                                       const tfs_tensor *w, const double *scale,
                                       int64_t n, tfs_status *st);

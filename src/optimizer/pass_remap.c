@@ -77,8 +77,8 @@ static int is_float_node(const tfs_ograph *g, int v) {
   return g->n[v].nout >= 1 && g->n[v].out_types[0] == TFS_FLOAT;
 }
 
-/* Float, or bfloat16: auto mixed precision's MatMul + BiasAdd [+ act]
- * chains fuse too (match_mid allows no other bfloat16 contraction). */
+/* Float, or bfloat16: auto mixed precision's contraction + BiasAdd [+
+ * act] chains fuse too (match_mid allows no bfloat16 batch norm). */
 static int is_fusable_node(const tfs_ograph *g, int v) {
   return g->n[v].nout >= 1 && (g->n[v].out_types[0] == TFS_FLOAT ||
                                g->n[v].out_types[0] == TFS_BFLOAT16);
@@ -143,8 +143,13 @@ static int match_mid(tfs_opt_ctx *c, int mid, tfs_remap_match *m) {
   } else {
     return 0;
   }
+  /* bfloat16 (auto mixed precision's): the contraction and a BiasAdd of
+   * its type, whose bias the epilogue widens */
   tfs_dtype t = tfs_og__type_attr(g, q, "T");
-  if (t != TFS_FLOAT && !(t == TFS_BFLOAT16 && m->op == TFS_REMAP_MATMUL))
+  if (t != TFS_FLOAT && (t != TFS_BFLOAT16 || m->kind != TFS_REMAP_BIAS))
+    return 0;
+  /* TensorFlow's _FusedConv2D has no bfloat16 kernel: tfsess's only */
+  if (t == TFS_BFLOAT16 && m->op == TFS_REMAP_CONV && c->cfg->tf_compatible)
     return 0;
   if (m->kind == TFS_REMAP_BN && !tfs_remap__bn_constant(g, m) &&
       m->op != TFS_REMAP_CONV)
@@ -454,7 +459,7 @@ static int same_known_shape(const tfs_shape *a, const tfs_shape *b) {
 }
 
 /* AddV2 | Add v of a _FusedConv2D whose fused_ops is ["BiasAdd"] (NHWC,
- * read only by v) and a float tensor of the same, fully known shape:
+ * read only by v) and a tensor of its type and the same, fully known shape:
  * the sum joins the convolution's epilogue (["BiasAdd", "Add"], the
  * tensor its last argument), added as each block of the output is
  * finished rather than in a pass of its own (ResNet's residual
@@ -463,25 +468,27 @@ static int same_known_shape(const tfs_shape *a, const tfs_shape *b) {
 static int conv_add(tfs_opt_ctx *c, int v, tfs_remap_stats *stats) {
   tfs_ograph *g = c->g;
   if (c->cfg->tf_compatible || !tfs_og__replaceable(g, v) ||
-      !is_float_node(g, v) || g->n[v].nin != 2 ||
+      !is_fusable_node(g, v) || g->n[v].nin != 2 ||
       (!tfs_og__is(g, v, "AddV2") && !tfs_og__is(g, v, "Add")))
     return 0;
+  const tfs_dtype t = g->n[v].out_types[0];
   for (int k = 0; k < 2; k++) {
     int q = fusable_input(g, v, k);
     tfs_oref z = g->n[v].in[1 - k];
     if (q < 0 || !tfs_og__is(g, q, "_FusedConv2D") ||
         fused_bias_only(g, q) != 1 || !bias_fused_nhwc(g, q) ||
-        tfs_og__dtype(g, z) != TFS_FLOAT ||
+        tfs_og__dtype(g, z) != t ||
         !same_known_shape(&g->n[q].out_shapes[0], tfs_og__shape(g, z)) ||
         !same_known_shape(&g->n[q].out_shapes[0], &g->n[v].out_shapes[0]))
       continue;
     static const char *const kOps[2] = {"BiasAdd", "Add"};
-    static const tfs_dtype kArgs[2] = {TFS_FLOAT, TFS_FLOAT};
+    /* the bias keeps its type (float, or the bfloat16 of the sum) */
+    const tfs_dtype args[2] = {tfs_og__dtype(g, g->n[q].in[2]), t};
     tfs_attrs a;
     if (tfs_opt__copy_attrs(g, q, &a) ||
         tfs_opt__set_strings(&a, "fused_ops", kOps, 2) ||
         tfs_opt__set_int(&a, "num_args", 2) ||
-        tfs_opt__set_types(&a, "TArgs", kArgs, 2)) {
+        tfs_opt__set_types(&a, "TArgs", args, 2)) {
       tfs_attrs_clear(&a);
       TFS_OOM(c->st);
       return -1;
@@ -503,11 +510,11 @@ static int conv_add(tfs_opt_ctx *c, int v, tfs_remap_stats *stats) {
  * fused (Keras's Dense on 3-D inputs). */
 static int extend_fused(tfs_opt_ctx *c, int v, tfs_remap_stats *stats) {
   tfs_ograph *g = c->g;
-  if (!tfs_og__replaceable(g, v) || !is_float_node(g, v) ||
+  if (!tfs_og__replaceable(g, v) || !is_fusable_node(g, v) ||
       g->n[v].nin != 1)
     return 0;
   int q = fusable_input(g, v, 0), nops = q < 0 ? 0 : fused_bias_only(g, q);
-  if (!nops || g->n[q].nctrl || !is_float_node(g, q)) return 0;
+  if (!nops || g->n[q].nctrl) return 0;
   const char *qop = g->n[q].def->name;
   int mm = strcmp(qop, "_FusedMatMul") == 0;
   if (!mm && strcmp(qop, "_FusedConv2D") != 0 &&
@@ -530,8 +537,8 @@ static int extend_fused(tfs_opt_ctx *c, int v, tfs_remap_stats *stats) {
   }
   const tfs_onode *r = &g->n[v];
   if (!tfs_opt__kernel_accepts(g, r->device, qop, &a, g->n[q].nin,
-                               g->n[q].in, TFS_FLOAT, &r->out_shapes[0],
-                               r->name)) {
+                               g->n[q].in, r->out_types[0],
+                               &r->out_shapes[0], r->name)) {
     tfs_attrs_clear(&a);
     return 0;
   }
@@ -606,7 +613,7 @@ int tfs_pass__remap(tfs_opt_ctx *c) {
     if (!is_fusable_node(g, v) || !is_root_op(g, v)) continue;
     int r = 0, cpu = on_cpu(g->n[v].device);
     tfs_remap_match m;
-    if (!is_float_node(g, v)) { /* bfloat16: MatMul chains only */
+    if (!is_float_node(g, v)) { /* bfloat16: contraction chains only */
       if (cpu && match_contraction(c, v, &m))
         r = tfs_remap__fuse_contraction(c, &m, &stats);
       if (r < 0) return -1;

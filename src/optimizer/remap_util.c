@@ -155,7 +155,12 @@ static int fused_attrs(const tfs_ograph *g, const tfs_remap_match *m,
   }
   int nargs = bn_args ? 4 : 1;
   if (m->op == TFS_REMAP_CONV) {
-    tfs_dtype targs[4] = {TFS_FLOAT, TFS_FLOAT, TFS_FLOAT, TFS_FLOAT};
+    /* a bias keeps its type (bfloat16 after auto mixed precision); a
+     * batch norm's arguments and a folded bias are float */
+    tfs_dtype at = bn_args || m->kind != TFS_REMAP_BIAS
+                       ? TFS_FLOAT
+                       : tfs_og__dtype(g, g->n[m->mid].in[1]);
+    tfs_dtype targs[4] = {at, at, at, at};
     if (tfs_opt__set_types(a, "TArgs", targs, nargs)) return -1;
   }
   const char *ops[2] = {bn_args ? "FusedBatchNorm" : "BiasAdd", NULL};

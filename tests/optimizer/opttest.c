@@ -211,6 +211,15 @@ static void run(tfs_graph *gg, const tfs_output *feeds, tfs_tensor **vals,
   tfs_session_options_free(so);
 }
 
+tfs_tensor *ot_run1(tfs_graph *gg, const tfs_output *feeds, int nfeeds,
+                    tfs_output fetch) {
+  tfs_tensor *vals[8], *out = NULL;
+  for (int i = 0; i < nfeeds; i++) vals[i] = feed_value(feeds[i]);
+  run(gg, feeds, vals, nfeeds, &fetch, &out, 1);
+  for (int i = 0; i < nfeeds; i++) tfs_tensor_free(vals[i]);
+  return out;
+}
+
 void ot_check_same(tfs_graph *og, const tfs_output *feeds, int nfeeds,
                    const tfs_output *fetches, int nfetches, int tol) {
   tfs_tensor *vals[8], *a[8] = {NULL}, *b[8] = {NULL};

@@ -60,6 +60,12 @@ int ot_count(tfs_graph *og, const char *type);
  * static buffer, valid until the next call. */
 const char *ot_fused_ops(tfs_graph *og, const char *name);
 
+/* Runs gg (g or a graph optimized from it) on ot_check_same's feed
+ * values for g's placeholders `feeds` and returns output `fetch` (named
+ * as in g; the caller frees it). */
+tfs_tensor *ot_run1(tfs_graph *gg, const tfs_output *feeds, int nfeeds,
+                    tfs_output fetch);
+
 /* Runs g and og on the same feed values (made from the placeholders'
  * shapes) and asserts equal outputs: exactly (tol 0), or within 1e-4
  * relative (tol 1), or within the mixed-precision tolerance (tol 2). */

@@ -539,6 +539,7 @@ extern const tfs_test_case tfs_optimizer_nn_cases[];
 extern const tfs_test_case tfs_optimizer_meta_cases[];
 extern const tfs_test_case tfs_optimizer_attention_cases[];
 extern const tfs_test_case tfs_optimizer_remap_add_cases[];
+extern const tfs_test_case tfs_optimizer_remap_amp_cases[];
 extern const tfs_test_case tfs_optimizer_remap_affine_cases[];
 
 const tfs_test_suite tfs_test_suites[] = {
@@ -547,6 +548,7 @@ const tfs_test_suite tfs_test_suites[] = {
     {"optimizer_meta", tfs_optimizer_meta_cases},
     {"optimizer_attention", tfs_optimizer_attention_cases},
     {"optimizer_remap_add", tfs_optimizer_remap_add_cases},
+    {"optimizer_remap_amp", tfs_optimizer_remap_amp_cases},
     {"optimizer_remap_affine", tfs_optimizer_remap_affine_cases},
     {NULL, NULL},
 };

@@ -39,10 +39,7 @@ static void conv2d_release(void *p) {
   tfs_free(s);
 }
 
-/* A bfloat16 HWIO filter f as the GEMM's [kh * kw * kc, kn] B for the
- * dot-product family in force, or NULL (none in force, or out of memory:
- * the run then packs per call or widens). */
-static tfs_gemm_packed_bf16 *pack_bf16(const tfs_tensor *f) {
+tfs_gemm_packed_bf16 *tfs_conv_pack_filter_bf16(const tfs_tensor *f) {
   if (!f || f->shape.rank != 4 || f->nelems == 0 ||
       !tfs_gemm_bf16_dot_in_force())
     return NULL;
@@ -54,6 +51,10 @@ static tfs_gemm_packed_bf16 *pack_bf16(const tfs_tensor *f) {
     p = NULL;
   }
   return p;
+}
+
+int tfs_conv2d_bf16_runs(const tfs_gemm_packed_bf16 *packed) {
+  return packed || tfs_gemm_bf16_dot_in_force();
 }
 
 static int conv2d_prepare(tfs_kernel_init *ki) {
@@ -68,7 +69,7 @@ static int conv2d_prepare(tfs_kernel_init *ki) {
       tfs_conv_packed_prepare(ki, &s->w, s->filter_f32, &s->packed))
     return tfs_ki_error(ki, TFS_RESOURCE_EXHAUSTED, "out of memory");
   if (ki->in_types[1] == TFS_BFLOAT16 && ki->in_consts && !s->w.nchw)
-    s->packed_bf16 = pack_bf16(ki->in_consts[1]);
+    s->packed_bf16 = tfs_conv_pack_filter_bf16(ki->in_consts[1]);
   return 0;
 }
 
@@ -86,10 +87,15 @@ typedef struct conv_job {
   struct tfs_threadpool *gemm_pool; /* the pool when nslots == 1 */
   int direct; /* 1x1, stride 1, no padding: A is the input */
   const tfs_gemm_packed_bf16 *packed_bf16; /* bfloat16, one group: B */
+  tfs_conv_bf16_epi_fn epi; /* bfloat16: on the float sums, or NULL */
+  void *epi_arg;
   int failed; /* atomic: a bfloat16 product ran out of memory */
 } conv_job;
 
 static int64_t g_bf16_calls; /* atomic */
+
+/* Bytes of float sums a bfloat16 block computes before its rounding. */
+#define BF16_SUMS_BYTES (256 * 1024)
 
 int64_t tfs_conv2d_bf16__calls(void) {
   return __atomic_load_n(&g_bf16_calls, __ATOMIC_RELAXED);
@@ -110,9 +116,16 @@ static void bf16_product(conv_job *j, const void *a, int64_t lda,
     __atomic_store_n(&j->failed, 1, __ATOMIC_RELAXED);
     return;
   }
+  if (j->epi)
+    j->epi(j->epi_arg, cf, j->cout_g, r0, r1 - r0, grp * j->cout_g,
+           j->cout_g);
+  uint16_t *o = (uint16_t *)j->out + r0 * g->kn + grp * j->cout_g;
+  if (g->groups == 1) { /* the rows are contiguous in both */
+    tfs_bf16_from_f32(cf, o, (r1 - r0) * j->cout_g);
+    return;
+  }
   for (int64_t r = r0; r < r1; r++)
-    tfs_bf16_from_f32(cf + (r - r0) * j->cout_g,
-                      (uint16_t *)j->out + r * g->kn + grp * j->cout_g,
+    tfs_bf16_from_f32(cf + (r - r0) * j->cout_g, o + (r - r0) * g->kn,
                       j->cout_g);
 }
 
@@ -152,20 +165,17 @@ static void conv_slots(void *arg, int64_t t0, int64_t t1) {
   }
 }
 
-/* out[n, oh, ow, kn] = conv(in[n, h, w, c], filt[kh, kw, kc, kn]).
- * Returns -1 with c failed when memory runs out. */
-static int conv_nhwc(tfs_kernel_ctx *c, const conv2d_state *s,
-                     const conv_geom *g, tfs_dtype ct, const void *in,
-                     const void *filt, void *out) {
-  const tfs_wino_filter *wf =
-      ct == TFS_FLOAT ? tfs_conv_wino_for(&s->packed, g, filt) : NULL;
-  if (wf) return tfs_wino_conv_f32(c, g, in, wf, out, NULL, 0, NULL, NULL);
-  if (ct == TFS_FLOAT)
-    return tfs_conv_f32_gemm(c, g, in, NULL,
-                             tfs_conv_packed_for(&s->packed, g), filt, out,
-                             NULL, NULL, 0, NULL, NULL);
+/* The blocks of a double, int32 or bfloat16 convolution (packed_bf16:
+ * a bfloat16 filter packed at prepare, or NULL; epi: bfloat16's
+ * epilogue, or NULL).  Returns -1 with c failed when memory runs out. */
+static int conv_blocks(tfs_kernel_ctx *c, const conv_geom *g, tfs_dtype ct,
+                       const void *in, const void *filt, void *out,
+                       const tfs_gemm_packed_bf16 *packed_bf16,
+                       tfs_conv_bf16_epi_fn epi, void *epi_arg) {
   conv_job j;
   memset(&j, 0, sizeof j);
+  j.epi = epi;
+  j.epi_arg = epi_arg;
   j.g = g;
   j.ct = ct;
   j.es = ct == TFS_DOUBLE ? 8 : ct == TFS_BFLOAT16 ? 2 : 4;
@@ -178,6 +188,14 @@ static int conv_nhwc(tfs_kernel_ctx *c, const conv2d_state *s,
              g->pt == 0 && g->pl == 0 && g->oh == g->h && g->ow == g->w;
   int64_t m = g->n * g->oh * g->ow;
   j.mb = tfs_conv_block_rows(m, j.k, j.es);
+  if (ct == TFS_BFLOAT16) {
+    /* a block's float sums stay in cache for the epilogue and the
+     * rounding: at most BF16_SUMS_BYTES, whole 32-row tiles */
+    int64_t cap = BF16_SUMS_BYTES / (j.cout_g * (int64_t)sizeof(float));
+    cap = cap / 32 * 32;
+    if (cap < 32) cap = 32;
+    if (j.mb > cap) j.mb = cap;
+  }
   j.nblocks = (m + j.mb - 1) / j.mb;
   /* the dot-product families do some four times the float kernels' work
    * a nanosecond */
@@ -192,7 +210,7 @@ static int conv_nhwc(tfs_kernel_ctx *c, const conv2d_state *s,
     __atomic_add_fetch(&g_bf16_calls, 1, __ATOMIC_RELAXED);
     j.slot_bytes += (size_t)(j.mb * j.cout_g) * sizeof(float);
     /* a packed filter serves one group; grouped products pack per call */
-    j.packed_bf16 = g->groups == 1 ? s->packed_bf16 : NULL;
+    j.packed_bf16 = g->groups == 1 ? packed_bf16 : NULL;
     if (!j.packed_bf16 && g->groups == 1) {
       own = tfs_gemm_pack_b_bf16(0, j.k, g->kn, filt, g->kn);
       if (!own) {
@@ -223,11 +241,34 @@ static int conv_nhwc(tfs_kernel_ctx *c, const conv2d_state *s,
   return 0;
 }
 
+int tfs_conv2d_bf16(tfs_kernel_ctx *c, const conv_geom *g,
+                    const uint16_t *in, const uint16_t *filt,
+                    const tfs_gemm_packed_bf16 *packed, uint16_t *out,
+                    tfs_conv_bf16_epi_fn epi, void *epi_arg) {
+  return conv_blocks(c, g, TFS_BFLOAT16, in, filt, out, packed, epi,
+                     epi_arg);
+}
+
+/* out[n, oh, ow, kn] = conv(in[n, h, w, c], filt[kh, kw, kc, kn]).
+ * Returns -1 with c failed when memory runs out. */
+static int conv_nhwc(tfs_kernel_ctx *c, const conv2d_state *s,
+                     const conv_geom *g, tfs_dtype ct, const void *in,
+                     const void *filt, void *out) {
+  const tfs_wino_filter *wf =
+      ct == TFS_FLOAT ? tfs_conv_wino_for(&s->packed, g, filt) : NULL;
+  if (wf) return tfs_wino_conv_f32(c, g, in, wf, out, NULL, 0, NULL, NULL);
+  if (ct == TFS_FLOAT)
+    return tfs_conv_f32_gemm(c, g, in, NULL,
+                             tfs_conv_packed_for(&s->packed, g), filt, out,
+                             NULL, NULL, 0, NULL, NULL);
+  return conv_blocks(c, g, ct, in, filt, out, s->packed_bf16, NULL, NULL);
+}
+
 static void conv2d_run(tfs_kernel_ctx *c, const conv2d_state *s,
                        const conv_geom *g, const tfs_tensor *x,
                        const tfs_tensor *f, tfs_tensor *y) {
   if (x->dtype == TFS_BFLOAT16 && !s->w.nchw &&
-      (s->packed_bf16 || tfs_gemm_bf16_dot_in_force())) {
+      tfs_conv2d_bf16_runs(s->packed_bf16)) {
     conv_nhwc(c, s, g, TFS_BFLOAT16, x->data, f->data, y->data);
     return; /* on failure c has failed */
   }

@@ -244,8 +244,44 @@ const void *tfs_conv_nhwc_data(const tfs_tensor *t, int nchw, tfs_dtype ct,
 int tfs_conv_const_filter(const tfs_kernel_init *ki, int input, float **out,
                           int64_t *n);
 
-/* Tests: how many Conv2D calls have run in bfloat16 on the bfloat16 GEMM
- * (conv2d.c) in this process. */
+/* ---- bfloat16 convolutions on the bfloat16 GEMM (conv2d.c) ---- */
+
+struct tfs_gemm_packed_bf16;
+
+/* A bfloat16 HWIO filter f as the bfloat16 GEMM's [kh * kw * kc, kn] B,
+ * packed for the dot-product family in force (AMX, vdpbf16ps), or NULL
+ * (none in force, not a 4-D filter with elements, or out of memory: the
+ * run then packs per call).  The caller owns it
+ * (tfs_gemm_packed_bf16_free). */
+struct tfs_gemm_packed_bf16 *tfs_conv_pack_filter_bf16(const tfs_tensor *f);
+
+/* 1 when a bfloat16 NHWC convolution runs on the bfloat16 GEMM: its
+ * filter was packed at prepare, or a dot-product family is in force;
+ * else it widens to float32 (conv_stage). */
+int tfs_conv2d_bf16_runs(const struct tfs_gemm_packed_bf16 *packed);
+
+/* Called on each finished block of a bfloat16 convolution's float32 sums
+ * before they are rounded: output pixels [r0, r0 + nr) by output
+ * channels [c0, c0 + nc), at sums (pixel r0, channel c0; leading
+ * dimension ld), on the thread that computed them; it may rewrite them
+ * (a fused epilogue). */
+typedef void (*tfs_conv_bf16_epi_fn)(void *arg, float *sums, int64_t ld,
+                                     int64_t r0, int64_t nr, int64_t c0,
+                                     int64_t nc);
+
+/* out[n * oh * ow, kn] = conv(in NHWC, filt HWIO), all bfloat16, for
+ * every group, on the bfloat16 GEMM (float32 sums, epi on them when not
+ * NULL, one rounding of each output), split over the kernel's intra-op
+ * pool.  packed: filt packed by tfs_conv_pack_filter_bf16 (one group), or
+ * NULL to pack per call.  Call where tfs_conv2d_bf16_runs says so.
+ * Returns 0, or -1 after failing c when memory runs out. */
+int tfs_conv2d_bf16(tfs_kernel_ctx *c, const conv_geom *g,
+                    const uint16_t *in, const uint16_t *filt,
+                    const struct tfs_gemm_packed_bf16 *packed, uint16_t *out,
+                    tfs_conv_bf16_epi_fn epi, void *epi_arg);
+
+/* Tests: how many convolutions (Conv2D, bfloat16 _FusedConv2D) have run
+ * in bfloat16 on the bfloat16 GEMM in this process. */
 int64_t tfs_conv2d_bf16__calls(void);
 
 #endif

@@ -4,8 +4,9 @@
  * rows of conv_depthwise_avx512.c / conv_depthwise_avx2.c where the CPU
  * has them (portable C rows otherwise, and for double), split over
  * output rows and, when there are few, channel blocks on the intra-op
- * pool.  Also runs what TensorFlow's CPU kernel rejects: NCHW (through an
- * NHWC copy), dilations and unequal strides.
+ * pool; bfloat16 in NHWC on those rows a band at a time
+ * (conv_depthwise_bf16.c).  Also runs what TensorFlow's CPU kernel
+ * rejects: NCHW (through an NHWC copy), dilations and unequal strides.
  */
 #if defined(__GNUC__) && !defined(__clang__)
 #pragma GCC optimize("tree-vectorize", "vect-cost-model=dynamic")
@@ -268,8 +269,29 @@ int tfs_dw_f32_band(const conv_geom *g, const float *in, int64_t lo,
   return 0;
 }
 
+/* bfloat16 NHWC: tfs_dw_bf16 with the float filter (widened at prepare
+ * when constant). */
+static void dw_run_bf16(tfs_kernel_ctx *c, const dw_state *s,
+                        const conv_geom *g, const tfs_tensor *x,
+                        const tfs_tensor *f, tfs_tensor *y) {
+  const float *filt = s->filter_f32;
+  if (!filt || s->filter_n != f->nelems) {
+    float *w = tfs_kctx_scratch(c, sizeof(float) * (size_t)(f->nelems + 1));
+    if (!w) return; /* failed c */
+    tfs_conv_to_float(f->data, w, f->nelems, TFS_BFLOAT16);
+    filt = w;
+  }
+  if (tfs_dw_bf16(g, x->data, filt, y->data, NULL, NULL, NULL,
+                  tfs_kctx_intra_pool(c)))
+    tfs_kctx_fail(c, TFS_RESOURCE_EXHAUSTED, "out of memory");
+}
+
 static void dw_run(tfs_kernel_ctx *c, const dw_state *s, const conv_geom *g,
                    const tfs_tensor *x, const tfs_tensor *f, tfs_tensor *y) {
+  if (x->dtype == TFS_BFLOAT16 && !s->w.nchw && x->nelems != 0) {
+    dw_run_bf16(c, s, g, x, f, y);
+    return;
+  }
   conv_stage st;
   int ok = tfs_conv_stage_begin(&st, s->w.nchw, x, f, s->filter_f32,
                                 s->filter_n, y) == 0;

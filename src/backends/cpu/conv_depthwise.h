@@ -74,6 +74,24 @@ int tfs_dw_f32_band(const conv_geom *g, const float *in, int64_t lo,
                     int64_t nrows, const float *filt, float *out,
                     const tfs_dw_epilogue *ep, int64_t oy0, int64_t oy1);
 
+/* Called on a finished block of a bfloat16 depthwise convolution's
+ * output before it is rounded: npix output pixels of oc channels each,
+ * contiguous floats (the epilogue's bias and store activation already
+ * in), which it may rewrite; on the thread that computed them. */
+typedef void (*tfs_dw16_after_fn)(void *arg, float *rows, int64_t npix);
+
+/* tfs_dw_f32's convolution on bfloat16 in and out (conv_depthwise_bf16.c):
+ * a float filter, the float computation and epilogue ep (NULL: none),
+ * then after (NULL: nothing) and one rounding of each output element;
+ * the input is widened a band of rows at a time in each task's own
+ * buffer, never as a whole copy.  Split over output rows on `pool`
+ * (NULL: this thread).  Returns 0, or -1 when memory runs out (the
+ * output then partly written). */
+int tfs_dw_bf16(const conv_geom *g, const uint16_t *in, const float *filt,
+                uint16_t *out, const tfs_dw_epilogue *ep,
+                tfs_dw16_after_fn after, void *after_arg,
+                struct tfs_threadpool *pool);
+
 /* ---- between conv_depthwise.c and its vector rows ---- */
 
 /* Output channels [o0, o0 + VL) with a channel multiplier kn > 1 read

@@ -16,7 +16,15 @@
  * residual addend and Relu / Relu6 / hard-swish go into the GEMM's tile
  * store too.  _tfs_input_scale / _tfs_input_shift (the remapper's fold
  * of Keras's Rescaling) map the input as it is read: in the zero-padded
- * copy the indirect GEMM reads, else in a copy of the input.  float only.
+ * copy the indirect GEMM reads, else in a copy of the input.
+ * bfloat16 _FusedConv2D (auto mixed precision's, NHWC, no input map)
+ * runs Conv2D's bfloat16 blocks (conv2d.c) with the epilogue applied to
+ * each block's float32 sums before the one rounding (a bfloat16 bias and
+ * addend widened); bfloat16 _FusedDepthwiseConv2dNative (NHWC, no
+ * input map) runs tfs_dw_bf16 (bands of rows widened, the epilogue on
+ * float blocks, one rounding); other bfloat16 and half cases compute in
+ * float32 copies (conv_stage) and round the output.
+ * _TfsFusedConv2DMaxPool is float only.
  */
 #if defined(__GNUC__) && !defined(__clang__)
 #pragma GCC optimize("tree-vectorize", "vect-cost-model=dynamic")
@@ -26,6 +34,7 @@
 #include <string.h>
 
 #include "core/alloc.h"
+#include "backends/cpu/bf16_convert.h"
 #include "backends/cpu/conv_common.h"
 #include "backends/cpu/conv_depthwise.h"
 #include "backends/cpu/conv_winograd.h"
@@ -40,6 +49,9 @@ typedef struct fconv_state {
   tfs_conv_affine aff; /* on the input (_tfs_input_scale / _shift) */
   int depthwise;
   tfs_conv_packed packed; /* a constant filter, packed once */
+  tfs_gemm_packed_bf16 *packed_bf16; /* a constant bfloat16 filter */
+  float *filter_f32; /* a constant 16-bit depthwise filter as float */
+  int64_t filter_n;  /* its element count */
   int64_t pkh, pkw;       /* _TfsFusedConv2DMaxPool: the pool window */
 } fconv_state;
 
@@ -47,6 +59,8 @@ static void fconv_release(void *p) {
   fconv_state *s = p;
   if (!s) return;
   tfs_conv_packed_clear(&s->packed);
+  tfs_gemm_packed_bf16_free(s->packed_bf16);
+  tfs_free(s->filter_f32);
   tfs_free(s);
 }
 
@@ -88,6 +102,11 @@ static int fconv_prepare_common(tfs_kernel_init *ki, int depthwise) {
   }
   if (!depthwise && tfs_conv_packed_prepare(ki, &s->w, NULL, &s->packed))
     return tfs_ki_error(ki, TFS_RESOURCE_EXHAUSTED, "out of memory");
+  if (!depthwise && ki->in_types[1] == TFS_BFLOAT16 && ki->in_consts &&
+      !s->w.nchw)
+    s->packed_bf16 = tfs_conv_pack_filter_bf16(ki->in_consts[1]);
+  if (depthwise && tfs_conv_const_filter(ki, 1, &s->filter_f32, &s->filter_n))
+    return tfs_ki_error(ki, TFS_RESOURCE_EXHAUSTED, "out of memory");
   s->aff.has_scale =
       tfs_attrs_get_float(ki->attrs, "_tfs_input_scale", &s->aff.scale) == 0;
   s->aff.has_shift =
@@ -115,6 +134,7 @@ typedef struct fconv_job {
   float *out;
   const float *scale, *shift;
   const float *add; /* "Add": the addend, laid out as out (NHWC) */
+  const uint16_t *add16; /* bfloat16 "Add": the addend */
   int in_store;     /* the GEMM added the bias as it stored the tiles */
 } fconv_job;
 
@@ -175,27 +195,120 @@ static int fconv_begin(tfs_kernel_ctx *c, const fconv_state *s, conv_geom *g,
   if (tfs_conv_check_inputs(c, &s->w, s->depthwise, c->inputs[0],
                             c->inputs[1], g))
     return -1;
-  float *params = tfs_kctx_scratch(c, sizeof(float) * (size_t)(2 * g->oc + 1));
+  /* bfloat16 arguments are widened (6 * oc: room for them) */
+  float *params = tfs_kctx_scratch(c, sizeof(float) * (size_t)(6 * g->oc + 1));
   if (!params ||
-      tfs_fused_channel_params(c, &s->e, g->oc, params, scale, shift))
+      tfs_fused_channel_params_of(c, &s->e, g->oc, params, 1, scale, shift))
     return -1;
   *in_store = !*scale;
   return 0;
 }
 
-/* "Add"'s addend (the last input) as floats of the output's shape os, or
- * NULL after failing c. */
-static const float *fconv_addend(tfs_kernel_ctx *c, const tfs_shape *os) {
+/* "Add"'s addend (the last input): NULL after failing c unless it is a
+ * tensor of the output's type and shape os. */
+static const tfs_tensor *fconv_addend_tensor(tfs_kernel_ctx *c,
+                                             const tfs_shape *os) {
   const tfs_tensor *a = c->inputs[3];
-  if (a->dtype == TFS_FLOAT && tfs_shape_equal(&a->shape, os))
-    return a->data;
+  tfs_dtype t = c->inputs[0]->dtype;
+  if (a->dtype == t && tfs_shape_equal(&a->shape, os)) return a;
   char want[TFS_SHAPE_STRLEN], got[TFS_SHAPE_STRLEN];
   tfs_kctx_fail(c, TFS_INVALID_ARGUMENT,
-                "the addend of a fused Add must be a float tensor of the "
+                "the addend of a fused Add must be a %s tensor of the "
                 "convolution's output shape %s, got %s %s",
-                tfs_shape_str(os, want, sizeof want), tfs_dtype_name(a->dtype),
+                tfs_dtype_name(t), tfs_shape_str(os, want, sizeof want),
+                tfs_dtype_name(a->dtype),
                 tfs_shape_str(&a->shape, got, sizeof got));
   return NULL;
+}
+
+/* The addend as floats (a 16-bit one widened into kernel scratch), or
+ * NULL after failing c. */
+static const float *fconv_addend(tfs_kernel_ctx *c, const tfs_shape *os) {
+  const tfs_tensor *a = fconv_addend_tensor(c, os);
+  if (!a || a->dtype == TFS_FLOAT) return a ? a->data : NULL;
+  float *f = tfs_kctx_scratch(c, sizeof(float) * (size_t)(a->nelems + 1));
+  if (f) tfs_conv_to_float(a->data, f, a->nelems, a->dtype);
+  return f;
+}
+
+/* bfloat16 _FusedConv2D's epilogue on a block of float32 sums before
+ * they are rounded: scale and shift (or the bias) and the activation;
+ * with "Add" the bias, the addend widened a piece of a row at a time,
+ * then the activation. */
+static void fconv16_epi(void *arg, float *sums, int64_t ld, int64_t r0,
+                        int64_t nr, int64_t c0, int64_t nc) {
+  const fconv_job *j = arg;
+  const tfs_fused_epilogue *e = &j->s->e;
+  if (!j->add16) {
+    tfs_fused_apply(e, sums, nr, nc, ld, j->scale ? j->scale + c0 : NULL,
+                    j->shift ? j->shift + c0 : NULL);
+    return;
+  }
+  tfs_fused_rows_f32(TFS_FA_NONE, 0, sums, nr, nc, ld, NULL, j->shift + c0);
+  enum { PIECE = 256 };
+  float wide[PIECE];
+  const int64_t kn = j->g->kn;
+  for (int64_t r = 0; r < nr; r++)
+    for (int64_t p = 0; p < nc; p += PIECE) {
+      int64_t len = nc - p < PIECE ? nc - p : PIECE;
+      tfs_bf16_to_f32(j->add16 + (r0 + r) * kn + c0 + p, wide, len);
+      tfs_fused_apply_add(e, sums + r * ld + p, 1, len, len, wide, len);
+    }
+}
+
+/* A bfloat16 _FusedConv2D on the bfloat16 GEMM when it runs there (NHWC,
+ * no input map, elements in the input); 0 when it ran (c may have
+ * failed), 1 when the float32 copies must do it. */
+static int fconv16(tfs_kernel_ctx *c, const fconv_state *s,
+                   const conv_geom *g, fconv_job *j, tfs_tensor *y) {
+  const tfs_tensor *x = c->inputs[0], *f = c->inputs[1];
+  if (x->dtype != TFS_BFLOAT16 || s->depthwise || s->w.nchw ||
+      x->nelems == 0 || fconv_affine(s) ||
+      !tfs_conv2d_bf16_runs(s->packed_bf16))
+    return 1;
+  if (s->e.add) {
+    const tfs_tensor *a = fconv_addend_tensor(c, &y->shape);
+    if (!a) return 0;
+    j->add16 = a->data;
+  }
+  j->g = g;
+  j->s = s;
+  tfs_conv2d_bf16(c, g, x->data, f->data, s->packed_bf16, y->data,
+                  fconv16_epi, j);
+  return 0;
+}
+
+/* An activation the depthwise store could not apply, on a finished float
+ * block of a bfloat16 output. */
+static void fdw16_after(void *arg, float *rows, int64_t npix) {
+  const fconv_job *j = arg;
+  tfs_fused_apply(&j->s->e, rows, npix, j->g->oc, j->g->oc, NULL, NULL);
+}
+
+/* A bfloat16 _FusedDepthwiseConv2dNative on tfs_dw_bf16 (NHWC, no input
+ * map, elements in the input); 0 when it ran (c may have failed), 1 when
+ * the float32 copies must do it. */
+static int fdw16(tfs_kernel_ctx *c, const fconv_state *s, const conv_geom *g,
+                 fconv_job *j, tfs_tensor *y) {
+  const tfs_tensor *x = c->inputs[0], *f = c->inputs[1];
+  if (x->dtype != TFS_BFLOAT16 || !s->depthwise || s->w.nchw ||
+      x->nelems == 0 || fconv_affine(s))
+    return 1;
+  const float *filt = s->filter_f32;
+  if (!filt || s->filter_n != f->nelems) {
+    float *w = tfs_kctx_scratch(c, sizeof(float) * (size_t)(f->nelems + 1));
+    if (!w) return 0; /* failed c */
+    tfs_conv_to_float(f->data, w, f->nelems, TFS_BFLOAT16);
+    filt = w;
+  }
+  j->g = g;
+  j->s = s;
+  tfs_dw_epilogue ep;
+  int later = fdw_epilogue(j, &ep);
+  if (tfs_dw_bf16(g, x->data, filt, y->data, &ep, later ? fdw16_after : NULL,
+                  j, tfs_kctx_intra_pool(c)))
+    tfs_kctx_fail(c, TFS_RESOURCE_EXHAUSTED, "out of memory");
+  return 0;
 }
 
 static void fconv_compute(tfs_kernel_ctx *c) {
@@ -208,12 +321,14 @@ static void fconv_compute(tfs_kernel_ctx *c) {
   if (fconv_begin(c, s, &g, &j.scale, &j.shift, &in_store)) return;
   tfs_shape os;
   tfs_conv_shape(&s->w, g.n, g.oh, g.ow, g.oc, &os);
-  const float *addend = NULL;
-  if (s->e.add && !(addend = fconv_addend(c, &os))) return;
+  if (s->e.add && !fconv_addend_tensor(c, &os)) return;
   tfs_tensor *y = tfs_kctx_alloc_output(c, 0, &os);
   if (!y || y->nelems == 0) return;
   if (!s->depthwise && x->nelems != 0 && tfs_conv_check_groups(c, f, &g))
     return;
+  if (!fconv16(c, s, &g, &j, y) || !fdw16(c, s, &g, &j, y)) return;
+  const float *addend = NULL;
+  if (s->e.add && !(addend = fconv_addend(c, &os))) return;
   const int late = addend && (s->w.nchw || x->nelems == 0);
   j.in_store = in_store;
   conv_stage st;
@@ -514,10 +629,12 @@ static void fcp_compute(tfs_kernel_ctx *c) {
 }
 
 const tfs_kernel_def tfs_cpu_kernels_fused_conv[] = {
-    {"_FusedConv2D", "CPU", "T", TFS_DT_BIT(TFS_FLOAT), fconv_prepare,
+    {"_FusedConv2D", "CPU", "T",
+     TFS_DT_BIT(TFS_FLOAT) | TFS_DT_BIT(TFS_BFLOAT16), fconv_prepare,
      fconv_compute, fconv_release, TFS_KERNEL_EXPENSIVE, NULL},
-    {"_FusedDepthwiseConv2dNative", "CPU", "T", TFS_DT_BIT(TFS_FLOAT),
-     fdw_prepare, fconv_compute, fconv_release, TFS_KERNEL_EXPENSIVE, NULL},
+    {"_FusedDepthwiseConv2dNative", "CPU", "T",
+     TFS_DT_BIT(TFS_FLOAT) | TFS_DT_BIT(TFS_BFLOAT16), fdw_prepare,
+     fconv_compute, fconv_release, TFS_KERNEL_EXPENSIVE, NULL},
     {"_TfsFusedConv2DMaxPool", "CPU", "T", TFS_DT_BIT(TFS_FLOAT), fcp_prepare,
      fcp_compute, fconv_release, TFS_KERNEL_EXPENSIVE, NULL},
     {NULL, NULL, NULL, 0, NULL, NULL, NULL, 0, NULL},

@@ -20,6 +20,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "core/half.h"
 #include "kernels/kernel.h"
 #include "backends/cpu/store_act.h"
 #include "backends/cpu/vmath.h"
@@ -230,49 +231,79 @@ static inline void tfs_fused_apply_add(const tfs_fused_epilogue *e,
   if (array) tfs_fused_apply(e, rows, nrows, ch, ld, NULL, NULL);
 }
 
-/* 0 when t is a float vector of ch values; else fails c with
- * TensorFlow's message naming it `what` and returns -1. */
+/* 0 when t is a float vector of ch values (or a bfloat16 one, where
+ * bf16_ok); else fails c with TensorFlow's message naming it `what` and
+ * returns -1. */
+static inline int tfs_fused_check_channels_of(tfs_kernel_ctx *c,
+                                              const tfs_tensor *t,
+                                              const char *what, int64_t ch,
+                                              int bf16_ok) {
+  if ((t->dtype == TFS_FLOAT || (bf16_ok && t->dtype == TFS_BFLOAT16)) &&
+      t->nelems == ch)
+    return 0;
+  tfs_kctx_fail(c, TFS_INVALID_ARGUMENT,
+                "%s must be a 1-D %s vector of %lld values, got %lld %s",
+                what, bf16_ok ? "float or bfloat16" : "float", (long long)ch,
+                (long long)t->nelems, tfs_dtype_name(t->dtype));
+  return -1;
+}
+
 static inline int tfs_fused_check_channels(tfs_kernel_ctx *c,
                                            const tfs_tensor *t,
                                            const char *what, int64_t ch) {
-  if (t->dtype == TFS_FLOAT && t->nelems == ch) return 0;
-  tfs_kctx_fail(c, TFS_INVALID_ARGUMENT,
-                "%s must be a 1-D float vector of %lld values, got %lld", what,
-                (long long)ch, (long long)t->nelems);
-  return -1;
+  return tfs_fused_check_channels_of(c, t, what, ch, 0);
 }
 
 /* Per-channel scale and shift of the epilogue from the kernel's args
  * (inputs 2..): bias -> (NULL, bias); batch norm -> scale/sqrt(var+eps),
- * offset - mean * that.  `buf` has room for 2 * ch floats.  Fails c with
- * TensorFlow's messages on bad arg sizes. */
+ * offset - mean * that.  The args are float; with wide (bfloat16
+ * _FusedConv2D) they may also be bfloat16, widened into buf.  `buf` has
+ * room for 2 * ch floats, 6 * ch with wide (NULL: a bias only, float).
+ * Fails c with TensorFlow's messages on bad arg sizes. */
+static inline int tfs_fused_channel_params_of(tfs_kernel_ctx *c,
+                                              const tfs_fused_epilogue *e,
+                                              int64_t ch, float *buf,
+                                              int wide, const float **scale,
+                                              const float **shift) {
+  *scale = NULL;
+  *shift = NULL;
+  if (e->kind == TFS_FE_NONE || e->kind == TFS_FE_MUL) return 0;
+  const float *arg[4] = {NULL, NULL, NULL, NULL};
+  for (int k = 0; k < e->nargs - e->add; k++) { /* not the addend */
+    const tfs_tensor *t = c->inputs[2 + k];
+    if (tfs_fused_check_channels_of(
+            c, t, e->kind == TFS_FE_BIAS ? "bias" : "batch norm argument",
+            ch, wide))
+      return -1;
+    if (t->dtype == TFS_FLOAT) {
+      arg[k] = t->data;
+      continue;
+    }
+    float *w = buf + (2 + k) * ch; /* bfloat16, with wide */
+    const uint16_t *h = t->data;
+    for (int64_t j = 0; j < ch; j++) w[j] = tfs_bf16_to_float(h[j]);
+    arg[k] = w;
+  }
+  if (e->kind == TFS_FE_BIAS) {
+    *shift = arg[0];
+    return 0;
+  }
+  for (int64_t j = 0; j < ch; j++) {
+    float s = arg[0][j] / sqrtf(arg[3][j] + e->epsilon);
+    buf[j] = s;
+    buf[ch + j] = arg[1][j] - arg[2][j] * s;
+  }
+  *scale = buf;
+  *shift = buf + ch;
+  return 0;
+}
+
 static inline int tfs_fused_channel_params(tfs_kernel_ctx *c,
                                            const tfs_fused_epilogue *e,
                                            int64_t ch, float *buf,
                                            const float **scale,
                                            const float **shift) {
-  *scale = NULL;
-  *shift = NULL;
-  if (e->kind == TFS_FE_NONE || e->kind == TFS_FE_MUL) return 0;
-  for (int k = 0; k < e->nargs - e->add; k++) /* not the addend */
-    if (tfs_fused_check_channels(
-            c, c->inputs[2 + k],
-            e->kind == TFS_FE_BIAS ? "bias" : "batch norm argument", ch))
-      return -1;
-  if (e->kind == TFS_FE_BIAS) {
-    *shift = (const float *)c->inputs[2]->data;
-    return 0;
-  }
-  const float *sc = c->inputs[2]->data, *off = c->inputs[3]->data;
-  const float *mean = c->inputs[4]->data, *var = c->inputs[5]->data;
-  for (int64_t j = 0; j < ch; j++) {
-    float s = sc[j] / sqrtf(var[j] + e->epsilon);
-    buf[j] = s;
-    buf[ch + j] = off[j] - mean[j] * s;
-  }
-  *scale = buf;
-  *shift = buf + ch;
-  return 0;
+  return tfs_fused_channel_params_of(c, e, ch, buf, 0, scale, shift);
 }
 
 /* A GEMM done callback (tfs_gemm_done_fn) adding a bias along the

@@ -1,0 +1,183 @@
+/*
+ * tests/optimizer/test_remap_amp.c - the arithmetic pass and the
+ * remapper after auto mixed precision on a MobileNetV2 block as Keras 3
+ * writes it (1x1 expansion, depthwise 3x3, 1x1 projection, each followed
+ * by the decomposed batch norm x * C1 + C2, Relu6 after the first two,
+ * the residual sum): the bfloat16 scales fold into the bfloat16 weights,
+ * the shifts become biases, and each convolution fuses with its bias,
+ * Relu6 and the sum as in float32.  The fused graph's output is at least
+ * as close to the float32 graph's as the unfused bfloat16 graph's.  In
+ * output that must load in TensorFlow (whose _FusedConv2D has no
+ * bfloat16 kernel) the bfloat16 Conv2D stays unfused.
+ */
+#include <math.h>
+#include <string.h>
+
+#include "core/cpu.h"
+#include "opttest.h"
+
+static const int64_t kImg[4] = {1, 12, 10, 8};
+
+/* x * C1 + C2 (Keras's inference batch norm after constant folding),
+ * named name_mul and name_add; c channels. */
+static tfs_output bn(const char *name, tfs_output x, int64_t c) {
+  int64_t d[1] = {c};
+  char a[64], b[64], m[64], s[64];
+  snprintf(a, sizeof a, "%s_scale", name);
+  snprintf(b, sizeof b, "%s_shift", name);
+  snprintf(m, sizeof m, "%s_mul", name);
+  snprintf(s, sizeof s, "%s_add", name);
+  tfs_output y = tfs_op_binary(g, "Mul", m, x, ot_const_shape(a, d, 1), st);
+  return tfs_op_binary(g, "AddV2", s, y, ot_const_shape(b, d, 1), st);
+}
+
+/* A SAME convolution of x by a constant filter fd (depthwise: a
+ * DepthwiseConv2dNative), stride 1. */
+static tfs_output conv(const char *name, tfs_output x, const int64_t *fd,
+                       int depthwise) {
+  int64_t s[4] = {1, 1, 1, 1};
+  char f[64];
+  snprintf(f, sizeof f, "%s_filter", name);
+  tfs_op_desc *d = tfs_op_desc_new(
+      g, depthwise ? "DepthwiseConv2dNative" : "Conv2D", name);
+  tfs_op_desc_add_input(d, x);
+  tfs_op_desc_add_input(d, ot_const_shape(f, fd, 4));
+  tfs_op_desc_set_attr_int_list(d, "strides", s, 4);
+  tfs_op_desc_set_attr_string(d, "padding", "SAME", 4);
+  return (tfs_output){tfs_op_desc_finish(d, st), 0};
+}
+
+/* A 1x1 convolution with its batch norm ("stem"), the block after it
+ * and a 1x1 convolution "head" of the block's output "out" (so that auto
+ * mixed precision makes the block bfloat16); returns Identity "y" of the
+ * head (the fetch, which it keeps float32). */
+static tfs_output block(tfs_output in) {
+  static const int64_t kStem[4] = {1, 1, 8, 8};
+  tfs_output x = bn("stem_bn", conv("stem", in, kStem, 0), 8);
+  static const int64_t kExpand[4] = {1, 1, 8, 24}, kDw[4] = {3, 3, 24, 1};
+  static const int64_t kProject[4] = {1, 1, 24, 8};
+  tfs_output e = tfs_op_unary(g, "Relu6", "expand_relu",
+                              bn("expand_bn", conv("expand", x, kExpand, 0),
+                                 24),
+                              st);
+  tfs_output d = tfs_op_unary(g, "Relu6", "dw_relu",
+                              bn("dw_bn", conv("dw", e, kDw, 1), 24), st);
+  tfs_output p = bn("project_bn", conv("project", d, kProject, 0), 8);
+  tfs_output out = tfs_op_binary(g, "AddV2", "out", x, p, st);
+  return tfs_op_unary(g, "Identity", "y", conv("head", out, kStem, 0), st);
+}
+
+/* 1 when a summary of `pass` (any iteration) contains `what`. */
+static int noted(const char *pass, const char *what) {
+  for (int i = 0; i < tfs_optimizer_report_num_entries(ot_report); i++)
+    if (strcmp(tfs_optimizer_report_pass(ot_report, i), pass) == 0 &&
+        strstr(ot_summary(i), what))
+      return 1;
+  return 0;
+}
+
+static tfs_dtype type_of(tfs_graph *og, const char *name) {
+  tfs_operation *op = tfs_graph_operation_by_name(og, name);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(op);
+  return tfs_operation_attr_type(op, "T", st);
+}
+
+/* The largest difference between a and b (float tensors of one size). */
+static double max_diff(const tfs_tensor *a, const tfs_tensor *b) {
+  const float *x = tfs_tensor_data(a), *y = tfs_tensor_data(b);
+  int64_t n = tfs_tensor_num_elements(a);
+  CU_ASSERT_EQUAL_FATAL(n, tfs_tensor_num_elements(b));
+  double d = 0;
+  for (int64_t i = 0; i < n; i++) {
+    double e = fabs((double)x[i] - y[i]);
+    if (!(e <= d)) d = e; /* NaN too */
+  }
+  return d;
+}
+
+static double max_abs(const tfs_tensor *a) {
+  const float *x = tfs_tensor_data(a);
+  double m = 0;
+  for (int64_t i = 0; i < tfs_tensor_num_elements(a); i++)
+    if (fabs(x[i]) > m) m = fabs(x[i]);
+  return m;
+}
+
+static void test_remap_amp_block(void) {
+  ot_setup();
+  tfs_output x = tfs_op_placeholder(g, "x", TFS_FLOAT, kImg, 4, st);
+  tfs_output y = block(x);
+  TFS_ASSERT_OK(st);
+  ot_config.amp = 1;
+  tfs_cpu__set_bf16(1);
+  tfs_graph *plain = ot_optimize(
+      &x, 1, &y, 1, "auto_mixed_precision_onednn_bfloat16,constfold");
+  tfs_graph *og = ot_optimize(&x, 1, &y, 1, NULL);
+  tfs_cpu__set_bf16(-1);
+  /* the three convolutions fused in bfloat16, no scale or shift left */
+  CU_ASSERT_STRING_EQUAL(ot_type(og, "expand_relu"), "_FusedConv2D");
+  CU_ASSERT_STRING_EQUAL(ot_fused_ops(og, "expand_relu"), "BiasAdd,Relu6");
+  CU_ASSERT_STRING_EQUAL(ot_type(og, "dw_relu"),
+                         "_FusedDepthwiseConv2dNative");
+  CU_ASSERT_STRING_EQUAL(ot_fused_ops(og, "dw_relu"), "BiasAdd,Relu6");
+  CU_ASSERT_STRING_EQUAL(ot_type(og, "out"), "_FusedConv2D");
+  CU_ASSERT_STRING_EQUAL(ot_fused_ops(og, "out"), "BiasAdd,Add");
+  CU_ASSERT_EQUAL(type_of(og, "expand_relu"), TFS_BFLOAT16);
+  CU_ASSERT_EQUAL(type_of(og, "dw_relu"), TFS_BFLOAT16);
+  CU_ASSERT_EQUAL(type_of(og, "out"), TFS_BFLOAT16);
+  CU_ASSERT_STRING_EQUAL(ot_type(og, "stem_bn_add"), "_FusedConv2D");
+  CU_ASSERT_EQUAL(ot_count(og, "_FusedConv2D"), 3);
+  CU_ASSERT_EQUAL(ot_count(og, "Mul"), 0);
+  CU_ASSERT_EQUAL(ot_count(og, "AddV2"), 0);
+  CU_ASSERT_EQUAL(ot_count(og, "Relu6"), 0);
+  CU_ASSERT(noted("arithmetic_optimizer", "Mul/Div folded into weights: 4"));
+  CU_ASSERT(noted("remapper", "_FusedConv2D+AddV2 -> _FusedConv2D: 1"));
+  /* the output (cast back to float32) against the float32 graph's */
+  tfs_tensor *want = ot_run1(g, &x, 1, y);
+  tfs_tensor *unfused = ot_run1(plain, &x, 1, y);
+  tfs_tensor *fused = ot_run1(og, &x, 1, y);
+  CU_ASSERT_EQUAL_FATAL(tfs_tensor_dtype(fused), TFS_FLOAT);
+  double scale = max_abs(want), e0 = max_diff(want, unfused);
+  double e1 = max_diff(want, fused);
+  if (!(e1 <= 2 * e0 + 1e-3 * scale) || !(e1 <= 2e-2 * scale))
+    fprintf(stderr, "\n  scale %g, unfused error %g, fused error %g\n", scale,
+            e0, e1);
+  CU_ASSERT(e1 <= 2 * e0 + 1e-3 * scale);
+  CU_ASSERT(e1 <= 2e-2 * scale);
+  tfs_tensor_free(want);
+  tfs_tensor_free(unfused);
+  tfs_tensor_free(fused);
+  tfs_graph_free(plain);
+  tfs_graph_free(og);
+  ot_teardown();
+}
+
+/* tf_compatible: the bfloat16 Conv2Ds keep their ops (the depthwise
+ * convolution keeps its op too, as in float32 there). */
+static void test_remap_amp_tf_compatible(void) {
+  ot_setup();
+  tfs_output x = tfs_op_placeholder(g, "x", TFS_FLOAT, kImg, 4, st);
+  tfs_output y = block(x);
+  TFS_ASSERT_OK(st);
+  ot_config.amp = 1;
+  ot_config.tf_compatible = 1;
+  tfs_cpu__set_bf16(1);
+  tfs_graph *og = ot_optimize(&x, 1, &y, 1, NULL);
+  tfs_cpu__set_bf16(-1);
+  CU_ASSERT_EQUAL(ot_count(og, "_FusedConv2D"), 0);
+  CU_ASSERT_EQUAL(ot_count(og, "Conv2D"), 4);
+  /* the scales still fold into the weights (a plain Conv2D under the
+   * Mul's name), the shifts into BiasAdds */
+  CU_ASSERT_STRING_EQUAL(ot_type(og, "expand_bn_mul"), "Conv2D");
+  CU_ASSERT_EQUAL(type_of(og, "expand_bn_mul"), TFS_BFLOAT16);
+  CU_ASSERT_STRING_EQUAL(ot_type(og, "expand_bn_add"), "BiasAdd");
+  ot_check_same(og, &x, 1, &y, 1, 2);
+  tfs_graph_free(og);
+  ot_teardown();
+}
+
+const tfs_test_case tfs_optimizer_remap_amp_cases[] = {
+    {"remap_amp_block", test_remap_amp_block},
+    {"remap_amp_tf_compatible", test_remap_amp_tf_compatible},
+    {NULL, NULL},
+};
