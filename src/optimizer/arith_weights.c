@@ -22,6 +22,7 @@
 #include <string.h>
 
 #include "core/alloc.h"
+#include "core/half.h"
 #include "core/status.h"
 #include "optimizer/arith_weights.h"
 #include "optimizer/opt_util.h"
@@ -70,29 +71,36 @@ tfs_tensor *tfs_arith__scaled_weights(const tfs_ograph *g, int p,
   int tb = 0;
   if (strcmp(g->n[p].def->name, "MatMul") == 0)
     tfs_attrs_get_bool(g->n[p].attrs, "transpose_b", &tb);
-  int64_t total = w->nelems, inner = tb ? total / ch : 1;
-  for (int64_t e = 0; e < total; e++) {
-    /* channel of element e: column (e % ch), or row (e / inner) when the
-     * MatMul weights are transposed */
-    int64_t j = tb ? e / inner : e % ch;
-    double s = scale[n == 1 ? 0 : j];
-    if (w->dtype == TFS_FLOAT)
-      ((float *)t->data)[e] = (float)(((const float *)w->data)[e] * s);
-    else if (w->dtype == TFS_DOUBLE)
-      ((double *)t->data)[e] = ((const double *)w->data)[e] * s;
-    else
-      tfs_opt__set(t, e, tfs_opt__get(w, e) * s);
-  }
+  /* element e's channel: its column (e % ch), or its row (e / inner)
+   * when the MatMul weights are transposed; walked as rows and columns */
+  const int64_t total = w->nelems, inner = tb ? total / ch : ch;
+  const int64_t rows = total / inner;
+  for (int64_t r = 0; r < rows; r++)
+    for (int64_t i = 0; i < inner; i++) {
+      const int64_t e = r * inner + i;
+      const double sc = scale[n == 1 ? 0 : tb ? r : i];
+      if (w->dtype == TFS_FLOAT)
+        ((float *)t->data)[e] = (float)(((const float *)w->data)[e] * sc);
+      else if (w->dtype == TFS_DOUBLE)
+        ((double *)t->data)[e] = ((const double *)w->data)[e] * sc;
+      else
+        ((uint16_t *)t->data)[e] = tfs_float_to_bf16(
+            (float)(tfs_bf16_to_float(((const uint16_t *)w->data)[e]) * sc));
+    }
   return t;
 }
 
-/* Rebuilds v as contraction `p`'s op with inputs (x, W'), under v's name;
- * returns the new node's index, or -1 with an error. */
+/* Rebuilds v as contraction `p`'s op with inputs (x, W'), under v's name,
+ * W' a Const named "ArithmeticOptimizer/FoldMulIntoWeights_<v>" (or,
+ * tf_name, constant folding's "<p>/merged_input"); returns the new node's
+ * index, or -1 with an error. */
 static int rebuild_as(tfs_opt_ctx *c, int v, int p, tfs_oref x,
-                      tfs_tensor *w2) {
+                      tfs_tensor *w2, int tf_name) {
   tfs_ograph *g = c->g;
   char *base =
-      tfs_asprintf("ArithmeticOptimizer/FoldMulIntoWeights_%s", g->n[v].name);
+      tf_name ? tfs_asprintf("%s/merged_input", g->n[p].name)
+              : tfs_asprintf("ArithmeticOptimizer/FoldMulIntoWeights_%s",
+                             g->n[v].name);
   int k = base ? tfs_opt__const(c, w2, base, g->n[p].device) : -1;
   tfs_free(base);
   if (k < 0) {
@@ -146,13 +154,15 @@ static int read_scale(const tfs_tensor *t, int64_t n, int divide, double *out,
   return 0;
 }
 
-/* Mul(Contraction(x, W), c) or RealDiv(Contraction(x, W), c). */
-static int fold_output_scale(tfs_opt_ctx *c, int v) {
+/* Mul(Contraction(x, W), c) or RealDiv(Contraction(x, W), c); push_down:
+ * constant folding's form, Mul of a Conv2D only. */
+static int fold_output_scale(tfs_opt_ctx *c, int v, int push_down) {
   tfs_ograph *g = c->g;
   tfs_onode *n = &g->n[v];
   const char *op = n->def->name;
   int mul = strcmp(op, "Mul") == 0;
-  int div = strcmp(op, "RealDiv") == 0 || strcmp(op, "Div") == 0;
+  int div = !push_down &&
+            (strcmp(op, "RealDiv") == 0 || strcmp(op, "Div") == 0);
   if ((!mul && !div) || n->nin != 2) return 0;
   tfs_dtype dt = n->out_types[0];
   if (!foldable(dt)) return 0;
@@ -161,6 +171,10 @@ static int fold_output_scale(tfs_opt_ctx *c, int v) {
     tfs_oref other = n->in[1 - k];
     int p = tfs_og__producer(g, v, 1 - k);
     if (!t || p < 0 || other.port != 0 || !is_contraction(g, p)) continue;
+    if (push_down && (!tfs_og__is(g, p, "Conv2D") ||
+                      tfs_og__const_value(g, g->n[p].in[0]) ||
+                      strcmp(g->n[p].device, n->device) != 0))
+      continue;
     if (!tfs_opt__single_use(g, p)) continue;
     const tfs_tensor *w = tfs_og__const_value(g, g->n[p].in[1]);
     if (!w || w->dtype != dt || t->dtype != dt) continue;
@@ -181,7 +195,7 @@ static int fold_output_scale(tfs_opt_ctx *c, int v) {
     tfs_free(scale);
     if (!w2) return -1;
     int wgone[2] = {g->n[p].in[1].node, n->in[k].node};
-    int rc = rebuild_as(c, v, p, g->n[p].in[0], w2);
+    int rc = rebuild_as(c, v, p, g->n[p].in[0], w2, push_down);
     tfs_tensor_free(w2);
     if (rc < 0) return -1;
     tfs_og__kill_unused(g, p);
@@ -211,7 +225,7 @@ static int fold_input_scale(tfs_opt_ctx *c, int v) {
     int wgone[2] = {wn, g->n[q].in[k].node};
     tfs_tensor *w2 = tfs_arith__scaled_weights(g, v, w, &scale, 1, c->st);
     if (!w2) return -1;
-    int rc = rebuild_as(c, v, v, x, w2);
+    int rc = rebuild_as(c, v, v, x, w2, 0);
     tfs_tensor_free(w2);
     if (rc < 0) return -1;
     tfs_og__kill_unused(g, q);
@@ -221,8 +235,12 @@ static int fold_input_scale(tfs_opt_ctx *c, int v) {
   return 0;
 }
 
+int tfs_arith__mul_conv_push_down(tfs_opt_ctx *c, int v) {
+  return fold_output_scale(c, v, 1);
+}
+
 int tfs_arith__fold_weights(tfs_opt_ctx *c, int v) {
-  int r = fold_output_scale(c, v);
+  int r = fold_output_scale(c, v, 0);
   if (r) return r;
   return fold_input_scale(c, v);
 }
@@ -359,7 +377,7 @@ static int fold_scale_through_bias(tfs_opt_ctx *c, int v) {
     int kb = w2 ? channel_const(c, v, dt, b, s, NULL, 0, ch) : -1;
     tfs_free(s);
     /* the contraction keeps its name with the scaled weights */
-    int nq = kb >= 0 ? rebuild_as(c, q, q, g->n[q].in[0], w2) : -1;
+    int nq = kb >= 0 ? rebuild_as(c, q, q, g->n[q].in[0], w2, 0) : -1;
     tfs_tensor_free(w2);
     const char *vname = g->n[v].name;
     if (nq < 0 || rebuild_bias_add(c, v, (tfs_oref){nq, 0}, kb, fmt)) return -1;

@@ -15,6 +15,14 @@
  * error. */
 int tfs_arith__fold_weights(tfs_opt_ctx *c, int v);
 
+/* Constant folding's push-down of a constant Mul into a convolution
+ * (TensorFlow's MulConvPushDown): Mul(Conv2D(x, W), C) with W and C
+ * constants, x not, the Conv2D read only there, C a scalar or one value
+ * per output channel (NHWC; NCHW a scalar) -> Conv2D(x, W * C) under the
+ * Mul's name, W * C a Const "<conv>/merged_input".  Returns as
+ * tfs_arith__fold_weights. */
+int tfs_arith__mul_conv_push_down(tfs_opt_ctx *c, int v);
+
 /* Folds the constant affine maps a batch norm leaves after a contraction
  * (Mul through a BiasAdd into the weights and the bias; Add/AddV2/Sub of
  * a constant into a BiasAdd; arith_weights.c lists the forms).  Returns

@@ -7,7 +7,11 @@
  * "ConstantFolding/<name>-folded-<port>" Consts.  Control inputs of the
  * node and of its constant inputs are kept.  A result over the size cap
  * (10 MiB, or OptimizerOptions.max_folded_constant_in_bytes) is not
- * created when it is larger than the constants it replaces.
+ * created when it is larger than the constants it replaces.  Then, as
+ * TensorFlow's constant folding does, a constant Mul after a Conv2D with
+ * a constant filter goes into the filter (tfs_arith__mul_conv_push_down:
+ * a batch norm's scale reaches the weights in float32, before auto mixed
+ * precision would round both).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -15,6 +19,7 @@
 #include "core/alloc.h"
 #include "core/status.h"
 #include "core/util.h"
+#include "optimizer/arith_weights.h"
 #include "optimizer/const_eval.h"
 #include "optimizer/opt_util.h"
 
@@ -22,7 +27,7 @@ typedef struct fold_state {
   tfs_opt_ctx *c;
   uint8_t *trusted; /* static shape of every output holds at run time */
   int n0;
-  int folded, materialized, over_cap, failed;
+  int folded, materialized, over_cap, failed, pushed;
   int *made; /* Consts this pass created */
   int nmade, made_cap;
 } fold_state;
@@ -310,6 +315,12 @@ int tfs_pass__constfold(tfs_opt_ctx *c) {
     if (!tfs_og__live(g, v)) continue;
     if (fold_one(&fs, v)) goto done;
   }
+  for (int v = 0; v < g->nn; v++) {
+    if (!tfs_og__live(g, v) || !tfs_og__is(g, v, "Mul")) continue;
+    int r = tfs_arith__mul_conv_push_down(c, v);
+    if (r < 0) goto done;
+    fs.pushed += r;
+  }
   int live_consts = 0;
   for (int k = 0; k < fs.nmade; k++) live_consts += tfs_og__live(g, fs.made[k]);
   if (fs.folded)
@@ -326,7 +337,10 @@ int tfs_pass__constfold(tfs_opt_ctx *c) {
     tfs_opt__note(c, "left %d node%s over the %lld-byte constant cap",
                   fs.over_cap, fs.over_cap == 1 ? "" : "s",
                   (long long)c->cfg->max_constant_bytes);
-  c->changes += fs.folded + fs.materialized;
+  if (fs.pushed)
+    tfs_opt__note(c, "Mul pushed into a convolution's filter: %d",
+                  fs.pushed);
+  c->changes += fs.folded + fs.materialized + fs.pushed;
   rc = g->oom ? (TFS_OOM(c->st), -1) : 0;
 done:
   tfs_free(order);

@@ -3,8 +3,10 @@
  * optimizer: random graphs (randgraph.c) run with the optimizer off, with
  * each pass alone and with the whole pipeline, and every fetched tensor
  * is compared: bit-exact (NaN equal to NaN) for passes that only move
- * values, within a tolerance for passes that change rounding, within the
- * documented mixed-precision tolerance for auto mixed precision.
+ * values, within a tolerance for passes that change rounding (and for
+ * constant folding where it pushed a Mul into a convolution's filter;
+ * not compared then on ill-conditioned graphs), within the documented
+ * mixed-precision tolerance for auto mixed precision.
  *
  * make check runs TFS_OPT_FUZZ_GRAPHS graphs (default 1500) from seed
  * TFS_OPT_FUZZ_SEED (default 1); `TFS_OPT_FUZZ_GRAPHS=100000
@@ -268,8 +270,20 @@ static int has_bf16_node(tfs_graph *og) {
 }
 
 /* One variant on one graph; returns 0 when it matched the reference. */
+/* 1 when a pass of rep pushed a constant Mul into a convolution's filter
+ * (constant folding, as TensorFlow's: conv(x, W) * C becomes conv(x, W *
+ * C), which rounds differently, so an exact pass list is then compared
+ * with the tolerance). */
+static int pushed_into_filter(tfs_optimizer_report *rep) {
+  for (int i = 0; rep && i < tfs_optimizer_report_num_entries(rep); i++) {
+    const char *s = tfs_optimizer_report_summary(rep, i);
+    if (s && strstr(s, "Mul pushed into a convolution's filter")) return 1;
+  }
+  return 0;
+}
+
 static int check_variant(const rg_graph *r, uint64_t seed, const variant *v,
-                         tfs_tensor **ref) {
+                         int safe, tfs_tensor **ref) {
   tfs_status *st = tfs_status_new();
   tfs_optimizer_options *o = tfs_optimizer_options_new();
   tfs_buffer *cfg = tfs_buffer_new();
@@ -298,9 +312,11 @@ static int check_variant(const rg_graph *r, uint64_t seed, const variant *v,
     }
   tfs_tensor *outs[RG_MAX_FETCHES] = {NULL};
   if (!bad && run_graph(og, r, outs, why, sizeof why)) bad = 1;
-  for (int i = 0; !bad && i < r->nfetches; i++) {
+  int cmp = v->cmp;
+  if (cmp == CMP_EXACT && pushed_into_filter(rep)) cmp = safe ? CMP_TOL : -1;
+  for (int i = 0; !bad && cmp >= 0 && i < r->nfetches; i++) {
     char w[400];
-    if (compare(ref[i], outs[i], v->cmp, w, sizeof w)) {
+    if (compare(ref[i], outs[i], cmp, w, sizeof w)) {
       snprintf(why, sizeof why, "fetch %s:%d %s",
                tfs_operation_name(r->fetches[i].oper), r->fetches[i].index, w);
       bad = 1;
@@ -357,7 +373,7 @@ static void run_seed(uint64_t seed, int nodes) {
     g_graphs++;
     for (int k = 0; k < NVARIANTS; k++) {
       if (!safe && !kVariants[k].unsafe_ok) continue;
-      int ok = check_variant(&r, seed, &kVariants[k], ref) == 0;
+      int ok = check_variant(&r, seed, &kVariants[k], safe, ref) == 0;
       if (!ok) g_failed++;
       CU_ASSERT_TRUE(ok);
     }

@@ -8,7 +8,10 @@
  * Relu6 and the sum as in float32.  The fused graph's output is at least
  * as close to the float32 graph's as the unfused bfloat16 graph's.  In
  * output that must load in TensorFlow (whose _FusedConv2D has no
- * bfloat16 kernel) the bfloat16 Conv2D stays unfused.
+ * bfloat16 kernel) the bfloat16 Conv2D stays unfused.  Before all that,
+ * constant folding pushes a constant Mul after a Conv2D into its filter
+ * (TensorFlow's MulConvPushDown), so the scale meets the weights in
+ * float32: where it applies and where it must not.
  */
 #include <math.h>
 #include <string.h>
@@ -130,7 +133,11 @@ static void test_remap_amp_block(void) {
   CU_ASSERT_EQUAL(ot_count(og, "Mul"), 0);
   CU_ASSERT_EQUAL(ot_count(og, "AddV2"), 0);
   CU_ASSERT_EQUAL(ot_count(og, "Relu6"), 0);
-  CU_ASSERT(noted("arithmetic_optimizer", "Mul/Div folded into weights: 4"));
+  /* the Conv2Ds' scales in float32 before AMP (constant folding), the
+   * depthwise one's in bfloat16 after it (arithmetic) */
+  CU_ASSERT(noted("constant_folding",
+                  "Mul pushed into a convolution's filter: 3"));
+  CU_ASSERT(noted("arithmetic_optimizer", "Mul/Div folded into weights: 1"));
   CU_ASSERT(noted("remapper", "_FusedConv2D+AddV2 -> _FusedConv2D: 1"));
   /* the output (cast back to float32) against the float32 graph's */
   tfs_tensor *want = ot_run1(g, &x, 1, y);
@@ -176,7 +183,95 @@ static void test_remap_amp_tf_compatible(void) {
   ot_teardown();
 }
 
+/* Mul(Conv2D(x, W), C) -> Conv2D(x, W * C) under the Mul's name, W * C
+ * the Const "<conv>/merged_input": C per channel, C scalar, C first. */
+static void test_constfold_mul_conv_push_down(void) {
+  static const int64_t kFilter[4] = {3, 3, 8, 6}, kCh[1] = {6};
+  for (int k = 0; k < 3; k++) {
+    ot_setup();
+    tfs_output x = tfs_op_placeholder(g, "x", TFS_FLOAT, kImg, 4, st);
+    tfs_output c = conv("c", x, kFilter, 0);
+    tfs_output s;
+    if (k == 1) { /* a scalar */
+      tfs_tensor *t = tfs_tensor_new(TFS_FLOAT, NULL, 0, st);
+      *(float *)tfs_tensor_data(t) = 0.75f;
+      s = tfs_op_const(g, "s", t, st);
+      tfs_tensor_free(t);
+    } else {
+      s = ot_const_shape("s", kCh, 1);
+    }
+    tfs_output m = k == 2 ? tfs_op_binary(g, "Mul", "m", s, c, st)
+                          : tfs_op_binary(g, "Mul", "m", c, s, st);
+    tfs_output y = tfs_op_unary(g, "Relu", "y", m, st);
+    TFS_ASSERT_OK(st);
+    tfs_graph *og = ot_optimize(&x, 1, &y, 1, "constfold");
+    CU_ASSERT_STRING_EQUAL(ot_type(og, "m"), "Conv2D");
+    CU_ASSERT_STRING_EQUAL(ot_type(og, "c/merged_input"), "Const");
+    CU_ASSERT_EQUAL(ot_count(og, "Mul"), 0);
+    CU_ASSERT_EQUAL(ot_count(og, "Conv2D"), 1);
+    CU_ASSERT(noted("constant_folding",
+                    "Mul pushed into a convolution's filter: 1"));
+    ot_check_same(og, &x, 1, &y, 1, 1);
+    tfs_graph_free(og);
+    ot_teardown();
+  }
+}
+
+/* The Mul stays: the convolution's output read elsewhere too, its filter
+ * fed, a scale that would broadcast the output bigger, one per channel in
+ * NCHW. */
+static void test_constfold_mul_conv_kept(void) {
+  static const int64_t kFilter[4] = {3, 3, 8, 6}, kCh[1] = {6};
+  static const int64_t kBig[4] = {2, 1, 1, 6}, kFd[4] = {1, 1, 8, 6};
+  for (int k = 0; k < 4; k++) {
+    ot_setup();
+    tfs_output feeds[2];
+    int nf = 1;
+    tfs_output x = tfs_op_placeholder(g, "x", TFS_FLOAT, kImg, 4, st);
+    feeds[0] = x;
+    tfs_output c;
+    if (k == 1) {
+      feeds[nf++] = tfs_op_placeholder(g, "f", TFS_FLOAT, kFd, 4, st);
+      int64_t s1[4] = {1, 1, 1, 1};
+      tfs_op_desc *d = tfs_op_desc_new(g, "Conv2D", "c");
+      tfs_op_desc_add_input(d, x);
+      tfs_op_desc_add_input(d, feeds[1]);
+      tfs_op_desc_set_attr_int_list(d, "strides", s1, 4);
+      tfs_op_desc_set_attr_string(d, "padding", "SAME", 4);
+      c = (tfs_output){tfs_op_desc_finish(d, st), 0};
+    } else if (k == 3) {
+      int64_t nchw[4] = {1, 8, 12, 10}, s1[4] = {1, 1, 1, 1};
+      tfs_output xn = tfs_op_placeholder(g, "xn", TFS_FLOAT, nchw, 4, st);
+      feeds[0] = xn;
+      tfs_op_desc *d = tfs_op_desc_new(g, "Conv2D", "c");
+      tfs_op_desc_add_input(d, xn);
+      tfs_op_desc_add_input(d, ot_const_shape("f", kFilter, 4));
+      tfs_op_desc_set_attr_int_list(d, "strides", s1, 4);
+      tfs_op_desc_set_attr_string(d, "padding", "SAME", 4);
+      tfs_op_desc_set_attr_string(d, "data_format", "NCHW", 4);
+      c = (tfs_output){tfs_op_desc_finish(d, st), 0};
+    } else {
+      c = conv("c", x, kFilter, 0);
+    }
+    static const int64_t kNchwCh[3] = {6, 1, 1};
+    tfs_output s = k == 2   ? ot_const_shape("s", kBig, 4)
+                   : k == 3 ? ot_const_shape("s", kNchwCh, 3)
+                            : ot_const_shape("s", kCh, 1);
+    tfs_output m = tfs_op_binary(g, "Mul", "m", c, s, st);
+    tfs_output y = k == 0 ? tfs_op_binary(g, "AddV2", "y", m, c, st)
+                          : tfs_op_unary(g, "Relu", "y", m, st);
+    TFS_ASSERT_OK(st);
+    tfs_graph *og = ot_optimize(feeds, nf, &y, 1, "constfold");
+    CU_ASSERT_STRING_EQUAL(ot_type(og, "m"), "Mul");
+    CU_ASSERT_STRING_EQUAL(ot_type(og, "c/merged_input"), "(missing)");
+    tfs_graph_free(og);
+    ot_teardown();
+  }
+}
+
 const tfs_test_case tfs_optimizer_remap_amp_cases[] = {
+    {"constfold_mul_conv_push_down", test_constfold_mul_conv_push_down},
+    {"constfold_mul_conv_kept", test_constfold_mul_conv_kept},
     {"remap_amp_block", test_remap_amp_block},
     {"remap_amp_tf_compatible", test_remap_amp_tf_compatible},
     {NULL, NULL},
