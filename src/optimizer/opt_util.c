@@ -15,8 +15,12 @@
 #include "optimizer/opt_util.h"
 
 int tfs_opt__bypass(tfs_opt_ctx *c, int n, tfs_oref src) {
+  return tfs_opt__bypass_port(c, n, 0, src);
+}
+
+int tfs_opt__bypass_port(tfs_opt_ctx *c, int n, int port, tfs_oref src) {
   tfs_ograph *g = c->g;
-  if (!tfs_og__removable(g, n)) {
+  if (!tfs_og__removable(g, n) && port == 0) {
     tfs_oref in[1] = {src};
     tfs_attrs a;
     tfs_attrs_init(&a);
@@ -39,7 +43,7 @@ int tfs_opt__bypass(tfs_opt_ctx *c, int n, tfs_oref src) {
     for (int k = 0; k < nctrl; k++)
       if (tfs_og__add_ctrl(g, fan[j].node, ctrl[k])) goto oom;
   }
-  tfs_oref from = {n, 0};
+  tfs_oref from = {n, port};
   if (tfs_og__forward(g, from, src)) goto oom;
   /* control consumers: after src's producer and n's control inputs */
   ctrl[nctrl] = src.node;

@@ -15,6 +15,10 @@
  * error. */
 int tfs_opt__bypass(tfs_opt_ctx *c, int n, tfs_oref src);
 
+/* The same for the consumers of output `port` of n, whose other outputs
+ * have none; port > 0 needs a removable n (tfs_og__removable). */
+int tfs_opt__bypass_port(tfs_opt_ctx *c, int n, int port, tfs_oref src);
+
 /* Replaces node `old` by a node of `op` with `attrs` (consumed) and
  * inputs, keeping old's name, device and control inputs. */
 /* When node `gone` was removed, node dst stands for it from now on: its

@@ -3,7 +3,11 @@
  * fan-in of the preserved nodes (feeds, fetches, targets) and removes
  * trivial ops: StopGradient, Identity / single-input IdentityN that no
  * control edge touches, input-less NoOps, input-less Consts used only by
- * control edges, single-input AddN.  Never removes a preserved node, a
+ * control edges, single-input AddN.  An IdentityN of several inputs of
+ * which one output alone is read forwards that input (TensorFlow splits
+ * off the inputs whose outputs reach no fetch, then drops the
+ * single-input IdentityN: Keras's swish, x * sigmoid(x), ends in one that
+ * passes its gradient's inputs too).  Never removes a preserved node, a
  * ref Identity, or a node whose removal would add edges.
  */
 #include <stdlib.h>
@@ -94,6 +98,20 @@ static int feeds_merge(const tfs_ograph *g, int i) {
 
 enum { K_NONE, K_FORWARD, K_DROP };
 
+/* The input an IdentityN forwards: its only one, or the only one whose
+ * output is read; -1 when several are read (or none). */
+static int identity_n_input(const tfs_ograph *g, int i) {
+  const tfs_onode *n = &g->n[i];
+  if (n->nin == 1) return 0;
+  int used = -1;
+  for (int p = 0; p < n->nout && p < n->nin; p++) {
+    if (!tfs_og__port_uses(g, i, p)) continue;
+    if (used >= 0) return -1;
+    used = p;
+  }
+  return used;
+}
+
 /* What removing node i means: forward its input 0, or drop it (a node
  * with no data consumers and no inputs). */
 static int trivial_kind(const tfs_ograph *g, int i) {
@@ -102,7 +120,7 @@ static int trivial_kind(const tfs_ograph *g, int i) {
   if (!tfs_og__removable(g, i)) return K_NONE;
   if (strcmp(op, "StopGradient") == 0 && n->nin == 1) return K_FORWARD;
   if ((strcmp(op, "Identity") == 0 ||
-       (strcmp(op, "IdentityN") == 0 && n->nin == 1))) {
+       (strcmp(op, "IdentityN") == 0 && identity_n_input(g, i) >= 0))) {
     if (n->nctrl || n->ncfan || driven_by_switch(g, i) || feeds_merge(g, i))
       return K_NONE;
     return K_FORWARD;
@@ -143,7 +161,8 @@ int tfs_pass__pruning(tfs_opt_ctx *c) {
     int which = strcmp(op, "StopGradient") == 0   ? 1
                 : strncmp(op, "Identity", 8) == 0 ? 0
                                                   : 2;
-    if (tfs_opt__bypass(c, i, n->in[0])) return -1;
+    int p = strcmp(op, "IdentityN") == 0 ? identity_n_input(g, i) : 0;
+    if (tfs_opt__bypass_port(c, i, p, n->in[p])) return -1;
     counts[which]++;
   }
   int total = counts[0] + counts[1] + counts[2];

@@ -197,7 +197,9 @@ static int match_below_act(tfs_opt_ctx *c, const tfs_remap_act *a,
   if (a->x.port != 0 || (g->n[x].flags & TFS_ON_FED) ||
       !tfs_og__removable(g, x) || g->n[x].ncfan != 0 ||
       tfs_og__port_uses(g, x, 0) != a->x_uses || g->n[x].nfan != a->x_uses ||
-      !is_float_node(g, x) || strcmp(g->n[x].device, g->n[a->root].device))
+      !is_fusable_node(g, x) ||
+      g->n[x].out_types[0] != g->n[a->root].out_types[0] ||
+      strcmp(g->n[x].device, g->n[a->root].device))
     return 0;
   if (!match_mid(c, x, m)) return 0;
   return a->kind == TFS_REMAP_ACT_SWISH ||
@@ -230,7 +232,7 @@ static int standalone_act(tfs_opt_ctx *c, const tfs_remap_act *a,
   const tfs_op_def *def = tfs_op_lookup(op);
   tfs_attrs at;
   tfs_attrs_init(&at);
-  if (tfs_opt__set_type(&at, "T", TFS_FLOAT) ||
+  if (tfs_opt__set_type(&at, "T", g->n[a->root].out_types[0]) ||
       (!swish && tfs_opt__set_bool(&at, "approximate",
                                    a->kind == TFS_REMAP_ACT_GELU_TANH))) {
     tfs_attrs_clear(&at);

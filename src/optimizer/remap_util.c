@@ -276,7 +276,8 @@ static int composite_supported(tfs_opt_ctx *c, const tfs_remap_match *m) {
   tfs_oref in[3] = {g->n[q].in[0], g->n[q].in[1], g->n[m->mid].in[1]};
   const tfs_onode *r = &g->n[m->root];
   int ok = tfs_opt__kernel_accepts(g, r->device, fused_op_name(m->op), &a, 3,
-                                   in, TFS_FLOAT, &r->out_shapes[0], r->name);
+                                   in, r->out_types[0], &r->out_shapes[0],
+                                   r->name);
   tfs_attrs_clear(&a);
   return ok;
 }
@@ -426,8 +427,14 @@ static int same_src(tfs_oref a, tfs_oref b) {
   return a.node == b.node && a.port == b.port;
 }
 
-static int near(double v, double want) {
-  return fabs(v - want) <= 1e-6 * fabs(want);
+/* v is constant `want` as the root's type holds it: within 1e-6
+ * relative in float, within one rounding (2^-8 relative) in bfloat16,
+ * whose constants (1/6, sqrt(2/pi), 0.044715) auto mixed precision
+ * rounded; the fused activation then computes with the exact constants
+ * in float. */
+static int near(const act_walk *w, double v, double want) {
+  double tol = w->g->n[w->root].out_types[0] == TFS_BFLOAT16 ? 0x1p-8 : 1e-6;
+  return fabs(v - want) <= tol * fabs(want);
 }
 
 /* A constant with every element equal (in *v) that does not broadcast
@@ -515,7 +522,7 @@ static void walk(act_walk *w, tfs_oref r, int e, act_term *t) {
 static int is_power(act_walk *w, tfs_oref r, double k, int nx) {
   act_term t = {.k = 1};
   walk(w, r, 1, &t);
-  return !w->bad && t.nleaf == 0 && t.nx == nx && near(t.k, k);
+  return !w->bad && t.nleaf == 0 && t.nx == nx && near(w, t.k, k);
 }
 
 /* Source r is an inner node of type op (one of two when op2 is set). */
@@ -533,7 +540,7 @@ static int add_of_const(act_walk *w, tfs_oref r, double want, tfs_oref *other) {
   const tfs_onode *n = &w->g->n[r.node];
   for (int k = 0; k < 2; k++) {
     double c;
-    if (act_const(w, n->in[k], &c) && near(c, want)) {
+    if (act_const(w, n->in[k], &c) && near(w, c, want)) {
       *other = n->in[1 - k];
       add_inner(w, r.node);
       return 1;
@@ -546,7 +553,7 @@ static int add_of_const(act_walk *w, tfs_oref r, double want, tfs_oref *other) {
 static int tanh_argument(act_walk *w, tfs_oref r) {
   act_term t = {.k = 1};
   walk(w, r, 1, &t);
-  if (w->bad || t.nx != 0 || t.nleaf != 1 || !near(t.k, kSqrtTwoOverPi) ||
+  if (w->bad || t.nx != 0 || t.nleaf != 1 || !near(w, t.k, kSqrtTwoOverPi) ||
       !inner_op(w, t.leaf[0], "AddV2", "Add"))
     return 0;
   const tfs_onode *s = &w->g->n[t.leaf[0].node];
@@ -595,8 +602,8 @@ static int hard_swish_factor(act_walk *w, tfs_oref f) {
 
 /* The root's product t is k * x * f: tries each leaf as f. */
 static int match_factor(act_walk *w, const act_term *t) {
-  int swish = near(t->k, 1.0), gelu = near(t->k, 0.5);
-  int hard = near(t->k, 1.0 / 6.0);
+  int swish = near(w, t->k, 1.0), gelu = near(w, t->k, 0.5);
+  int hard = near(w, t->k, 1.0 / 6.0);
   if (t->nx != 0 || t->nleaf != 2 || (!swish && !gelu && !hard)) return 0;
   int mark = w->a->ninner;
   for (int i = 0; i < 2; i++) {
@@ -639,8 +646,9 @@ int tfs_remap__match_act(const tfs_ograph *g, int root, tfs_remap_act *a) {
   memset(a, 0, sizeof(*a));
   a->root = root;
   const tfs_onode *n = &g->n[root];
+  /* float, or bfloat16 after auto mixed precision */
   if (!tfs_og__replaceable(g, root) || n->nout < 1 ||
-      n->out_types[0] != TFS_FLOAT)
+      (n->out_types[0] != TFS_FLOAT && n->out_types[0] != TFS_BFLOAT16))
     return 0;
   act_walk w = {.g = g, .root = root, .x = {-1, 0}, .a = a};
   int start = root;
@@ -663,7 +671,7 @@ int tfs_remap__match_act(const tfs_ograph *g, int root, tfs_remap_act *a) {
   /* x's shape may be known better than the root's, which was inferred
    * before a rewrite above it */
   const tfs_shape *xs = tfs_og__shape(g, a->x);
-  if (tfs_og__dtype(g, a->x) != TFS_FLOAT ||
+  if (tfs_og__dtype(g, a->x) != n->out_types[0] ||
       xs->rank != n->out_shapes[0].rank ||
       !tfs_shape_is_compatible(&n->out_shapes[0], xs))
     return 0;

@@ -4,7 +4,8 @@
  * sweep of float bit patterns, special values, every tail length with
  * unaligned and in-place arrays, the 16-bit helper; then the kernels that
  * use them, end to end (Exp, Softmax, the activations, _FusedMatMul's
- * fused activations, _TfsGelu, _TfsSwish).
+ * fused activations, _TfsGelu, _TfsSwish, _TfsHardSwish; the last three
+ * in bfloat16 too).
  *
  * TFS_VMATH_STRIDE=97 in the environment sweeps every 97th bit pattern
  * (the sweep behind the bounds in vmath.h; minutes) instead of every
@@ -598,6 +599,25 @@ static void gelu_ops(void) {
             1e-6);
   tfs_tensor_free(y);
   tfs_tensor_free(x);
+  /* bfloat16 (auto mixed precision's): the function of the rounded input
+   * in float, one rounding */
+  static const char *const k16[3] = {"_TfsSwish", "_TfsHardSwish",
+                                     "_TfsGelu"};
+  for (int f = 0; f < 3; f++) {
+    double v[NVALS], w[NVALS];
+    for (int i = 0; i < NVALS; i++) {
+      double r = tfs_bf16_to_float(tfs_float_to_bf16((float)kVals[i]));
+      double h = r + 3 < 0 ? 0 : r + 3 > 6 ? 6 : r + 3;
+      v[i] = kVals[i];
+      w[i] = f == 0 ? r_swish(r) : f == 1 ? r * h / 6 : r_gelu_erf(r);
+    }
+    mt_op o16 = {k16[f], -1, NULL, NULL};
+    x = mt_t(TFS_BFLOAT16, 1, MT_DIMS(NVALS), v);
+    y = mt_eval(&o16, &x, 1);
+    mt_expect(y, TFS_BFLOAT16, 1, MT_DIMS(NVALS), w, 4e-3);
+    tfs_tensor_free(y);
+    tfs_tensor_free(x);
+  }
 }
 
 static void test_gelu_swish_ops(void) { on_each_path(gelu_ops); }

@@ -68,6 +68,44 @@ static void test_optimizer_pruning__controlled_identity_stays(void) {
   ot_teardown();
 }
 
+/* IdentityN(a, b, c) of which one output alone is read forwards that
+ * input (Keras's swish ends in one); kept when two outputs are read or a
+ * control edge touches it. */
+static void test_optimizer_pruning__identity_n(void) {
+  for (int k = 0; k < 4; k++) {
+    ot_setup();
+    tfs_output x = ot_placeholder("x", 2);
+    tfs_output a = tfs_op_unary(g, "Tanh", "a", x, st);
+    tfs_output b = tfs_op_unary(g, "Exp", "b", x, st);
+    tfs_output c = tfs_op_unary(g, "Neg", "c", x, st);
+    tfs_output in[3] = {a, b, c};
+    tfs_op_desc *d = tfs_op_desc_new(g, "IdentityN", "idn");
+    tfs_op_desc_add_input_list(d, in, 3);
+    if (k == 3) tfs_op_desc_add_control_input(d, a.oper);
+    tfs_operation *idn = tfs_op_desc_finish(d, st);
+    /* k 0: output 0 read, k 1: output 2, k 2: outputs 0 and 1 */
+    tfs_output r0 = {idn, k == 1 ? 2 : 0};
+    tfs_output y = tfs_op_unary(g, "Relu", "y", r0, st);
+    if (k == 2) y = tfs_op_add(g, "y2", y, (tfs_output){idn, 1}, st);
+    TFS_ASSERT_OK(st);
+    tfs_graph *og = ot_optimize(&x, 1, &y, 1, "pruning");
+    const int gone = k < 2;
+    CU_ASSERT_EQUAL(ot_count(og, "IdentityN"), gone ? 0 : 1);
+    if (gone) {
+      tfs_operation *r = tfs_graph_operation_by_name(og, "y");
+      CU_ASSERT_PTR_NOT_NULL_FATAL(r);
+      tfs_output src = tfs_operation_input((tfs_input){r, 0});
+      CU_ASSERT_STRING_EQUAL(tfs_operation_name(src.oper), k ? "c" : "a");
+      /* the inputs nothing else reads went with it */
+      CU_ASSERT_EQUAL(ot_count(og, "Exp"), 0);
+      CU_ASSERT_PTR_NOT_NULL(strstr(ot_summary(0), "(1 Identity"));
+    }
+    ot_check_same(og, &x, 1, &y, 1, 0);
+    tfs_graph_free(og);
+    ot_teardown();
+  }
+}
+
 /* ---- constant folding ------------------------------------------------------
  */
 
@@ -503,6 +541,7 @@ static void test_optimizer_dependency__control_edges(void) {
 static const tfs_test_case kPasses[] = {
     {"pruning_identity_chains", test_optimizer_pruning__identity_chains},
     {"pruning_unreachable", test_optimizer_pruning__unreachable},
+    {"pruning_identity_n", test_optimizer_pruning__identity_n},
     {"pruning_controlled_identity_stays",
      test_optimizer_pruning__controlled_identity_stays},
     {"constfold_folds_and_keeps_names",

@@ -8,7 +8,8 @@
  * _TfsGelu (GELU, erf or tanh form, in one pass).
  * _FusedMatMul also takes bfloat16 (auto mixed precision's MatMul +
  * BiasAdd): float32 products on the bfloat16 GEMM, the epilogue in
- * float32, one rounding.
+ * float32, one rounding; the three activations take bfloat16 too (float
+ * blocks, one rounding).
  */
 #if defined(__GNUC__) && !defined(__clang__)
 #pragma GCC optimize("tree-vectorize", "vect-cost-model=dynamic")
@@ -380,12 +381,17 @@ static void fbmm_compute(tfs_kernel_ctx *c) {
 typedef struct swish_job {
   const void *x;
   void *o;
-  int dbl;
+  tfs_dtype dt;
 } swish_job;
 
 static void swish_range(void *arg, int64_t b, int64_t e) {
   const swish_job *j = arg;
-  if (j->dbl) {
+  if (j->dt == TFS_BFLOAT16) { /* float blocks, one rounding */
+    tfs_vm_map16(tfs_vm_swish_f32, (const uint16_t *)j->x + b,
+                 (uint16_t *)j->o + b, e - b, 1);
+    return;
+  }
+  if (j->dt == TFS_DOUBLE) {
     const double *x = j->x;
     double *o = j->o;
     for (int64_t i = b; i < e; i++) {
@@ -407,7 +413,7 @@ static void swish_compute(tfs_kernel_ctx *c) {
   const tfs_tensor *x = c->inputs[0];
   tfs_tensor *o = tfs_kctx_forward_or_alloc(c, 0, 0, &x->shape);
   if (!o || o->nelems == 0) return;
-  swish_job j = {x->data, o->data, x->dtype == TFS_DOUBLE};
+  swish_job j = {x->data, o->data, x->dtype};
   tfs_kctx_parallel_for(c, x->nelems, 12, swish_range, &j);
 }
 
@@ -416,7 +422,12 @@ static void swish_compute(tfs_kernel_ctx *c) {
 
 static void hard_swish_range(void *arg, int64_t b, int64_t e) {
   const swish_job *j = arg;
-  if (!j->dbl) {
+  if (j->dt == TFS_BFLOAT16) {
+    tfs_vm_map16(tfs_fused_hard_swish_f32, (const uint16_t *)j->x + b,
+                 (uint16_t *)j->o + b, e - b, 1);
+    return;
+  }
+  if (j->dt == TFS_FLOAT) {
     tfs_fused_hard_swish_f32((const float *)j->x + b, (float *)j->o + b,
                              e - b);
     return;
@@ -435,7 +446,7 @@ static void hard_swish_compute(tfs_kernel_ctx *c) {
   const tfs_tensor *x = c->inputs[0];
   tfs_tensor *o = tfs_kctx_forward_or_alloc(c, 0, 0, &x->shape);
   if (!o || o->nelems == 0) return;
-  swish_job j = {x->data, o->data, x->dtype == TFS_DOUBLE};
+  swish_job j = {x->data, o->data, x->dtype};
   tfs_kctx_parallel_for(c, x->nelems, 2, hard_swish_range, &j);
 }
 
@@ -497,11 +508,14 @@ const tfs_kernel_def tfs_cpu_kernels_fused_matmul[] = {
      fmm_compute, fmm_release, TFS_KERNEL_EXPENSIVE, NULL},
     {"_FusedBatchMatMulV2", "CPU", "T", TFS_DT_BIT(TFS_FLOAT), fbmm_prepare,
      fbmm_compute, free, TFS_KERNEL_EXPENSIVE, NULL},
-    {"_TfsSwish", "CPU", "T", TFS_DT_BIT(TFS_FLOAT) | TFS_DT_BIT(TFS_DOUBLE),
+    {"_TfsSwish", "CPU", "T",
+     TFS_DT_BIT(TFS_FLOAT) | TFS_DT_BIT(TFS_DOUBLE) |
+         TFS_DT_BIT(TFS_BFLOAT16),
      NULL, swish_compute, NULL, 0, NULL},
     {"_TfsHardSwish", "CPU", "T",
-     TFS_DT_BIT(TFS_FLOAT) | TFS_DT_BIT(TFS_DOUBLE), NULL, hard_swish_compute,
-     NULL, 0, NULL},
+     TFS_DT_BIT(TFS_FLOAT) | TFS_DT_BIT(TFS_DOUBLE) |
+         TFS_DT_BIT(TFS_BFLOAT16),
+     NULL, hard_swish_compute, NULL, 0, NULL},
     {"_TfsGelu", "CPU", "T", TFS_DT_FLOATS, gelu_prepare, gelu_compute, free,
      0, NULL},
     {NULL, NULL, NULL, 0, NULL, NULL, NULL, 0, NULL},
