@@ -21,7 +21,10 @@
  * the loop's results; backends/cpu/lstm_seq.c) and _TfsPermutedBatchMatMul
  * (transpose(BatchMatMulV2(transpose(x, perm_x), transpose(y, perm_y))
  * [* scale], perm_out), an empty permutation leaving its tensor as it
- * is; optimizer/remap_bmm_perm.c) are tfsess's own.  Shapes are those of
+ * is; optimizer/remap_bmm_perm.c) and _TfsFusedMatMulFloatOut (a
+ * bfloat16 _FusedMatMul whose bias, activation and output are float32:
+ * auto mixed precision's MatMul, Cast to float32, BiasAdd [+ activation])
+ * are tfsess's own.  Shapes are those of
  * the unfused ops.  tfsess's _FusedDepthwiseConv2dNative also takes
  * padding EXPLICIT with explicit_paddings (TensorFlow's has SAME and
  * VALID only), which the optimizer uses where it folds a zero Pad into
@@ -235,6 +238,11 @@ const tfs_op_spec tfs_ops_fused[] = {
     {"_FusedMatMul", "a: T; b: T; args: num_args * T", "product: T",
      "transpose_a: bool = false; transpose_b: bool = false; T: {bfloat16, "
      "half, float}; num_args: int >= 0; " FUSED_ATTRS,
+     fused_matmul_shape, 0},
+    {"_TfsFusedMatMulFloatOut", "a: T; b: T; args: num_args * float",
+     "product: float",
+     "transpose_a: bool = false; transpose_b: bool = false; T: {bfloat16} "
+     "= bfloat16; num_args: int >= 0; " FUSED_ATTRS,
      fused_matmul_shape, 0},
     {"_FusedConv2D",
      "input: T; filter: T; args: TArgs; host_args: num_host_args * float",

@@ -12,11 +12,11 @@
  * Mul(x, Square) / Sqrt / Rsqrt / Reciprocal / Identity / ones
  * (TensorFlow's ConvertPow), Mul/Div by constants folded into MatMul /
  * Conv2D weights and constant affine maps after a contraction folded
- * into its weights and a BiasAdd (arith_weights.c), and a BiasAdd or
- * activation of a Reshape moved before it (Keras's Dense on 3-D inputs
- * is Reshape, MatMul, Reshape, BiasAdd: the BiasAdd then meets its
- * MatMul, which the remapper fuses), and a zero Pad of the spatial
- * dimensions before a Conv2D or DepthwiseConv2dNative with VALID or
+ * into its weights and a BiasAdd (arith_weights.c), and a BiasAdd,
+ * activation or widening Cast of a Reshape moved before it (Keras's
+ * Dense on 3-D inputs is Reshape, MatMul, Reshape, BiasAdd: the BiasAdd
+ * then meets its MatMul, which the remapper fuses), and a zero Pad of
+ * the spatial dimensions before a Conv2D or DepthwiseConv2dNative with VALID or
  * EXPLICIT padding folded into the convolution's explicit_paddings
  * (Keras's ZeroPadding2D before a strided convolution: no padded copy is
  * written).  Rewritten nodes
@@ -62,7 +62,7 @@ static const char *const kStageNames[S_COUNT] = {
     "Pow with a constant exponent simplified",
     "Mul/Div folded into weights",
     "constant scale/shift folded into weights and BiasAdd",
-    "BiasAdd or activation moved before a Reshape",
+    "BiasAdd, activation or Cast moved before a Reshape",
     "zero Pad folded into a convolution's padding"};
 
 static int is_op(const tfs_ograph *g, int i, const char *op) {
@@ -553,7 +553,14 @@ static const char *const kSinkOps[] = {"BiasAdd",  "Relu",      "Relu6",
 static int sinkable(const tfs_ograph *g, int v) {
   for (size_t i = 0; i < sizeof(kSinkOps) / sizeof(kSinkOps[0]); i++)
     if (is_op(g, v, kSinkOps[i])) return 1;
-  return 0;
+  /* a Cast from a 16-bit float to float32 (auto mixed precision's, after
+   * a bfloat16 product whose bias stays float32: it then meets the
+   * product, optimizer/pass_remap.c) */
+  if (!is_op(g, v, "Cast") || g->n[v].nout != 1 ||
+      g->n[v].out_types[0] != TFS_FLOAT)
+    return 0;
+  tfs_dtype src = tfs_og__dtype(g, g->n[v].in[0]);
+  return src == TFS_BFLOAT16 || src == TFS_HALF;
 }
 
 /* The last dimension Reshape p produces, or -1: from its inferred shape,
@@ -602,7 +609,9 @@ static int sink_reshape(tfs_opt_ctx *c, int v) {
   }
   tfs_attrs a, ra;
   tfs_attrs_init(&ra);
-  if (tfs_opt__copy_attrs(g, v, &a) || tfs_opt__copy_attrs(g, p, &ra)) {
+  /* the Reshape after it carries the node's type (a Cast's changes it) */
+  if (tfs_opt__copy_attrs(g, v, &a) || tfs_opt__copy_attrs(g, p, &ra) ||
+      tfs_opt__set_type(&ra, "T", n->out_types[0])) {
     tfs_attrs_clear(&a);
     tfs_attrs_clear(&ra);
     TFS_OOM(c->st);
@@ -719,7 +728,8 @@ static const char *const kOps[] = {
     "Reshape",    "MatMul",     "Conv2D",  "DepthwiseConv2dNative",
     "Pow",        "BiasAdd",    "Relu",    "Relu6",
     "Elu",        "Selu",       "LeakyRelu", "Tanh",
-    "Sigmoid",    "_TfsGelu",   "_TfsSwish", "_TfsHardSwish"};
+    "Sigmoid",    "_TfsGelu",   "_TfsSwish", "_TfsHardSwish",
+    "Cast"};
 static const tfs_op_def *g_defs[sizeof(kOps) / sizeof(kOps[0])];
 static pthread_once_t g_once = PTHREAD_ONCE_INIT;
 

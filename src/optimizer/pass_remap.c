@@ -518,7 +518,8 @@ static int extend_fused(tfs_opt_ctx *c, int v, tfs_remap_stats *stats) {
   int q = fusable_input(g, v, 0), nops = q < 0 ? 0 : fused_bias_only(g, q);
   if (!nops || g->n[q].nctrl) return 0;
   const char *qop = g->n[q].def->name;
-  int mm = strcmp(qop, "_FusedMatMul") == 0;
+  int mm = strcmp(qop, "_FusedMatMul") == 0 ||
+           strcmp(qop, "_TfsFusedMatMulFloatOut") == 0;
   if (!mm && strcmp(qop, "_FusedConv2D") != 0 &&
       strcmp(qop, "_FusedDepthwiseConv2dNative") != 0)
     return 0;
@@ -551,6 +552,79 @@ static int extend_fused(tfs_opt_ctx *c, int v, tfs_remap_stats *stats) {
   memcpy(in, g->n[q].in, sizeof(tfs_oref) * (size_t)nin);
   if (tfs_remap__replace(c, v, qop, &a, nin, in, q, -1) < 0) return -1;
   tfs_remap__count(stats, what);
+  return 1;
+}
+
+/* Node p, read only by node v (output 0), on v's device, without control
+ * inputs, is op `op` of output type t. */
+static int chain_link(const tfs_ograph *g, int p, int v, const char *op,
+                      tfs_dtype t) {
+  return p >= 0 && tfs_og__is(g, p, op) && tfs_opt__single_use(g, p) &&
+         g->n[p].nctrl == 0 && g->n[p].nout >= 1 &&
+         g->n[p].out_types[0] == t &&
+         strcmp(g->n[p].device, g->n[v].device) == 0;
+}
+
+/* BiasAdd v (float32) of Cast(MatMul in bfloat16) [+ an activation]:
+ * auto mixed precision's Dense layer whose bias stays float32 (a layer
+ * normalization or another float32 op reads it; the arithmetic pass
+ * moved the Cast and the BiasAdd before Keras's Reshape).  One
+ * _TfsFusedMatMulFloatOut: the product's float32 sums get the bias and
+ * the activation and are stored as float32, not rounded to bfloat16 and
+ * widened again.  tfsess-only. */
+static int mixed_matmul(tfs_opt_ctx *c, int v, tfs_remap_stats *stats) {
+  tfs_ograph *g = c->g;
+  if (c->cfg->tf_compatible || !tfs_og__replaceable(g, v) ||
+      !tfs_og__is(g, v, "BiasAdd") || !is_float_node(g, v) ||
+      g->n[v].nin != 2 || g->n[v].in[0].port != 0 ||
+      tfs_opt__attr_is(g, v, "data_format", "NCHW") ||
+      tfs_og__dtype(g, g->n[v].in[1]) != TFS_FLOAT)
+    return 0;
+  int cast = tfs_og__producer(g, v, 0);
+  if (!chain_link(g, cast, v, "Cast", TFS_FLOAT) ||
+      g->n[cast].in[0].port != 0)
+    return 0;
+  int mm = tfs_og__producer(g, cast, 0);
+  if (!chain_link(g, mm, cast, "MatMul", TFS_BFLOAT16)) return 0;
+  int root = v, below = -1;
+  const char *act = NULL;
+  if (tfs_opt__single_use(g, v) && g->n[v].fan[0].port == 0) {
+    below = g->n[v].fan[0].node;
+    act = tfs_og__replaceable(g, below) && is_float_node(g, below) &&
+                  g->n[below].nin == 1 &&
+                  strcmp(g->n[below].device, g->n[v].device) == 0
+              ? fused_act_name(g, below, 1)
+              : NULL;
+    if (act) root = below;
+  }
+  tfs_attrs a;
+  const char *ops[2] = {"BiasAdd", act};
+  int ta = 0, tb = 0;
+  float alpha = 0.2f;
+  tfs_attrs_get_bool(g->n[mm].attrs, "transpose_a", &ta);
+  tfs_attrs_get_bool(g->n[mm].attrs, "transpose_b", &tb);
+  if (act) tfs_attrs_get_float(g->n[root].attrs, "alpha", &alpha);
+  tfs_attrs_init(&a);
+  if (tfs_opt__set_type(&a, "T", TFS_BFLOAT16) ||
+      tfs_opt__set_bool(&a, "transpose_a", ta) ||
+      tfs_opt__set_bool(&a, "transpose_b", tb) ||
+      tfs_opt__set_int(&a, "num_args", 1) ||
+      tfs_opt__set_strings(&a, "fused_ops", ops, act ? 2 : 1) ||
+      tfs_opt__set_float(&a, "leakyrelu_alpha", alpha)) {
+    tfs_attrs_clear(&a);
+    TFS_OOM(c->st);
+    return -1;
+  }
+  tfs_oref in[3] = {g->n[mm].in[0], g->n[mm].in[1], g->n[v].in[1]};
+  int r = tfs_remap__replace_if_kernel(c, root, "_TfsFusedMatMulFloatOut", &a,
+                                       3, in, act ? v : cast, mm);
+  if (r == -2) return 0;
+  if (r < 0) return -1;
+  if (act && tfs_og__live(g, cast)) tfs_og__kill_unused(g, cast);
+  tfs_remap__count(stats, act ? "MatMul+Cast+BiasAdd+activation -> "
+                                "_TfsFusedMatMulFloatOut"
+                              : "MatMul+Cast+BiasAdd -> "
+                                "_TfsFusedMatMulFloatOut");
   return 1;
 }
 
@@ -627,6 +701,13 @@ int tfs_pass__remap(tfs_opt_ctx *c) {
     else if (is_inference_bn(g, v) && !after_convolution(g, v))
       r = tfs_remap__decompose_bn(c, v, &stats);
     if (!r && cpu) r = bmm_scale(c, v, &stats);
+    if (r < 0) return -1;
+    total += r;
+  }
+  /* auto mixed precision's bfloat16 products with a float32 bias */
+  for (int v = 0; v < g->nn; v++) {
+    if (!tfs_og__live(g, v) || !on_cpu(g->n[v].device)) continue;
+    int r = mixed_matmul(c, v, &stats);
     if (r < 0) return -1;
     total += r;
   }

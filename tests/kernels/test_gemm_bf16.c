@@ -326,8 +326,10 @@ static tfs_output add_op(tfs_graph *g, const char *type, const char *name,
 enum { M = 29, K = 45, N = 38 };
 
 /* MatMul (constant B: packed at prepare; and fed), _FusedMatMul + bias +
- * Relu and BatchMatMulV2 (broadcast batch) in bfloat16, against a double
- * reference of the same bfloat16 inputs, on the path in force. */
+ * Relu and BatchMatMulV2 (broadcast batch) in bfloat16, and
+ * _TfsFusedMatMulFloatOut + float32 bias + Relu (float32 out, no
+ * rounding), against a double reference of the same bfloat16 inputs, on
+ * the path in force. */
 static void run_kernels(const char *path) {
   tfs_status *st = tfs_status_new();
   tfs_graph *g = tfs_graph_new();
@@ -345,38 +347,50 @@ static void run_kernels(const char *path) {
   tfs_output fb = tfs_op_placeholder(g, "fb", TFS_BFLOAT16, NULL, -1, st);
   tfs_output b = tfs_op_const(g, "b", bt, st);
   tfs_output bias = tfs_op_const(g, "bias", biast, st);
+  tfs_tensor *bias32t = tu_floats((int64_t[]){N}, 1, biasf);
+  tfs_output bias32 = tfs_op_const(g, "bias32", bias32t, st);
+  tfs_tensor_free(bias32t);
   TFS_ASSERT_OK(st);
-  tfs_output outs[4] = {
+  enum { NOUT = 5 };
+  tfs_output outs[NOUT] = {
       add_op(g, "MatMul", "mm", (tfs_output[]){a, b}, 2, 0),
       add_op(g, "MatMul", "mm_fed", (tfs_output[]){a, fb}, 2, 0),
       add_op(g, "_FusedMatMul", "fmm", (tfs_output[]){a, b, bias}, 3, 1),
-      add_op(g, "BatchMatMulV2", "bmm", (tfs_output[]){x, b}, 2, 0)};
+      add_op(g, "BatchMatMulV2", "bmm", (tfs_output[]){x, b}, 2, 0),
+      add_op(g, "_TfsFusedMatMulFloatOut", "fmm32",
+             (tfs_output[]){a, b, bias32}, 3, 1)};
   tfs_session_options *o = tfs_session_options_new();
   tfs_session_options_set_intra_op_threads(o, 3);
   tfs_session *s = tfs_session_new(g, o, st);
   TFS_ASSERT_OK(st);
   tfs_output feeds[3] = {a, x, fb};
-  tfs_tensor *vals[3] = {at, xt, bt}, *res[4] = {NULL};
-  tfs_session_run(s, feeds, vals, 3, outs, res, 4, NULL, 0, st);
+  tfs_tensor *vals[3] = {at, xt, bt}, *res[NOUT] = {NULL};
+  tfs_session_run(s, feeds, vals, 3, outs, res, NOUT, NULL, 0, st);
   TFS_ASSERT_OK(st);
   int bad = 0;
-  for (int r = 0; r < 4; r++) {
-    CU_ASSERT_EQUAL_FATAL(tfs_tensor_dtype(res[r]), TFS_BFLOAT16);
+  for (int r = 0; r < NOUT; r++) {
+    const int f32 = r == 4, fused = r == 2 || f32;
+    CU_ASSERT_EQUAL_FATAL(tfs_tensor_dtype(res[r]),
+                          f32 ? TFS_FLOAT : TFS_BFLOAT16);
     const uint16_t *p = tfs_tensor_data(res[r]);
+    const float *p32 = tfs_tensor_data(res[r]);
     int batches = r == 3 ? 3 : 1;
     for (int bi = 0; bi < batches; bi++)
       for (int i = 0; i < M; i++)
         for (int j = 0; j < N; j++) {
           const float *av = r == 3 ? af + bi * M * K : a2;
-          double want = r == 2 ? biasf[j] : 0, mag = fabs(want);
+          double want = fused ? biasf[j] : 0, mag = fabs(want);
           for (int q = 0; q < K; q++) {
             want += (double)av[i * K + q] * bf[q * N + j];
             mag += fabs((double)av[i * K + q] * bf[q * N + j]);
           }
-          if (r == 2 && want < 0) want = 0;
-          double got = tfs_bf16_to_float(p[(bi * M + i) * N + j]);
-          /* one bfloat16 rounding of the result, float32 sums */
-          double tol = ldexp(1.0, -8) * fabs(want) + 1e-5 * mag + 1e-30;
+          if (fused && want < 0) want = 0;
+          double got = f32 ? p32[i * N + j]
+                           : tfs_bf16_to_float(p[(bi * M + i) * N + j]);
+          /* one bfloat16 rounding of the result (not for float32 out),
+           * float32 sums */
+          double tol = (f32 ? 0 : ldexp(1.0, -8) * fabs(want)) + 1e-5 * mag +
+                       1e-30;
           bad += !(fabs(got - want) <= tol);
         }
     tfs_tensor_free(res[r]);

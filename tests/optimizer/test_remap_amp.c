@@ -11,7 +11,9 @@
  * bfloat16 kernel) the bfloat16 Conv2D stays unfused.  Before all that,
  * constant folding pushes a constant Mul after a Conv2D into its filter
  * (TensorFlow's MulConvPushDown), so the scale meets the weights in
- * float32: where it applies and where it must not.
+ * float32: where it applies and where it must not.  And a bfloat16
+ * MatMul whose BiasAdd stays float32 becomes one
+ * _TfsFusedMatMulFloatOut.
  */
 #include <math.h>
 #include <string.h>
@@ -307,7 +309,77 @@ static void test_constfold_mul_conv_kept(void) {
   }
 }
 
+/* The first node of op `type` in og, or NULL. */
+static tfs_operation *first_of(tfs_graph *og, const char *type) {
+  size_t pos = 0;
+  tfs_operation *op;
+  while ((op = tfs_graph_next_operation(og, &pos)))
+    if (strcmp(tfs_operation_op_type(op), type) == 0) return op;
+  return NULL;
+}
+
+/* Keras's Dense on a 3-D input (Reshape, MatMul, Reshape, BiasAdd [,
+ * Relu]) before an op that keeps its input float32 (Exp): under AMP the
+ * MatMul is bfloat16, a Cast to float32 follows it and the bias stays
+ * float32; the arithmetic pass moves the Cast and the BiasAdd before the
+ * Reshape and the remapper makes the three (and the Relu) one
+ * _TfsFusedMatMulFloatOut, whose output is never rounded to bfloat16. */
+static void test_remap_amp_float_bias(void) {
+  static const int64_t kX[3] = {2, 5, 8}, kW[2] = {8, 6}, kB[1] = {6};
+  for (int relu = 0; relu < 2; relu++) {
+    ot_setup();
+    tfs_output x = tfs_op_placeholder(g, "x", TFS_FLOAT, kX, 3, st);
+    int32_t flat[2] = {-1, 8}, back[3] = {2, 5, 6};
+    tfs_output r = ot_reshape("r", x, flat, 2);
+    tfs_output m = tfs_op_matmul(g, "m", r, ot_const_shape("w", kW, 2), 0, 0,
+                                 st);
+    tfs_output b = tfs_op_bias_add(g, "b", ot_reshape("r2", m, back, 3),
+                                   ot_const_shape("bias", kB, 1), st);
+    if (relu) b = tfs_op_unary(g, "Relu", "relu", b, st);
+    tfs_output y = tfs_op_unary(g, "Exp", "y", b, st);
+    TFS_ASSERT_OK(st);
+    ot_config.amp = 1;
+    tfs_cpu__set_bf16(1);
+    tfs_graph *plain = ot_optimize(
+        &x, 1, &y, 1, "auto_mixed_precision_onednn_bfloat16,constfold");
+    tfs_graph *og = ot_optimize(&x, 1, &y, 1, NULL);
+    tfs_cpu__set_bf16(-1);
+    CU_ASSERT_EQUAL(ot_count(og, "_TfsFusedMatMulFloatOut"), 1);
+    tfs_operation *f = first_of(og, "_TfsFusedMatMulFloatOut");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+    CU_ASSERT_STRING_EQUAL(ot_fused_ops(og, tfs_operation_name(f)),
+                           relu ? "BiasAdd,Relu" : "BiasAdd");
+    CU_ASSERT_EQUAL(tfs_operation_output_type((tfs_output){f, 0}),
+                    TFS_FLOAT);
+    /* the input's Cast to bfloat16 alone is left */
+    CU_ASSERT_EQUAL(ot_count(og, "Cast"), 1);
+    CU_ASSERT_EQUAL(ot_count(og, "MatMul") + ot_count(og, "BiasAdd") +
+                        ot_count(og, "Relu"),
+                    0);
+    tfs_tensor *want = ot_run1(g, &x, 1, y);
+    tfs_tensor *unfused = ot_run1(plain, &x, 1, y);
+    tfs_tensor *fused = ot_run1(og, &x, 1, y);
+    double scale = max_abs(want), e0 = max_diff(want, unfused);
+    double e1 = max_diff(want, fused);
+    CU_ASSERT(e1 <= 2 * e0 + 1e-3 * scale);
+    tfs_tensor_free(want);
+    tfs_tensor_free(unfused);
+    tfs_tensor_free(fused);
+    tfs_graph_free(plain);
+    tfs_graph_free(og);
+    /* TensorFlow-loadable output keeps its ops */
+    ot_config.tf_compatible = 1;
+    tfs_cpu__set_bf16(1);
+    og = ot_optimize(&x, 1, &y, 1, NULL);
+    tfs_cpu__set_bf16(-1);
+    CU_ASSERT_EQUAL(ot_count(og, "_TfsFusedMatMulFloatOut"), 0);
+    tfs_graph_free(og);
+    ot_teardown();
+  }
+}
+
 const tfs_test_case tfs_optimizer_remap_amp_cases[] = {
+    {"remap_amp_float_bias", test_remap_amp_float_bias},
     {"constfold_mul_conv_push_down", test_constfold_mul_conv_push_down},
     {"constfold_mul_conv_kept", test_constfold_mul_conv_kept},
     {"remap_amp_block", test_remap_amp_block},

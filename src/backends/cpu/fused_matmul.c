@@ -8,8 +8,9 @@
  * _TfsGelu (GELU, erf or tanh form, in one pass).
  * _FusedMatMul also takes bfloat16 (auto mixed precision's MatMul +
  * BiasAdd): float32 products on the bfloat16 GEMM, the epilogue in
- * float32, one rounding; the three activations take bfloat16 too (float
- * blocks, one rounding).
+ * float32, one rounding; _TfsFusedMatMulFloatOut the same with a float32
+ * bias and output, never rounded; the three activations take bfloat16
+ * too (float blocks, one rounding).
  */
 #if defined(__GNUC__) && !defined(__clang__)
 #pragma GCC optimize("tree-vectorize", "vect-cost-model=dynamic")
@@ -124,7 +125,7 @@ typedef struct fmm16_job {
   int64_t lda, ldb, n, k, m;
   int64_t unit;
   float *f;      /* m x n float32 products */
-  uint16_t *o;   /* the rounded output */
+  uint16_t *o;   /* the rounded output, or NULL: f is the output */
   const float *bias;
   atomic_int failed;
 } fmm16_job;
@@ -145,7 +146,7 @@ static int fmm16_gemm(fmm16_job *j, int64_t r0, int64_t m,
 static void fmm16_finish(const fmm16_job *j, int64_t r0, int64_t r1) {
   float *f = j->f + r0 * j->n;
   tfs_fused_apply(&j->s->e, f, r1 - r0, j->n, j->n, NULL, j->bias);
-  tfs_gemm_round_bf16(f, j->o + r0 * j->n, (r1 - r0) * j->n);
+  if (j->o) tfs_gemm_round_bf16(f, j->o + r0 * j->n, (r1 - r0) * j->n);
 }
 
 static void fmm16_rows(void *arg, int64_t u0, int64_t u1) {
@@ -166,18 +167,23 @@ static void fmm16_epilogue(void *arg, int64_t r0, int64_t r1) {
   fmm16_finish(arg, r0, r1);
 }
 
-/* The bias (bfloat16, n values) as float32 scratch, or NULL after failing
- * c; *bias stays NULL without one. */
+/* The bias (n values: bfloat16, or float with float_out) as float32,
+ * or NULL after failing c; *bias stays NULL without one. */
 static int fmm16_bias(tfs_kernel_ctx *c, const fmm_state *s, int64_t n,
-                      const float **bias) {
+                      int float_out, const float **bias) {
   *bias = NULL;
   if (s->e.kind != TFS_FE_BIAS) return 0;
   const tfs_tensor *t = c->inputs[2];
-  if (t->dtype != TFS_BFLOAT16 || t->nelems != n) {
+  tfs_dtype want = float_out ? TFS_FLOAT : TFS_BFLOAT16;
+  if (t->dtype != want || t->nelems != n) {
     tfs_kctx_fail(c, TFS_INVALID_ARGUMENT,
-                  "bias must be a 1-D bfloat16 vector of %lld values, got "
-                  "%lld", (long long)n, (long long)t->nelems);
+                  "bias must be a 1-D %s vector of %lld values, got %lld",
+                  tfs_dtype_name(want), (long long)n, (long long)t->nelems);
     return -1;
+  }
+  if (float_out) {
+    *bias = t->data;
+    return 0;
   }
   float *f = tfs_kctx_scratch(c, sizeof(float) * (size_t)(n + 1));
   if (!f) return -1;
@@ -187,12 +193,14 @@ static int fmm16_bias(tfs_kernel_ctx *c, const fmm_state *s, int64_t n,
   return 0;
 }
 
+/* float_out: _TfsFusedMatMulFloatOut, the sums and epilogue stored as
+ * float32 (no rounding). */
 static void fmm16_compute(tfs_kernel_ctx *c, const fmm_state *s, int64_t m,
-                          int64_t k, int64_t n) {
+                          int64_t k, int64_t n, int float_out) {
   const tfs_tensor *a = c->inputs[0], *b = c->inputs[1];
   fmm16_job j;
   memset(&j, 0, sizeof j);
-  if (fmm16_bias(c, s, n, &j.bias)) return;
+  if (fmm16_bias(c, s, n, float_out, &j.bias)) return;
   tfs_shape os;
   tfs_shape_2d(&os, m, n);
   tfs_tensor *o = tfs_kctx_alloc_output(c, 0, &os);
@@ -206,8 +214,10 @@ static void fmm16_compute(tfs_kernel_ctx *c, const fmm_state *s, int64_t m,
   j.k = k;
   j.m = m;
   j.unit = tfs_gemm_panel_rows();
-  j.o = o->data;
-  if (!(j.f = tfs_kctx_scratch(c, sizeof(float) * (size_t)(m * n)))) return;
+  j.o = float_out ? NULL : o->data;
+  j.f = float_out ? o->data
+                  : tfs_kctx_scratch(c, sizeof(float) * (size_t)(m * n));
+  if (!j.f) return;
   tfs_threadpool *pool = tfs_kctx_intra_pool(c);
   if (m >= 64 * (int64_t)tfs_threadpool_parallelism(pool)) {
     tfs_kctx_parallel_for(c, (m + j.unit - 1) / j.unit,
@@ -228,7 +238,7 @@ static void fmm_compute(tfs_kernel_ctx *c) {
   int64_t m, k, n;
   if (tfs_matmul_check_2d(c, a, b, s->ta, s->tb, &m, &k, &n)) return;
   if (a->dtype == TFS_BFLOAT16) {
-    fmm16_compute(c, s, m, k, n);
+    fmm16_compute(c, s, m, k, n, 0);
     return;
   }
   const float *scale = NULL, *shift = NULL;
@@ -375,6 +385,15 @@ static void fbmm_compute(tfs_kernel_ctx *c) {
                         &j);
 }
 
+static void fmm_float_out_compute(tfs_kernel_ctx *c) {
+  const fmm_state *s = c->state;
+  int64_t m, k, n;
+  if (tfs_matmul_check_2d(c, c->inputs[0], c->inputs[1], s->ta, s->tb, &m,
+                          &k, &n))
+    return;
+  fmm16_compute(c, s, m, k, n, 1);
+}
+
 /* ---- _TfsSwish
  * ------------------------------------------------------------------ */
 
@@ -506,6 +525,9 @@ const tfs_kernel_def tfs_cpu_kernels_fused_matmul[] = {
     {"_FusedMatMul", "CPU", "T",
      TFS_DT_BIT(TFS_FLOAT) | TFS_DT_BIT(TFS_BFLOAT16), fmm_prepare,
      fmm_compute, fmm_release, TFS_KERNEL_EXPENSIVE, NULL},
+    {"_TfsFusedMatMulFloatOut", "CPU", "T", TFS_DT_BIT(TFS_BFLOAT16),
+     fmm_prepare, fmm_float_out_compute, fmm_release, TFS_KERNEL_EXPENSIVE,
+     NULL},
     {"_FusedBatchMatMulV2", "CPU", "T", TFS_DT_BIT(TFS_FLOAT), fbmm_prepare,
      fbmm_compute, free, TFS_KERNEL_EXPENSIVE, NULL},
     {"_TfsSwish", "CPU", "T",
