@@ -620,7 +620,11 @@ static int mixed_matmul(tfs_opt_ctx *c, int v, tfs_remap_stats *stats) {
                                        3, in, act ? v : cast, mm);
   if (r == -2) return 0;
   if (r < 0) return -1;
-  if (act && tfs_og__live(g, cast)) tfs_og__kill_unused(g, cast);
+  /* the Cast the replacement did not take: the fused node stands for it */
+  if (act && tfs_og__live(g, cast)) {
+    if (tfs_opt__absorb(c, r, cast)) return -1;
+    tfs_og__kill_unused(g, cast);
+  }
   tfs_remap__count(stats, act ? "MatMul+Cast+BiasAdd+activation -> "
                                 "_TfsFusedMatMulFloatOut"
                               : "MatMul+Cast+BiasAdd -> "
