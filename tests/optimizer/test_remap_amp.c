@@ -139,23 +139,55 @@ static double max_abs(const tfs_tensor *a) {
   return m;
 }
 
-/* The block with each activation under AMP: the three convolutions fused
- * in bfloat16 with their bias, activation (the composite ones matched
- * with bfloat16 constants) and the residual sum, nothing else left. */
-static void test_remap_amp_block(void) {
+/* g optimized under AMP (the bfloat16 decision forced on): *plain by
+ * the rewrite and constant folding alone, *og by the whole pipeline. */
+static void amp_optimize(tfs_output *x, tfs_output *y, tfs_graph **plain,
+                         tfs_graph **og) {
+  ot_config.amp = 1;
+  tfs_cpu__set_bf16(1);
+  *plain = ot_optimize(x, 1, y, 1,
+                       "auto_mixed_precision_onednn_bfloat16,constfold");
+  *og = ot_optimize(x, 1, y, 1, NULL);
+  tfs_cpu__set_bf16(-1);
+}
+
+/* og's output y (float32) against the float32 graph's: at most twice the
+ * unfused bfloat16 graph's error plus 1e-3 of the output's scale, and
+ * within 2e-2 of it. */
+static void check_closer(tfs_graph *plain, tfs_graph *og, tfs_output *x,
+                         tfs_output y, const char *what) {
+  tfs_tensor *want = ot_run1(g, x, 1, y);
+  tfs_tensor *unfused = ot_run1(plain, x, 1, y);
+  tfs_tensor *fused = ot_run1(og, x, 1, y);
+  CU_ASSERT_EQUAL_FATAL(tfs_tensor_dtype(fused), TFS_FLOAT);
+  double scale = max_abs(want), e0 = max_diff(want, unfused);
+  double e1 = max_diff(want, fused);
+  if (!(e1 <= 2 * e0 + 1e-3 * scale) || !(e1 <= 2e-2 * scale))
+    fprintf(stderr, "\n  %s: scale %g, unfused error %g, fused error %g\n",
+            what, scale, e0, e1);
+  CU_ASSERT(e1 <= 2 * e0 + 1e-3 * scale);
+  CU_ASSERT(e1 <= 2e-2 * scale);
+  tfs_tensor_free(want);
+  tfs_tensor_free(unfused);
+  tfs_tensor_free(fused);
+}
+
+/* The block with activation `kind` under AMP: the three convolutions
+ * fused in bfloat16 with their bias, activation (the composite ones
+ * matched with bfloat16 constants) and the residual sum, nothing else
+ * left. */
+static void amp_block_case(int kind) {
   static const char *const kFused[3] = {"BiasAdd,Relu6", "BiasAdd,_MklSwish",
                                         "BiasAdd,_TfsHardSwish"};
-  for (int kind = 0; kind < 3; kind++) {
+  static const char *const kGone[] = {"Mul",     "AddV2",     "Relu6",
+                                      "Sigmoid", "IdentityN", "RealDiv",
+                                      "BiasAdd"};
   ot_setup();
   tfs_output x = tfs_op_placeholder(g, "x", TFS_FLOAT, kImg, 4, st);
   tfs_output y = block(x, kind);
   TFS_ASSERT_OK(st);
-  ot_config.amp = 1;
-  tfs_cpu__set_bf16(1);
-  tfs_graph *plain = ot_optimize(
-      &x, 1, &y, 1, "auto_mixed_precision_onednn_bfloat16,constfold");
-  tfs_graph *og = ot_optimize(&x, 1, &y, 1, NULL);
-  tfs_cpu__set_bf16(-1);
+  tfs_graph *plain, *og;
+  amp_optimize(&x, &y, &plain, &og);
   CU_ASSERT_STRING_EQUAL(ot_type(og, "expand_act"), "_FusedConv2D");
   CU_ASSERT_STRING_EQUAL(ot_fused_ops(og, "expand_act"), kFused[kind]);
   CU_ASSERT_STRING_EQUAL(ot_type(og, "dw_act"),
@@ -168,8 +200,6 @@ static void test_remap_amp_block(void) {
   CU_ASSERT_EQUAL(type_of(og, "out"), TFS_BFLOAT16);
   CU_ASSERT_STRING_EQUAL(ot_type(og, "stem_bn_add"), "_FusedConv2D");
   CU_ASSERT_EQUAL(ot_count(og, "_FusedConv2D"), 3);
-  static const char *const kGone[] = {"Mul", "AddV2", "Relu6", "Sigmoid",
-                                      "IdentityN", "RealDiv", "BiasAdd"};
   for (size_t i = 0; i < sizeof kGone / sizeof kGone[0]; i++)
     CU_ASSERT_EQUAL(ot_count(og, kGone[i]), 0);
   /* the Conv2Ds' scales in float32 before AMP (constant folding), the
@@ -178,25 +208,14 @@ static void test_remap_amp_block(void) {
                   "Mul pushed into a convolution's filter: 3"));
   CU_ASSERT(noted("arithmetic_optimizer", "Mul/Div folded into weights: 1"));
   CU_ASSERT(noted("remapper", "_FusedConv2D+AddV2 -> _FusedConv2D: 1"));
-  /* the output (cast back to float32) against the float32 graph's */
-  tfs_tensor *want = ot_run1(g, &x, 1, y);
-  tfs_tensor *unfused = ot_run1(plain, &x, 1, y);
-  tfs_tensor *fused = ot_run1(og, &x, 1, y);
-  CU_ASSERT_EQUAL_FATAL(tfs_tensor_dtype(fused), TFS_FLOAT);
-  double scale = max_abs(want), e0 = max_diff(want, unfused);
-  double e1 = max_diff(want, fused);
-  if (!(e1 <= 2 * e0 + 1e-3 * scale) || !(e1 <= 2e-2 * scale))
-    fprintf(stderr, "\n  kind %d: scale %g, unfused error %g, fused error %g\n",
-            kind, scale, e0, e1);
-  CU_ASSERT(e1 <= 2 * e0 + 1e-3 * scale);
-  CU_ASSERT(e1 <= 2e-2 * scale);
-  tfs_tensor_free(want);
-  tfs_tensor_free(unfused);
-  tfs_tensor_free(fused);
+  check_closer(plain, og, &x, y, kFused[kind]);
   tfs_graph_free(plain);
   tfs_graph_free(og);
   ot_teardown();
-  }
+}
+
+static void test_remap_amp_block(void) {
+  for (int kind = 0; kind < 3; kind++) amp_block_case(kind);
 }
 
 /* tf_compatible: the bfloat16 Conv2Ds keep their ops (the depthwise
@@ -338,12 +357,8 @@ static void test_remap_amp_float_bias(void) {
     if (relu) b = tfs_op_unary(g, "Relu", "relu", b, st);
     tfs_output y = tfs_op_unary(g, "Exp", "y", b, st);
     TFS_ASSERT_OK(st);
-    ot_config.amp = 1;
-    tfs_cpu__set_bf16(1);
-    tfs_graph *plain = ot_optimize(
-        &x, 1, &y, 1, "auto_mixed_precision_onednn_bfloat16,constfold");
-    tfs_graph *og = ot_optimize(&x, 1, &y, 1, NULL);
-    tfs_cpu__set_bf16(-1);
+    tfs_graph *plain, *og;
+    amp_optimize(&x, &y, &plain, &og);
     CU_ASSERT_EQUAL(ot_count(og, "_TfsFusedMatMulFloatOut"), 1);
     tfs_operation *f = first_of(og, "_TfsFusedMatMulFloatOut");
     CU_ASSERT_PTR_NOT_NULL_FATAL(f);
@@ -356,15 +371,7 @@ static void test_remap_amp_float_bias(void) {
     CU_ASSERT_EQUAL(ot_count(og, "MatMul") + ot_count(og, "BiasAdd") +
                         ot_count(og, "Relu"),
                     0);
-    tfs_tensor *want = ot_run1(g, &x, 1, y);
-    tfs_tensor *unfused = ot_run1(plain, &x, 1, y);
-    tfs_tensor *fused = ot_run1(og, &x, 1, y);
-    double scale = max_abs(want), e0 = max_diff(want, unfused);
-    double e1 = max_diff(want, fused);
-    CU_ASSERT(e1 <= 2 * e0 + 1e-3 * scale);
-    tfs_tensor_free(want);
-    tfs_tensor_free(unfused);
-    tfs_tensor_free(fused);
+    check_closer(plain, og, &x, y, relu ? "Dense + Relu" : "Dense");
     tfs_graph_free(plain);
     tfs_graph_free(og);
     /* TensorFlow-loadable output keeps its ops */
