@@ -131,9 +131,10 @@ static int trivial_kind(const tfs_ograph *g, int i) {
   return K_NONE;
 }
 
-static int device_crossing(const tfs_ograph *g, int i) {
+/* Node i and its input k lie on different devices. */
+static int device_crossing(const tfs_ograph *g, int i, int k) {
   const tfs_onode *n = &g->n[i];
-  return n->nin && strcmp(n->device, g->n[n->in[0].node].device) != 0;
+  return n->nin > k && strcmp(n->device, g->n[n->in[k].node].device) != 0;
 }
 
 int tfs_pass__pruning(tfs_opt_ctx *c) {
@@ -154,14 +155,15 @@ int tfs_pass__pruning(tfs_opt_ctx *c) {
       counts[2]++;
       continue;
     }
-    if (device_crossing(g, i)) continue;
+    const char *op = n->def->name;
+    /* the input forwarded: an IdentityN's read one, else input 0 */
+    int p = strcmp(op, "IdentityN") == 0 ? identity_n_input(g, i) : 0;
+    if (device_crossing(g, i, p)) continue;
     int in = 1 + n->nctrl, out = n->nfan + n->ncfan;
     if ((n->nctrl || n->ncfan) && in * out > in + out) continue;
-    const char *op = n->def->name;
     int which = strcmp(op, "StopGradient") == 0   ? 1
                 : strncmp(op, "Identity", 8) == 0 ? 0
                                                   : 2;
-    int p = strcmp(op, "IdentityN") == 0 ? identity_n_input(g, i) : 0;
     if (tfs_opt__bypass_port(c, i, p, n->in[p])) return -1;
     counts[which]++;
   }
