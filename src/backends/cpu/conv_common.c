@@ -238,6 +238,14 @@ void tfs_conv_stage_free(conv_stage *s) {
   }
 }
 
+const float *tfs_conv_filter_f32(tfs_kernel_ctx *c, const float *f32,
+                                 int64_t f32_n, const tfs_tensor *f) {
+  if (f32 && f32_n == f->nelems) return f32;
+  float *w = tfs_kctx_scratch(c, sizeof(float) * (size_t)(f->nelems + 1));
+  if (w) tfs_conv_to_float(f->data, w, f->nelems, f->dtype);
+  return w;
+}
+
 int tfs_conv_const_filter(const tfs_kernel_init *ki, int input, float **out,
                           int64_t *n) {
   const tfs_tensor *f = ki->in_consts ? ki->in_consts[input] : NULL;

@@ -239,6 +239,13 @@ int tfs_conv_backprop_dims(tfs_kernel_ctx *c, const char *label,
 const void *tfs_conv_nhwc_data(const tfs_tensor *t, int nchw, tfs_dtype ct,
                                void **tmp);
 
+/* f (a 16-bit float filter) as float for one call: `f32` (f32_n
+ * elements, tfs_conv_const_filter's copy made at prepare) when it is
+ * f's, else a copy in kernel scratch; NULL after failing c when memory
+ * runs out. */
+const float *tfs_conv_filter_f32(tfs_kernel_ctx *c, const float *f32,
+                                 int64_t f32_n, const tfs_tensor *f);
+
 /* A float copy of a constant 16-bit filter for prepare, or NULL when not
  * needed (*n receives its length).  -1 when memory runs out. */
 int tfs_conv_const_filter(const tfs_kernel_init *ki, int input, float **out,

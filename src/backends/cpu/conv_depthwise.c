@@ -274,13 +274,8 @@ int tfs_dw_f32_band(const conv_geom *g, const float *in, int64_t lo,
 static void dw_run_bf16(tfs_kernel_ctx *c, const dw_state *s,
                         const conv_geom *g, const tfs_tensor *x,
                         const tfs_tensor *f, tfs_tensor *y) {
-  const float *filt = s->filter_f32;
-  if (!filt || s->filter_n != f->nelems) {
-    float *w = tfs_kctx_scratch(c, sizeof(float) * (size_t)(f->nelems + 1));
-    if (!w) return; /* failed c */
-    tfs_conv_to_float(f->data, w, f->nelems, TFS_BFLOAT16);
-    filt = w;
-  }
+  const float *filt = tfs_conv_filter_f32(c, s->filter_f32, s->filter_n, f);
+  if (!filt) return; /* failed c */
   if (tfs_dw_bf16(g, x->data, filt, y->data, NULL, NULL, NULL,
                   tfs_kctx_intra_pool(c)))
     tfs_kctx_fail(c, TFS_RESOURCE_EXHAUSTED, "out of memory");

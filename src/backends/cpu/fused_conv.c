@@ -294,13 +294,8 @@ static int fdw16(tfs_kernel_ctx *c, const fconv_state *s, const conv_geom *g,
   if (x->dtype != TFS_BFLOAT16 || !s->depthwise || s->w.nchw ||
       x->nelems == 0 || fconv_affine(s))
     return 1;
-  const float *filt = s->filter_f32;
-  if (!filt || s->filter_n != f->nelems) {
-    float *w = tfs_kctx_scratch(c, sizeof(float) * (size_t)(f->nelems + 1));
-    if (!w) return 0; /* failed c */
-    tfs_conv_to_float(f->data, w, f->nelems, TFS_BFLOAT16);
-    filt = w;
-  }
+  const float *filt = tfs_conv_filter_f32(c, s->filter_f32, s->filter_n, f);
+  if (!filt) return 0; /* failed c */
   j->g = g;
   j->s = s;
   tfs_dw_epilogue ep;
