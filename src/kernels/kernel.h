@@ -254,6 +254,13 @@ struct tfs_threadpool *tfs_kctx_intra_pool(tfs_kernel_ctx *c);
  * after recording RESOURCE_EXHAUSTED. */
 void *tfs_kctx_scratch(tfs_kernel_ctx *c, size_t bytes);
 
+/* Test hook: with on != 0, every later tfs_kctx_scratch fills its memory
+ * with 0xff bytes (float and double NaN) before returning it, so a kernel
+ * that reads scratch it did not write gives NaNs rather than what an
+ * earlier call left there.  Returns the previous setting.  Thread-safe
+ * (an atomic flag); off by default. */
+int tfs_kctx__poison_scratch(int on);
+
 /* The session's resources (variables). */
 tfs_resource_mgr *tfs_kctx_resources(tfs_kernel_ctx *c);
 

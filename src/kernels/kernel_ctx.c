@@ -5,9 +5,11 @@
  */
 #include <pthread.h>
 #include <stdarg.h>
+#include <stdatomic.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "core/alloc.h"
 #include "core/util.h"
@@ -246,6 +248,12 @@ static scratch_tls *scratch_state(void) {
   return s;
 }
 
+static atomic_int g_poison_scratch;
+
+int tfs_kctx__poison_scratch(int on) {
+  return atomic_exchange(&g_poison_scratch, on != 0);
+}
+
 void *tfs_kctx_scratch(tfs_kernel_ctx *c, size_t bytes) {
   if (c->failed) return NULL;
   if (check_scratch_limits(c, bytes)) return NULL;
@@ -277,6 +285,8 @@ void *tfs_kctx_scratch(tfs_kernel_ctx *c, size_t bytes) {
   }
   void *p = (char *)s->cur + CHUNK_HDR + s->used;
   s->used += need;
+  if (atomic_load_explicit(&g_poison_scratch, memory_order_relaxed))
+    memset(p, 0xff, bytes);
   return p;
 oom:
   tfs_kctx_fail(c, TFS_RESOURCE_EXHAUSTED,

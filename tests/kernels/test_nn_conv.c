@@ -9,7 +9,9 @@
 #include "backends/cpu/conv_common.h"
 #include "backends/cpu/fused_conv_dw.h"
 #include "backends/cpu/gemm.h"
+#include "kernels/kernel.h"
 #include "session/exec.h"
+#include "conv_paths.h"
 #include "nn_test_util.h"
 
 /* One configuration; filter is [kh, kw, kc, kn] (HWIO). */
@@ -1234,6 +1236,30 @@ static void test_fused_conv_depthwise(void) {
     run_cdw_case(&cases[i], 700 + 5 * (uint32_t)i);
 }
 
+/* Scratch filled with NaN bytes before each kernel gets it: the padded
+ * image the indirect kernels read is filled row by row as tasks first
+ * need a row, so a row left out (or read before its filler finished)
+ * gives NaNs, not the values an earlier run left in the arena.  The
+ * reference cases on every GEMM family and patch form, the pooled cases
+ * (1 and 4 threads) and the fused depthwise cases (1 and 2 threads). */
+static void poisoned_conv_cases(void *arg) {
+  (void)arg;
+  for (size_t i = 0; i < sizeof kConvCases / sizeof *kConvCases; i++)
+    run_conv_case(&kConvCases[i], 0, 900 + (uint32_t)i);
+  for (size_t i = 0; i < sizeof kPathCases / sizeof *kPathCases; i++)
+    run_conv_case(&kPathCases[i], 0, 950 + (uint32_t)i);
+}
+
+static void test_conv_scratch_poisoned(void) {
+  int was = tfs_kctx__poison_scratch(1);
+  /* OpenBLAS's runs on any CPU */
+  CU_ASSERT_TRUE(nt_each_conv_path("conv-poisoned", poisoned_conv_cases,
+                                   NULL) >= 1);
+  test_fused_conv_pool();
+  test_fused_conv_depthwise();
+  tfs_kctx__poison_scratch(was);
+}
+
 /* Shapes that inference computes for the convolution ops. */
 static void test_conv_shapes(void) {
   tfs_status *st = tfs_status_new();
@@ -1283,6 +1309,7 @@ static const tfs_test_case kConv[] = {
     {"bf16_paths", test_conv_bf16_paths},
     {"empty", test_conv_empty},
     {"shapes", test_conv_shapes},
+    {"scratch_poisoned", test_conv_scratch_poisoned},
     {NULL, NULL},
 };
 
