@@ -304,8 +304,8 @@ const tfs_op_spec tfs_ops_fused[] = {
     {"_TfsFusedConv2DDepthwise",
      "input: T; filter: T; bias: T; dw_filter: T; dw_bias: T",
      "output: T",
-     "T: {float} = float; strides: list(int); padding: {'SAME', 'VALID', "
-     "'EXPLICIT'}; explicit_paddings: list(int) = []; data_format: "
+     "T: {float, bfloat16} = float; strides: list(int); padding: {'SAME', "
+     "'VALID', 'EXPLICIT'}; explicit_paddings: list(int) = []; data_format: "
      "{'NHWC'} = 'NHWC'; filter_format: {'HWIO'} = 'HWIO'; dilations: "
      "list(int) = [1, 1, 1, 1]; fused_ops: list(string) = []; "
      "leakyrelu_alpha: float = 0.20000000298023224; dw_strides: list(int); "

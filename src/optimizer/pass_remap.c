@@ -42,7 +42,9 @@
  *   _FusedConv2D(x * s + t), scalar constants (Keras's Rescaling)
  *       -> _FusedConv2D(x) mapping its input as it reads it
  * act: Relu, Relu6, Elu, LeakyRelu, Tanh, Sigmoid.  float only, except
- * MatMul + BiasAdd [+ act] in bfloat16 too (after auto mixed precision);
+ * the contraction chains (MatMul / Conv2D / DepthwiseConv2dNative +
+ * BiasAdd [+ act], the residual Add) and _TfsFusedConv2DDepthwise in
+ * bfloat16 too (after auto mixed precision);
  * only nodes requested on no device or a CPU are fused.  Inner
  * nodes must have one consumer and not be preserved; the fused node takes
  * the last node's name.  The activation subgraphs become fused or
@@ -372,7 +374,7 @@ static int conv_depthwise(tfs_opt_ctx *c, int v, tfs_remap_stats *stats) {
   if (c->cfg->tf_compatible || !tfs_og__live(g, v) ||
       !tfs_og__replaceable(g, v) ||
       !tfs_og__is(g, v, "_FusedDepthwiseConv2dNative") ||
-      !is_float_node(g, v) || !bias_fused_nhwc(g, v))
+      !is_fusable_node(g, v) || !bias_fused_nhwc(g, v))
     return 0;
   int q = fusable_input(g, v, 0);
   if (q < 0 || !tfs_og__is(g, q, "_FusedConv2D") || !bias_fused_nhwc(g, q) ||

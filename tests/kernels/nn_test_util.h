@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "session/exec.h"
 #include "testutil.h"
 
 /* An attr: kind 'l' int list (n values in iv), 'i' int, 's' string,
@@ -66,6 +67,49 @@ static void nt_set_attrs(tfs_op_desc *d, const nt_attr *a, int n) {
         break;
     }
   }
+}
+
+/* Node `name` running op on a, and b too when b.oper is not NULL, with
+ * attrs at[0..nat). */
+static inline tfs_output nt_node(tfs_graph *g, const char *op,
+                                 const char *name, tfs_output a, tfs_output b,
+                                 const nt_attr *at, int nat, tfs_status *st) {
+  tfs_op_desc *d = tfs_op_desc_new(g, op, name);
+  tfs_op_desc_add_input(d, a);
+  if (b.oper) tfs_op_desc_add_input(d, b);
+  nt_set_attrs(d, at, nat);
+  return (tfs_output){tfs_op_desc_finish(d, st), 0};
+}
+
+/* Runs fetch[0..nf) of g with x fed xv, in a callable of a session with
+ * a pool of `threads` intra-op threads of its own; *count receives how
+ * many nodes of type op_type its plan holds.  Returns the first output
+ * (the caller frees it). */
+static inline tfs_tensor *nt_run_plan(tfs_graph *g, tfs_output x,
+                                      tfs_tensor *xv, const tfs_output *fetch,
+                                      int nf, int threads,
+                                      const char *op_type, int *count,
+                                      tfs_status *st) {
+  tfs_session_options *o = tfs_session_options_new();
+  o->config.use_per_session_threads = 1; /* pools of this size */
+  tfs_session_options_set_intra_op_threads(o, threads);
+  tfs_session *s = tfs_session_new(g, o, st);
+  TFS_ASSERT_OK(st);
+  tfs_callable *cl =
+      tfs_session_make_callable(s, &x, 1, fetch, nf, NULL, 0, NULL, st);
+  TFS_ASSERT_OK(st);
+  const tfs_plan *p = tfs_callable__plan(cl);
+  *count = 0;
+  for (int i = 0; i < p->nnodes; i++)
+    *count += strcmp(tfs_operation_op_type(p->nodes[i].op), op_type) == 0;
+  tfs_tensor *out[8] = {NULL};
+  tfs_callable_run(cl, &xv, 1, out, nf, st);
+  TFS_ASSERT_OK(st);
+  for (int i = 1; i < nf; i++) tfs_tensor_free(out[i]);
+  tfs_callable_free(cl);
+  tfs_session_free(s);
+  tfs_session_options_free(o);
+  return out[0];
 }
 
 /* Runs `op` on inputs fed through unknown-shape placeholders (consts=0)

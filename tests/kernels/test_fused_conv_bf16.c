@@ -17,8 +17,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/cpu.h"
 #include "core/half.h"
 #include "backends/cpu/conv_common.h"
+#include "backends/cpu/fused_conv_dw.h"
 #include "nn_test_util.h"
 
 typedef struct fc_case {
@@ -282,6 +284,129 @@ static void test_depthwise_bf16(void) {
     depthwise_case(&k[i], 300 + 10 * (uint32_t)i);
 }
 
+/* ---- _TfsFusedConv2DDepthwise in bfloat16 ---- */
+
+/* A bfloat16 Conv2D + BiasAdd [+ act1] feeding a DepthwiseConv2dNative +
+ * BiasAdd [+ act2], which the remapper makes one bfloat16
+ * _TfsFusedConv2DDepthwise. */
+typedef struct cdw16_case {
+  int64_t n, h, w, c, kh, ce, sh; /* input, the first filter, its stride */
+  const char *act1;               /* NULL: none */
+  int64_t dkh, dsh, dd, mult;     /* the depthwise filter */
+  const char *act2;
+} cdw16_case;
+
+/* Case k on bfloat16 path `path`: the fused op against the two ops apart,
+ * bit for bit, on 1 and 2 threads, with the default tile and 16 KiB ones
+ * (a band of a row or two), the CPU as it is and capped to portable code
+ * (no dot-product family: the ops apart, widened); the dot paths run in
+ * bands where there are bands for the threads. */
+static void cdw16_case_run(const cdw16_case *k, int path, uint32_t seed) {
+  tfs_status *st = tfs_status_new();
+  tfs_graph *g = tfs_graph_new();
+  int64_t xd[4] = {k->n, k->h, k->w, k->c};
+  int64_t fd[4] = {k->kh, k->kh, k->c ? k->c : 4, k->ce};
+  int64_t bd[1] = {k->ce}, dd[4] = {k->dkh, k->dkh, k->ce, k->mult};
+  int64_t dbd[1] = {k->ce * k->mult};
+  tfs_tensor *xv = values(TFS_BFLOAT16, xd, 4, seed);
+  tfs_tensor *cv[4] = {values(TFS_BFLOAT16, fd, 4, seed + 1),
+                       values(TFS_BFLOAT16, bd, 1, seed + 2),
+                       values(TFS_BFLOAT16, dd, 4, seed + 3),
+                       values(TFS_BFLOAT16, dbd, 1, seed + 4)};
+  tfs_output none = {NULL, 0};
+  tfs_output x = tfs_op_placeholder(g, "x", TFS_BFLOAT16, xd, 4, st);
+  nt_attr ca[2] = {NT_LIST4("strides", 1, k->sh, k->sh, 1),
+                   NT_STR("padding", "SAME")};
+  tfs_output y = nt_node(g, "Conv2D", "conv", x,
+                         tfs_op_const(g, "f", cv[0], st), ca, 2, st);
+  y = nt_node(g, "BiasAdd", "bias", y, tfs_op_const(g, "b", cv[1], st),
+              NULL, 0, st);
+  if (k->act1) y = nt_node(g, k->act1, "act1", y, none, NULL, 0, st);
+  tfs_output mid = y;
+  nt_attr da[3] = {NT_LIST4("strides", 1, k->dsh, k->dsh, 1),
+                   NT_STR("padding", "SAME"),
+                   NT_LIST4("dilations", 1, k->dd, k->dd, 1)};
+  y = nt_node(g, "DepthwiseConv2dNative", "dw", y,
+              tfs_op_const(g, "df", cv[2], st), da, 3, st);
+  y = nt_node(g, "BiasAdd", "dbias", y, tfs_op_const(g, "db", cv[3], st),
+              NULL, 0, st);
+  if (k->act2) y = nt_node(g, k->act2, "act2", y, none, NULL, 0, st);
+  TFS_ASSERT_OK(st);
+  static const int kCaps[2] = {-1, TFS_CPU_ISA_BASELINE};
+  for (int v = 0; v < 8; v++) {
+    int threads = v & 1 ? 2 : 1;
+    tfs_cpu__set_max_isa(kCaps[(v >> 1) & 1]); /* the depthwise rows */
+    tfs_fused_conv_dw__set_tile_bytes(v & 4 ? 16 << 10 : 0);
+    int fused = 0, apart = 0;
+    tfs_output both[2] = {y, mid};
+    tfs_tensor *want = nt_run_plan(g, x, xv, both, 2, threads,
+                                   "_TfsFusedConv2DDepthwise", &apart, st);
+    int64_t bands = tfs_fused_conv_dw__bf16_band_calls();
+    tfs_tensor *got = nt_run_plan(g, x, xv, &y, 1, threads,
+                                  "_TfsFusedConv2DDepthwise", &fused, st);
+    int in_bands = tfs_fused_conv_dw__bf16_band_calls() > bands;
+    CU_ASSERT_EQUAL(fused, 1);
+    CU_ASSERT_EQUAL(apart, 0);
+    /* the two ops apart where no dot-product family packed the filter
+     * at prepare (the widened path, or the CPU capped below them), or
+     * the input is empty; else in bands where every thread gets bands
+     * (all of these cases on one thread) */
+    int dot = path != TU_BF16_WIDEN && !(v & 2);
+    if (!dot || k->c == 0) CU_ASSERT_FALSE(in_bands);
+    if (dot && k->c != 0 && threads == 1) CU_ASSERT_TRUE(in_bands);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(got);
+    CU_ASSERT_EQUAL_FATAL(tfs_tensor_dtype(got), TFS_BFLOAT16);
+    CU_ASSERT_EQUAL_FATAL(tfs_tensor_byte_size(got),
+                          tfs_tensor_byte_size(want));
+    int same = memcmp(tfs_tensor_data(got), tfs_tensor_data(want),
+                      tfs_tensor_byte_size(got)) == 0;
+    if (!same)
+      fprintf(stderr,
+              "\n  bf16 case %lldx%lldx%lldx%lld -> %lld, path %d, threads "
+              "%d, variant %d: not the unfused bits\n",
+              (long long)k->n, (long long)k->h, (long long)k->w,
+              (long long)k->c, (long long)k->ce, path, threads, v);
+    CU_ASSERT_TRUE(same);
+    tfs_tensor_free(got);
+    tfs_tensor_free(want);
+  }
+  tfs_cpu__set_max_isa(-1);
+  tfs_fused_conv_dw__set_tile_bytes(0);
+  tfs_tensor_free(xv);
+  for (int i = 0; i < 4; i++) tfs_tensor_free(cv[i]);
+  tfs_graph_free(g);
+  tfs_status_free(st);
+}
+
+/* A 1x1 expansion (the input in place) and a 3x3 strided one (patches),
+ * depthwise strides 1 and 2, dilation, a multiplier of 2, 5x5,
+ * activations the depthwise rows store (Relu6, Relu, hard-swish) and
+ * ones after them (Sigmoid), a batch of two, a small map (two threads
+ * cannot all get bands: the ops apart), an input of depth 0. */
+static void test_conv_depthwise_bf16(void) {
+  static const cdw16_case k[] = {
+      /* n h w c kh ce sh act1; dkh dsh dd mult act2 */
+      {1, 40, 40, 8, 1, 96, 1, "Relu6", 3, 1, 1, 1, "Relu6"},
+      {1, 41, 39, 8, 1, 96, 1, "Relu6", 3, 2, 1, 1, "Relu6"},
+      {2, 30, 30, 16, 1, 64, 1, "Relu", 3, 1, 1, 2, NULL},
+      {1, 33, 20, 8, 1, 48, 1, "Elu", 5, 2, 1, 1, "Sigmoid"},
+      {1, 48, 48, 3, 3, 64, 2, "Relu6", 3, 1, 1, 1, "Relu6"},
+      {1, 24, 24, 8, 1, 40, 1, "Relu6", 3, 1, 2, 1, "Relu6"},
+      {1, 30, 30, 16, 1, 72, 1, "_TfsHardSwish", 3, 1, 1, 1,
+       "_TfsHardSwish"},
+      {1, 7, 7, 32, 1, 192, 1, "Relu6", 3, 1, 1, 1, "Relu6"},
+      {1, 6, 6, 0, 1, 16, 1, "Relu6", 3, 1, 1, 1, "Relu6"},
+  };
+  for (int path = 0; path < TU_BF16_PATHS; path++) {
+    const char *why = tu_bf16_path(path);
+    tu_cpu_path("fused-conv-dw-bf16", tu_bf16_path_names[path], why);
+    if (why) continue;
+    for (size_t i = 0; i < sizeof k / sizeof *k; i++)
+      cdw16_case_run(&k[i], path, 500 + 10 * (uint32_t)i);
+  }
+  tu_bf16_paths_reset();
+}
+
 /* A bfloat16 _FusedConv2D's addend must be bfloat16 of the output's
  * shape; its bias float or bfloat16. */
 static void test_fused_conv_bf16_errors(void) {
@@ -334,6 +459,7 @@ static void test_fused_conv_bf16_errors(void) {
 static const tfs_test_case kCases[] = {
     {"conv_paths", test_fused_conv_bf16_paths},
     {"depthwise", test_depthwise_bf16},
+    {"conv_depthwise", test_conv_depthwise_bf16},
     {"errors", test_fused_conv_bf16_errors},
     {NULL, NULL},
 };

@@ -10,7 +10,6 @@
 #include "backends/cpu/fused_conv_dw.h"
 #include "backends/cpu/gemm.h"
 #include "kernels/kernel.h"
-#include "session/exec.h"
 #include "conv_paths.h"
 #include "nn_test_util.h"
 
@@ -1006,32 +1005,13 @@ static void run_conv_pool_case(const pool_case *pc, uint32_t seed) {
     tfs_cpu__set_max_isa(-1);
     CU_ASSERT_EQUAL(tfs_gemm__force_path(kConvPaths[path].gemm), 0);
     tfs_cpu__set_max_isa(pool_isa); /* the pooling of each tile */
-    {
-      tfs_gemm__set_indirect(indirect);
-      tfs_session_options *o = tfs_session_options_new();
-      o->config.use_per_session_threads = 1; /* pools of this size */
-      tfs_session_options_set_intra_op_threads(o, threads);
-      tfs_session *s = tfs_session_new(g, o, st);
-      TFS_ASSERT_OK(st);
-      tfs_callable *cl =
-          tfs_session_make_callable(s, &x, 1, &y, 1, NULL, 0, NULL, st);
-      TFS_ASSERT_OK(st);
-      const tfs_plan *p = tfs_callable__plan(cl);
-      int fused = 0;
-      for (int i = 0; i < p->nnodes; i++)
-        fused += strcmp(tfs_operation_op_type(p->nodes[i].op),
-                        "_TfsFusedConv2DMaxPool") == 0;
-      CU_ASSERT_EQUAL(fused, 1);
-      tfs_tensor *out = NULL;
-      tfs_callable_run(cl, &xv, 1, &out, 1, st);
-      TFS_ASSERT_OK(st);
-      nt_check_f32(out, (int64_t[]){k->n, ph, pw, k->kn}, 4, want, 1e-5,
-                   1e-5);
-      tfs_tensor_free(out);
-      tfs_callable_free(cl);
-      tfs_session_free(s);
-      tfs_session_options_free(o);
-    }
+    tfs_gemm__set_indirect(indirect);
+    int fused = 0;
+    tfs_tensor *out = nt_run_plan(g, x, xv, &y, 1, threads,
+                                  "_TfsFusedConv2DMaxPool", &fused, st);
+    CU_ASSERT_EQUAL(fused, 1);
+    nt_check_f32(out, (int64_t[]){k->n, ph, pw, k->kn}, 4, want, 1e-5, 1e-5);
+    tfs_tensor_free(out);
   }
   tfs_cpu__set_max_isa(-1);
   tfs_gemm__force_path(NULL);
@@ -1075,46 +1055,6 @@ typedef struct cdw_case {
   int cols; /* by channels on two threads with the default tile */
 } cdw_case;
 
-static tfs_output cdw_op(tfs_graph *g, const char *op, const char *name,
-                         tfs_output a, tfs_output b, const nt_attr *at,
-                         int nat, tfs_status *st) {
-  tfs_op_desc *d = tfs_op_desc_new(g, op, name);
-  tfs_op_desc_add_input(d, a);
-  if (b.oper) tfs_op_desc_add_input(d, b);
-  nt_set_attrs(d, at, nat);
-  return (tfs_output){tfs_op_desc_finish(d, st), 0};
-}
-
-/* Runs y on x (fetching `also` too when not NULL) with `threads` intra-op
- * threads; returns y and how many _TfsFusedConv2DDepthwise the plan has. */
-static tfs_tensor *cdw_run(tfs_graph *g, tfs_output x, tfs_tensor *xv,
-                           tfs_output y, const tfs_output *also, int threads,
-                           int *fused, tfs_status *st) {
-  tfs_session_options *o = tfs_session_options_new();
-  o->config.use_per_session_threads = 1; /* pools of this size */
-  tfs_session_options_set_intra_op_threads(o, threads);
-  tfs_session *s = tfs_session_new(g, o, st);
-  TFS_ASSERT_OK(st);
-  tfs_output fetch[2] = {y, also ? *also : y};
-  int nf = also ? 2 : 1;
-  tfs_callable *cl =
-      tfs_session_make_callable(s, &x, 1, fetch, nf, NULL, 0, NULL, st);
-  TFS_ASSERT_OK(st);
-  const tfs_plan *p = tfs_callable__plan(cl);
-  *fused = 0;
-  for (int i = 0; i < p->nnodes; i++)
-    *fused += strcmp(tfs_operation_op_type(p->nodes[i].op),
-                     "_TfsFusedConv2DDepthwise") == 0;
-  tfs_tensor *out[2] = {NULL, NULL};
-  tfs_callable_run(cl, &xv, 1, out, nf, st);
-  TFS_ASSERT_OK(st);
-  tfs_tensor_free(out[1]);
-  tfs_callable_free(cl);
-  tfs_session_free(s);
-  tfs_session_options_free(o);
-  return out[0];
-}
-
 static void run_cdw_case(const cdw_case *k, uint32_t seed) {
   tfs_status *st = tfs_status_new();
   tfs_graph *g = tfs_graph_new();
@@ -1132,20 +1072,20 @@ static void run_cdw_case(const cdw_case *k, uint32_t seed) {
   tfs_output x = tfs_op_placeholder(g, "x", TFS_FLOAT, xd, 4, st);
   nt_attr ca[2] = {NT_LIST4("strides", 1, k->sh, k->sh, 1),
                    NT_STR("padding", "SAME")};
-  tfs_output y = cdw_op(g, "Conv2D", "conv", x, tfs_op_const(g, "f", fv, st),
-                        ca, 2, st);
-  y = cdw_op(g, "BiasAdd", "bias", y, tfs_op_const(g, "b", bv, st), NULL, 0,
-             st);
-  if (k->act1) y = cdw_op(g, k->act1, "act1", y, none, NULL, 0, st);
+  tfs_output y = nt_node(g, "Conv2D", "conv", x,
+                         tfs_op_const(g, "f", fv, st), ca, 2, st);
+  y = nt_node(g, "BiasAdd", "bias", y, tfs_op_const(g, "b", bv, st), NULL, 0,
+              st);
+  if (k->act1) y = nt_node(g, k->act1, "act1", y, none, NULL, 0, st);
   tfs_output mid = y;
   nt_attr da[3] = {NT_LIST4("strides", 1, k->dsh, k->dsh, 1),
                    NT_STR("padding", k->dpad),
                    NT_LIST4("dilations", 1, k->dd, k->dd, 1)};
-  y = cdw_op(g, "DepthwiseConv2dNative", "dw", y,
-             tfs_op_const(g, "df", dv, st), da, 3, st);
-  y = cdw_op(g, "BiasAdd", "dbias", y, tfs_op_const(g, "db", dbv, st), NULL,
-             0, st);
-  if (k->act2) y = cdw_op(g, k->act2, "act2", y, none, NULL, 0, st);
+  y = nt_node(g, "DepthwiseConv2dNative", "dw", y,
+              tfs_op_const(g, "df", dv, st), da, 3, st);
+  y = nt_node(g, "BiasAdd", "dbias", y, tfs_op_const(g, "db", dbv, st), NULL,
+              0, st);
+  if (k->act2) y = nt_node(g, k->act2, "act2", y, none, NULL, 0, st);
   TFS_ASSERT_OK(st);
   static const int kCaps[2] = {-1, TFS_CPU_ISA_BASELINE};
   for (int v = 0; v < 8; v++) {
@@ -1157,9 +1097,12 @@ static void run_cdw_case(const cdw_case *k, uint32_t seed) {
     tfs_fused_conv_dw__set_tile_bytes(v & 4 ? 16 << 10 : 0);
     int fused = 0, apart = 0;
     /* fetching the convolution's output too keeps the two ops apart */
-    tfs_tensor *want = cdw_run(g, x, xv, y, &mid, threads, &apart, st);
+    tfs_output both[2] = {y, mid};
+    tfs_tensor *want = nt_run_plan(g, x, xv, both, 2, threads,
+                                   "_TfsFusedConv2DDepthwise", &apart, st);
     int64_t cols = tfs_fused_conv_dw__cols_calls();
-    tfs_tensor *got = cdw_run(g, x, xv, y, NULL, threads, &fused, st);
+    tfs_tensor *got = nt_run_plan(g, x, xv, &y, 1, threads,
+                                  "_TfsFusedConv2DDepthwise", &fused, st);
     int by_cols = tfs_fused_conv_dw__cols_calls() > cols;
     if (by_cols != (k->cols && threads == 2 && !(v & 4) &&
                     tfs_gemm_panel_rows() > 1))

@@ -261,10 +261,15 @@ void ot_check_same(tfs_graph *og, const tfs_output *feeds, int nfeeds,
 }
 
 const char *ot_fused_ops(tfs_graph *og, const char *name) {
+  return ot_string_list(og, name, "fused_ops");
+}
+
+const char *ot_string_list(tfs_graph *og, const char *name,
+                           const char *attr) {
   static char buf[128];
   buf[0] = 0;
   tfs_operation *op = tfs_graph_operation_by_name(og, name);
-  const tfs_attr_value *v = op ? tfs_attrs_find(&op->attrs, "fused_ops") : NULL;
+  const tfs_attr_value *v = op ? tfs_attrs_find(&op->attrs, attr) : NULL;
   size_t used = 0;
   for (int i = 0; v && v->is_list && i < v->u.list.n; i++) {
     const tfs_bytes *s = &((const tfs_bytes *)v->u.list.v)[i];

@@ -59,6 +59,10 @@ int ot_count(tfs_graph *og, const char *type);
 /* fused_ops of node `name` in og, comma-separated ("" when none); a
  * static buffer, valid until the next call. */
 const char *ot_fused_ops(tfs_graph *og, const char *name);
+/* The string list attribute attr of node `name` in og, as ot_fused_ops
+ * gives fused_ops (the same static buffer). */
+const char *ot_string_list(tfs_graph *og, const char *name,
+                           const char *attr);
 
 /* Runs gg (g or a graph optimized from it) on ot_check_same's feed
  * values for g's placeholders `feeds` and returns output `fetch` (named

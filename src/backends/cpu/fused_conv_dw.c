@@ -17,7 +17,13 @@
  * constant filter packed at prepare) and the depthwise rows are
  * tfs_dw_f32's, so every element has the bits of the two ops run one
  * after the other (a 3x3 stride-1 convolution that would take Winograd
- * there takes the direct path here).  float, NHWC only.
+ * there takes the direct path here).  In bfloat16 (auto mixed
+ * precision's), the bands run the convolution rows on the bfloat16 GEMM
+ * (a filter packed at prepare for AMX or vdpbf16ps) into a float tile,
+ * with the epilogue and one rounding to bfloat16 as the bfloat16
+ * _FusedConv2D stores them, and round each band of depthwise rows once
+ * into the output, as the bfloat16 _FusedDepthwiseConv2dNative does;
+ * otherwise the two bfloat16 ops one after the other.  NHWC only.
  */
 #include <stdatomic.h>
 #include <stdlib.h>
@@ -27,6 +33,7 @@
 #include "core/threadpool.h"
 #include "ops/conv2d_check.h"
 #include "ops/fused_conv_dw.h"
+#include "backends/cpu/bf16_convert.h"
 #include "backends/cpu/conv_common.h"
 #include "backends/cpu/conv_depthwise.h"
 #include "backends/cpu/conv_winograd.h"
@@ -51,16 +58,33 @@ int64_t tfs_fused_conv_dw__cols_calls(void) {
   return atomic_load_explicit(&g_cols_calls, memory_order_relaxed);
 }
 
+/* bfloat16 calls that ran in bands on the bfloat16 GEMM (tests). */
+static atomic_llong g_bf16_band_calls;
+
+int64_t tfs_fused_conv_dw__bf16_band_calls(void) {
+  return atomic_load_explicit(&g_bf16_band_calls, memory_order_relaxed);
+}
+
 typedef struct cdw_state {
   tfs_window w1, w2;            /* the convolution's, the depthwise's */
   tfs_fused_epilogue e1, e2;    /* both a bias [+ activation] */
   tfs_conv_packed packed;       /* a constant filter, packed once */
+  /* bfloat16: the constant filter packed for the bfloat16 GEMM (NULL: no
+   * dot-product family in force at prepare, or fed), and constant
+   * filters as float (the depthwise one; the convolution's when it is
+   * not packed) */
+  tfs_gemm_packed_bf16 *packed_bf16;
+  float *f32, *dwf32;
+  int64_t f32_n, dwf32_n;
 } cdw_state;
 
 static void cdw_release(void *p) {
   cdw_state *s = p;
   if (!s) return;
   tfs_conv_packed_clear(&s->packed);
+  tfs_gemm_packed_bf16_free(s->packed_bf16);
+  tfs_free(s->f32);
+  tfs_free(s->dwf32);
   tfs_free(s);
 }
 
@@ -101,11 +125,24 @@ static int cdw_prepare(tfs_kernel_init *ki) {
                         "_TfsFusedConv2DDepthwise supports NHWC only");
   if (tfs_conv_packed_prepare(ki, &s->w1, NULL, &s->packed))
     return tfs_ki_error(ki, TFS_RESOURCE_EXHAUSTED, "out of memory");
+  if (ki->in_types[1] == TFS_BFLOAT16) {
+    if (ki->in_consts && ki->in_consts[1])
+      s->packed_bf16 = tfs_conv_pack_filter_bf16(ki->in_consts[1]);
+    if ((!s->packed_bf16 && tfs_conv_const_filter(ki, 1, &s->f32, &s->f32_n)) ||
+        tfs_conv_const_filter(ki, 3, &s->dwf32, &s->dwf32_n))
+      return tfs_ki_error(ki, TFS_RESOURCE_EXHAUSTED, "out of memory");
+  }
   /* the bands run on the direct path (tfs_conv_plan_rows) */
   tfs_wino_filter_free(s->packed.wino);
   s->packed.wino = NULL;
   return 0;
 }
+
+/* Depthwise output rows a band, stretches an image, and the convolution
+ * rows a band's tile holds (cdw_cut). */
+typedef struct cdw_bands {
+  int64_t band, segs, tile_rows;
+} cdw_bands;
 
 typedef struct cdw_job {
   const cdw_state *s;
@@ -119,7 +156,7 @@ typedef struct cdw_job {
   float *out;
   float *mid;                   /* cdw_whole, cdw_cols: the convolution's
                                    output */
-  int64_t band, segs, tile_rows;
+  cdw_bands bands;
   int64_t align, units, ntasks; /* cdw_cols: channels in units of align */
   int failed;                   /* atomic */
 } cdw_job;
@@ -139,15 +176,27 @@ static int cdw_conv_rows(const cdw_job *j, float *tile, int64_t b,
   return 0;
 }
 
-/* Output rows [ya, yb) of image b, band by band. */
-static int cdw_stretch(const cdw_job *j, float *tile, int64_t b, int64_t ya,
-                       int64_t yb) {
-  const conv_geom *g1 = j->g1, *g2 = j->g2;
-  const int64_t rowlen = g1->ow * g1->oc, oc = g2->oc;
-  float *out = j->out + b * g2->oh * g2->ow * oc;
+/* A band's two steps: the convolution's rows [from, hi) of image b into
+ * the tile (whose first row is row lo), then output rows [oy0, oy1) of
+ * image b from the tile's rows [lo, hi).  Each returns 0, or -1 when
+ * memory runs out. */
+typedef struct cdw_steps {
+  int (*conv)(void *ctx, float *tile, int64_t b, int64_t lo, int64_t from,
+              int64_t hi);
+  int (*dw)(void *ctx, const float *tile, int64_t b, int64_t lo, int64_t hi,
+            int64_t oy0, int64_t oy1);
+  void *ctx;
+} cdw_steps;
+
+/* Output rows [ya, yb) of image b, band by band, the rows the last band
+ * computed that this one reads again kept in the tile. */
+static int cdw_walk(const conv_geom *g1, const conv_geom *g2,
+                    const cdw_bands *bd, float *tile, int64_t b, int64_t ya,
+                    int64_t yb, const cdw_steps *st) {
+  const int64_t rowlen = g1->ow * g1->oc;
   int64_t tlo = 0, thi = 0; /* the rows the tile holds */
-  for (int64_t oy0 = ya; oy0 < yb; oy0 += j->band) {
-    int64_t oy1 = oy0 + j->band < yb ? oy0 + j->band : yb;
+  for (int64_t oy0 = ya; oy0 < yb; oy0 += bd->band) {
+    int64_t oy1 = oy0 + bd->band < yb ? oy0 + bd->band : yb;
     int64_t lo = oy0 * g2->sh - g2->pt;
     int64_t hi = (oy1 - 1) * g2->sh - g2->pt + (g2->kh - 1) * g2->dh + 1;
     if (lo < 0) lo = 0;
@@ -161,16 +210,32 @@ static int cdw_stretch(const cdw_job *j, float *tile, int64_t b, int64_t ya,
                 sizeof(float) * (size_t)(keep * rowlen));
       from = lo + keep;
     }
-    if (hi > from && cdw_conv_rows(j, tile, b, lo, from, hi)) return -1;
+    if (hi > from && st->conv(st->ctx, tile, b, lo, from, hi)) return -1;
     tlo = lo;
     thi = hi;
-    if (tfs_dw_f32_band(g2, tile, lo, hi - lo, j->dwf, out, &j->ep2, oy0,
-                        oy1))
-      return -1;
-    if (j->later2)
-      tfs_fused_apply(&j->s->e2, out + oy0 * g2->ow * oc,
-                      (oy1 - oy0) * g2->ow, oc, oc, NULL, NULL);
+    if (st->dw(st->ctx, tile, b, lo, hi, oy0, oy1)) return -1;
   }
+  return 0;
+}
+
+static int cdw_conv_step(void *ctx, float *tile, int64_t b, int64_t lo,
+                         int64_t from, int64_t hi) {
+  return cdw_conv_rows(ctx, tile, b, lo, from, hi);
+}
+
+/* The depthwise rows straight into the output, the activation they
+ * cannot apply after them. */
+static int cdw_dw_step(void *ctx, const float *tile, int64_t b, int64_t lo,
+                       int64_t hi, int64_t oy0, int64_t oy1) {
+  const cdw_job *j = ctx;
+  const conv_geom *g2 = j->g2;
+  const int64_t oc = g2->oc;
+  float *out = j->out + b * g2->oh * g2->ow * oc;
+  if (tfs_dw_f32_band(g2, tile, lo, hi - lo, j->dwf, out, &j->ep2, oy0, oy1))
+    return -1;
+  if (j->later2)
+    tfs_fused_apply(&j->s->e2, out + oy0 * g2->ow * oc, (oy1 - oy0) * g2->ow,
+                    oc, oc, NULL, NULL);
   return 0;
 }
 
@@ -186,17 +251,19 @@ static int cdw_stretch(const cdw_job *j, float *tile, int64_t b, int64_t ya,
 static void cdw_tasks(void *arg, int64_t t0, int64_t t1) {
   cdw_job *j = arg;
   const int64_t rowlen = j->g1->ow * j->g1->oc, oh = j->g2->oh;
-  char *mem = tfs_malloc(sizeof(float) * (size_t)(j->tile_rows * rowlen) +
-                         4096);
+  char *mem = tfs_malloc(
+      sizeof(float) * (size_t)(j->bands.tile_rows * rowlen) + 4096);
   if (!mem) {
     __atomic_store_n(&j->failed, 1, __ATOMIC_RELAXED);
     return;
   }
   float *tile = (float *)(mem + (((uintptr_t)j->out - (uintptr_t)mem) &
                                  (uintptr_t)4095));
+  const cdw_steps steps = {cdw_conv_step, cdw_dw_step, j};
   for (int64_t t = t0; t < t1; t++) {
-    int64_t b = t / j->segs, sg = t % j->segs;
-    if (cdw_stretch(j, tile, b, oh * sg / j->segs, oh * (sg + 1) / j->segs)) {
+    int64_t b = t / j->bands.segs, sg = t % j->bands.segs;
+    if (cdw_walk(j->g1, j->g2, &j->bands, tile, b, oh * sg / j->bands.segs,
+                 oh * (sg + 1) / j->bands.segs, &steps)) {
       __atomic_store_n(&j->failed, 1, __ATOMIC_RELAXED);
       break;
     }
@@ -321,34 +388,46 @@ static int cdw_cols_plan(cdw_job *j, const tfs_gemm_packed *b, int nt) {
  * ms with one, on one thread 5.38 -> 5.20, MobileNetV3Large 3.08 ->
  * 3.03 and 5.24 -> 5.01, interleaved medians).  Returns 0 when there
  * are fewer bands than threads (cdw_cols_tasks or cdw_whole instead). */
-static int cdw_cut(cdw_job *j, int nt) {
-  const conv_geom *g1 = j->g1, *g2 = j->g2;
+static int cdw_cut(const conv_geom *g1, const conv_geom *g2, int nt,
+                   cdw_bands *bd) {
   const int64_t rowbytes = (int64_t)sizeof(float) * g1->ow * g1->oc;
   const int64_t span = (g2->kh - 1) * g2->dh + 1;
   int64_t rows = atomic_load(&g_tile_bytes) / (rowbytes > 0 ? rowbytes : 1);
   if (rows < span) rows = span;
-  j->band = (rows - span) / g2->sh + 1;
-  if (j->band > g2->oh) j->band = g2->oh;
-  if (j->band < 1) j->band = 1;
-  j->tile_rows = (j->band - 1) * g2->sh + span;
-  int64_t want = nt, bands = (g2->oh + j->band - 1) / j->band;
+  bd->band = (rows - span) / g2->sh + 1;
+  if (bd->band > g2->oh) bd->band = g2->oh;
+  if (bd->band < 1) bd->band = 1;
+  bd->tile_rows = (bd->band - 1) * g2->sh + span;
+  int64_t want = nt, bands = (g2->oh + bd->band - 1) / bd->band;
   if (nt > 1 && g2->n * bands < want) return 0;
-  j->segs = g2->n >= want ? 1 : (want + g2->n - 1) / g2->n;
-  if (j->segs > bands) j->segs = bands;
-  if (j->segs < 1) j->segs = 1;
+  bd->segs = g2->n >= want ? 1 : (want + g2->n - 1) / g2->n;
+  if (bd->segs > bands) bd->segs = bands;
+  if (bd->segs < 1) bd->segs = 1;
   return 1;
+}
+
+/* The activation the depthwise rows apply as they store (Relu, Relu6,
+ * hard-swish), else none (applied after the rows). */
+static int cdw_dw_act(const tfs_fused_epilogue *e2) {
+  return e2->act == TFS_FA_RELU         ? TFS_DW_ACT_RELU
+         : e2->act == TFS_FA_RELU6      ? TFS_DW_ACT_RELU6
+         : e2->act == TFS_FA_HARD_SWISH ? TFS_DW_ACT_HARD_SWISH
+                                        : TFS_DW_ACT_NONE;
 }
 
 /* The checks of the two ops (the convolution's first, then the
  * depthwise's on the convolution's shape) and both biases.  -1 when c
  * failed. */
-static int cdw_begin(tfs_kernel_ctx *c, const cdw_state *s, conv_geom *g1,
+static int cdw_check(tfs_kernel_ctx *c, const cdw_state *s, conv_geom *g1,
                      conv_geom *g2, const float **scale1,
                      const float **shift1) {
   const tfs_tensor *x = c->inputs[0], *f = c->inputs[1];
   const tfs_tensor *dwf = c->inputs[3], *dwb = c->inputs[4];
+  const int wide = x->dtype == TFS_BFLOAT16;
   if (tfs_conv_check_inputs(c, &s->w1, 0, x, f, g1)) return -1;
-  float *params = tfs_kctx_scratch(c, sizeof(float) * (size_t)(2 * g1->oc + 1));
+  /* bfloat16 biases are widened (6 * oc: room for them) */
+  float *params = tfs_kctx_scratch(
+      c, sizeof(float) * (size_t)((wide ? 6 : 2) * g1->oc + 1));
   if (!params) return -1;
   tfs_shape mid;
   tfs_conv_shape(&s->w1, g1->n, g1->oh, g1->ow, g1->oc, &mid);
@@ -356,9 +435,22 @@ static int cdw_begin(tfs_kernel_ctx *c, const cdw_state *s, conv_geom *g1,
     tfs_kctx_fail_status(c, c->st);
     return -1;
   }
-  if (tfs_fused_channel_params(c, &s->e1, g1->oc, params, scale1, shift1))
+  if (tfs_fused_channel_params_of(c, &s->e1, g1->oc, params, wide, scale1,
+                                  shift1))
     return -1;
-  return tfs_fused_check_channels(c, dwb, "dw_bias", g2->oc);
+  return tfs_fused_check_channels_of(c, dwb, "dw_bias", g2->oc, wide);
+}
+
+/* cdw_check, then the output: NULL when c failed or the output has no
+ * elements (nothing to compute). */
+static tfs_tensor *cdw_begin(tfs_kernel_ctx *c, const cdw_state *s,
+                             conv_geom *g1, conv_geom *g2,
+                             const float **scale1, const float **shift1) {
+  if (cdw_check(c, s, g1, g2, scale1, shift1)) return NULL;
+  tfs_shape os;
+  tfs_conv_shape(&s->w2, g2->n, g2->oh, g2->ow, g2->oc, &os);
+  tfs_tensor *y = tfs_kctx_alloc_output(c, 0, &os);
+  return y && y->nelems ? y : NULL;
 }
 
 /* An input without elements: every sum of the convolution is 0, so its
@@ -381,27 +473,286 @@ static void cdw_empty_input(tfs_kernel_ctx *c, const cdw_job *j) {
                     j->g2->oc, j->g2->oc, NULL, NULL);
 }
 
-static void cdw_compute(tfs_kernel_ctx *c) {
+/* ---- bfloat16 (auto mixed precision's expansions) ---- */
+
+/* A bfloat16 call: the convolution on the bfloat16 GEMM, its float32 sums
+ * given the epilogue and rounded to bfloat16 once, as the bfloat16
+ * _FusedConv2D stores them; the depthwise rows read those values (held
+ * as float in the tile) with the float filter and epilogue, and each
+ * block of them is rounded once into the output, as the bfloat16
+ * _FusedDepthwiseConv2dNative's tfs_dw_bf16 does: every element has the
+ * bits of the two ops run one after the other. */
+typedef struct cdw16_job {
+  const cdw_state *s;
+  const conv_geom *g1, *g2;
+  const uint16_t *x;
+  const tfs_gemm_packed_bf16 *packed;
+  const float *scale1, *shift1;
+  const float *dwf;
+  tfs_dw_epilogue ep2;
+  int later2;
+  uint16_t *out;
+  int direct; /* 1x1, stride 1, no padding: the GEMM's A is the input */
+  int64_t k;  /* the convolution's depth: kh * kw * c */
+  cdw_bands bands;
+  int64_t block_max; /* floats of a band's depthwise rows */
+  atomic_int failed;
+} cdw16_job;
+
+/* p[i] = p[i] rounded to bfloat16, for i in [0, n). */
+static void cdw16_round(float *p, int64_t n) {
+  enum { PIECE = 512 };
+  uint16_t h[PIECE];
+  for (int64_t i = 0; i < n; i += PIECE) {
+    int64_t len = n - i < PIECE ? n - i : PIECE;
+    tfs_bf16_from_f32(p + i, h, len);
+    tfs_bf16_to_f32(h, p + i, len);
+  }
+}
+
+/* Rows [from, hi) of image b's convolution output into the tile, whose
+ * first row is row lo: the product, the epilogue, the rounding.  col:
+ * im2col scratch for the rows (unless direct). */
+static int cdw16_conv_rows(const cdw16_job *j, float *tile, uint16_t *col,
+                           int64_t b, int64_t lo, int64_t from, int64_t hi) {
+  const conv_geom *g1 = j->g1;
+  const int64_t oc = g1->oc, r0 = (b * g1->oh + from) * g1->ow;
+  const int64_t mb = (hi - from) * g1->ow;
+  float *dst = tile + (from - lo) * g1->ow * oc;
+  const uint16_t *a = j->x + r0 * g1->c;
+  int64_t lda = g1->c;
+  if (!j->direct) {
+    tfs_conv_im2col(g1, j->x, sizeof(uint16_t), 0, r0, r0 + mb, col);
+    a = col;
+    lda = j->k;
+  }
+  if (tfs_gemm_bf16_packed(0, mb, a, lda, j->packed, dst, oc, NULL))
+    return -1;
+  tfs_fused_apply(&j->s->e1, dst, mb, oc, oc, j->scale1, j->shift1);
+  cdw16_round(dst, mb * oc);
+  return 0;
+}
+
+/* Output rows [oy0, oy1) of image b from the tile, which holds the
+ * convolution's rows [lo, hi): the float depthwise rows over the tile as
+ * an image of its own (as tfs_dw_bf16 runs them over a widened band),
+ * the activation the rows could not apply, one rounding. */
+static int cdw16_dw_rows(const cdw16_job *j, const float *tile, float *block,
+                         int64_t b, int64_t lo, int64_t hi, int64_t oy0,
+                         int64_t oy1) {
+  const conv_geom *g2 = j->g2;
+  conv_geom sub = *g2;
+  sub.n = 1;
+  sub.h = hi - lo;
+  sub.oh = oy1 - oy0;
+  sub.pt = g2->pt + lo - oy0 * g2->sh;
+  if (tfs_dw_f32(&sub, tile, j->dwf, block, &j->ep2, NULL, NULL, NULL))
+    return -1;
+  const int64_t npix = (oy1 - oy0) * g2->ow;
+  if (j->later2)
+    tfs_fused_apply(&j->s->e2, block, npix, g2->oc, g2->oc, NULL, NULL);
+  tfs_bf16_from_f32(block, j->out + (b * g2->oh + oy0) * g2->ow * g2->oc,
+                    npix * g2->oc);
+  return 0;
+}
+
+/* A bfloat16 task's scratch: im2col rows and a block of depthwise rows. */
+typedef struct cdw16_task {
+  const cdw16_job *j;
+  uint16_t *col;
+  float *block;
+} cdw16_task;
+
+static int cdw16_conv_step(void *ctx, float *tile, int64_t b, int64_t lo,
+                           int64_t from, int64_t hi) {
+  const cdw16_task *t = ctx;
+  return cdw16_conv_rows(t->j, tile, t->col, b, lo, from, hi);
+}
+
+static int cdw16_dw_step(void *ctx, const float *tile, int64_t b, int64_t lo,
+                         int64_t hi, int64_t oy0, int64_t oy1) {
+  const cdw16_task *t = ctx;
+  return cdw16_dw_rows(t->j, tile, t->block, b, lo, hi, oy0, oy1);
+}
+
+/* parallel_for body: task t is stretch t % segs of image t / segs, with
+ * a tile, im2col rows and a block of depthwise rows of its own. */
+static void cdw16_tasks(void *arg, int64_t t0, int64_t t1) {
+  cdw16_job *j = arg;
+  const int64_t rows = j->bands.tile_rows * j->g1->ow;
+  const size_t tile_b = sizeof(float) * (size_t)(rows * j->g1->oc);
+  const size_t col_b = j->direct ? 0 : sizeof(uint16_t) * (size_t)(rows * j->k);
+  const size_t block_b = sizeof(float) * (size_t)j->block_max;
+  /* 64-byte aligned: the AMX tiles store whole lines of sums (a tile
+   * on malloc's 16 bytes made AMP MobileNetV2 b1 4.0 -> 4.6 ms) */
+  char *mem = tfs_aligned_alloc(tile_b + col_b + block_b + 128);
+  if (!mem) {
+    atomic_store_explicit(&j->failed, 1, memory_order_relaxed);
+    return;
+  }
+  float *tile = (float *)mem;
+  uint16_t *col = (uint16_t *)(mem + (tile_b + 63) / 64 * 64);
+  float *block =
+      (float *)(mem + (tile_b + 63) / 64 * 64 + (col_b + 63) / 64 * 64);
+  const cdw16_task task = {j, col, block};
+  const cdw_steps steps = {cdw16_conv_step, cdw16_dw_step, (void *)&task};
+  const int64_t oh = j->g2->oh, segs = j->bands.segs;
+  for (int64_t t = t0; t < t1; t++) {
+    int64_t b = t / segs, sg = t % segs;
+    if (cdw_walk(j->g1, j->g2, &j->bands, tile, b, oh * sg / segs,
+                 oh * (sg + 1) / segs, &steps)) {
+      atomic_store_explicit(&j->failed, 1, memory_order_relaxed);
+      break;
+    }
+  }
+  tfs_aligned_free(mem);
+}
+
+/* tfs_conv2d_bf16's epilogue: the convolution's, on each block's sums. */
+static void cdw16_epi(void *arg, float *sums, int64_t ld, int64_t r0,
+                      int64_t nr, int64_t c0, int64_t nc) {
+  const cdw16_job *j = arg;
+  (void)r0;
+  tfs_fused_apply(&j->s->e1, sums, nr, nc, ld,
+                  j->scale1 ? j->scale1 + c0 : NULL,
+                  j->shift1 ? j->shift1 + c0 : NULL);
+}
+
+/* tfs_dw_bf16's hook: the depthwise activation its rows cannot apply. */
+static void cdw16_after(void *arg, float *rows, int64_t npix) {
+  const cdw16_job *j = arg;
+  tfs_fused_apply(&j->s->e2, rows, npix, j->g2->oc, j->g2->oc, NULL, NULL);
+}
+
+/* The convolution as the bfloat16 _FusedConv2D computes it where the
+ * bfloat16 GEMM does not run it (no dot-product family, an empty input):
+ * in float32 copies of input and filter, as the float op (cdw_whole's
+ * half, the expanded map in scratch), rounded into mid.  -1 when c
+ * failed. */
+static int cdw16_conv_widened(tfs_kernel_ctx *c, cdw16_job *j,
+                              const tfs_tensor *x, const tfs_tensor *f,
+                              uint16_t *mid) {
+  const conv_geom *g1 = j->g1;
+  const int64_t m = g1->n * g1->oh * g1->ow;
+  cdw_job fj;
+  memset(&fj, 0, sizeof fj);
+  fj.s = j->s;
+  fj.g1 = g1;
+  fj.scale1 = j->scale1;
+  fj.shift1 = j->shift1;
+  fj.in_store = !j->scale1;
+  if (!(fj.mid = cdw_mid(c, g1))) return -1;
+  if (x->nelems == 0) {
+    memset(fj.mid, 0, sizeof(float) * (size_t)(m * g1->oc));
+    tfs_fused_apply(&j->s->e1, fj.mid, m, g1->oc, g1->oc, j->scale1,
+                    j->shift1);
+  } else {
+    float *xf = tfs_kctx_scratch(c, sizeof(float) * (size_t)x->nelems);
+    const float *ff = tfs_conv_filter_f32(c, j->s->f32, j->s->f32_n, f);
+    if (!xf || !ff) return -1;
+    tfs_bf16_to_f32(x->data, xf, x->nelems);
+    if (tfs_conv_f32_gemm(c, g1, xf, NULL, NULL, ff, fj.mid,
+                          fj.in_store ? j->shift1 : NULL, NULL,
+                          fj.in_store ? tfs_fused_store_relu(&j->s->e1) : 0,
+                          cdw_mid_done(&fj), &fj))
+      return -1;
+  }
+  tfs_bf16_from_f32(fj.mid, mid, m * g1->oc);
+  return 0;
+}
+
+/* The two ops one after the other, each over the pool, the expanded map
+ * in bfloat16 scratch: too few bands for the threads, a grouped
+ * convolution, an empty input, or no filter packed at prepare (the
+ * convolution then runs as the bfloat16 _FusedConv2D would: packed per
+ * call where a dot-product family is in force, else widened). */
+static void cdw16_apart(tfs_kernel_ctx *c, cdw16_job *j, const tfs_tensor *x,
+                        const tfs_tensor *f) {
+  const conv_geom *g1 = j->g1;
+  uint16_t *mid = tfs_kctx_scratch(
+      c, sizeof(uint16_t) * (size_t)(g1->n * g1->oh * g1->ow * g1->oc + 1));
+  if (!mid) return; /* c failed */
+  if (x->nelems != 0 && tfs_conv2d_bf16_runs(j->packed)) {
+    if (tfs_conv2d_bf16(c, g1, x->data, f->data, j->packed, mid, cdw16_epi,
+                        j))
+      return;
+  } else if (cdw16_conv_widened(c, j, x, f, mid)) {
+    return;
+  }
+  if (tfs_dw_bf16(j->g2, mid, j->dwf, j->out, &j->ep2,
+                  j->later2 ? cdw16_after : NULL, j, tfs_kctx_intra_pool(c)))
+    tfs_kctx_fail(c, TFS_RESOURCE_EXHAUSTED, "out of memory");
+}
+
+/* The depthwise bias as float (a bfloat16 one widened into scratch), or
+ * NULL after failing c. */
+static const float *cdw16_dw_bias(tfs_kernel_ctx *c, const tfs_tensor *b) {
+  if (b->dtype == TFS_FLOAT) return b->data;
+  float *w = tfs_kctx_scratch(c, sizeof(float) * (size_t)(b->nelems + 1));
+  if (w) tfs_bf16_to_f32(b->data, w, b->nelems);
+  return w;
+}
+
+static void cdw16_compute(tfs_kernel_ctx *c) {
   const cdw_state *s = c->state;
   const tfs_tensor *x = c->inputs[0], *f = c->inputs[1];
   conv_geom g1, g2;
+  cdw16_job j;
+  memset(&j, 0, sizeof j);
+  tfs_tensor *y = cdw_begin(c, s, &g1, &g2, &j.scale1, &j.shift1);
+  if (!y) return;
+  j.s = s;
+  j.g1 = &g1;
+  j.g2 = &g2;
+  j.x = x->data;
+  j.out = y->data;
+  if (!(j.dwf = tfs_conv_filter_f32(c, s->dwf32, s->dwf32_n, c->inputs[3])) ||
+      !(j.ep2.bias = cdw16_dw_bias(c, c->inputs[4])))
+    return; /* c failed */
+  j.ep2.act = cdw_dw_act(&s->e2);
+  j.later2 = s->e2.act != TFS_FA_NONE && j.ep2.act == TFS_DW_ACT_NONE;
+  if (x->nelems != 0 && tfs_conv_check_groups(c, f, &g1)) return;
+  j.packed = s->packed_bf16;
+  j.k = g1.kh * g1.kw * g1.kc;
+  tfs_threadpool *pool = tfs_kctx_intra_pool(c);
+  int64_t cost = tfs_gemm_cost_ns(g1.oh * g1.ow, g1.oc, j.k) / 4 +
+                 g2.oh * g2.ow * g2.oc * g2.kh * g2.kw / 8 + 1;
+  int nt = tfs_threadpool_plan_threads(pool, g2.n * g2.oh, cost / g2.oh + 1);
+  if (!j.packed || g1.groups != 1 || x->nelems == 0 ||
+      !cdw_cut(&g1, &g2, nt, &j.bands)) {
+    cdw16_apart(c, &j, x, f);
+    return;
+  }
+  j.direct = g1.kh == 1 && g1.kw == 1 && g1.sh == 1 && g1.sw == 1 &&
+             g1.pt == 0 && g1.pl == 0 && g1.oh == g1.h && g1.ow == g1.w;
+  j.block_max = j.bands.band * g2.ow * g2.oc;
+  atomic_init(&j.failed, 0);
+  atomic_fetch_add_explicit(&g_bf16_band_calls, 1, memory_order_relaxed);
+  tfs_kctx_parallel_for(c, g2.n * j.bands.segs, cost / j.bands.segs + 1,
+                        cdw16_tasks, &j);
+  if (atomic_load(&j.failed))
+    tfs_kctx_fail(c, TFS_RESOURCE_EXHAUSTED, "out of memory");
+}
+
+static void cdw_compute(tfs_kernel_ctx *c) {
+  const cdw_state *s = c->state;
+  const tfs_tensor *x = c->inputs[0], *f = c->inputs[1];
+  if (x->dtype == TFS_BFLOAT16) {
+    cdw16_compute(c);
+    return;
+  }
+  conv_geom g1, g2;
   cdw_job j;
   memset(&j, 0, sizeof j);
-  if (cdw_begin(c, s, &g1, &g2, &j.scale1, &j.shift1)) return;
-  tfs_shape os;
-  tfs_conv_shape(&s->w2, g2.n, g2.oh, g2.ow, g2.oc, &os);
-  tfs_tensor *y = tfs_kctx_alloc_output(c, 0, &os);
-  if (!y || y->nelems == 0) return;
+  tfs_tensor *y = cdw_begin(c, s, &g1, &g2, &j.scale1, &j.shift1);
+  if (!y) return;
   j.s = s;
   j.g1 = &g1;
   j.g2 = &g2;
   j.dwf = c->inputs[3]->data;
   j.out = y->data;
   j.ep2.bias = c->inputs[4]->data;
-  j.ep2.act = s->e2.act == TFS_FA_RELU         ? TFS_DW_ACT_RELU
-              : s->e2.act == TFS_FA_RELU6      ? TFS_DW_ACT_RELU6
-              : s->e2.act == TFS_FA_HARD_SWISH ? TFS_DW_ACT_HARD_SWISH
-                                               : TFS_DW_ACT_NONE;
+  j.ep2.act = cdw_dw_act(&s->e2);
   j.later2 = s->e2.act != TFS_FA_NONE && j.ep2.act == TFS_DW_ACT_NONE;
   j.in_store = !j.scale1;
   if (x->nelems == 0) {
@@ -416,7 +767,7 @@ static void cdw_compute(tfs_kernel_ctx *c) {
   int nt = tfs_threadpool_plan_threads(pool, g2.n * g2.oh, cost / g2.oh + 1);
   tfs_gemm_packed *const *packed = tfs_conv_packed_for(&s->packed, &g1);
   int cols = 0;
-  if (tfs_gemm_panel_rows() <= 1 || !cdw_cut(&j, nt)) {
+  if (tfs_gemm_panel_rows() <= 1 || !cdw_cut(&g1, &g2, nt, &j.bands)) {
     cols = cdw_cols_plan(&j, packed ? packed[0] : NULL, nt);
     if (!cols) {
       cdw_whole(c, &j, x, f);
@@ -433,7 +784,8 @@ static void cdw_compute(tfs_kernel_ctx *c) {
     atomic_fetch_add_explicit(&g_cols_calls, 1, memory_order_relaxed);
     tfs_threadpool_parallel_for(pool, nt, 1000000000, cdw_cols_tasks, &j);
   } else {
-    tfs_kctx_parallel_for(c, g2.n * j.segs, cost / j.segs + 1, cdw_tasks, &j);
+    tfs_kctx_parallel_for(c, g2.n * j.bands.segs, cost / j.bands.segs + 1,
+                          cdw_tasks, &j);
   }
   tfs_conv_plan_free(plan);
   if (__atomic_load_n(&j.failed, __ATOMIC_RELAXED))
@@ -441,7 +793,8 @@ static void cdw_compute(tfs_kernel_ctx *c) {
 }
 
 const tfs_kernel_def tfs_cpu_kernels_fused_conv_dw[] = {
-    {"_TfsFusedConv2DDepthwise", "CPU", "T", TFS_DT_BIT(TFS_FLOAT),
+    {"_TfsFusedConv2DDepthwise", "CPU", "T",
+     TFS_DT_BIT(TFS_FLOAT) | TFS_DT_BIT(TFS_BFLOAT16),
      cdw_prepare, cdw_compute, cdw_release, TFS_KERNEL_EXPENSIVE, NULL},
     {NULL, NULL, NULL, 0, NULL, NULL, NULL, 0, NULL},
 };

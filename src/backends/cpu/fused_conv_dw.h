@@ -18,4 +18,10 @@ int64_t tfs_fused_conv_dw__set_tile_bytes(int64_t bytes);
  * threads, a share of the expanded map within a tile). */
 int64_t tfs_fused_conv_dw__cols_calls(void);
 
+/* Tests: how many bfloat16 calls in this process ran in bands of rows on
+ * the bfloat16 GEMM (a filter packed at prepare for a dot-product
+ * family, bands enough for the threads); the others run the two ops one
+ * after the other. */
+int64_t tfs_fused_conv_dw__bf16_band_calls(void);
+
 #endif
