@@ -47,7 +47,7 @@
  *   erf          1.36    1.36    1.60      2     all
  *   erfc         4.87    4.87    5.50      5.5/6 all (relative error
  *                                                below 7.2e-7)
- *   swish        2.51    2.51    2.51      3.5   [-87, inf]
+ *   swish        2.24    2.24    2.24      3.5   [-87, inf]
  *   gelu_tanh    2.45    2.45    2.45   3 + 2|v| [-5, inf] (below)
  *   gelu_erf     5.20    5.20    5.68      6/6.5 [-13, inf]
  *   elu          0.87    0.87    0.82      2     all
