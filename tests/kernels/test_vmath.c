@@ -445,8 +445,10 @@ static void test_log_ops(void) {
 
 /* Softmax and LogSoftmax rows of several lengths against double */
 static void softmax_rows(void) {
-  static const int64_t lens[] = {1, 7, 16, 33, 300};
-  for (int li = 0; li < 5; li++) {
+  /* 1100: past the 64 vectors after which the vector paths carry their
+   * float partial sums into the double */
+  static const int64_t lens[] = {1, 7, 16, 33, 300, 1100};
+  for (int li = 0; li < 6; li++) {
     int64_t n = lens[li], rows = 3;
     double *v = malloc(sizeof(double) * (size_t)(n * rows));
     double *s = malloc(sizeof(double) * (size_t)(n * rows));
@@ -490,6 +492,50 @@ static void softmax_rows(void) {
 }
 
 static void test_softmax(void) { on_each_path(softmax_rows); }
+
+/* tfs_vm_exp_shifted_sum_f32 on this path: the exponentials bit for bit
+ * tfs_vm_exp_f32's of the float differences (in place too), their sum
+ * within 1e-6 of the double sum of them, at lengths around the vectors,
+ * the tails and the 64-vector blocks; a NaN makes the sum NaN. */
+static void exp_shifted_sums(void) {
+  static const int64_t lens[] = {0,   1,    5,    8,    15,   16,  17,
+                                 31,  33,   100,  127,  128,  129, 511,
+                                 512, 513,  1023, 1024, 1025, 1100, 2100};
+  const int64_t cap = 2100;
+  float *x = malloc(sizeof(float) * cap), *d = malloc(sizeof(float) * cap);
+  float *want = malloc(sizeof(float) * cap), *y = malloc(sizeof(float) * cap);
+  for (int64_t i = 0; i < cap; i++)
+    x[i] = (float)(sin((double)i * 0.37) * 9.0);
+  const float shift = 2.5f;
+  for (size_t li = 0; li < sizeof lens / sizeof lens[0]; li++) {
+    int64_t n = lens[li];
+    for (int64_t i = 0; i < n; i++) d[i] = x[i] - shift;
+    tfs_vm_exp_f32(d, want, n);
+    double ref = 0;
+    for (int64_t i = 0; i < n; i++) ref += want[i];
+    for (int inplace = 0; inplace < 2; inplace++) {
+      float *out = inplace ? d : y;
+      if (inplace) memcpy(d, x, sizeof(float) * (size_t)n);
+      double sum = tfs_vm_exp_shifted_sum_f32(inplace ? d : x, out, n, shift);
+      int same = n == 0 || memcmp(out, want, sizeof(float) * (size_t)n) == 0;
+      if (!same || !(fabs(sum - ref) <= 1e-6 * ref))
+        fprintf(stderr, "\n  exp_shifted_sum n=%lld in place %d: %s, sum %.9g "
+                "want %.9g\n", (long long)n, inplace,
+                same ? "same" : "values differ", sum, ref);
+      CU_ASSERT_TRUE(same);
+      CU_ASSERT_TRUE(fabs(sum - ref) <= 1e-6 * ref);
+    }
+  }
+  x[1050] = NAN;
+  CU_ASSERT_TRUE(isnan(tfs_vm_exp_shifted_sum_f32(x, y, 1100, shift)));
+  CU_ASSERT_TRUE(isnan(y[1050]));
+  free(x);
+  free(d);
+  free(want);
+  free(y);
+}
+
+static void test_exp_shifted_sum(void) { on_each_path(exp_shifted_sums); }
 
 /* ---- _FusedMatMul's activations, _TfsGelu, _TfsSwish --------------------- */
 
@@ -1315,6 +1361,7 @@ static const tfs_test_case kKernelCases[] = {
     {"unary_ops", test_unary_ops},
     {"log_ops", test_log_ops},
     {"softmax", test_softmax},
+    {"exp_shifted_sum", test_exp_shifted_sum},
     {"fused_matmul_acts", test_fused_matmul_acts},
     {"gelu_swish_ops", test_gelu_swish_ops},
     {"scale_shift_op", test_scale_shift_op},

@@ -187,20 +187,20 @@ static void bias_compute(tfs_kernel_ctx *c) {
 static void softmax_row_f32(const float *in, float *out, int64_t n,
                             int log_out) {
   const float mx = tfs_row_max_f32(in, n);
-  tfs_row_sub_f32(in, out, n, mx);
   if (log_out) {
     float e[SM_BLOCK];
     double sum = 0;
     for (int64_t i = 0; i < n; i += SM_BLOCK) {
       int64_t k = n - i < SM_BLOCK ? n - i : SM_BLOCK;
-      tfs_vm_exp_f32(out + i, e, k);
-      sum += tfs_row_sum_f64(e, k);
+      sum += tfs_vm_exp_shifted_sum_f32(in + i, e, k, mx);
     }
+    tfs_row_sub_f32(in, out, n, mx);
     tfs_row_sub_f32(out, out, n, (float)log(sum));
     return;
   }
-  tfs_vm_exp_f32(out, out, n);
-  tfs_row_scale_f32(out, n, (float)(1.0 / tfs_row_sum_f64(out, n)));
+  /* the exponentials and their sum in one pass */
+  double sum = tfs_vm_exp_shifted_sum_f32(in, out, n, mx);
+  tfs_row_scale_f32(out, n, (float)(1.0 / sum));
 }
 
 static void softmax_row_f64(const double *in, double *out, int64_t n,

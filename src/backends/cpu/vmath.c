@@ -100,6 +100,22 @@ TFS_VM_FUNCS(VM_REF)
   }
 TFS_VM_FUNCS(VM_DISPATCH)
 
+double tfs_vm_exp_shifted_sum_f32(const float *x, float *y, int64_t n,
+                                  float shift) {
+  if (n <= 0) return 0.0;
+  tfs_cpu_isa isa = tfs_cpu_isa_max();
+  if (isa >= TFS_CPU_ISA_AVX512)
+    return tfs_vm__exp_shifted_sum_avx512(x, y, n, shift);
+  if (isa >= TFS_CPU_ISA_AVX2)
+    return tfs_vm__exp_shifted_sum_avx2(x, y, n, shift);
+  double sum = 0.0;
+  for (int64_t i = 0; i < n; i++) {
+    y[i] = vk_exp(x[i] - shift);
+    sum += y[i];
+  }
+  return sum;
+}
+
 #define VM_BLOCK 256
 
 void tfs_vm_map16(void (*f)(const float *, float *, int64_t),

@@ -90,6 +90,13 @@ void tfs_vm_gelu_erf_f32(const float *x, float *y, int64_t n);
  * (2^-24 absolute) and is exact near 0. */
 void tfs_vm_elu_f32(const float *x, float *y, int64_t n);
 
+/* y[i] = e^(x[i] - shift) for i in [0, n), the difference rounded to
+ * float and then tfs_vm_exp_f32's value of it (the same bits); returns
+ * the sum of the y[i], added in double (softmax's one pass after the
+ * row's maximum).  x may equal y. */
+double tfs_vm_exp_shifted_sum_f32(const float *x, float *y, int64_t n,
+                                  float shift);
+
 /* y[i] = to16(f(from16(x[i]))) for half (bf16 = 0) or bfloat16 (bf16 =
  * 1) arrays: blocks are converted to float, computed with `f` (one of the
  * functions above) and rounded back.  Same rules as above (x may equal
@@ -110,5 +117,9 @@ void tfs_vm_map16(void (*f)(const float *, float *, int64_t),
   void tfs_vm__##NAME##_avx2(const float *x, float *y, int64_t n);
 TFS_VM_FUNCS(TFS_VM_DECL)
 #undef TFS_VM_DECL
+double tfs_vm__exp_shifted_sum_avx512(const float *x, float *y, int64_t n,
+                                      float shift);
+double tfs_vm__exp_shifted_sum_avx2(const float *x, float *y, int64_t n,
+                                    float shift);
 
 #endif

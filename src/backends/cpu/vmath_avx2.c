@@ -126,3 +126,47 @@ VM_FN int vm_within1(vf a, float bound) {
 }
 
 VM_LOOPS(VM_LOOP)
+
+/* The sum of a's lanes, in float. */
+VM_FN float vm_hsum(vf a) {
+  __m128 h = _mm_add_ps(_mm256_castps256_ps128(a), _mm256_extractf128_ps(a, 1));
+  h = _mm_add_ps(h, _mm_movehl_ps(h, h));
+  return _mm_cvtss_f32(_mm_add_ss(h, _mm_movehdup_ps(h)));
+}
+
+/* As the AVX-512 one: two float accumulators, into a double every 64
+ * vectors; the tail through a zeroed buffer, its unused lanes 0. */
+TGT double tfs_vm__exp_shifted_sum_avx2(const float *x, float *y, int64_t n,
+                                        float shift) {
+  const vf sh = v_set(shift);
+  double sum = 0.0;
+  int64_t i = 0;
+  while (i + 8 <= n) {
+    vf a0 = _mm256_setzero_ps(), a1 = _mm256_setzero_ps();
+    int64_t end = i + 64 * 8 < n ? i + 64 * 8 : n;
+    for (; i + 16 <= end; i += 16) {
+      vf e0 = vk_exp(v_sub(_mm256_loadu_ps(x + i), sh));
+      vf e1 = vk_exp(v_sub(_mm256_loadu_ps(x + i + 8), sh));
+      _mm256_storeu_ps(y + i, e0);
+      _mm256_storeu_ps(y + i + 8, e1);
+      a0 = v_add(a0, e0);
+      a1 = v_add(a1, e1);
+    }
+    if (i + 8 <= end) {
+      vf e0 = vk_exp(v_sub(_mm256_loadu_ps(x + i), sh));
+      _mm256_storeu_ps(y + i, e0);
+      a0 = v_add(a0, e0);
+      i += 8;
+    }
+    sum += (double)vm_hsum(v_add(a0, a1));
+  }
+  if (i < n) {
+    float t[8] = {0};
+    memcpy(t, x + i, sizeof(float) * (size_t)(n - i));
+    _mm256_storeu_ps(t, vk_exp(v_sub(_mm256_loadu_ps(t), sh)));
+    memcpy(y + i, t, sizeof(float) * (size_t)(n - i));
+    for (int64_t k = n - i; k < 8; k++) t[k] = 0.0f;
+    sum += (double)vm_hsum(_mm256_loadu_ps(t));
+  }
+  return sum;
+}

@@ -83,3 +83,41 @@ VM_FN int vm_within(vf a, float bound) {
   }
 
 VM_LOOPS(VM_LOOP)
+
+/* Each vector's exponentials stored and added into two float
+ * accumulators, which go into a double every 64 vectors (each lane sums
+ * at most 32 values in float: 0.273 -> 0.18 ns a float against adding
+ * every vector in double); the tail's masked-off lanes count as 0. */
+TGT double tfs_vm__exp_shifted_sum_avx512(const float *x, float *y,
+                                          int64_t n, float shift) {
+  const vf sh = v_set(shift);
+  double sum = 0.0;
+  int64_t i = 0;
+  while (i + 16 <= n) {
+    vf a0 = _mm512_setzero_ps(), a1 = _mm512_setzero_ps();
+    int64_t end = i + 64 * 16 < n ? i + 64 * 16 : n;
+    for (; i + 32 <= end; i += 32) {
+      vf e0 = vk_exp(v_sub(_mm512_loadu_ps(x + i), sh));
+      vf e1 = vk_exp(v_sub(_mm512_loadu_ps(x + i + 16), sh));
+      _mm512_storeu_ps(y + i, e0);
+      _mm512_storeu_ps(y + i + 16, e1);
+      a0 = v_add(a0, e0);
+      a1 = v_add(a1, e1);
+    }
+    if (i + 16 <= end) {
+      vf e0 = vk_exp(v_sub(_mm512_loadu_ps(x + i), sh));
+      _mm512_storeu_ps(y + i, e0);
+      a0 = v_add(a0, e0);
+      i += 16;
+    }
+    sum += (double)_mm512_reduce_add_ps(v_add(a0, a1));
+  }
+  if (i < n) {
+    vm m = (vm)((1u << (n - i)) - 1u);
+    vf e = _mm512_maskz_mov_ps(
+        m, vk_exp(v_sub(_mm512_maskz_loadu_ps(m, x + i), sh)));
+    _mm512_mask_storeu_ps(y + i, m, e);
+    sum += (double)_mm512_reduce_add_ps(e);
+  }
+  return sum;
+}
