@@ -212,35 +212,69 @@ static void round_values(float *v, int64_t n) {
   memcpy(v, special, sizeof special);
 }
 
+/* Elements of tfs_gemm_round_bf16(v[0..n)) that differ from the scalar
+ * rounding, that it wrote past n (N - n zeros expected), or that do not
+ * widen back exactly. */
+static int round_bad(const float *v, int64_t n, int64_t cap) {
+  uint16_t *got = calloc((size_t)cap, sizeof *got);
+  float *back = malloc(sizeof(float) * (size_t)cap);
+  int bad = 0;
+  tfs_gemm_round_bf16(v, got, n);
+  for (int64_t i = 0; i < n; i++) bad += got[i] != tfs_float_to_bf16(v[i]);
+  for (int64_t i = n; i < cap; i++) bad += got[i] != 0;
+  tfs_bf16_to_f32(got, back, n);
+  for (int64_t i = 0; i < n; i++) {
+    float want = tfs_bf16_to_float(got[i]);
+    bad += memcmp(&back[i], &want, 4) != 0;
+  }
+  free(got);
+  free(back);
+  return bad;
+}
+
 /* tfs_gemm_round_bf16 (and the Cast kernels' arrays) against the scalar
- * rounding bit for bit, on each vector level this CPU has and one value
- * at a time; widening back is exact. */
+ * rounding bit for bit, on each vector level this CPU has (the AVX-512
+ * level also with AVX512_BF16's conversion where the CPU has it) and one
+ * value at a time; widening back is exact.  Every value class, then the
+ * same values without subnormals but in elements 500-515 (vcvtneps2bf16
+ * reads subnormals as zero: a vector holding one takes the integer
+ * rounding). */
 static void test_gemm_bf16_round(void) {
   enum { N = 1000 + 13 };
-  static float v[N], back[N];
-  static uint16_t got[N];
-  round_values(v, N);
-  for (int li = 0; li < TU_VECTOR_LEVELS; li++) {
-    if (!tu_cpu_level("bf16-round", tu_vector_levels[li])) continue;
-    for (int64_t n = N; n >= N - 13; n -= 13) {
-      memset(got, 0, sizeof got);
-      tfs_gemm_round_bf16(v, got, n);
-      int bad = 0;
-      for (int64_t i = 0; i < n; i++) bad += got[i] != tfs_float_to_bf16(v[i]);
-      for (int64_t i = n; i < N; i++) bad += got[i] != 0;
-      tfs_bf16_to_f32(got, back, n);
-      for (int64_t i = 0; i < n; i++) {
-        float want = tfs_bf16_to_float(got[i]);
-        bad += memcmp(&back[i], &want, 4) != 0;
+  static float all[N], v[N];
+  uint16_t got[18];
+  round_values(all, N);
+  int native = tfs_cpu_bf16_dot_detected() &&
+               !tu_isa_unavailable(TFS_CPU_ISA_AVX512);
+  tu_cpu_path("bf16-round", "avx512_bf16",
+              native ? NULL : "no AVX512_BF16 on this CPU");
+  for (int li = native ? -1 : 0; li < TU_VECTOR_LEVELS; li++) {
+    tfs_bf16__set_native(li < 0);
+    if (li < 0)
+      tfs_cpu__set_max_isa(TFS_CPU_ISA_AVX512);
+    else if (!tu_cpu_level("bf16-round", tu_vector_levels[li]))
+      continue;
+    for (int pass = 0; pass < 2; pass++) {
+      memcpy(v, all, sizeof v);
+      for (int64_t i = 0; pass && i < N; i++) {
+        uint32_t u;
+        memcpy(&u, &v[i], 4);
+        if ((u & 0x7f800000u) == 0 && (i < 500 || i > 515)) u |= 0x00800000u;
+        memcpy(&v[i], &u, 4);
       }
-      if (bad)
-        fprintf(stderr, "\n  level %s n=%lld: %d bad\n",
-                tfs_cpu_isa_name(tfs_cpu_isa_max()), (long long)n, bad);
-      CU_ASSERT_EQUAL(bad, 0);
+      for (int64_t n = N; n >= N - 13; n -= 13) {
+        int bad = round_bad(v, n, N);
+        if (bad)
+          fprintf(stderr, "\n  level %s%s, pass %d, n=%lld: %d bad\n",
+                  tfs_cpu_isa_name(tfs_cpu_isa_max()),
+                  li < 0 ? " (vcvtneps2bf16)" : "", pass, (long long)n, bad);
+        CU_ASSERT_EQUAL(bad, 0);
+      }
     }
   }
+  tfs_bf16__set_native(-1);
   tfs_cpu__set_max_isa(-1);
-  tfs_gemm_round_bf16(v, got, 18);
+  tfs_gemm_round_bf16(all, got, 18);
   CU_ASSERT_EQUAL(got[3], 0x3f80); /* a tie rounds to even */
   CU_ASSERT_EQUAL(got[4], 0x3f82);
   CU_ASSERT_EQUAL(got[7], 0x0001); /* a denormal kept */
