@@ -22,9 +22,10 @@
  * (transpose(BatchMatMulV2(transpose(x, perm_x), transpose(y, perm_y))
  * [* scale], perm_out), an empty permutation leaving its tensor as it
  * is; optimizer/remap_bmm_perm.c) and _TfsFusedMatMulFloatOut (a
- * bfloat16 _FusedMatMul whose bias, activation and output are float32:
- * auto mixed precision's MatMul, Cast to float32, BiasAdd [+ activation])
- * are tfsess's own.  Shapes are those of
+ * bfloat16 _FusedMatMul whose bias and activation are float32 and whose
+ * output is float32, or with out_type bfloat16 rounded once: auto mixed
+ * precision's MatMul, Cast to float32, BiasAdd [+ activation] [, Cast to
+ * bfloat16]) are tfsess's own.  Shapes are those of
  * the unfused ops.  tfsess's _FusedDepthwiseConv2dNative also takes
  * padding EXPLICIT with explicit_paddings (TensorFlow's has SAME and
  * VALID only), which the optimizer uses where it folds a zero Pad into
@@ -240,9 +241,10 @@ const tfs_op_spec tfs_ops_fused[] = {
      "half, float}; num_args: int >= 0; " FUSED_ATTRS,
      fused_matmul_shape, 0},
     {"_TfsFusedMatMulFloatOut", "a: T; b: T; args: num_args * float",
-     "product: float",
+     "product: out_type",
      "transpose_a: bool = false; transpose_b: bool = false; T: {bfloat16} "
-     "= bfloat16; num_args: int >= 0; " FUSED_ATTRS,
+     "= bfloat16; out_type: {float, bfloat16} = float; num_args: int >= 0; "
+     FUSED_ATTRS,
      fused_matmul_shape, 0},
     {"_FusedConv2D",
      "input: T; filter: T; args: TArgs; host_args: num_host_args * float",

@@ -338,6 +338,7 @@ static tfs_tensor *bf16_tensor(const int64_t *dims, int nd, unsigned *seed,
   return t;
 }
 
+/* bias_relu: fused_ops BiasAdd, Relu (and, 2, out_type bfloat16). */
 static tfs_output add_op(tfs_graph *g, const char *type, const char *name,
                          const tfs_output *in, int nin, int bias_relu) {
   tfs_status *st = tfs_status_new();
@@ -350,6 +351,7 @@ static tfs_output add_op(tfs_graph *g, const char *type, const char *name,
     const size_t lens[2] = {7, 4};
     tfs_op_desc_set_attr_string_list(d, "fused_ops", ops, lens, 2);
     tfs_op_desc_set_attr_int(d, "num_args", 1);
+    if (bias_relu == 2) tfs_op_desc_set_attr_type(d, "out_type", TFS_BFLOAT16);
   }
   tfs_output o = {tfs_op_desc_finish(d, st), 0};
   TFS_ASSERT_OK(st);
@@ -363,7 +365,8 @@ enum { M = 29, K = 45, N = 38 };
  * Relu and BatchMatMulV2 (broadcast batch) in bfloat16, and
  * _TfsFusedMatMulFloatOut + float32 bias + Relu (float32 out, no
  * rounding), against a double reference of the same bfloat16 inputs, on
- * the path in force. */
+ * the path in force; _TfsFusedMatMulFloatOut with out_type bfloat16 bit
+ * for bit the float32 one's output rounded. */
 static void run_kernels(const char *path) {
   tfs_status *st = tfs_status_new();
   tfs_graph *g = tfs_graph_new();
@@ -385,14 +388,16 @@ static void run_kernels(const char *path) {
   tfs_output bias32 = tfs_op_const(g, "bias32", bias32t, st);
   tfs_tensor_free(bias32t);
   TFS_ASSERT_OK(st);
-  enum { NOUT = 5 };
+  enum { NOUT = 6 };
   tfs_output outs[NOUT] = {
       add_op(g, "MatMul", "mm", (tfs_output[]){a, b}, 2, 0),
       add_op(g, "MatMul", "mm_fed", (tfs_output[]){a, fb}, 2, 0),
       add_op(g, "_FusedMatMul", "fmm", (tfs_output[]){a, b, bias}, 3, 1),
       add_op(g, "BatchMatMulV2", "bmm", (tfs_output[]){x, b}, 2, 0),
       add_op(g, "_TfsFusedMatMulFloatOut", "fmm32",
-             (tfs_output[]){a, b, bias32}, 3, 1)};
+             (tfs_output[]){a, b, bias32}, 3, 1),
+      add_op(g, "_TfsFusedMatMulFloatOut", "fmm32_16",
+             (tfs_output[]){a, b, bias32}, 3, 2)};
   tfs_session_options *o = tfs_session_options_new();
   tfs_session_options_set_intra_op_threads(o, 3);
   tfs_session *s = tfs_session_new(g, o, st);
@@ -402,7 +407,12 @@ static void run_kernels(const char *path) {
   tfs_session_run(s, feeds, vals, 3, outs, res, NOUT, NULL, 0, st);
   TFS_ASSERT_OK(st);
   int bad = 0;
-  for (int r = 0; r < NOUT; r++) {
+  CU_ASSERT_EQUAL_FATAL(tfs_tensor_dtype(res[5]), TFS_BFLOAT16);
+  for (int i = 0; i < M * N; i++)
+    bad += ((const uint16_t *)tfs_tensor_data(res[5]))[i] !=
+           tfs_float_to_bf16(((const float *)tfs_tensor_data(res[4]))[i]);
+  tfs_tensor_free(res[5]);
+  for (int r = 0; r < NOUT - 1; r++) {
     const int f32 = r == 4, fused = r == 2 || f32;
     CU_ASSERT_EQUAL_FATAL(tfs_tensor_dtype(res[r]),
                           f32 ? TFS_FLOAT : TFS_BFLOAT16);

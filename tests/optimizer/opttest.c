@@ -279,3 +279,37 @@ const char *ot_string_list(tfs_graph *og, const char *name,
   }
   return buf;
 }
+
+tfs_output ot_gelu(const char *name, tfs_output x, int form, float half) {
+  tfs_output h = tfs_op_mul(g, NULL, tfs_op_const_float(g, NULL, half, st),
+                            x, st),
+             f;
+  if (form == OT_GELU_ERFC) {
+    tfs_output n = tfs_op_unary(g, "Neg", NULL, x, st);
+    f = tfs_op_unary(
+        g, "Erfc", "erfc",
+        tfs_op_mul(g, NULL, n, tfs_op_const_float(g, NULL, 0.70710677f, st),
+                   st),
+        st);
+  } else if (form == OT_GELU_ERF) {
+    tfs_output e = tfs_op_unary(
+        g, "Erf", NULL,
+        tfs_op_realdiv(g, NULL, x,
+                       tfs_op_const_float(g, NULL, 1.4142135f, st), st),
+        st);
+    f = tfs_op_add(g, NULL, tfs_op_const_float(g, NULL, 1.0f, st), e, st);
+  } else {
+    tfs_output c = tfs_op_mul(
+        g, NULL, tfs_op_const_float(g, NULL, 0.044715f, st),
+        tfs_op_pow(g, NULL, x, tfs_op_const_float(g, NULL, 3.0f, st), st),
+        st);
+    tfs_output a = tfs_op_add(g, NULL, x, c, st);
+    tfs_output t = tfs_op_unary(
+        g, "Tanh", NULL,
+        tfs_op_mul(g, NULL, tfs_op_const_float(g, NULL, 0.7978846f, st), a,
+                   st),
+        st);
+    f = tfs_op_add(g, NULL, tfs_op_const_float(g, NULL, 1.0f, st), t, st);
+  }
+  return tfs_op_mul(g, name, h, f, st);
+}

@@ -59,6 +59,12 @@ int ot_count(tfs_graph *og, const char *type);
 /* fused_ops of node `name` in og, comma-separated ("" when none); a
  * static buffer, valid until the next call. */
 const char *ot_fused_ops(tfs_graph *og, const char *name);
+/* GELU of x built from ops as TensorFlow and Keras write it, named name:
+ * half * x * erfc(-x / sqrt(2)) (OT_GELU_ERFC), half * x * (1 + erf(x /
+ * sqrt(2))) (OT_GELU_ERF), or the tanh form with Pow(x, 3)
+ * (OT_GELU_TANH). */
+enum { OT_GELU_ERFC, OT_GELU_ERF, OT_GELU_TANH };
+tfs_output ot_gelu(const char *name, tfs_output x, int form, float half);
 /* The string list attribute attr of node `name` in og, as ot_fused_ops
  * gives fused_ops (the same static buffer). */
 const char *ot_string_list(tfs_graph *og, const char *name,

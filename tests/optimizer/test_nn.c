@@ -686,29 +686,6 @@ static tfs_output keras_swish(const char *name, tfs_output x) {
   return (tfs_output){op, 0};
 }
 
-enum { GELU_ERFC, GELU_ERF, GELU_TANH };
-
-static tfs_output gelu(const char *name, tfs_output x, int form, float half) {
-  tfs_output h = tfs_op_mul(g, NULL, cf(half), x, st), f;
-  if (form == GELU_ERFC) {
-    tfs_output n = tfs_op_unary(g, "Neg", NULL, x, st);
-    f = tfs_op_unary(g, "Erfc", "erfc",
-                     tfs_op_mul(g, NULL, n, cf(0.70710677f), st), st);
-  } else if (form == GELU_ERF) {
-    tfs_output e = tfs_op_unary(
-        g, "Erf", NULL, tfs_op_realdiv(g, NULL, x, cf(1.4142135f), st), st);
-    f = tfs_op_add(g, NULL, cf(1.0f), e, st);
-  } else {
-    tfs_output c = tfs_op_mul(g, NULL, cf(0.044715f),
-                              tfs_op_pow(g, NULL, x, cf(3.0f), st), st);
-    tfs_output a = tfs_op_add(g, NULL, x, c, st);
-    tfs_output t = tfs_op_unary(g, "Tanh", NULL,
-                                tfs_op_mul(g, NULL, cf(0.7978846f), a, st), st);
-    f = tfs_op_add(g, NULL, cf(1.0f), t, st);
-  }
-  return tfs_op_mul(g, name, h, f, st);
-}
-
 /* Swish after Conv2D + BiasAdd and after MatMul + BiasAdd: fused with
  * "_MklSwish" when the fused kernel has it, else _TfsSwish after the
  * fused contraction; the IdentityN goes either way. */
@@ -758,7 +735,7 @@ static void test_optimizer_remap__keras_swish(void) {
 static void test_optimizer_remap__gelu(void) {
   int have_gelu = kernel_runs("_TfsGelu", NULL);
   for (int k = 0; k < 6; k++) {
-    int form = k % 3, alone = k >= 3, approx = form == GELU_TANH;
+    int form = k % 3, alone = k >= 3, approx = form == OT_GELU_TANH;
     const char *act = approx ? "GeluApproximate" : "GeluExact";
     ot_setup();
     tfs_output x = ot_placeholder("x", 2), b = x;
@@ -767,7 +744,7 @@ static void test_optimizer_remap__gelu(void) {
       tfs_output c = tfs_op_matmul(g, "c", x, ot_matrix("w", 3, 4), 0, 0, st);
       b = tfs_op_bias_add(g, "b", c, ot_const_shape("bias", bd, 1), st);
     }
-    tfs_output y = gelu("gelu", b, form, 0.5f);
+    tfs_output y = ot_gelu("gelu", b, form, 0.5f);
     TFS_ASSERT_OK(st);
     tfs_graph *og = ot_optimize(&x, 1, &y, 1, "arithmetic,remap");
     if (!alone && kernel_runs("_FusedMatMul", act)) {
@@ -807,7 +784,7 @@ static void test_optimizer_remap__gelu_kept(void) {
     tfs_output c = tfs_op_matmul(g, "c", x, ot_matrix("w", 3, 4), 0, 0, st);
     tfs_output b =
         tfs_op_bias_add(g, "b", c, ot_const_shape("bias", bd, 1), st);
-    tfs_output y = gelu("gelu", b, GELU_ERFC, k == 0 ? 0.6f : 0.5f);
+    tfs_output y = ot_gelu("gelu", b, OT_GELU_ERFC, k == 0 ? 0.6f : 0.5f);
     tfs_output fetches[2] = {y, b};
     int nf = 1;
     if (k == 1) {
@@ -914,7 +891,7 @@ static void test_optimizer_remap__dense_3d(void) {
                                   st);
     tfs_output b = tfs_op_bias_add(g, "b", r, ot_const_shape("bias", bd, 1),
                                    st);
-    tfs_output a = k == 1 ? gelu("act", b, GELU_TANH, 0.5f)
+    tfs_output a = k == 1 ? ot_gelu("act", b, OT_GELU_TANH, 0.5f)
                           : tfs_op_unary(g, "Relu", "act", b, st);
     tfs_output y = tfs_op_identity(g, "y", a, st);
     TFS_ASSERT_OK(st);
@@ -1192,10 +1169,10 @@ static void test_optimizer_remap__match_activation_subgraphs(void) {
                   keras_swish("swish_n", tfs_op_identity(g, "x1", x, st)), st);
   tfs_output x2 = tfs_op_identity(g, "x2", x, st);
   tfs_op_mul(g, "swish", x2, tfs_op_unary(g, "Sigmoid", NULL, x2, st), st);
-  gelu("g_erfc", tfs_op_identity(g, "x3", x, st), GELU_ERFC, 0.5f);
-  gelu("g_erf", tfs_op_identity(g, "x4", x, st), GELU_ERF, 0.5f);
-  gelu("g_tanh", tfs_op_identity(g, "x5", x, st), GELU_TANH, 0.5f);
-  gelu("g_bad", tfs_op_identity(g, "x6", x, st), GELU_TANH, 0.55f);
+  ot_gelu("g_erfc", tfs_op_identity(g, "x3", x, st), OT_GELU_ERFC, 0.5f);
+  ot_gelu("g_erf", tfs_op_identity(g, "x4", x, st), OT_GELU_ERF, 0.5f);
+  ot_gelu("g_tanh", tfs_op_identity(g, "x5", x, st), OT_GELU_TANH, 0.5f);
+  ot_gelu("g_bad", tfs_op_identity(g, "x6", x, st), OT_GELU_TANH, 0.55f);
   hard_swish("hs", tfs_op_identity(g, "x8", x, st), 1);
   hard_swish("hs_mul", tfs_op_identity(g, "x9", x, st), 0);
   /* Relu6(x + 3) / 6 times another tensor is no hard-swish */

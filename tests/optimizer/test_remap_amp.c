@@ -388,8 +388,46 @@ static void test_remap_amp_float_bias(void) {
   }
 }
 
+/* A transformer's feed-forward: Dense, tanh-GELU (its Pow keeps it
+ * float32 under AMP), MatMul (then Exp, float32).  The first product's
+ * float32 bias and GELU join it (_TfsFusedMatMulFloatOut) and so does
+ * the Cast to bfloat16 the second product reads (out_type bfloat16). */
+static void test_remap_amp_float_out_cast(void) {
+  static const int64_t kX[3] = {2, 5, 8}, kB[1] = {16};
+  ot_setup();
+  tfs_output x = tfs_op_placeholder(g, "x", TFS_FLOAT, kX, 3, st);
+  int32_t flat[2] = {-1, 8};
+  tfs_output m = tfs_op_matmul(g, "m", ot_reshape("r", x, flat, 2),
+                               ot_matrix("w", 8, 16), 0, 0, st);
+  tfs_output b = tfs_op_bias_add(g, "b", m, ot_const_shape("bias", kB, 1), st);
+  tfs_output a = ot_gelu("gelu", b, OT_GELU_TANH, 0.5f);
+  tfs_output y = tfs_op_unary(
+      g, "Exp", "y",
+      tfs_op_matmul(g, "m2", a, ot_matrix("w2", 16, 6), 0, 0, st), st);
+  TFS_ASSERT_OK(st);
+  tfs_graph *plain, *og;
+  amp_optimize(&x, &y, &plain, &og);
+  CU_ASSERT_EQUAL(ot_count(og, "_TfsFusedMatMulFloatOut"), 1);
+  tfs_operation *f = first_of(og, "_TfsFusedMatMulFloatOut");
+  CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+  CU_ASSERT_STRING_EQUAL(ot_fused_ops(og, tfs_operation_name(f)),
+                         "BiasAdd,GeluApproximate");
+  CU_ASSERT_EQUAL(tfs_operation_output_type((tfs_output){f, 0}),
+                  TFS_BFLOAT16);
+  CU_ASSERT_EQUAL(tfs_operation_attr_type(f, "out_type", st), TFS_BFLOAT16);
+  /* the input's, the second product's output's */
+  CU_ASSERT_EQUAL(ot_count(og, "Cast"), 2);
+  CU_ASSERT(noted("remapper", "_TfsFusedMatMulFloatOut+Cast -> "
+                              "_TfsFusedMatMulFloatOut (bfloat16 out): 1"));
+  check_closer(plain, og, &x, y, "Dense + GELU + Dense");
+  tfs_graph_free(plain);
+  tfs_graph_free(og);
+  ot_teardown();
+}
+
 const tfs_test_case tfs_optimizer_remap_amp_cases[] = {
     {"remap_amp_float_bias", test_remap_amp_float_bias},
+    {"remap_amp_float_out_cast", test_remap_amp_float_out_cast},
     {"constfold_mul_conv_push_down", test_constfold_mul_conv_push_down},
     {"constfold_mul_conv_kept", test_constfold_mul_conv_kept},
     {"remap_amp_block", test_remap_amp_block},

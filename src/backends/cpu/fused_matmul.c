@@ -9,7 +9,8 @@
  * _FusedMatMul also takes bfloat16 (auto mixed precision's MatMul +
  * BiasAdd): float32 products on the bfloat16 GEMM, the epilogue in
  * float32, one rounding; _TfsFusedMatMulFloatOut the same with a float32
- * bias and output, never rounded; the three activations take bfloat16
+ * bias and output, never rounded (or, with out_type bfloat16, rounded
+ * once: a Cast after it); the three activations take bfloat16
  * too (float blocks, one rounding).
  */
 #if defined(__GNUC__) && !defined(__clang__)
@@ -37,6 +38,7 @@ typedef struct fmm_state {
   const tfs_tensor *b_const;
   tfs_gemm_packed *b_packed;
   tfs_gemm_packed_bf16 *b16; /* a constant bfloat16 B, or NULL */
+  int out16; /* _TfsFusedMatMulFloatOut with out_type bfloat16 */
 } fmm_state;
 
 static void fmm_release(void *p) {
@@ -54,6 +56,9 @@ static int fmm_prepare(tfs_kernel_init *ki) {
   tfs_attrs_get_bool(ki->attrs, "transpose_a", &s->ta);
   tfs_attrs_get_bool(ki->attrs, "transpose_b", &s->tb);
   if (tfs_fused_parse(ki, 1u << TFS_FE_BIAS, &s->e)) return -1;
+  tfs_dtype ot = TFS_FLOAT;
+  s->out16 = tfs_attrs_get_type(ki->attrs, "out_type", &ot) == 0 &&
+             ot == TFS_BFLOAT16;
   const tfs_tensor *b = ki->in_consts ? ki->in_consts[1] : NULL;
   if (b && b->dtype == TFS_FLOAT && b->shape.rank == 2 && b->nelems > 0) {
     int64_t r = b->shape.dims[0], cols = b->shape.dims[1];
@@ -167,21 +172,21 @@ static void fmm16_epilogue(void *arg, int64_t r0, int64_t r1) {
   fmm16_finish(arg, r0, r1);
 }
 
-/* The bias (n values: bfloat16, or float with float_out) as float32,
+/* The bias (n values: bfloat16, or float with float_bias) as float32,
  * or NULL after failing c; *bias stays NULL without one. */
 static int fmm16_bias(tfs_kernel_ctx *c, const fmm_state *s, int64_t n,
-                      int float_out, const float **bias) {
+                      int float_bias, const float **bias) {
   *bias = NULL;
   if (s->e.kind != TFS_FE_BIAS) return 0;
   const tfs_tensor *t = c->inputs[2];
-  tfs_dtype want = float_out ? TFS_FLOAT : TFS_BFLOAT16;
+  tfs_dtype want = float_bias ? TFS_FLOAT : TFS_BFLOAT16;
   if (t->dtype != want || t->nelems != n) {
     tfs_kctx_fail(c, TFS_INVALID_ARGUMENT,
                   "bias must be a 1-D %s vector of %lld values, got %lld",
                   tfs_dtype_name(want), (long long)n, (long long)t->nelems);
     return -1;
   }
-  if (float_out) {
+  if (float_bias) {
     *bias = t->data;
     return 0;
   }
@@ -193,14 +198,16 @@ static int fmm16_bias(tfs_kernel_ctx *c, const fmm_state *s, int64_t n,
   return 0;
 }
 
-/* float_out: _TfsFusedMatMulFloatOut, the sums and epilogue stored as
- * float32 (no rounding). */
+/* float_bias: _TfsFusedMatMulFloatOut's float32 bias; float_out: the
+ * sums and epilogue stored as float32 (no rounding), else rounded to
+ * bfloat16 once. */
 static void fmm16_compute(tfs_kernel_ctx *c, const fmm_state *s, int64_t m,
-                          int64_t k, int64_t n, int float_out) {
+                          int64_t k, int64_t n, int float_bias,
+                          int float_out) {
   const tfs_tensor *a = c->inputs[0], *b = c->inputs[1];
   fmm16_job j;
   memset(&j, 0, sizeof j);
-  if (fmm16_bias(c, s, n, float_out, &j.bias)) return;
+  if (fmm16_bias(c, s, n, float_bias, &j.bias)) return;
   tfs_shape os;
   tfs_shape_2d(&os, m, n);
   tfs_tensor *o = tfs_kctx_alloc_output(c, 0, &os);
@@ -238,7 +245,7 @@ static void fmm_compute(tfs_kernel_ctx *c) {
   int64_t m, k, n;
   if (tfs_matmul_check_2d(c, a, b, s->ta, s->tb, &m, &k, &n)) return;
   if (a->dtype == TFS_BFLOAT16) {
-    fmm16_compute(c, s, m, k, n, 0);
+    fmm16_compute(c, s, m, k, n, 0, 0);
     return;
   }
   const float *scale = NULL, *shift = NULL;
@@ -391,7 +398,7 @@ static void fmm_float_out_compute(tfs_kernel_ctx *c) {
   if (tfs_matmul_check_2d(c, c->inputs[0], c->inputs[1], s->ta, s->tb, &m,
                           &k, &n))
     return;
-  fmm16_compute(c, s, m, k, n, 1);
+  fmm16_compute(c, s, m, k, n, 1, !s->out16);
 }
 
 /* ---- _TfsSwish
