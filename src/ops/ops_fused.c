@@ -270,8 +270,9 @@ const tfs_op_spec tfs_ops_fused[] = {
      fused_batch_matmul_shape, 0},
     {"_TfsPermutedBatchMatMul", "x: T; y: T; args: num_args * T",
      "output: T",
-     "T: {float} = float; adj_x: bool = false; adj_y: bool = false; "
-     "perm_x: list(int) = []; perm_y: list(int) = []; perm_out: list(int) = "
+     "T: {float, bfloat16} = float; adj_x: bool = false; adj_y: bool = "
+     "false; perm_x: list(int) = []; perm_y: list(int) = []; perm_out: "
+     "list(int) = "
      "[]; num_args: int >= 0 = 0; " FUSED_ATTRS,
      permuted_bmm_shape, 0},
     {"_TfsSwish", "features: T", "activations: T",

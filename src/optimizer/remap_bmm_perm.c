@@ -13,7 +13,8 @@
  * permutation must keep its tensor's last dimension among the last two
  * (one of the matrix's strides stays 1), the output's the last dimension
  * last; an input Transpose must be read by the product alone, and the
- * product by the output Transpose alone.  float only.
+ * product by the output Transpose alone.  float, and bfloat16 (auto
+ * mixed precision's attention, unscaled).
  */
 #include <string.h>
 
@@ -53,7 +54,8 @@ static int input_transpose(const tfs_ograph *g, int b, int k, int *np,
                            int64_t *perm) {
   int p = tfs_og__producer(g, b, k);
   if (p < 0 || g->n[b].in[k].port != 0 ||
-      !tfs_remap__inner_binary(g, p, g->n[b].device))
+      !tfs_remap__inner_binary_of(g, p, g->n[b].device,
+                                  tfs_og__type_attr(g, b, "T")))
     return -1;
   int n = const_perm(g, p, perm);
   if (n == 0 || (perm[n - 1] != n - 1 && perm[n - 2] != n - 1)) return -1;
@@ -74,7 +76,7 @@ static int output_transpose(const tfs_ograph *g, int b, int *np,
       !tfs_og__is(g, t, "Transpose") || g->n[t].in[0].node != b ||
       g->n[t].in[0].port != 0 || strcmp(g->n[t].device, n->device) != 0 ||
       !tfs_og__replaceable(g, t) ||
-      tfs_og__type_attr(g, t, "T") != TFS_FLOAT)
+      tfs_og__type_attr(g, t, "T") != tfs_og__type_attr(g, b, "T"))
     return -1;
   int k = const_perm(g, t, perm);
   if (k == 0 || perm[k - 1] != k - 1) return -1;
@@ -94,7 +96,8 @@ static int is_product(const tfs_ograph *g, int v) {
 }
 
 static int match(const tfs_ograph *g, int v, bp_match *m) {
-  if (!is_product(g, v) || tfs_og__type_attr(g, v, "T") != TFS_FLOAT ||
+  tfs_dtype t = tfs_og__type_attr(g, v, "T");
+  if (!is_product(g, v) || (t != TFS_FLOAT && t != TFS_BFLOAT16) ||
       g->n[v].nout < 1)
     return 0;
   m->bmm = v;
@@ -118,6 +121,7 @@ int tfs_remap__bmm_perm(tfs_opt_ctx *c, int v, tfs_remap_stats *stats) {
   tfs_attrs a;
   tfs_attrs_init(&a);
   if (tfs_remap__bmm_attrs(&a, adj_x, adj_y, scaled) ||
+      tfs_opt__set_type(&a, "T", tfs_og__type_attr(g, v, "T")) ||
       tfs_opt__set_ints(&a, "perm_x", m.perm[0], m.np[0]) ||
       tfs_opt__set_ints(&a, "perm_y", m.perm[1], m.np[1]) ||
       tfs_opt__set_ints(&a, "perm_out", m.perm[2], m.np[2])) {

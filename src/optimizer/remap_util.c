@@ -724,8 +724,13 @@ int tfs_remap__bmm_attrs(tfs_attrs *a, int adj_x, int adj_y, int scaled) {
 }
 
 int tfs_remap__inner_binary(const tfs_ograph *g, int p, const char *device) {
+  return tfs_remap__inner_binary_of(g, p, device, TFS_FLOAT);
+}
+
+int tfs_remap__inner_binary_of(const tfs_ograph *g, int p, const char *device,
+                               tfs_dtype t) {
   return p >= 0 && g->n[p].nin == 2 && g->n[p].nout >= 1 &&
-         g->n[p].out_types[0] == TFS_FLOAT && tfs_og__removable(g, p) &&
+         g->n[p].out_types[0] == t && tfs_og__removable(g, p) &&
          g->n[p].nctrl == 0 && g->n[p].ncfan == 0 &&
          strcmp(g->n[p].device, device) == 0 && g->n[p].nfan == 1 &&
          tfs_og__port_uses(g, p, 0) == 1;

@@ -134,6 +134,9 @@ int tfs_remap__bmm_perm(tfs_opt_ctx *c, int v, tfs_remap_stats *stats);
 /* Node p is a two-input float op on `device`, read once (one data
  * edge), removable, without control edges: an inner node of a match. */
 int tfs_remap__inner_binary(const tfs_ograph *g, int p, const char *device);
+/* The same for an op of output type t. */
+int tfs_remap__inner_binary_of(const tfs_ograph *g, int p, const char *device,
+                               tfs_dtype t);
 
 /* Replaces `root` by a new node (root's name, device, and the control
  * inputs of root and of the inner nodes a and b, which may be -1), then

@@ -4,10 +4,12 @@
  * transposes and the products computed directly in double: attention's
  * head layouts ([0, 2, 1, 3] and [0, 2, 3, 1]) on the operands and the
  * output, adj_x / adj_y with permuted operands, broadcast batch dims,
- * rank 3, products of few rows (the GEMM's thin path), the scale; and
- * its messages for bad permutations, ranks, shapes and fused ops.
+ * rank 3, products of few rows (the GEMM's thin path), the scale; in
+ * bfloat16 on each bfloat16 path, BatchMatMulV2's bits; and its
+ * messages for bad permutations, ranks, shapes and fused ops.
  */
 #include "core/cpu.h"
+#include "core/half.h"
 #include "core/util.h"
 #include "backends/cpu/gemm.h"
 #include "nn_test_util.h"
@@ -104,7 +106,8 @@ static tfs_code run_op_ex(tfs_tensor *const *in, int nin, const nt_attr *a,
     char name[8];
     snprintf(name, sizeof name, "in%d", i);
     feeds[i] = consts ? tfs_op_const(g, name, in[i], st)
-                      : tfs_op_placeholder(g, name, TFS_FLOAT, NULL, -1, st);
+                      : tfs_op_placeholder(g, name, tfs_tensor_dtype(in[i]),
+                                           NULL, -1, st);
   }
   tfs_op_desc *d = tfs_op_desc_new(g, "_TfsPermutedBatchMatMul", "node");
   tfs_op_desc_add_input(d, feeds[0]);
@@ -218,6 +221,94 @@ static void test_pbmm_products(void) {
   CU_ASSERT_EQUAL(tfs_gemm__force_path(NULL), 0);
 }
 
+/* A bfloat16 copy of float t's values rounded (the same tensor shape). */
+static tfs_tensor *to_bf16(const tfs_tensor *t) {
+  int64_t d[4];
+  int r = tfs_tensor_ndims(t);
+  for (int i = 0; i < r; i++) d[i] = tfs_tensor_dim(t, i);
+  tfs_tensor *h = nt_tensor(TFS_BFLOAT16, d, r, NULL);
+  const float *f = tfs_tensor_data(t);
+  uint16_t *o = tfs_tensor_data(h);
+  for (int64_t i = 0; i < tfs_tensor_num_elements(t); i++)
+    o[i] = tfs_float_to_bf16(f[i]);
+  return h;
+}
+
+/* t transposed by perm (r values; perm[0] < 0: t itself, a new ref). */
+static tfs_tensor *transposed(tfs_tensor *t, const int *perm, int r) {
+  if (perm[0] < 0) return nt_run1("Identity", &t, 1, NULL, 0);
+  int32_t p[4];
+  for (int i = 0; i < r; i++) p[i] = perm[i];
+  tfs_tensor *in[2] = {t, nt_tensor(TFS_INT32, (int64_t[]){r}, 1, p)};
+  tfs_tensor *o = nt_run1("Transpose", in, 2, NULL, 0);
+  tfs_tensor_free(in[1]);
+  return o;
+}
+
+/* bfloat16 (auto mixed precision's attention, unscaled) on each bfloat16
+ * GEMM path: bit for bit BatchMatMulV2 in bfloat16 on the transposed
+ * copies, transposed; with a scale, float only. */
+static void test_pbmm_bf16(void) {
+  static const pcase cases[] = {
+      {4, {2, 12, 3, 8}, {2, 12, 3, 8}, HEADS, KEYS, NONE, 0, 0, 0},
+      {4, {2, 3, 12, 12}, {2, 12, 3, 8}, NONE, HEADS, HEADS, 0, 0, 0},
+      {4, {2, 12, 3, 8}, {2, 12, 3, 8}, HEADS, HEADS, NONE, 0, 1, 0},
+      {4, {1, 9, 2, 13}, {1, 13, 2, 9}, KEYS, KEYS, HEADS, 1, 1, 0},
+      {4, {1, 12, 3, 8}, {2, 3, 8, 5}, HEADS, NONE, NONE, 0, 0, 0},
+      {4, {1, 13, 2, 40}, {1, 17, 2, 40}, HEADS, KEYS, HEADS, 0, 0, 0},
+  };
+  for (int path = 0; path < TU_BF16_PATHS; path++) {
+    const char *why = tu_bf16_path(path);
+    tu_cpu_path("batch_matmul_perm-bf16", tu_bf16_path_names[path], why);
+    if (why) continue;
+    for (size_t i = 0; i < TFS_ARRAY_LEN(cases); i++) {
+      const pcase *c = &cases[i];
+      tfs_tensor *f[2] = {nt_random(c->xd, c->r, 40 + (uint32_t)i),
+                          nt_random(c->yd, c->r, 60 + (uint32_t)i)};
+      tfs_tensor *in[2] = {to_bf16(f[0]), to_bf16(f[1])};
+      tfs_tensor *t[2] = {transposed(in[0], c->px, c->r),
+                          transposed(in[1], c->py, c->r)};
+      nt_attr adj[2] = {NT_BOOL("adj_x", c->adj_x),
+                        NT_BOOL("adj_y", c->adj_y)};
+      tfs_tensor *prod = nt_run1("BatchMatMulV2", t, 2, adj, 2);
+      tfs_tensor *want = transposed(prod, c->po, c->r), *got = NULL;
+      nt_attr a[5] = {adj[0], adj[1], perm_attr("perm_x", c->px, c->r),
+                      perm_attr("perm_y", c->py, c->r),
+                      perm_attr("perm_out", c->po, c->r)};
+      char msg[4096];
+      tfs_code code = run_op(in, 2, a, 5, &got, msg, sizeof msg);
+      if (code != TFS_OK) fprintf(stderr, "\n  bf16 failed: %s\n", msg);
+      CU_ASSERT_EQUAL_FATAL(code, TFS_OK);
+      CU_ASSERT_EQUAL_FATAL(tfs_tensor_dtype(got), TFS_BFLOAT16);
+      CU_ASSERT_EQUAL_FATAL(tfs_tensor_byte_size(got),
+                            tfs_tensor_byte_size(want));
+      int same = memcmp(tfs_tensor_data(got), tfs_tensor_data(want),
+                        tfs_tensor_byte_size(want)) == 0;
+      if (!same)
+        fprintf(stderr, "\n  bf16 case %zu on %s: not BatchMatMulV2's bits\n",
+                i, tu_bf16_path_names[path]);
+      CU_ASSERT_TRUE(same);
+      tfs_tensor *all[8] = {f[0], f[1], in[0], in[1], t[0], t[1], prod, want};
+      for (int k = 0; k < 8; k++) tfs_tensor_free(all[k]);
+      tfs_tensor_free(got);
+    }
+  }
+  tu_bf16_paths_reset();
+  /* a scale: float only */
+  tfs_tensor *f = nt_random((int64_t[]){1, 4, 2, 8}, 4, 3);
+  tfs_tensor *in[3] = {to_bf16(f), to_bf16(f), NULL};
+  float one = 1.0f;
+  tfs_tensor *s32 = nt_f32(NULL, 0, &one);
+  in[2] = to_bf16(s32);
+  nt_attr mul[3] = {NT_LIST4("perm_y", 0, 2, 3, 1), NT_INT("num_args", 1),
+                    {"fused_ops", 'S', 1, {0}, "Mul", 0}};
+  expect_error(in, 3, mul, 3, TFS_UNIMPLEMENTED,
+               "_TfsPermutedBatchMatMul with a scale is float only");
+  for (int i = 0; i < 3; i++) tfs_tensor_free(in[i]);
+  tfs_tensor_free(f);
+  tfs_tensor_free(s32);
+}
+
 /* No permutation and no scale: BatchMatMulV2's bits, broadcast batch
  * dims and adj_y included. */
 static void test_pbmm_plain(void) {
@@ -328,6 +419,7 @@ static void test_pbmm_errors(void) {
 static const tfs_test_case kCases[] = {
     {"products", test_pbmm_products},
     {"plain", test_pbmm_plain},
+    {"bf16", test_pbmm_bf16},
     {"errors", test_pbmm_errors},
     {NULL, NULL},
 };

@@ -313,3 +313,12 @@ tfs_output ot_gelu(const char *name, tfs_output x, int form, float half) {
   }
   return tfs_op_mul(g, name, h, f, st);
 }
+
+tfs_output ot_batch_matmul(const char *name, tfs_output x, tfs_output y,
+                           int adj_y) {
+  tfs_op_desc *d = tfs_op_desc_new(g, "BatchMatMulV2", name);
+  tfs_op_desc_add_input(d, x);
+  tfs_op_desc_add_input(d, y);
+  tfs_op_desc_set_attr_bool(d, "adj_y", adj_y);
+  return (tfs_output){tfs_op_desc_finish(d, st), 0};
+}

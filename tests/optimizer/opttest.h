@@ -65,6 +65,9 @@ const char *ot_fused_ops(tfs_graph *og, const char *name);
  * (OT_GELU_TANH). */
 enum { OT_GELU_ERFC, OT_GELU_ERF, OT_GELU_TANH };
 tfs_output ot_gelu(const char *name, tfs_output x, int form, float half);
+/* BatchMatMulV2(x, y) named name, adj_y as given. */
+tfs_output ot_batch_matmul(const char *name, tfs_output x, tfs_output y,
+                           int adj_y);
 /* The string list attribute attr of node `name` in og, as ot_fused_ops
  * gives fused_ops (the same static buffer). */
 const char *ot_string_list(tfs_graph *og, const char *name,

@@ -15,15 +15,6 @@ static tfs_output head_input(const char *name) {
   return tfs_op_placeholder(g, name, TFS_FLOAT, d, 4, st);
 }
 
-static tfs_output bmm(const char *name, tfs_output x, tfs_output y,
-                      int adj_y) {
-  tfs_op_desc *d = tfs_op_desc_new(g, "BatchMatMulV2", name);
-  tfs_op_desc_add_input(d, x);
-  tfs_op_desc_add_input(d, y);
-  tfs_op_desc_set_attr_bool(d, "adj_y", adj_y);
-  return (tfs_output){tfs_op_desc_finish(d, st), 0};
-}
-
 /* softmax(q k^T * scale) v with the heads split and joined by
  * Transposes; the keys either as [0, 2, 3, 1] or as [0, 2, 1, 3] read
  * with adj_y.  Everything is folded; the values are the bits of the
@@ -34,12 +25,12 @@ static void test_attention_folded(void) {
     tfs_output q = head_input("q"), k = head_input("k"), v = head_input("v");
     tfs_output qt = ot_transpose("qt", q, kHeads);
     tfs_output kt = ot_transpose("kt", k, adj ? kHeads : kKeys);
-    tfs_output s = bmm("scores", qt, kt, adj);
+    tfs_output s = ot_batch_matmul("scores", qt, kt, adj);
     tfs_output sc = tfs_op_mul(g, "scaled", s,
                                tfs_op_const_float(g, "c", 0.35f, st), st);
     tfs_output p = tfs_op_unary(g, "Softmax", "probs", sc, st);
     tfs_output vt = ot_transpose("vt", v, kHeads);
-    tfs_output ctx = bmm("ctx", p, vt, 0);
+    tfs_output ctx = ot_batch_matmul("ctx", p, vt, 0);
     tfs_output out = ot_transpose("joined", ctx, kHeads);
     TFS_ASSERT_OK(st);
     tfs_output feeds[3] = {q, k, v};
@@ -71,10 +62,10 @@ static void test_attention_kept(void) {
     tfs_output q = head_input("q"), k = head_input("k");
     tfs_output qt = ot_transpose("qt", q, kHeads);
     tfs_output kt = ot_transpose("kt", k, kKeys);
-    tfs_output s = bmm("scores", qt, kt, 0); /* qt also fetched */
+    tfs_output s = ot_batch_matmul("scores", qt, kt, 0); /* qt also fetched */
     tfs_output out = ot_transpose("swapped", s, kSwap);
     tfs_output m = ot_transpose("moved", q, kMoves); /* [8, 12, 3, 2] */
-    tfs_output s2 = bmm("s2", m, ot_transpose("mt", k, kMoves), 1);
+    tfs_output s2 = ot_batch_matmul("s2", m, ot_transpose("mt", k, kMoves), 1);
     TFS_ASSERT_OK(st);
     ot_config.tf_compatible = compat;
     tfs_output feeds[2] = {q, k}, fetches[3] = {out, qt, s2};

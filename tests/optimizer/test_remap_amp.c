@@ -425,7 +425,41 @@ static void test_remap_amp_float_out_cast(void) {
   ot_teardown();
 }
 
+/* Multi-head attention under AMP (q, k and v from one input): the heads'
+ * Transposes join the bfloat16 score and context products as they do
+ * the float32 ones (_TfsPermutedBatchMatMul in bfloat16, BatchMatMulV2's
+ * bits on the transposed copies). */
+static void test_remap_amp_attention(void) {
+  static const int64_t kIn[4] = {2, 12, 3, 8};
+  static const int32_t kHeads[4] = {0, 2, 1, 3}, kKeys[4] = {0, 2, 3, 1};
+  ot_setup();
+  tfs_output x = tfs_op_placeholder(g, "x", TFS_FLOAT, kIn, 4, st);
+  tfs_output k = tfs_op_mul(g, "k", x,
+                            tfs_op_const_float(g, "ck", 0.5f, st), st);
+  tfs_output v = tfs_op_mul(g, "v", x,
+                            tfs_op_const_float(g, "cv", -0.7f, st), st);
+  tfs_output s = ot_batch_matmul("scores", ot_transpose("qt", x, kHeads),
+                                 ot_transpose("kt", k, kKeys), 0);
+  tfs_output p = tfs_op_unary(g, "Softmax", "probs", s, st);
+  tfs_output ctx =
+      ot_batch_matmul("ctx", p, ot_transpose("vt", v, kHeads), 0);
+  tfs_output y = tfs_op_unary(g, "Exp", "y",
+                              ot_transpose("joined", ctx, kHeads), st);
+  TFS_ASSERT_OK(st);
+  tfs_graph *plain, *og;
+  amp_optimize(&x, &y, &plain, &og);
+  CU_ASSERT_EQUAL(ot_count(og, "Transpose"), 0);
+  CU_ASSERT_EQUAL(ot_count(og, "_TfsPermutedBatchMatMul"), 2);
+  CU_ASSERT_EQUAL(type_of(og, "scores"), TFS_BFLOAT16);
+  CU_ASSERT_EQUAL(type_of(og, "joined"), TFS_BFLOAT16);
+  check_closer(plain, og, &x, y, "attention");
+  tfs_graph_free(plain);
+  tfs_graph_free(og);
+  ot_teardown();
+}
+
 const tfs_test_case tfs_optimizer_remap_amp_cases[] = {
+    {"remap_amp_attention", test_remap_amp_attention},
     {"remap_amp_float_bias", test_remap_amp_float_bias},
     {"remap_amp_float_out_cast", test_remap_amp_float_out_cast},
     {"constfold_mul_conv_push_down", test_constfold_mul_conv_push_down},

@@ -12,8 +12,12 @@
  * keeps the last dimension last; prepare rejects any other.  The
  * products are tfs_gemm_f32's, so the values are BatchMatMulV2's bits
  * on the transposed copies whenever the GEMM takes its packed path for
- * both (more than 8 rows, or neither operand read transposed).
+ * both (more than 8 rows, or neither operand read transposed).  In
+ * bfloat16 (auto mixed precision's attention; no scale) they are
+ * tfs_gemm_bf16's float32 sums, rounded as BatchMatMulV2's bfloat16
+ * products round them, each row into its place.
  */
+#include <stdatomic.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -92,6 +96,9 @@ static int pbmm_prepare(tfs_kernel_init *ki) {
     return tfs_ki_error(ki, TFS_UNIMPLEMENTED,
                         "Fusion is not implemented: [Mul,%s]",
                         ((const tfs_bytes *)ops->u.list.v)[1].ptr);
+  if (ki->in_types[0] == TFS_BFLOAT16)
+    return tfs_ki_error(ki, TFS_UNIMPLEMENTED,
+                        "_TfsPermutedBatchMatMul with a scale is float only");
   s->scaled = 1;
   return 0;
 }
@@ -122,7 +129,29 @@ typedef struct {
   float *o;
   float alpha;
   tfs_threadpool *pool; /* the GEMM's own split, or NULL */
+  /* bfloat16: operands and output as 16-bit elements, each product's
+   * float32 sums in of (m x n a batch) before its rounding */
+  const uint16_t *x16, *y16;
+  uint16_t *o16;
+  float *of;
+  atomic_int failed;
 } pbmm_job;
+
+/* Batch b of a bfloat16 product at element offsets xo, yo, oo: the
+ * float32 sums (as BatchMatMulV2's bfloat16 products: tfs_gemm_bf16,
+ * the operands read where they lie), then each output row rounded into
+ * its place. */
+static void pbmm_one_bf16(pbmm_job *j, int64_t b, int64_t xo, int64_t yo,
+                          int64_t oo) {
+  float *of = j->of + b * j->m * j->n;
+  if (tfs_gemm_bf16(j->ta, j->tb, j->m, j->n, j->k, j->x16 + xo, j->lda,
+                    j->y16 + yo, j->ldb, of, j->n, j->pool)) {
+    atomic_store(&j->failed, 1);
+    return;
+  }
+  for (int64_t i = 0; i < j->m; i++)
+    tfs_gemm_round_bf16(of + i * j->n, j->o16 + oo + i * j->ldc, j->n);
+}
 
 /* op(V) of `rows` x `cols` whose element (i, p) lies at i * rs + p * cs:
  * as tfs_gemm_f32 reads it, plain with ld = rs or transposed with ld =
@@ -139,7 +168,7 @@ static void as_matrix(int64_t rs, int64_t cs, int64_t cols, int *trans,
 }
 
 static void pbmm_range(void *arg, int64_t b0, int64_t b1) {
-  const pbmm_job *j = arg;
+  pbmm_job *j = arg;
   for (int64_t b = b0; b < b1; b++) {
     int64_t rem = b, xo = 0, yo = 0, oo = 0;
     for (int d = j->nb - 1; d >= 0; d--) {
@@ -148,6 +177,10 @@ static void pbmm_range(void *arg, int64_t b0, int64_t b1) {
       xo += i * j->xst[d];
       yo += i * j->yst[d];
       oo += i * j->ost[d];
+    }
+    if (j->of) {
+      pbmm_one_bf16(j, b, xo, yo, oo);
+      continue;
     }
     tfs_gemm_f32(j->ta, j->tb, j->m, j->n, j->k, j->alpha, j->x + xo, j->lda,
                  j->y + yo, j->ldb, 0.0f, j->o + oo, j->ldc, j->pool);
@@ -240,6 +273,13 @@ static void pbmm_compute(tfs_kernel_ctx *c) {
   j.y = y->data;
   j.o = o->data;
   j.alpha = s->scaled ? ((const float *)c->inputs[2]->data)[0] : 1.0f;
+  if (x->dtype == TFS_BFLOAT16) {
+    j.x16 = x->data;
+    j.y16 = y->data;
+    j.o16 = o->data;
+    j.of = tfs_kctx_scratch(c, sizeof(float) * (size_t)(nbatch * j.m * j.n));
+    if (!j.of) return; /* c failed */
+  }
   /* as BatchMatMulV2: many matrices go whole to the pool's threads, a
    * few big ones are each split over it */
   tfs_threadpool *pool = tfs_kctx_intra_pool(c);
@@ -252,10 +292,13 @@ static void pbmm_compute(tfs_kernel_ctx *c) {
     j.pool = pool;
     pbmm_range(&j, 0, nbatch);
   }
+  if (atomic_load(&j.failed))
+    tfs_kctx_fail(c, TFS_RESOURCE_EXHAUSTED, "out of memory");
 }
 
 const tfs_kernel_def tfs_cpu_kernels_batch_matmul_perm[] = {
-    {"_TfsPermutedBatchMatMul", "CPU", "T", TFS_DT_BIT(TFS_FLOAT),
+    {"_TfsPermutedBatchMatMul", "CPU", "T",
+     TFS_DT_BIT(TFS_FLOAT) | TFS_DT_BIT(TFS_BFLOAT16),
      pbmm_prepare, pbmm_compute, free, TFS_KERNEL_EXPENSIVE, NULL},
     {NULL, NULL, NULL, 0, NULL, NULL, NULL, 0, NULL},
 };
