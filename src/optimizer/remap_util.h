@@ -131,6 +131,12 @@ int tfs_remap__bmm_attrs(tfs_attrs *a, int adj_x, int adj_y, int scaled);
  * error. */
 int tfs_remap__bmm_perm(tfs_opt_ctx *c, int v, tfs_remap_stats *stats);
 
+/* _TfsFusedMatMulFloatOut v (float32 out) read only by a Cast to
+ * bfloat16 becomes one op with out_type bfloat16 (remap_float_out.c):
+ * 1 when rewritten, 0 when not applicable (or the output must load in
+ * TensorFlow), -1 on an error. */
+int tfs_remap__float_out_cast(tfs_opt_ctx *c, int v, tfs_remap_stats *stats);
+
 /* Node p is a two-input float op on `device`, read once (one data
  * edge), removable, without control edges: an inner node of a match. */
 int tfs_remap__inner_binary(const tfs_ograph *g, int p, const char *device);
