@@ -81,6 +81,36 @@ static inline tfs_output nt_node(tfs_graph *g, const char *op,
   return (tfs_output){tfs_op_desc_finish(d, st), 0};
 }
 
+/* MobileNet's expansion and depthwise step on x: Conv2D(x, c[0]) with
+ * strides sh and SAME padding, BiasAdd(c[1]) [, act1] (its output into
+ * *mid), DepthwiseConv2dNative(c[2]) with strides dsh, padding dpad and
+ * dilation dd, BiasAdd(c[3]) [, act2] (act NULL: none); c holds the four
+ * constants.  Returns the last node's output. */
+static inline tfs_output nt_conv_dw_chain(tfs_graph *g, tfs_output x,
+                                          tfs_tensor *const *c, int64_t sh,
+                                          const char *act1, int64_t dsh,
+                                          const char *dpad, int64_t dd,
+                                          const char *act2, tfs_output *mid,
+                                          tfs_status *st) {
+  const tfs_output none = {NULL, 0};
+  nt_attr ca[2] = {NT_LIST4("strides", 1, sh, sh, 1),
+                   NT_STR("padding", "SAME")};
+  tfs_output y = nt_node(g, "Conv2D", "conv", x, tfs_op_const(g, "f", c[0], st),
+                         ca, 2, st);
+  y = nt_node(g, "BiasAdd", "bias", y, tfs_op_const(g, "b", c[1], st), NULL,
+              0, st);
+  if (act1) y = nt_node(g, act1, "act1", y, none, NULL, 0, st);
+  *mid = y;
+  nt_attr da[3] = {NT_LIST4("strides", 1, dsh, dsh, 1), NT_STR("padding", dpad),
+                   NT_LIST4("dilations", 1, dd, dd, 1)};
+  y = nt_node(g, "DepthwiseConv2dNative", "dw", y,
+              tfs_op_const(g, "df", c[2], st), da, 3, st);
+  y = nt_node(g, "BiasAdd", "dbias", y, tfs_op_const(g, "db", c[3], st), NULL,
+              0, st);
+  if (act2) y = nt_node(g, act2, "act2", y, none, NULL, 0, st);
+  return y;
+}
+
 /* Runs fetch[0..nf) of g with x fed xv, in a callable of a session with
  * a pool of `threads` intra-op threads of its own; *count receives how
  * many nodes of type op_type its plan holds.  Returns the first output

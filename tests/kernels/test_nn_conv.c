@@ -1068,24 +1068,10 @@ static void run_cdw_case(const cdw_case *k, uint32_t seed) {
                              seed + 3);
   tfs_tensor *dbv = nt_random((int64_t[]){(int64_t)k->ce * k->mult}, 1,
                               seed + 4);
-  tfs_output none = {NULL, 0};
-  tfs_output x = tfs_op_placeholder(g, "x", TFS_FLOAT, xd, 4, st);
-  nt_attr ca[2] = {NT_LIST4("strides", 1, k->sh, k->sh, 1),
-                   NT_STR("padding", "SAME")};
-  tfs_output y = nt_node(g, "Conv2D", "conv", x,
-                         tfs_op_const(g, "f", fv, st), ca, 2, st);
-  y = nt_node(g, "BiasAdd", "bias", y, tfs_op_const(g, "b", bv, st), NULL, 0,
-              st);
-  if (k->act1) y = nt_node(g, k->act1, "act1", y, none, NULL, 0, st);
-  tfs_output mid = y;
-  nt_attr da[3] = {NT_LIST4("strides", 1, k->dsh, k->dsh, 1),
-                   NT_STR("padding", k->dpad),
-                   NT_LIST4("dilations", 1, k->dd, k->dd, 1)};
-  y = nt_node(g, "DepthwiseConv2dNative", "dw", y,
-              tfs_op_const(g, "df", dv, st), da, 3, st);
-  y = nt_node(g, "BiasAdd", "dbias", y, tfs_op_const(g, "db", dbv, st), NULL,
-              0, st);
-  if (k->act2) y = nt_node(g, k->act2, "act2", y, none, NULL, 0, st);
+  tfs_output x = tfs_op_placeholder(g, "x", TFS_FLOAT, xd, 4, st), mid;
+  tfs_tensor *consts[4] = {fv, bv, dv, dbv};
+  tfs_output y = nt_conv_dw_chain(g, x, consts, k->sh, k->act1, k->dsh,
+                                  k->dpad, k->dd, k->act2, &mid, st);
   TFS_ASSERT_OK(st);
   static const int kCaps[2] = {-1, TFS_CPU_ISA_BASELINE};
   for (int v = 0; v < 8; v++) {

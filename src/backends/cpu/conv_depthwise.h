@@ -92,6 +92,20 @@ int tfs_dw_bf16(const conv_geom *g, const uint16_t *in, const float *filt,
                 tfs_dw16_after_fn after, void *after_arg,
                 struct tfs_threadpool *pool);
 
+/* Output rows [oy0, oy1) of one image of tfs_dw_bf16's convolution, on
+ * this thread, from a float band of its input rows [lo, lo + nrows) (the
+ * bfloat16 values widened, or a fused kernel's rows already rounded to
+ * bfloat16): the float rows into block ((oy1 - oy0) * ow * oc floats),
+ * then after (NULL: nothing), then one rounding of each element into out
+ * (the image's output, row oy at out + oy * ow * oc).  The bits of
+ * tfs_dw_bf16.  Returns 0, or -1 when memory for the lane table runs
+ * out. */
+int tfs_dw_bf16_band(const conv_geom *g, const float *band, int64_t lo,
+                     int64_t nrows, const float *filt,
+                     const tfs_dw_epilogue *ep, tfs_dw16_after_fn after,
+                     void *after_arg, float *block, uint16_t *out,
+                     int64_t oy0, int64_t oy1);
+
 /* ---- between conv_depthwise.c and its vector rows ---- */
 
 /* Output channels [o0, o0 + VL) with a channel multiplier kn > 1 read

@@ -35,6 +35,25 @@ static int64_t span(const conv_geom *g, int64_t rows) {
   return (rows - 1) * g->sh + (g->kh - 1) * g->dh + 1;
 }
 
+int tfs_dw_bf16_band(const conv_geom *g, const float *band, int64_t lo,
+                     int64_t nrows, const float *filt,
+                     const tfs_dw_epilogue *ep, tfs_dw16_after_fn after,
+                     void *after_arg, float *block, uint16_t *out,
+                     int64_t oy0, int64_t oy1) {
+  conv_geom sub = *g;
+  sub.n = 1;
+  sub.h = nrows;
+  sub.oh = oy1 - oy0;
+  /* input row lo is the band's row 0: output row oy0's window starts
+   * pt + lo - oy0 * sh rows above it (>= 0: lo is 0 or oy0 * sh - pt) */
+  sub.pt = g->pt + lo - oy0 * g->sh;
+  if (tfs_dw_f32(&sub, band, filt, block, ep, NULL, NULL, NULL)) return -1;
+  const int64_t npix = (oy1 - oy0) * g->ow, oc = g->c * g->kn;
+  if (after) after(after_arg, block, npix);
+  tfs_bf16_from_f32(block, out + oy0 * g->ow * oc, npix * oc);
+  return 0;
+}
+
 /* Output rows [oy0, oy1) of image b: the band of input rows they read
  * (rows outside the image are padding), the float rows over it as an
  * image of its own whose output row 0 is oy0, then the rounding. */
@@ -48,20 +67,9 @@ static int dw16_rows(const dw16_job *j, float *band, float *block, int64_t b,
   int64_t nrows = hi > lo ? hi - lo : 0;
   if (nrows)
     tfs_bf16_to_f32(j->in + (b * g->h + lo) * row_in, band, nrows * row_in);
-  conv_geom sub = *g;
-  sub.n = 1;
-  sub.h = nrows;
-  sub.oh = oy1 - oy0;
-  /* input row lo is the band's row 0: output row oy0's window starts
-   * pt + lo - oy0 * sh rows above it (>= 0: lo is 0 or oy0 * sh - pt) */
-  sub.pt = g->pt + lo - oy0 * g->sh;
-  if (tfs_dw_f32(&sub, band, j->filt, block, j->ep, NULL, NULL, NULL))
-    return -1;
-  const int64_t npix = (oy1 - oy0) * g->ow;
-  if (j->after) j->after(j->after_arg, block, npix);
-  tfs_bf16_from_f32(block, j->out + (b * g->oh + oy0) * g->ow * oc,
-                    npix * oc);
-  return 0;
+  return tfs_dw_bf16_band(g, band, lo, nrows, j->filt, j->ep, j->after,
+                          j->after_arg, block,
+                          j->out + b * g->oh * g->ow * oc, oy0, oy1);
 }
 
 static void dw16_tasks(void *arg, int64_t t0, int64_t t1) {

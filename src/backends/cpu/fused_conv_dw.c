@@ -533,29 +533,6 @@ static int cdw16_conv_rows(const cdw16_job *j, float *tile, uint16_t *col,
   return 0;
 }
 
-/* Output rows [oy0, oy1) of image b from the tile, which holds the
- * convolution's rows [lo, hi): the float depthwise rows over the tile as
- * an image of its own (as tfs_dw_bf16 runs them over a widened band),
- * the activation the rows could not apply, one rounding. */
-static int cdw16_dw_rows(const cdw16_job *j, const float *tile, float *block,
-                         int64_t b, int64_t lo, int64_t hi, int64_t oy0,
-                         int64_t oy1) {
-  const conv_geom *g2 = j->g2;
-  conv_geom sub = *g2;
-  sub.n = 1;
-  sub.h = hi - lo;
-  sub.oh = oy1 - oy0;
-  sub.pt = g2->pt + lo - oy0 * g2->sh;
-  if (tfs_dw_f32(&sub, tile, j->dwf, block, &j->ep2, NULL, NULL, NULL))
-    return -1;
-  const int64_t npix = (oy1 - oy0) * g2->ow;
-  if (j->later2)
-    tfs_fused_apply(&j->s->e2, block, npix, g2->oc, g2->oc, NULL, NULL);
-  tfs_bf16_from_f32(block, j->out + (b * g2->oh + oy0) * g2->ow * g2->oc,
-                    npix * g2->oc);
-  return 0;
-}
-
 /* A bfloat16 task's scratch: im2col rows and a block of depthwise rows. */
 typedef struct cdw16_task {
   const cdw16_job *j;
@@ -569,10 +546,23 @@ static int cdw16_conv_step(void *ctx, float *tile, int64_t b, int64_t lo,
   return cdw16_conv_rows(t->j, tile, t->col, b, lo, from, hi);
 }
 
+/* tfs_dw_bf16's hook: the depthwise activation its rows cannot apply. */
+static void cdw16_after(void *arg, float *rows, int64_t npix) {
+  const cdw16_job *j = arg;
+  tfs_fused_apply(&j->s->e2, rows, npix, j->g2->oc, j->g2->oc, NULL, NULL);
+}
+
+/* The depthwise rows over the tile as tfs_dw_bf16 runs them over a
+ * widened band: the activation they cannot apply, one rounding. */
 static int cdw16_dw_step(void *ctx, const float *tile, int64_t b, int64_t lo,
                          int64_t hi, int64_t oy0, int64_t oy1) {
   const cdw16_task *t = ctx;
-  return cdw16_dw_rows(t->j, tile, t->block, b, lo, hi, oy0, oy1);
+  const cdw16_job *j = t->j;
+  const conv_geom *g2 = j->g2;
+  return tfs_dw_bf16_band(g2, tile, lo, hi - lo, j->dwf, &j->ep2,
+                          j->later2 ? cdw16_after : NULL, (void *)j,
+                          t->block, j->out + b * g2->oh * g2->ow * g2->oc,
+                          oy0, oy1);
 }
 
 /* parallel_for body: task t is stretch t % segs of image t / segs, with
@@ -616,12 +606,6 @@ static void cdw16_epi(void *arg, float *sums, int64_t ld, int64_t r0,
   tfs_fused_apply(&j->s->e1, sums, nr, nc, ld,
                   j->scale1 ? j->scale1 + c0 : NULL,
                   j->shift1 ? j->shift1 + c0 : NULL);
-}
-
-/* tfs_dw_bf16's hook: the depthwise activation its rows cannot apply. */
-static void cdw16_after(void *arg, float *rows, int64_t npix) {
-  const cdw16_job *j = arg;
-  tfs_fused_apply(&j->s->e2, rows, npix, j->g2->oc, j->g2->oc, NULL, NULL);
 }
 
 /* The convolution as the bfloat16 _FusedConv2D computes it where the
