@@ -65,11 +65,13 @@ int tfs_threadpool_run_one(tfs_threadpool *p);
  * split over the pool only when the estimated total cost
  * (n * cost_per_unit, in nanoseconds of one core) pays for waking threads:
  * each thread gets at least TFS_PARALLEL_MIN_NS of work, so small loops
- * run inline on the caller with no synchronisation at all.  Chunks are
- * handed out dynamically: thread i of nt starts on the chunks of its own
- * contiguous share, units [n * i / nt, n * (i + 1) / nt) rounded to
- * chunks, and then takes the others' last chunks; loops whose units
- * differ in cost balance best with equal work in each share.  fn must
+ * run inline on the caller with no synchronisation at all.  The range is
+ * cut into chunks whose sizes differ by one unit at most (chunk c of nc
+ * starts at floor(n * c / nc)), handed out dynamically: thread i of nt
+ * starts on the chunks of its own contiguous share, chunks [nc * i / nt,
+ * nc * (i + 1) / nt), and then takes the others' last chunks; loops
+ * whose units differ in cost balance best with equal work in each share.
+ * fn must
  * tolerate any split into contiguous ranges.  p may be NULL (inline). */
 void tfs_threadpool_parallel_for(tfs_threadpool *p, int64_t n,
                                  int64_t cost_per_unit, tfs_range_fn fn,

@@ -18,11 +18,18 @@ typedef struct {
   atomic_int calls;
   uint32_t caller;
   atomic_int off_caller;
+  atomic_llong shortest, longest; /* range lengths; start at n and 0 */
 } cover_job;
 
 static void cover(void *arg, int64_t b, int64_t e) {
   cover_job *j = arg;
   atomic_fetch_add(&j->calls, 1);
+  long long len = e - b, x = atomic_load(&j->shortest);
+  while (len < x && !atomic_compare_exchange_weak(&j->shortest, &x, len)) {
+  }
+  x = atomic_load(&j->longest);
+  while (len > x && !atomic_compare_exchange_weak(&j->longest, &x, len)) {
+  }
   if (tfs_thread_id() != j->caller) atomic_fetch_add(&j->off_caller, 1);
   for (int64_t i = b; i < e; i++) atomic_fetch_add(&j->hits[i], 1);
 }
@@ -32,17 +39,22 @@ static void test_parallel_for_covers_once(void) {
   tfs_threadpool *p = tfs_threadpool_new("test", 4, st);
   TFS_ASSERT_OK(st);
   CU_ASSERT_EQUAL(tfs_threadpool_parallelism(p), 4);
-  static const int64_t ns[] = {1, 2, 3, 7, 64, 1000, 100003};
+  static const int64_t ns[] = {1, 2, 3, 7, 36, 64, 1000, 100003};
   static const int64_t costs[] = {1, 100, 100000};
   for (size_t a = 0; a < TFS_ARRAY_LEN(ns); a++) {
     for (size_t b = 0; b < TFS_ARRAY_LEN(costs); b++) {
       int64_t n = ns[a];
       cover_job j = {.caller = tfs_thread_id()};
+      atomic_init(&j.shortest, n);
+      atomic_init(&j.longest, 0);
       j.hits = calloc((size_t)n, sizeof(atomic_int));
       tfs_threadpool_parallel_for(p, n, costs[b], cover, &j);
       int ok = 1;
       for (int64_t i = 0; i < n; i++) ok &= atomic_load(&j.hits[i]) == 1;
       CU_ASSERT_TRUE(ok);
+      /* blocks differ by one index at most (36 in 8: 4 and 5, not 5 and
+       * a last block of 1) */
+      CU_ASSERT_TRUE(atomic_load(&j.longest) - atomic_load(&j.shortest) <= 1);
       /* below TFS_PARALLEL_MIN_NS of work per thread: one inline call */
       if ((double)n * costs[b] < 2.0 * TFS_PARALLEL_MIN_NS) {
         CU_ASSERT_EQUAL(atomic_load(&j.calls), 1);
