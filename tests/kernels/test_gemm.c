@@ -377,15 +377,16 @@ static void test_gemm_packed_done_any_threads(void) {
  * where it lies (the indirect kernels, the depth cut into equal segments
  * of KC / 2 to KC): on each vector path, depths up to KC (the same bits as
  * tfs_gemm_f32, which packs A), depths with such a divisor and without one
- * (a prime: the packed-A path), leading dimensions past k, one thread and
- * two; every element reported once by done, final when reported, and
+ * (a prime: the packed-A path), leading dimensions past k, row counts
+ * whose short last panel shares the two last panels (16: 8 + 8, 49: 12 x
+ * 3 + 7 + 6), one thread and two; every element reported once by done, final when reported, and
  * within the double reference's tolerance. */
 static void test_gemm_packed_direct(void) {
   static const char *paths[] = {"avx512", "avx2"};
   static const int isas[] = {TFS_CPU_ISA_AVX512, TFS_CPU_ISA_AVX2};
-  static const int64_t shapes[][3] = {{1, 40, 100},   {7, 33, 256},
-                                      {49, 64, 600},  {128, 96, 1024},
-                                      {130, 48, 521}, {200, 20, 4608}};
+  static const int64_t shapes[][3] = {
+      {1, 40, 100},   {7, 33, 256},   {16, 48, 128},   {49, 64, 600},
+      {49, 40, 192},  {128, 96, 1024}, {130, 48, 521}, {200, 20, 4608}};
   tfs_threadpool *pool = tfs_threadpool_new("gemm", 2, NULL);
   for (int pi = 0; pi < 2; pi++) {
     if (tu_isa_unavailable(isas[pi])) continue;
@@ -511,7 +512,7 @@ static void uni_rows_fn(void *arg, int64_t r0, int64_t mb, const float **out) {
  * again, every panel on those kernels; on AVX2, which has none, row_base
  * gives the row pointers without rows(), the same bits. */
 static void uniform_rows_on(const char *path, int isa) {
-  static const int64_t ms[] = {1, 2, 5, 11, 12, 13, 24, 97};
+  static const int64_t ms[] = {1, 2, 5, 11, 12, 13, 16, 24, 97};
   static const int64_t ns[] = {7, 16, 20, 32, 45, 100};
   static const int64_t segs[][2] = {{1, 16}, {3, 9}, {4, 100}};
   const char *why = tu_isa_unavailable(isa);

@@ -1081,14 +1081,15 @@ static void ind_range(void *arg, int64_t begin, int64_t end) {
       if (src->row_base) { /* evenly spaced by construction */
         for (int64_t i = 0; i < mb; i++)
           rows[i] = src->row_base + (ic + i) * src->row_stride;
-        for (int64_t i = 0; i < mb; i += mr, nuni += uni)
-          stride[i / mr] = uni ? src->row_stride : NO_STRIDE;
+        for (int64_t ip = 0; ip * mr < mb; ip++, nuni += uni)
+          stride[ip] = uni ? src->row_stride : NO_STRIDE;
       } else {
         src->rows(src->arg, ic, mb, rows);
-        for (int64_t i = 0; i < mb; i += mr) {
-          int r = (int)MIN((int64_t)mr, mb - i);
-          stride[i / mr] = uni ? uniform(rows + i, r) : NO_STRIDE;
-          nuni += stride[i / mr] != NO_STRIDE;
+        for (int64_t ip = 0; ip * mr < mb; ip++) {
+          int64_t i;
+          int r = panel_rows(mb, mr, ip, &i);
+          stride[ip] = uni ? uniform(rows + i, r) : NO_STRIDE;
+          nuni += stride[ip] != NO_STRIDE;
         }
       }
       if (nuni)
@@ -1109,21 +1110,21 @@ static void ind_range(void *arg, int64_t begin, int64_t end) {
         const float *bias = last && src->bias ? src->bias + jp * nr : NULL;
         const float *add =
             last && src->add ? src->add + ic * j->ldc + jp * nr : NULL;
-        int64_t lines;
+        int64_t lines = 0;
         const float *next =
             k * j->b->n * 4 < PF_MIN_BYTES || j->t.m < mr
                 ? NULL
                 : next_block(j->b->data, nr, (int)kblk, k, jp, jp0, jp1,
                              s0 * src->seglen, &lines);
-        for (int64_t i = 0; i < mb; i += mr) {
-          int r = (int)MIN((int64_t)mr, mb - i);
-          int64_t npf;
+        for (int64_t ip = 0; ip < mpanels; ip++) {
+          int64_t i, npf;
+          int r = panel_rows(mb, mr, ip, &i);
           const float *pf;
-          pf_share(next, lines, i / mr, mpanels, &pf, &npf);
+          pf_share(next, lines, ip, mpanels, &pf, &npf);
           const float *addi = add ? add + i * j->ldc : NULL;
-          if (stride[i / mr] != NO_STRIDE)
+          if (stride[ip] != NO_STRIDE)
             isa->iukru[r](ns, src->seglen, src->segoff + s0, rows[i],
-                          stride[i / mr], bp, crow + i * j->ldc, j->ldc,
+                          stride[ip], bp, crow + i * j->ldc, j->ldc,
                           cols, s0 > 0, bias, addi, last ? src->relu : 0, pf,
                           npf);
           else
