@@ -15,6 +15,7 @@
 #include "core/util.h"
 #include "backends/cpu/gemm.h"
 #include "backends/cpu/gemm_internal.h"
+#include "session/session_internal.h"
 #include "testutil.h"
 
 static float frand(unsigned *s) {
@@ -668,6 +669,7 @@ static void test_fused_matmul_rows(void) {
   tfs_output out = {tfs_op_desc_finish(d, st), 0};
   TFS_ASSERT_OK(st);
   tfs_session_options *o = tfs_session_options_new();
+  o->config.use_per_session_threads = 1; /* pools of this size */
   tfs_session_options_set_intra_op_threads(o, 4);
   tfs_session *s = tfs_session_new(g, o, st);
   TFS_ASSERT_OK(st);
