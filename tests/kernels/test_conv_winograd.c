@@ -125,6 +125,7 @@ static tfs_graph *conv_graph(const wcase *k, tfs_tensor *fv, tfs_tensor *bv,
 static tfs_session *new_session(tfs_graph *g, int threads) {
   tfs_status *st = tfs_status_new();
   tfs_session_options *o = tfs_session_options_new();
+  o->config.use_per_session_threads = 1; /* pools of this size */
   tfs_session_options_set_intra_op_threads(o, threads);
   tfs_session *s = tfs_session_new(g, o, st);
   TFS_ASSERT_OK(st);
@@ -292,6 +293,77 @@ static void test_transforms_same_bits(void) {
   }
   tfs_conv__set_winograd(-1);
   tfs_conv__set_winograd_tile(0);
+}
+
+/* The strips cut into blocks and dealt to threads (F(4x4)): one block
+ * split over the pool phase by phase; blocks one a thread when they
+ * share out evenly, their number a multiple of the threads (20 strips on
+ * 4 and 2 threads); several blocks in phases when fewer than the threads
+ * or when a thread would get too many strips (10 strips on 4 threads);
+ * one thread; each within the F(4x4) bound of the reference, and the
+ * same bits whatever the split (each output is one tile's sums). */
+static void test_blocks(void) {
+  static const struct {
+    int n;             /* images of 40 x 40 x 32 -> 32: 10 strips each */
+    int64_t bytes;     /* V and M of a block (0: the default) */
+    int threads;
+    int64_t nblocks, nslots;
+  } kSplits[] = {
+      {2, 0, 4, 1, 1},         /* 20 strips fit one block */
+      {2, 200 << 10, 4, 12, 4}, /* 10 blocks of 2 -> 12 for 4 threads */
+      {2, 200 << 10, 2, 10, 2},
+      {2, 800 << 10, 4, 3, 1},  /* 3 blocks of 8 strips, in phases */
+      {1, 200 << 10, 4, 5, 1},  /* 8 blocks: 3 strips for some thread */
+      {2, 200 << 10, 1, 10, 1},
+  };
+  const wcase k = {2, 40, 40, 32, 32, "SAME", {0}};
+  tfs_tensor *xv = nt_random((int64_t[]){2, 40, 40, 32}, 4, 71);
+  tfs_tensor *x1 = nt_random((int64_t[]){1, 40, 40, 32}, 4, 71);
+  tfs_tensor *fv = nt_random((int64_t[]){3, 3, 32, 32}, 4, 73);
+  memcpy(tfs_tensor_data(x1), tfs_tensor_data(xv), sizeof(float) * 40 * 40 * 32);
+  const int64_t ny = 2 * 40 * 40 * 32;
+  double *want = malloc(sizeof(double) * (size_t)ny);
+  double *scale = malloc(sizeof(double) * (size_t)ny);
+  reference(&k, tfs_tensor_data(xv), tfs_tensor_data(fv), 40, 40, 1, 1, want,
+            scale);
+  tfs_conv__set_winograd(1);
+  tfs_conv__set_winograd_tile(4);
+  tfs_tensor *first = NULL;
+  for (size_t i = 0; i < TFS_ARRAY_LEN(kSplits); i++) {
+    wcase ki = k;
+    ki.n = kSplits[i].n;
+    tfs_conv__set_winograd_block_bytes(kSplits[i].bytes);
+    tfs_tensor *y =
+        run_graph(&ki, ki.n == 2 ? xv : x1, fv, NULL, NULL, kSplits[i].threads);
+    int64_t nblocks = -1, nslots = -1;
+    tfs_conv__winograd_last_split(&nblocks, &nslots);
+    if (nblocks != kSplits[i].nblocks || nslots != kSplits[i].nslots)
+      fprintf(stderr, "\n  split %zu: %lld blocks, %lld slots", i,
+              (long long)nblocks, (long long)nslots);
+    CU_ASSERT_EQUAL(nblocks, kSplits[i].nblocks);
+    CU_ASSERT_EQUAL(nslots, kSplits[i].nslots);
+    const int64_t n = tfs_tensor_num_elements(y);
+    CU_ASSERT_EQUAL_FATAL(n, ny / 2 * ki.n);
+    double e1, e2;
+    errors(y, want, scale, n, &e1, &e2);
+    CU_ASSERT(e1 <= kBound[2]);
+    if (!first) {
+      first = y;
+      continue;
+    }
+    CU_ASSERT(memcmp(tfs_tensor_data(first), tfs_tensor_data(y),
+                     sizeof(float) * (size_t)n) == 0);
+    tfs_tensor_free(y);
+  }
+  tfs_conv__set_winograd_block_bytes(0);
+  tfs_conv__set_winograd(-1);
+  tfs_conv__set_winograd_tile(0);
+  tfs_tensor_free(first);
+  free(want);
+  free(scale);
+  tfs_tensor_free(xv);
+  tfs_tensor_free(x1);
+  tfs_tensor_free(fv);
 }
 
 /* Whether output (oy, ox) shares a tile of `tile` pixels a side with an
@@ -692,6 +764,7 @@ static void test_not_taken(void) {
 static const tfs_test_case kWino[] = {
     {"paths", test_paths},
     {"transforms_same_bits", test_transforms_same_bits},
+    {"blocks", test_blocks},
     {"fused", test_fused},
     {"pick_tile", test_pick_tile},
     {"open_tile", test_open_tile},

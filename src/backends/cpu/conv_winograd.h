@@ -93,6 +93,16 @@ int tfs_wino_call_tile(const conv_geom *g);
  * use that tile; anything else returns to tfs_wino_pick_tile's rule. */
 void tfs_conv__set_winograd_tile(int tile);
 
+/* Tests: the bytes of V and M a block of strips may take (0: the
+ * default, 2 MiB), read by each call from now on.  Thread-safe. */
+void tfs_conv__set_winograd_block_bytes(int64_t bytes);
+
+/* Tests: the blocks and slots of the last call (*nslots 1: the blocks
+ * one after the other, each split over the pool phase by phase; more:
+ * that many threads, each its own blocks).  Thread-safe; with calls on
+ * several threads, one of them. */
+void tfs_conv__winograd_last_split(int64_t *nblocks, int64_t *nslots);
+
 /* Transforms and packs filter f (HWIO, [3, 3, c, kn], row-major) for
  * output tiles of `tile` (2 or 4; anything else is 2) pixels a side.
  * Returns NULL when memory runs out. */
