@@ -320,7 +320,8 @@ static void test_blocks(void) {
   tfs_tensor *xv = nt_random((int64_t[]){2, 40, 40, 32}, 4, 71);
   tfs_tensor *x1 = nt_random((int64_t[]){1, 40, 40, 32}, 4, 71);
   tfs_tensor *fv = nt_random((int64_t[]){3, 3, 32, 32}, 4, 73);
-  memcpy(tfs_tensor_data(x1), tfs_tensor_data(xv), sizeof(float) * 40 * 40 * 32);
+  memcpy(tfs_tensor_data(x1), tfs_tensor_data(xv),
+         sizeof(float) * 40 * 40 * 32);
   const int64_t ny = 2 * 40 * 40 * 32;
   double *want = malloc(sizeof(double) * (size_t)ny);
   double *scale = malloc(sizeof(double) * (size_t)ny);

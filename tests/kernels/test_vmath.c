@@ -18,6 +18,7 @@
 
 #include "core/cpu.h"
 #include "core/half.h"
+#include "backends/cpu/bf16_convert.h"
 #include "backends/cpu/fused_epilogue.h"
 #include "backends/cpu/row_ops.h"
 #include "backends/cpu/scale_shift.h"
@@ -536,6 +537,122 @@ static void exp_shifted_sums(void) {
 }
 
 static void test_exp_shifted_sum(void) { on_each_path(exp_shifted_sums); }
+
+/* tfs_vm_softmax_f32 and tfs_vm_softmax_bf16 on each path: the bits of
+ * their composition (tfs_row_max_f32, tfs_vm_exp_shifted_sum_f32, the
+ * scale by (float)(1 / sum); for bfloat16 the row widened before and
+ * each value rounded after), in place too, at lengths around the
+ * vectors, the tails and the 64-vector blocks; a row with a NaN, with
+ * -inf entries, of only -inf, with +inf, with a 0 maximum of either sign,
+ * of subnormals, and of negative numbers only (every element of a NaN
+ * row NaN, which NaN not compared), alone and as the middle of three
+ * rows (a pair and a last row). */
+
+/* 1 when a and b hold the same bits, or both NaN (which NaN a NaN row
+ * gives is not specified) */
+static int same_or_nan(const float *a, const float *b, int64_t n) {
+  for (int64_t i = 0; i < n; i++)
+    if (memcmp(&a[i], &b[i], sizeof(float)) != 0 &&
+        !(isnan(a[i]) && isnan(b[i])))
+      return 0;
+  return 1;
+}
+
+static int same_or_nan16(const uint16_t *a, const uint16_t *b, int64_t n) {
+  for (int64_t i = 0; i < n; i++)
+    if (a[i] != b[i] &&
+        !((a[i] & 0x7fff) > 0x7f80 && (b[i] & 0x7fff) > 0x7f80))
+      return 0;
+  return 1;
+}
+
+static void softmax_row(const float *x, float *want, int64_t n) {
+  double sum = tfs_vm_exp_shifted_sum_f32(x, want, n, tfs_row_max_f32(x, n));
+  for (int64_t i = 0; i < n; i++) want[i] *= (float)(1.0 / sum);
+}
+
+/* Row r of a case: the variant v in row 1 (row 0 alone with one row),
+ * plain values in rows 0 and 2. */
+static void softmax_case_row(float *x, int64_t n, int v, int r) {
+  for (int64_t i = 0; i < n; i++)
+    x[i] = (float)(sin((double)i * 0.37 + v + 3 * r) * 9.0);
+  if (v == 1) x[n / 2] = -NAN;
+  if (v == 2) x[0] = x[n - 1] = -INFINITY;
+  if (v == 3)
+    for (int64_t i = 0; i < n; i++) x[i] = -INFINITY;
+  if (v == 4) x[n - 1] = INFINITY;
+  if (v == 5 || v == 6 || v == 8) /* below 0: the tail's empty lanes are
+                                     no maximum */
+    for (int64_t i = 0; i < n; i++) x[i] = -fabsf(x[i]) - 1.0f;
+  if (v == 5) x[n / 3] = 0.0f;
+  if (v == 6) x[n / 3] = -0.0f;
+  if (v == 7)
+    for (int64_t i = 0; i < n; i++) x[i] = (float)(i % 7) * 0x1p-140f;
+}
+
+static void softmax_fused(void) {
+  static const int64_t lens[] = {1,   5,   15,  16,   17,   31,   32,  33,
+                                 127, 128, 129, 1023, 1024, 1025, 1100};
+  enum { CAP = 3 * 1100, SPECIALS = 8 };
+  float *x = malloc(sizeof(float) * CAP), *want = malloc(sizeof(float) * CAP);
+  float *y = malloc(sizeof(float) * CAP), *tmp = malloc(sizeof(float) * CAP);
+  uint16_t *h = malloc(sizeof(uint16_t) * CAP);
+  uint16_t *hy = malloc(sizeof(uint16_t) * CAP);
+  uint16_t *hw = malloc(sizeof(uint16_t) * CAP);
+  int bad = 0;
+  for (int v = 0; v <= SPECIALS; v++)
+    for (size_t li = 0; li < sizeof lens / sizeof lens[0]; li++)
+      for (int64_t rows = 1; rows <= 3; rows += 2) { /* pairs and a last */
+        const int64_t n = lens[li], all = rows * n;
+        for (int64_t r = 0; r < rows; r++) {
+          softmax_case_row(x + r * n, n, rows == 1 || r == 1 ? v : 0, (int)r);
+          softmax_row(x + r * n, want + r * n, n);
+        }
+        tfs_vm_softmax_f32(x, y, rows, n);
+        int same = same_or_nan(y, want, all);
+        memcpy(y, x, sizeof(float) * (size_t)all);
+        tfs_vm_softmax_f32(y, y, rows, n);
+        same &= same_or_nan(y, want, all);
+        /* bfloat16: the rows rounded to bfloat16 first */
+        tfs_bf16_from_f32(x, h, all);
+        tfs_bf16_to_f32(h, tmp, all);
+        for (int64_t r = 0; r < rows; r++)
+          softmax_row(tmp + r * n, want + r * n, n);
+        tfs_bf16_from_f32(want, hw, all);
+        tfs_vm_softmax_bf16(h, hy, rows, n, tmp);
+        int same16 = same_or_nan16(hy, hw, all);
+        memcpy(hy, h, sizeof(uint16_t) * (size_t)all);
+        tfs_vm_softmax_bf16(hy, hy, rows, n, tmp);
+        same16 &= same_or_nan16(hy, hw, all);
+        if ((!same || !same16) && bad++ < 5)
+          fprintf(stderr, "\n  softmax n=%lld rows %lld variant %d: float "
+                  "%s, bfloat16 %s", (long long)n, (long long)rows, v,
+                  same ? "same" : "differs", same16 ? "same" : "differs");
+        CU_ASSERT_TRUE(same);
+        CU_ASSERT_TRUE(same16);
+        if (v == 1) { /* its row NaN, the others not */
+          const float *nr = y + (rows == 1 ? 0 : n);
+          CU_ASSERT_TRUE(isnan(nr[0]) && isnan(nr[n - 1]));
+          if (rows == 3) CU_ASSERT_FALSE(isnan(y[0]) || isnan(y[2 * n]));
+        }
+      }
+  /* -inf entries give 0 */
+  x[0] = 1.0f, x[1] = 0.0f, x[2] = -INFINITY, x[3] = 2.0f;
+  tfs_vm_softmax_f32(x, y, 1, 4);
+  CU_ASSERT_TRUE(y[2] == 0.0f && fabs(y[0] + y[1] + y[3] - 1.0) < 1e-6);
+  free(x), free(want), free(y), free(tmp), free(h), free(hy), free(hw);
+}
+
+static void test_softmax_fused(void) {
+  for (int p = 0; p < 3; p++) {
+    const char *why = tu_isa_unavailable(kIsa[p]);
+    tu_cpu_path("softmax-row", kPath[p], why);
+    if (why) continue;
+    tfs_cpu__set_max_isa(kIsa[p]);
+    softmax_fused();
+    tfs_cpu__set_max_isa(-1);
+  }
+}
 
 /* ---- _FusedMatMul's activations, _TfsGelu, _TfsSwish --------------------- */
 
@@ -1362,6 +1479,7 @@ static const tfs_test_case kKernelCases[] = {
     {"log_ops", test_log_ops},
     {"softmax", test_softmax},
     {"exp_shifted_sum", test_exp_shifted_sum},
+    {"softmax_fused", test_softmax_fused},
     {"fused_matmul_acts", test_fused_matmul_acts},
     {"gelu_swish_ops", test_gelu_swish_ops},
     {"scale_shift_op", test_scale_shift_op},

@@ -16,6 +16,8 @@
 #if defined(__x86_64__) || defined(__i386__)
 #include <immintrin.h>
 #define TFS_BF16_X86 1
+
+#include "backends/cpu/bf16_vec.h"
 #endif
 
 #include "core/cpu.h"
@@ -25,23 +27,13 @@
 #define AVX512 __attribute__((target("avx512f")))
 #define AVX2 __attribute__((target("avx2")))
 
-static inline AVX512 __m512i round16(__m512i u) {
-  const __m512i one = _mm512_set1_epi32(1);
-  __m512i hi = _mm512_srli_epi32(u, 16);
-  __m512i r = _mm512_add_epi32(u, _mm512_set1_epi32(0x7fff));
-  r = _mm512_srli_epi32(_mm512_add_epi32(r, _mm512_and_si512(hi, one)), 16);
-  __m512i mag = _mm512_and_si512(u, _mm512_set1_epi32(0x7fffffff));
-  __mmask16 nan = _mm512_cmpgt_epi32_mask(mag, _mm512_set1_epi32(0x7f800000));
-  return _mm512_mask_or_epi32(r, nan, hi, _mm512_set1_epi32(0x40));
-}
-
 static AVX512 int64_t from_f32_avx512(const float *src, uint16_t *dst,
                                       int64_t n) {
   int64_t i = 0;
   for (; i + 16 <= n; i += 16) {
     __m512i u = _mm512_castps_si512(_mm512_loadu_ps(src + i));
     _mm256_storeu_si256((__m256i *)(dst + i),
-                        _mm512_cvtepi32_epi16(round16(u)));
+                        _mm512_cvtepi32_epi16(tfs_bf16_round16(u)));
   }
   return i;
 }
@@ -61,10 +53,10 @@ static int native_ok(void) {
          tfs_cpu_bf16_dot_detected();
 }
 
-/* vcvtneps2bf16 rounds to nearest even and quiets NaNs as round16 does,
- * but reads subnormal inputs as zero: a vector holding one takes round16
- * (one and, one subtraction and one compare find them: the magnitude
- * minus 1 below 0x7fffff, unsigned). */
+/* vcvtneps2bf16 rounds to nearest even and quiets NaNs as
+ * tfs_bf16_round16 does, but reads subnormal inputs as zero: a vector
+ * holding one takes tfs_bf16_round16 (one and, one subtraction and one
+ * compare find them: the magnitude minus 1 below 0x7fffff, unsigned). */
 static AVX512BF16 int64_t from_f32_avx512bf16(const float *src,
                                               uint16_t *dst, int64_t n) {
   const __m512i low = _mm512_set1_epi32(0x7fffffff);
@@ -76,7 +68,7 @@ static AVX512BF16 int64_t from_f32_avx512bf16(const float *src,
     __m512i u = _mm512_castps_si512(v);
     __mmask16 sub = _mm512_cmplt_epu32_mask(
         _mm512_sub_epi32(_mm512_and_si512(u, low), one), top);
-    __m256i h = sub ? _mm512_cvtepi32_epi16(round16(u))
+    __m256i h = sub ? _mm512_cvtepi32_epi16(tfs_bf16_round16(u))
                     : (__m256i)_mm512_cvtneps_pbh(v);
     _mm256_storeu_si256((__m256i *)(dst + i), h);
   }

@@ -181,26 +181,24 @@ static void bias_compute(tfs_kernel_ctx *c) {
 #define SM_BLOCK 256
 
 /* One row: max, then exp(x - max) (vmath.h) and its sum, then the
- * normalisation.  float rows are computed in float with a double sum
- * (TensorFlow computes in float); 16-bit floats through float.  in may
- * equal out. */
+ * normalisation (Softmax: tfs_vm_softmax_f32).  float rows are computed
+ * in float with a double sum (TensorFlow computes in float); 16-bit
+ * floats through float.  in may equal out. */
 static void softmax_row_f32(const float *in, float *out, int64_t n,
                             int log_out) {
-  const float mx = tfs_row_max_f32(in, n);
-  if (log_out) {
-    float e[SM_BLOCK];
-    double sum = 0;
-    for (int64_t i = 0; i < n; i += SM_BLOCK) {
-      int64_t k = n - i < SM_BLOCK ? n - i : SM_BLOCK;
-      sum += tfs_vm_exp_shifted_sum_f32(in + i, e, k, mx);
-    }
-    tfs_row_sub_f32(in, out, n, mx);
-    tfs_row_sub_f32(out, out, n, (float)log(sum));
+  if (!log_out) {
+    tfs_vm_softmax_f32(in, out, 1, n);
     return;
   }
-  /* the exponentials and their sum in one pass */
-  double sum = tfs_vm_exp_shifted_sum_f32(in, out, n, mx);
-  tfs_row_scale_f32(out, n, (float)(1.0 / sum));
+  const float mx = tfs_row_max_f32(in, n);
+  float e[SM_BLOCK];
+  double sum = 0;
+  for (int64_t i = 0; i < n; i += SM_BLOCK) {
+    int64_t k = n - i < SM_BLOCK ? n - i : SM_BLOCK;
+    sum += tfs_vm_exp_shifted_sum_f32(in + i, e, k, mx);
+  }
+  tfs_row_sub_f32(in, out, n, mx);
+  tfs_row_sub_f32(out, out, n, (float)log(sum));
 }
 
 static void softmax_row_f64(const double *in, double *out, int64_t n,
@@ -234,6 +232,11 @@ typedef struct {
 static void softmax_range(void *arg, int64_t r0, int64_t r1) {
   sm_job *j = arg;
   int64_t n = j->n;
+  if (j->dt == TFS_FLOAT && !j->log_out) {
+    tfs_vm_softmax_f32((const float *)j->x + r0 * n, (float *)j->o + r0 * n,
+                       r1 - r0, n);
+    return;
+  }
   if (j->dt == TFS_FLOAT) {
     for (int64_t r = r0; r < r1; r++)
       softmax_row_f32((const float *)j->x + r * n, (float *)j->o + r * n, n,
@@ -246,13 +249,19 @@ static void softmax_range(void *arg, int64_t r0, int64_t r1) {
                       j->log_out);
     return;
   }
-  /* half / bfloat16: a float row buffer per range */
-  float *buf = tfs_malloc(sizeof(float) * (size_t)n);
+  /* half / bfloat16: float row buffers per range */
+  float *buf = tfs_malloc(sizeof(float) * 2 * (size_t)n);
   if (!buf) {
     __atomic_store_n(&j->failed, 1, __ATOMIC_RELAXED);
     return;
   }
   int half = j->dt == TFS_HALF;
+  if (!half && !j->log_out) { /* widened and rounded in its passes */
+    tfs_vm_softmax_bf16((const uint16_t *)j->x + r0 * n,
+                        (uint16_t *)j->o + r0 * n, r1 - r0, n, buf);
+    tfs_free(buf);
+    return;
+  }
   for (int64_t r = r0; r < r1; r++) {
     const uint16_t *in = (const uint16_t *)j->x + r * n;
     uint16_t *out = (uint16_t *)j->o + r * n;

@@ -20,6 +20,7 @@
 #include "core/cpu.h"
 #include "core/half.h"
 #include "backends/cpu/bf16_convert.h"
+#include "backends/cpu/row_ops.h"
 #include "backends/cpu/vmath.h"
 
 #define VM_FN static inline
@@ -114,6 +115,32 @@ double tfs_vm_exp_shifted_sum_f32(const float *x, float *y, int64_t n,
     sum += y[i];
   }
   return sum;
+}
+
+void tfs_vm_softmax_f32(const float *x, float *y, int64_t rows, int64_t n) {
+  if (rows <= 0 || n <= 0) return;
+  if (tfs_cpu_isa_max() >= TFS_CPU_ISA_AVX512) {
+    tfs_vm__softmax_avx512(x, y, rows, n, 0, NULL);
+    return;
+  }
+  for (int64_t r = 0; r < rows; r++, x += n, y += n) {
+    double sum = tfs_vm_exp_shifted_sum_f32(x, y, n, tfs_row_max_f32(x, n));
+    tfs_row_scale_f32(y, n, (float)(1.0 / sum));
+  }
+}
+
+void tfs_vm_softmax_bf16(const uint16_t *x, uint16_t *y, int64_t rows,
+                         int64_t n, float *tmp) {
+  if (rows <= 0 || n <= 0) return;
+  if (tfs_cpu_isa_max() >= TFS_CPU_ISA_AVX512) {
+    tfs_vm__softmax_avx512(x, y, rows, n, 1, tmp);
+    return;
+  }
+  for (int64_t r = 0; r < rows; r++, x += n, y += n) {
+    tfs_bf16_to_f32(x, tmp, n);
+    tfs_vm_softmax_f32(tmp, tmp, 1, n);
+    tfs_bf16_from_f32(tmp, y, n);
+  }
 }
 
 #define VM_BLOCK 256

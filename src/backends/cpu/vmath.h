@@ -97,6 +97,20 @@ void tfs_vm_elu_f32(const float *x, float *y, int64_t n);
 double tfs_vm_exp_shifted_sum_f32(const float *x, float *y, int64_t n,
                                   float shift);
 
+/* Softmax of `rows` rows of n floats, y[i] = e^(x[i] - max) / sum in
+ * each: the bits of tfs_row_max_f32 (row_ops.h), tfs_vm_exp_shifted_sum_f32
+ * from it into y, and y scaled by (float)(1 / sum) (tfs_row_scale_f32),
+ * one after the other; on AVX-512 in one function, two rows at a time.
+ * A NaN makes its row NaN (which NaN is not specified).  x may equal y. */
+void tfs_vm_softmax_f32(const float *x, float *y, int64_t rows, int64_t n);
+
+/* tfs_vm_softmax_f32 over bfloat16 rows: each row widened (exact), the
+ * float softmax's values, each rounded once to bfloat16
+ * (tfs_bf16_from_f32's bits); tmp: 2 * n floats of scratch.  On AVX-512
+ * the widening and rounding happen in the passes.  x may equal y. */
+void tfs_vm_softmax_bf16(const uint16_t *x, uint16_t *y, int64_t rows,
+                         int64_t n, float *tmp);
+
 /* y[i] = to16(f(from16(x[i]))) for half (bf16 = 0) or bfloat16 (bf16 =
  * 1) arrays: blocks are converted to float, computed with `f` (one of the
  * functions above) and rounded back.  Same rules as above (x may equal
@@ -121,5 +135,8 @@ double tfs_vm__exp_shifted_sum_avx512(const float *x, float *y, int64_t n,
                                       float shift);
 double tfs_vm__exp_shifted_sum_avx2(const float *x, float *y, int64_t n,
                                     float shift);
+/* x and y float rows, or bfloat16 rows (bf) with tmp 2 * n floats. */
+void tfs_vm__softmax_avx512(const void *x, void *y, int64_t rows,
+                            int64_t n, int bf, float *tmp);
 
 #endif
