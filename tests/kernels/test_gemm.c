@@ -642,18 +642,27 @@ static void test_split_shares(void) {
   CU_ASSERT_EQUAL(bad, 0);
 }
 
-/* MatMul + BiasAdd + Relu (fused by the optimizer into _FusedMatMul with
+static double act_of(const char *act, double x) {
+  if (!strcmp(act, "Relu")) return x < 0 ? 0 : x;
+  if (!strcmp(act, "Relu6")) return x < 0 ? 0 : x > 6 ? 6 : x;
+  return tanh(x);
+}
+
+/* MatMul + BiasAdd + act (fused by the optimizer into _FusedMatMul with
  * B packed at prepare) on 4 intra-op threads: many rows (row blocks,
  * the last panel partial) and a few rows (the GEMM splits the columns),
- * each tile finished where the GEMM leaves it, against a reference. */
-static void test_fused_matmul_rows(void) {
+ * each tile finished where the GEMM leaves it, against a reference; with
+ * many rows the bias and Relu / Relu6 in the kernels' stores (Tanh after
+ * them on each tile), counted by tfs_gemm__bias_direct_calls, the same
+ * bits as with the indirect kernels off (the bias a pass of its own). */
+static void fused_matmul_rows(const char *act) {
   enum { K = 37, N = 45 };
   tfs_status *st = tfs_status_new();
   tfs_graph *g = tfs_graph_new();
   float bv[K * N], biasv[N];
   unsigned seed = 7;
-  for (int i = 0; i < K * N; i++) bv[i] = frand(&seed);
-  for (int i = 0; i < N; i++) biasv[i] = frand(&seed);
+  for (int i = 0; i < K * N; i++) bv[i] = 2 * frand(&seed);
+  for (int i = 0; i < N; i++) biasv[i] = 2 * frand(&seed);
   tfs_tensor *bt = tu_floats((int64_t[]){K, N}, 2, bv);
   tfs_tensor *biast = tu_floats((int64_t[]){N}, 1, biasv);
   tfs_output a = tfs_op_placeholder(g, "a", TFS_FLOAT, NULL, -1, st);
@@ -664,7 +673,7 @@ static void test_fused_matmul_rows(void) {
   tfs_op_desc_add_input(d, y);
   tfs_op_desc_add_input(d, bias);
   tfs_output ba = {tfs_op_desc_finish(d, st), 0};
-  d = tfs_op_desc_new(g, "Relu", "out");
+  d = tfs_op_desc_new(g, act, "out");
   tfs_op_desc_add_input(d, ba);
   tfs_output out = {tfs_op_desc_finish(d, st), 0};
   TFS_ASSERT_OK(st);
@@ -679,19 +688,29 @@ static void test_fused_matmul_rows(void) {
     float *av = malloc(sizeof(float) * (size_t)(m * K));
     for (int64_t i = 0; i < m * K; i++) av[i] = frand(&seed);
     tfs_tensor *at = tu_floats((int64_t[]){m, K}, 2, av);
+    int64_t calls = tfs_gemm__bias_direct_calls();
     tfs_tensor *r = tu_run1(s, out, &a, &at, 1);
+    /* where the CPU has indirect kernels and the rows fill a panel */
+    if (!tu_isa_unavailable(TFS_CPU_ISA_AVX2))
+      CU_ASSERT_EQUAL(tfs_gemm__bias_direct_calls() - calls, m >= 12);
+    tfs_gemm__set_indirect(0);
+    tfs_tensor *r0 = tu_run1(s, out, &a, &at, 1);
+    tfs_gemm__set_indirect(1);
     CU_ASSERT_EQUAL_FATAL(tfs_tensor_dim(r, 0), m);
+    CU_ASSERT(memcmp(tfs_tensor_data(r), tfs_tensor_data(r0),
+                     sizeof(float) * (size_t)(m * N)) == 0);
     const float *p = tfs_tensor_data(r);
     int bad = 0;
     for (int64_t i = 0; i < m; i++)
       for (int j = 0; j < N; j++) {
         double want = biasv[j];
         for (int q = 0; q < K; q++) want += (double)av[i * K + q] * bv[q * N + j];
-        if (want < 0) want = 0;
-        if (fabs(p[i * N + j] - want) > 1e-4) bad++;
+        if (fabs(p[i * N + j] - act_of(act, want)) > 1e-4) bad++;
       }
+    if (bad) fprintf(stderr, "\n  %s m=%lld: %d wrong", act, (long long)m, bad);
     CU_ASSERT_EQUAL(bad, 0);
     tfs_tensor_free(r);
+    tfs_tensor_free(r0);
     tfs_tensor_free(at);
     free(av);
   }
@@ -701,6 +720,12 @@ static void test_fused_matmul_rows(void) {
   tfs_tensor_free(biast);
   tfs_graph_free(g);
   tfs_status_free(st);
+}
+
+static void test_fused_matmul_rows(void) {
+  fused_matmul_rows("Relu");
+  fused_matmul_rows("Relu6");
+  fused_matmul_rows("Tanh");
 }
 
 /* B read transposed (packed four columns by four depths at a time) gives

@@ -269,7 +269,20 @@ static void fmm_compute(tfs_kernel_ctx *c) {
     /* constant weights: the GEMM cuts the product into tiles of whole
      * panels (row blocks, and column chunks when the rows are too few to
      * give every thread work) and each tile is finished while in cache;
-     * a task never re-streams all of B for a few rows */
+     * a task never re-streams all of B for a few rows.  The bias, and
+     * Relu or Relu6, go into the kernels' stores where they read A in
+     * place (a tile's pass fewer: BERT at batch 8, 1.5% of the run); a
+     * tanh-GELU or the like still runs on each finished tile. */
+    if (!s->ta && !scale) {
+      int in_store = tfs_fused_act_in_store(&s->e);
+      fmm_job rest = j;
+      rest.bias = NULL;
+      if (tfs_gemm_f32_packed_bias_done(
+              m, j.a, j.lda, s->b_packed, shift,
+              in_store ? tfs_fused_store_relu(&s->e) : TFS_STORE_NONE, j.o,
+              n, pool, in_store ? NULL : fmm_tile_done, &rest) == 0)
+        return;
+    }
     tfs_gemm_f32_packed_done(s->ta, m, 1.0f, j.a, j.lda, s->b_packed, 0.0f,
                              j.o, n, pool, fmm_tile_done, &j);
     return;

@@ -27,6 +27,7 @@
 #include "core/log.h"
 #include "core/threadpool.h"
 #include "backends/cpu/gemm_internal.h"
+#include "backends/cpu/store_act.h"
 
 /* OpenBLAS extensions; weak so that another CBLAS also links. */
 extern char *openblas_get_corename(void) __attribute__((weak));
@@ -822,9 +823,9 @@ void tfs_gemm_f32_packed(int trans_a, int64_t m, float alpha,
 }
 
 static int gemm_direct(int64_t m, const float *a, int64_t lda,
-                       const tfs_gemm_packed *b, float *c, int64_t ldc,
-                       tfs_threadpool *pool, tfs_gemm_done_fn done,
-                       void *arg);
+                       const tfs_gemm_packed *b, const float *bias, int relu,
+                       float *c, int64_t ldc, tfs_threadpool *pool,
+                       tfs_gemm_done_fn done, void *arg);
 
 void tfs_gemm_f32_packed_done(int trans_a, int64_t m, float alpha,
                               const float *a, int64_t lda,
@@ -845,7 +846,8 @@ void tfs_gemm_f32_packed_done(int trans_a, int64_t m, float alpha,
   }
   if (!trans_a && alpha == 1.0f && beta == 0.0f && m >= isa->mr &&
       tfs_gemm_indirect_ok(b) &&
-      gemm_direct(m, a, lda, b, c, ldc, pool, done, arg) == 0)
+      gemm_direct(m, a, lda, b, NULL, TFS_STORE_NONE, c, ldc, pool, done,
+                  arg) == 0)
     return;
   for (int64_t jc = 0; jc < n; jc += isa->nc) {
     int64_t nb = MIN((int64_t)isa->nc, n - jc);
@@ -1212,10 +1214,30 @@ static void direct_done(void *arg, int64_t r0, int64_t mb, int64_t c0,
 
 /* C = A * B (then done over every tile), or -1 when the depth has no
  * segment length (nothing done). */
+static atomic_llong g_bias_direct;
+
+int64_t tfs_gemm__bias_direct_calls(void) {
+  return atomic_load(&g_bias_direct);
+}
+
+int tfs_gemm_f32_packed_bias_done(int64_t m, const float *a, int64_t lda,
+                                  const tfs_gemm_packed *b,
+                                  const float *bias, int relu, float *c,
+                                  int64_t ldc, tfs_threadpool *pool,
+                                  tfs_gemm_done_fn done, void *arg) {
+  if (m < 1 || b->n < 1 || b->k < 1 || !b->isa || m < b->isa->mr ||
+      !tfs_gemm_indirect_ok(b))
+    return -1;
+  if (gemm_direct(m, a, lda, b, bias, relu, c, ldc, pool, done, arg))
+    return -1;
+  atomic_fetch_add_explicit(&g_bias_direct, 1, memory_order_relaxed);
+  return 0;
+}
+
 static int gemm_direct(int64_t m, const float *a, int64_t lda,
-                       const tfs_gemm_packed *b, float *c, int64_t ldc,
-                       tfs_threadpool *pool, tfs_gemm_done_fn done,
-                       void *arg) {
+                       const tfs_gemm_packed *b, const float *bias, int relu,
+                       float *c, int64_t ldc, tfs_threadpool *pool,
+                       tfs_gemm_done_fn done, void *arg) {
   const tfs_gemm_isa *isa = b->isa;
   const int64_t k = b->k;
   int64_t seglen = 0;
@@ -1232,7 +1254,7 @@ static int gemm_direct(int64_t m, const float *a, int64_t lda,
   tfs_gemm_indirect src = {direct_rows, done ? direct_done : NULL,
                            &d,          segoff,
                            k / seglen,  seglen,
-                           NULL,        0,
+                           bias,        relu,
                            NULL,        a,
                            lda};
   run_indirect(m, &src, b, c, ldc, pool, TFS_GEMM_SPLIT_LARGE,

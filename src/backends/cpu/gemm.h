@@ -88,6 +88,21 @@ void tfs_gemm_f32_packed_done(int trans_a, int64_t m, float alpha,
                               int64_t ldc, struct tfs_threadpool *pool,
                               tfs_gemm_done_fn done, void *arg);
 
+/* C = act(A B + bias) for a row-major A (no transpose) and a packed B:
+ * tfs_gemm_f32_packed_done with alpha 1 and beta 0, the bias (n values,
+ * or NULL) added and relu (store_act.h's TFS_STORE_*: none, Relu, Relu6,
+ * hard-swish) applied by the kernels as they store the last depth block,
+ * the same bits as the product stored and the bias and activation
+ * applied after; done (may be NULL) sees the final values.  Returns 0, or
+ * -1 when this product cannot take them (fewer rows than a panel, no
+ * indirect kernels on this CPU, a depth without a usable divisor):
+ * nothing is computed then. */
+int tfs_gemm_f32_packed_bias_done(int64_t m, const float *a, int64_t lda,
+                                  const tfs_gemm_packed *b,
+                                  const float *bias, int relu, float *c,
+                                  int64_t ldc, struct tfs_threadpool *pool,
+                                  tfs_gemm_done_fn done, void *arg);
+
 /* A left operand the caller packs itself (a convolution's patches, read
  * straight from the image), and what to do with each finished part of C.
  *
@@ -272,6 +287,11 @@ void tfs_gemm__set_indirect(int on);
  * rows) since the process started.  Thread-safe. */
 void tfs_gemm__set_uniform(int on);
 int64_t tfs_gemm__uniform_panels(void);
+
+/* Tests: the products tfs_gemm_f32_packed_bias_done has run with the bias
+ * and activation in the kernels since the process started.
+ * Thread-safe. */
+int64_t tfs_gemm__bias_direct_calls(void);
 
 /* Tests: the current path with other cache blocking (K depth, rows and
  * columns per block), for benchmarks.  Returns 0, or -1 without a tfsess
