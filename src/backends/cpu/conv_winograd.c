@@ -572,10 +572,10 @@ static void wino_slots(void *arg, int64_t t0, int64_t t1) {
  * more than 10% over an even share of the strips; otherwise one slot,
  * each block split over the pool phase by phase (the products by
  * position: each thread reads its part of U, where a block a thread would
- * have each read all of it).  InceptionV3 at batch 1 on two threads: 37
- * strips of 147x147x32 in blocks of 6 gave one thread 24 strips and the
- * other 13; the 9 strips of 35x35x96 in blocks of 8 + 1, 440 us against
- * 470 on one thread, run in phases 306 us. */
+ * have each read all of it).  InceptionV3 at batch 1 on two threads: the
+ * 9 strips of 35x35x96 in blocks of 8 + 1 (one thread had 8), 440 us
+ * against 470 on one thread, run in phases 306 us; 56x56x64's 14 strips
+ * in 8 + 6, 347 us, in 7 + 7 290 us. */
 static void wino_blocks(wino_job *j, tfs_kernel_ctx *c, int64_t want) {
   const conv_geom *g = j->g;
   int64_t strip_flops = j->tw * j->npos * g->c * g->kn * 2;

@@ -1212,8 +1212,6 @@ static void direct_done(void *arg, int64_t r0, int64_t mb, int64_t c0,
   d->done(d->arg, r0, mb, c0, nb);
 }
 
-/* C = A * B (then done over every tile), or -1 when the depth has no
- * segment length (nothing done). */
 static atomic_llong g_bias_direct;
 
 int64_t tfs_gemm__bias_direct_calls(void) {
@@ -1234,6 +1232,8 @@ int tfs_gemm_f32_packed_bias_done(int64_t m, const float *a, int64_t lda,
   return 0;
 }
 
+/* C = act(A * B + bias) (then done over every tile), or -1 when the
+ * depth has no segment length (nothing done). */
 static int gemm_direct(int64_t m, const float *a, int64_t lda,
                        const tfs_gemm_packed *b, const float *bias, int relu,
                        float *c, int64_t ldc, tfs_threadpool *pool,
