@@ -9,7 +9,6 @@
 
 #include "core/half.h"
 #include "core/tensor.h"
-#include "session/session_internal.h"
 
 static char g_msg[4096];
 static int g_threads;
@@ -51,10 +50,7 @@ static tfs_code eval(const mt_op *op, tfs_tensor *const *vals, int n,
   tfs_output fetch = build(g, op, vals, n, ph, st);
   if (fetch.oper) {
     tfs_session_options *o = tfs_session_options_new();
-    if (g_threads > 0) {
-      o->config.use_per_session_threads = 1; /* pools of this size */
-      tfs_session_options_set_intra_op_threads(o, g_threads);
-    }
+    if (g_threads > 0) tu_own_pools(o, g_threads);
     s = tfs_session_new(g, o, st);
     tfs_session_options_free(o);
   }

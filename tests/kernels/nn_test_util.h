@@ -121,8 +121,7 @@ static inline tfs_tensor *nt_run_plan(tfs_graph *g, tfs_output x,
                                       const char *op_type, int *count,
                                       tfs_status *st) {
   tfs_session_options *o = tfs_session_options_new();
-  o->config.use_per_session_threads = 1; /* pools of this size */
-  tfs_session_options_set_intra_op_threads(o, threads);
+  tu_own_pools(o, threads);
   tfs_session *s = tfs_session_new(g, o, st);
   TFS_ASSERT_OK(st);
   tfs_callable *cl =

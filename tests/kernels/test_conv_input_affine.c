@@ -73,8 +73,7 @@ static tfs_tensor *run_op(const aff_case *k, int map, float scale,
   tfs_operation *o = tfs_op_desc_finish(d, st);
   TFS_ASSERT_OK(st);
   tfs_session_options *so = tfs_session_options_new();
-  so->config.use_per_session_threads = 1; /* pools of this size */
-  tfs_session_options_set_intra_op_threads(so, threads);
+  tu_own_pools(so, threads);
   tfs_session *s = tfs_session_new(g, so, st);
   TFS_ASSERT_OK(st);
   tfs_output fetch = {o, 0};

@@ -125,8 +125,7 @@ static tfs_graph *conv_graph(const wcase *k, tfs_tensor *fv, tfs_tensor *bv,
 static tfs_session *new_session(tfs_graph *g, int threads) {
   tfs_status *st = tfs_status_new();
   tfs_session_options *o = tfs_session_options_new();
-  o->config.use_per_session_threads = 1; /* pools of this size */
-  tfs_session_options_set_intra_op_threads(o, threads);
+  tu_own_pools(o, threads);
   tfs_session *s = tfs_session_new(g, o, st);
   TFS_ASSERT_OK(st);
   tfs_session_options_free(o);

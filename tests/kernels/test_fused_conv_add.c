@@ -93,8 +93,7 @@ static tfs_code run_op(const add_case *k, const char *act, tfs_tensor *xv,
   tfs_operation *o = tfs_op_desc_finish(d, st);
   TFS_ASSERT_OK(st);
   tfs_session_options *so = tfs_session_options_new();
-  so->config.use_per_session_threads = 1; /* pools of this size */
-  tfs_session_options_set_intra_op_threads(so, threads);
+  tu_own_pools(so, threads);
   tfs_session *s = tfs_session_new(g, so, st);
   TFS_ASSERT_OK(st);
   tfs_output feeds[2] = {x, z}, fetch = {o, 0};

@@ -15,7 +15,6 @@
 #include "core/util.h"
 #include "backends/cpu/gemm.h"
 #include "backends/cpu/gemm_internal.h"
-#include "session/session_internal.h"
 #include "testutil.h"
 
 static float frand(unsigned *s) {
@@ -678,8 +677,7 @@ static void fused_matmul_rows(const char *act) {
   tfs_output out = {tfs_op_desc_finish(d, st), 0};
   TFS_ASSERT_OK(st);
   tfs_session_options *o = tfs_session_options_new();
-  o->config.use_per_session_threads = 1; /* pools of this size */
-  tfs_session_options_set_intra_op_threads(o, 4);
+  tu_own_pools(o, 4);
   tfs_session *s = tfs_session_new(g, o, st);
   TFS_ASSERT_OK(st);
   const int64_t ms[3] = {203, 5, 1};

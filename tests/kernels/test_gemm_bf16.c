@@ -23,7 +23,6 @@
 #include "core/util.h"
 #include "backends/cpu/bf16_convert.h"
 #include "backends/cpu/gemm.h"
-#include "session/session_internal.h"
 #include "testutil.h"
 
 static uint16_t brand(unsigned *s) {
@@ -400,8 +399,7 @@ static void run_kernels(const char *path) {
       add_op(g, "_TfsFusedMatMulFloatOut", "fmm32_16",
              (tfs_output[]){a, b, bias32}, 3, 2)};
   tfs_session_options *o = tfs_session_options_new();
-  o->config.use_per_session_threads = 1; /* pools of this size */
-  tfs_session_options_set_intra_op_threads(o, 3);
+  tu_own_pools(o, 3);
   tfs_session *s = tfs_session_new(g, o, st);
   TFS_ASSERT_OK(st);
   tfs_output feeds[3] = {a, x, fb};
@@ -521,8 +519,7 @@ static void mlp_run(const mlp *n, int amp, tfs_tensor *xt, tfs_tensor **y,
   tfs_status *st = tfs_status_new();
   tfs_session_options *o = tfs_session_options_new();
   if (amp) amp_config(o);
-  o->config.use_per_session_threads = 1; /* pools of this size */
-  tfs_session_options_set_intra_op_threads(o, 2);
+  tu_own_pools(o, 2);
   tfs_cpu__set_bf16(amp);
   tfs_session *s = tfs_session_new(n->g, o, st);
   TFS_ASSERT_OK(st);

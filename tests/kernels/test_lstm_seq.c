@@ -224,8 +224,7 @@ static tfs_code run_seq(const ls_in *in, tfs_tensor **out, char *msg,
     TFS_ASSERT_OK(st);
   }
   tfs_session_options *so = tu_no_gpu_options();
-  so->config.use_per_session_threads = 1; /* a pool of this size */
-  tfs_session_options_set_intra_op_threads(so, in->threads ? in->threads : 1);
+  tu_own_pools(so, in->threads ? in->threads : 1);
   tfs_session *s = tfs_session_new(g, so, st);
   TFS_ASSERT_OK(st);
   for (int i = 0; i < NOUT; i++) out[i] = NULL;

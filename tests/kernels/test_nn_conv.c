@@ -904,8 +904,7 @@ static void test_fused_conv_tiles(void) {
   }
   CU_ASSERT_EQUAL(nans, 9 * k.kn); /* the 3x3 windows over the pixel */
   tfs_session_options *o = tfs_session_options_new();
-  o->config.use_per_session_threads = 1; /* pools of this size */
-  tfs_session_options_set_intra_op_threads(o, 4);
+  tu_own_pools(o, 4);
   /* every GEMM family this CPU has (the partial panel's masked epilogue
    * of each), both patch forms */
   for (int pi = 0; pi < 3; pi++) {

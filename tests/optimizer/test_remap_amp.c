@@ -340,6 +340,15 @@ static tfs_operation *first_of(tfs_graph *og, const char *type) {
   return NULL;
 }
 
+/* og's one _TfsFusedMatMulFloatOut, whose fused_ops are `ops`. */
+static tfs_operation *the_float_out(tfs_graph *og, const char *ops) {
+  CU_ASSERT_EQUAL(ot_count(og, "_TfsFusedMatMulFloatOut"), 1);
+  tfs_operation *f = first_of(og, "_TfsFusedMatMulFloatOut");
+  CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+  CU_ASSERT_STRING_EQUAL(ot_fused_ops(og, tfs_operation_name(f)), ops);
+  return f;
+}
+
 /* Keras's Dense on a 3-D input (Reshape, MatMul, Reshape, BiasAdd [,
  * Relu]) before an op that keeps its input float32 (Exp): under AMP the
  * MatMul is bfloat16, a Cast to float32 follows it and the bias stays
@@ -362,11 +371,7 @@ static void test_remap_amp_float_bias(void) {
     TFS_ASSERT_OK(st);
     tfs_graph *plain, *og;
     amp_optimize(&x, &y, &plain, &og);
-    CU_ASSERT_EQUAL(ot_count(og, "_TfsFusedMatMulFloatOut"), 1);
-    tfs_operation *f = first_of(og, "_TfsFusedMatMulFloatOut");
-    CU_ASSERT_PTR_NOT_NULL_FATAL(f);
-    CU_ASSERT_STRING_EQUAL(ot_fused_ops(og, tfs_operation_name(f)),
-                           relu ? "BiasAdd,Relu" : "BiasAdd");
+    tfs_operation *f = the_float_out(og, relu ? "BiasAdd,Relu" : "BiasAdd");
     CU_ASSERT_EQUAL(tfs_operation_output_type((tfs_output){f, 0}),
                     TFS_FLOAT);
     /* the input's Cast to bfloat16 alone is left */
@@ -407,11 +412,7 @@ static void test_remap_amp_float_out_cast(void) {
   TFS_ASSERT_OK(st);
   tfs_graph *plain, *og;
   amp_optimize(&x, &y, &plain, &og);
-  CU_ASSERT_EQUAL(ot_count(og, "_TfsFusedMatMulFloatOut"), 1);
-  tfs_operation *f = first_of(og, "_TfsFusedMatMulFloatOut");
-  CU_ASSERT_PTR_NOT_NULL_FATAL(f);
-  CU_ASSERT_STRING_EQUAL(ot_fused_ops(og, tfs_operation_name(f)),
-                         "BiasAdd,GeluApproximate");
+  tfs_operation *f = the_float_out(og, "BiasAdd,GeluApproximate");
   CU_ASSERT_EQUAL(tfs_operation_output_type((tfs_output){f, 0}),
                   TFS_BFLOAT16);
   CU_ASSERT_EQUAL(tfs_operation_attr_type(f, "out_type", st), TFS_BFLOAT16);

@@ -191,8 +191,7 @@ static void test_fed_or_constant(void) {
     tfs_tensor *a[2] = {NULL, NULL}, *b[2] = {NULL, NULL};
     for (int threads = 1; threads <= 2; threads++) {
       tfs_session_options *o = tu_no_gpu_options();
-      o->config.use_per_session_threads = 1; /* a pool of this size */
-      tfs_session_options_set_intra_op_threads(o, threads);
+      tu_own_pools(o, threads);
       tfs_session *s = tfs_session_new(g, o, st);
       TFS_ASSERT_OK(st);
       int with_consts = -1;

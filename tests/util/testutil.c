@@ -10,6 +10,7 @@
 #include <stdlib.h>
 
 #include "core/cpu.h"
+#include "session/session_internal.h"
 
 tfs_tensor *tu_run1(tfs_session *s, tfs_output fetch, const tfs_output *feeds,
                     tfs_tensor *const *values, int nfeeds) {
@@ -75,6 +76,11 @@ tfs_session_options *tu_no_gpu_options(void) {
   CU_ASSERT_EQUAL_FATAL(tfs_status_code(st), TFS_OK);
   tfs_status_free(st);
   return o;
+}
+
+void tu_own_pools(tfs_session_options *o, int threads) {
+  o->config.use_per_session_threads = 1;
+  tfs_session_options_set_intra_op_threads(o, threads);
 }
 
 int tu_gpu_count(void) {

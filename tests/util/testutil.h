@@ -94,6 +94,13 @@ size_t tu_read_src(const char *rel, void *data, size_t cap);
 /* New session options whose ConfigProto holds only device_count
  * {"GPU": 0} (caller frees). */
 tfs_session_options *tu_no_gpu_options(void);
+
+/* Gives sessions made with o intra-op pools of their own, `threads`
+ * threads each (ConfigProto.use_per_session_threads): without it, every
+ * session shares the process-wide pools the process's first session
+ * sized (TensorFlow's rule), so a suite's later sessions would not run on
+ * the threads they ask for. */
+void tu_own_pools(tfs_session_options *o, int threads);
 /* The GPUs in this process's default device list (0 in CPU builds and
  * on machines without one). */
 int tu_gpu_count(void);

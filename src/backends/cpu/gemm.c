@@ -827,6 +827,11 @@ static int gemm_direct(int64_t m, const float *a, int64_t lda,
                        float *c, int64_t ldc, tfs_threadpool *pool,
                        tfs_gemm_done_fn done, void *arg);
 
+/* Whether the indirect kernels can read an m-row A where it lies. */
+static int direct_ok(int64_t m, const tfs_gemm_packed *b) {
+  return b->isa && m >= b->isa->mr && tfs_gemm_indirect_ok(b);
+}
+
 void tfs_gemm_f32_packed_done(int trans_a, int64_t m, float alpha,
                               const float *a, int64_t lda,
                               const tfs_gemm_packed *b, float beta, float *c,
@@ -844,8 +849,7 @@ void tfs_gemm_f32_packed_done(int trans_a, int64_t m, float alpha,
     if (done) done(arg, 0, m, 0, n);
     return;
   }
-  if (!trans_a && alpha == 1.0f && beta == 0.0f && m >= isa->mr &&
-      tfs_gemm_indirect_ok(b) &&
+  if (!trans_a && alpha == 1.0f && beta == 0.0f && direct_ok(m, b) &&
       gemm_direct(m, a, lda, b, NULL, TFS_STORE_NONE, c, ldc, pool, done,
                   arg) == 0)
     return;
@@ -1223,9 +1227,7 @@ int tfs_gemm_f32_packed_bias_done(int64_t m, const float *a, int64_t lda,
                                   const float *bias, int relu, float *c,
                                   int64_t ldc, tfs_threadpool *pool,
                                   tfs_gemm_done_fn done, void *arg) {
-  if (m < 1 || b->n < 1 || b->k < 1 || !b->isa || m < b->isa->mr ||
-      !tfs_gemm_indirect_ok(b))
-    return -1;
+  if (b->n < 1 || b->k < 1 || !direct_ok(m, b)) return -1;
   if (gemm_direct(m, a, lda, b, bias, relu, c, ldc, pool, done, arg))
     return -1;
   atomic_fetch_add_explicit(&g_bias_direct, 1, memory_order_relaxed);
