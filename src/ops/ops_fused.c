@@ -12,6 +12,10 @@
  * _TfsFusedConv2DDepthwise (a _FusedConv2D with a bias whose output only
  * feeds a _FusedDepthwiseConv2dNative with a bias; the depthwise
  * convolution's attributes carry a dw_ prefix, fused_conv_dw.h),
+ * _TfsFusedConv2DDepthwiseConv2D (a _TfsFusedConv2DDepthwise whose output
+ * only feeds a 1x1 stride-1 _FusedConv2D, the pointwise projection of an
+ * inverted residual block: pw_fused_ops ["BiasAdd"] with num_pw_args 0,
+ * or ["BiasAdd", "Add"] with the residual addend as its one pw_args),
  * _TfsScaleShift (activation(x * scale + offset), scale and offset along
  * the last dimension, activation Identity, Relu or Relu6), _TfsMatMulSum
  * (MatMul(a, wa) + MatMul(b, wb), plus a bias along the last dimension
@@ -227,6 +231,30 @@ static int fused_conv_dw_shape(tfs_shape_ctx *c) {
   return rc;
 }
 
+/* _TfsFusedConv2DDepthwiseConv2D: _TfsFusedConv2DDepthwise's shape, then
+ * a 1x1 convolution's with stride 1 by pw_filter [1, 1, depth, out]. */
+static int fused_conv_dw_pw_shape(tfs_shape_ctx *c) {
+  if (c->ninputs < 7) return tfs_shape_fn_unknown(c);
+  if (fused_conv_dw_shape(c)) return -1;
+  const tfs_shape *pf = &c->in_shapes[5];
+  tfs_shape *s = &c->out_shapes[0];
+  if (pf->rank < 0) {
+    if (s->rank == 4) s->dims[3] = -1;
+    return 0;
+  }
+  if (pf->rank != 4 || (pf->dims[0] >= 0 && pf->dims[0] != 1) ||
+      (pf->dims[1] >= 0 && pf->dims[1] != 1))
+    return tfs_sc_error(c, "pw_filter must be a 1x1 filter [1, 1, in, out], "
+                           "got rank %d", pf->rank);
+  if (s->rank == 4 && s->dims[3] >= 0 && pf->dims[2] >= 0 &&
+      s->dims[3] != pf->dims[2])
+    return tfs_sc_error(c, "pw_filter's input depth %lld does not match the "
+                           "depthwise convolution's output depth %lld",
+                        (long long)pf->dims[2], (long long)s->dims[3]);
+  if (s->rank == 4) s->dims[3] = pf->dims[3];
+  return 0;
+}
+
 static int fused_batch_matmul_shape(tfs_shape_ctx *c) {
   return contraction_shape(c, "BatchMatMulV2");
 }
@@ -317,6 +345,20 @@ const tfs_op_spec tfs_ops_fused[] = {
      "dw_fused_ops: list(string) = []; dw_leakyrelu_alpha: float = "
      "0.20000000298023224",
      fused_conv_dw_shape, 0},
+    {"_TfsFusedConv2DDepthwiseConv2D",
+     "input: T; filter: T; bias: T; dw_filter: T; dw_bias: T; pw_filter: T; "
+     "pw_bias: T; pw_args: num_pw_args * T",
+     "output: T",
+     "T: {float} = float; strides: list(int); padding: {'SAME', 'VALID', "
+     "'EXPLICIT'}; explicit_paddings: list(int) = []; data_format: {'NHWC'} "
+     "= 'NHWC'; filter_format: {'HWIO'} = 'HWIO'; dilations: list(int) = "
+     "[1, 1, 1, 1]; fused_ops: list(string) = []; leakyrelu_alpha: float = "
+     "0.20000000298023224; dw_strides: list(int); dw_padding: {'SAME', "
+     "'VALID', 'EXPLICIT'}; dw_explicit_paddings: list(int) = []; "
+     "dw_dilations: list(int) = [1, 1, 1, 1]; dw_fused_ops: list(string) = "
+     "[]; dw_leakyrelu_alpha: float = 0.20000000298023224; pw_fused_ops: "
+     "list(string) = []; num_pw_args: int >= 0 = 0",
+     fused_conv_dw_pw_shape, 0},
     {"_TfsMatMulSum", "a: T; b: T; wa: T; wb: T; bias: num_args * T",
      "product: T",
      "T: {float} = float; num_args: int >= 0 = 0; node_names: list(string) "

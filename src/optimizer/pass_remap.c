@@ -36,6 +36,9 @@
  *   _FusedConv2D (bias [+ act], a constant 1x1 or strided filter) ->
  *   _FusedDepthwiseConv2dNative (bias [+ act]), NHWC
  *                                           -> _TfsFusedConv2DDepthwise
+ *   _TfsFusedConv2DDepthwise (float) -> _FusedConv2D (bias [+ Add], a
+ *   constant 1x1 filter, stride 1, NHWC)
+ *                                   -> _TfsFusedConv2DDepthwiseConv2D
  *   BiasAdd (float32) of Cast(MatMul in bfloat16) [+ act]
  *                                           -> _TfsFusedMatMulFloatOut
  *   _TfsFusedMatMulFloatOut -> Cast to bfloat16
@@ -428,6 +431,68 @@ static int conv_depthwise(tfs_opt_ctx *c, int v, tfs_remap_stats *stats) {
   return 1;
 }
 
+/* A float _FusedConv2D v, NHWC, with a constant 1x1 filter, strides and
+ * dilations 1, no padding, and fused_ops ["BiasAdd"] or ["BiasAdd",
+ * "Add"] (the residual sum), over the output of a
+ * _TfsFusedConv2DDepthwise read by v alone: one op whose bands of
+ * depthwise rows go through the projection while they are in cache
+ * (MobileNetV2's inverted residual blocks: the expanded depthwise output
+ * never goes to memory). */
+static int fused_bias_only(const tfs_ograph *g, int q);
+
+static int conv_depthwise_project(tfs_opt_ctx *c, int v,
+                                  tfs_remap_stats *stats) {
+  tfs_ograph *g = c->g;
+  if (c->cfg->tf_compatible || !tfs_og__live(g, v) ||
+      !tfs_og__replaceable(g, v) || !tfs_og__is(g, v, "_FusedConv2D") ||
+      !is_float_node(g, v) || tfs_remap__has_input_affine(g, v))
+    return 0;
+  const int nops = fused_bias_only(g, v);
+  int64_t nargs = -1, host = 0;
+  tfs_attrs_get_int(g->n[v].attrs, "num_args", &nargs);
+  tfs_attrs_get_int(g->n[v].attrs, "num_host_args", &host);
+  if (!nops || nargs != nops || host != 0 || g->n[v].nin != 2 + nops ||
+      tfs_opt__attr_is(g, v, "data_format", "NCHW") ||
+      tfs_opt__attr_is(g, v, "padding", "EXPLICIT") ||
+      (tfs_attrs_find(g->n[v].attrs, "filter_format") &&
+       !tfs_opt__attr_is(g, v, "filter_format", "HWIO")))
+    return 0;
+  int q = fusable_input(g, v, 0);
+  if (q < 0 || !tfs_og__is(g, q, "_TfsFusedConv2DDepthwise") ||
+      !is_float_node(g, q))
+    return 0;
+  const tfs_tensor *f = tfs_og__const_value(g, g->n[v].in[1]);
+  int n = 0, nd = 0;
+  const int64_t *st = tfs_attrs_get_int_list(g->n[v].attrs, "strides", &n);
+  const int64_t *dl = tfs_attrs_get_int_list(g->n[v].attrs, "dilations", &nd);
+  if (!f || f->dtype != TFS_FLOAT || f->shape.rank != 4 ||
+      f->shape.dims[0] != 1 || f->shape.dims[1] != 1 || !st || n != 4)
+    return 0;
+  for (int i = 0; i < 4; i++)
+    if (st[i] != 1 || (dl && nd == 4 && dl[i] != 1)) return 0;
+  tfs_attrs a;
+  static const char *const kOps[2] = {"BiasAdd", "Add"};
+  if (tfs_opt__copy_attrs(g, q, &a) ||
+      tfs_opt__set_strings(&a, "pw_fused_ops", kOps, nops) ||
+      tfs_opt__set_int(&a, "num_pw_args", nops - 1)) {
+    tfs_attrs_clear(&a);
+    TFS_OOM(c->st);
+    return -1;
+  }
+  tfs_oref in[8];
+  memcpy(in, g->n[q].in, sizeof(tfs_oref) * 5);
+  in[5] = g->n[v].in[1];
+  in[6] = g->n[v].in[2];
+  if (nops == 2) in[7] = g->n[v].in[3];
+  int r = tfs_remap__replace_if_kernel(
+      c, v, "_TfsFusedConv2DDepthwiseConv2D", &a, 6 + nops, in, q, -1);
+  if (r == -2) return 0;
+  if (r < 0) return -1;
+  tfs_remap__count(stats, "_TfsFusedConv2DDepthwise+_FusedConv2D -> "
+                          "_TfsFusedConv2DDepthwiseConv2D");
+  return 1;
+}
+
 /* fused_ops' name for activation node v after a fused contraction of
  * kind `q_op`, or NULL: the single-op activations, and the activation
  * ops the remapper makes (_TfsGelu after a MatMul only, as in
@@ -760,6 +825,13 @@ int tfs_pass__remap(tfs_opt_ctx *c) {
   for (int v = 0; v < g->nn; v++) {
     if (!tfs_og__live(g, v) || !on_cpu(g->n[v].device)) continue;
     int r = conv_depthwise(c, v, &stats);
+    if (r < 0) return -1;
+    total += r;
+  }
+  /* ... and the pointwise projections that alone read those */
+  for (int v = 0; v < g->nn; v++) {
+    if (!tfs_og__live(g, v) || !on_cpu(g->n[v].device)) continue;
+    int r = conv_depthwise_project(c, v, &stats);
     if (r < 0) return -1;
     total += r;
   }

@@ -38,7 +38,7 @@ typedef struct nt_attr {
 #define NT_BOOL(nm, v) \
   { nm, 'b', 0, {v}, NULL, 0 }
 
-static void nt_set_attrs(tfs_op_desc *d, const nt_attr *a, int n) {
+static inline void nt_set_attrs(tfs_op_desc *d, const nt_attr *a, int n) {
   for (int i = 0; i < n; i++) {
     switch (a[i].kind) {
       case 'l':
@@ -145,9 +145,10 @@ static inline tfs_tensor *nt_run_plan(tfs_graph *g, tfs_output x,
  * or held in Const nodes (consts=1); fetches outputs 0..nout-1.  Returns
  * the status code; on error msg receives the message and outs stay
  * NULL. */
-static tfs_code nt_run_ex(const char *op, tfs_tensor *const *in, int nin,
-                          const nt_attr *attrs, int nattrs, tfs_tensor **outs,
-                          int nout, char *msg, size_t cap, int consts) {
+static inline tfs_code nt_run_ex(const char *op, tfs_tensor *const *in,
+                                 int nin, const nt_attr *attrs, int nattrs,
+                                 tfs_tensor **outs, int nout, char *msg,
+                                 size_t cap, int consts) {
   tfs_status *st = tfs_status_new();
   tfs_graph *g = tfs_graph_new();
   tfs_output feeds[8];
@@ -180,15 +181,17 @@ static tfs_code nt_run_ex(const char *op, tfs_tensor *const *in, int nin,
   return code;
 }
 
-static tfs_code nt_run(const char *op, tfs_tensor *const *in, int nin,
-                       const nt_attr *attrs, int nattrs, tfs_tensor **outs,
-                       int nout, char *msg, size_t cap) {
+static inline tfs_code nt_run(const char *op, tfs_tensor *const *in,
+                              int nin, const nt_attr *attrs, int nattrs,
+                              tfs_tensor **outs, int nout, char *msg,
+                              size_t cap) {
   return nt_run_ex(op, in, nin, attrs, nattrs, outs, nout, msg, cap, 0);
 }
 
 /* Runs and asserts success; returns output 0 (caller frees). */
-static tfs_tensor *nt_run1(const char *op, tfs_tensor *const *in, int nin,
-                           const nt_attr *attrs, int nattrs) {
+static inline tfs_tensor *nt_run1(const char *op, tfs_tensor *const *in,
+                                  int nin, const nt_attr *attrs,
+                                  int nattrs) {
   tfs_tensor *out = NULL;
   char msg[2048];
   tfs_code code = nt_run(op, in, nin, attrs, nattrs, &out, 1, msg, sizeof msg);
@@ -231,8 +234,8 @@ static tfs_tensor *nt_run1(const char *op, tfs_tensor *const *in, int nin,
     tfs_tensor_free(o_[0]);                                             \
   } while (0)
 
-static tfs_tensor *nt_tensor(tfs_dtype dt, const int64_t *dims, int nd,
-                             const void *data) {
+static inline tfs_tensor *nt_tensor(tfs_dtype dt, const int64_t *dims,
+                                    int nd, const void *data) {
   tfs_status *st = tfs_status_new();
   tfs_tensor *t = tfs_tensor_new(dt, dims, nd, st);
   TFS_ASSERT_OK(st);
@@ -241,17 +244,18 @@ static tfs_tensor *nt_tensor(tfs_dtype dt, const int64_t *dims, int nd,
   return t;
 }
 
-static tfs_tensor *nt_f32(const int64_t *dims, int nd, const float *v) {
+static inline tfs_tensor *nt_f32(const int64_t *dims, int nd, const float *v) {
   return nt_tensor(TFS_FLOAT, dims, nd, v);
 }
 
 /* Deterministic pseudo-random floats in [-1, 1). */
-static float nt_rand(uint32_t *s) {
+static inline float nt_rand(uint32_t *s) {
   *s = *s * 1664525u + 1013904223u;
   return (float)((*s >> 8) & 0xffffff) / 8388608.0f - 1.0f;
 }
 
-static tfs_tensor *nt_random(const int64_t *dims, int nd, uint32_t seed) {
+static inline tfs_tensor *nt_random(const int64_t *dims, int nd,
+                                    uint32_t seed) {
   tfs_tensor *t = nt_tensor(TFS_FLOAT, dims, nd, NULL);
   float *p = tfs_tensor_data(t);
   for (int64_t i = 0; i < tfs_tensor_num_elements(t); i++)

@@ -249,24 +249,35 @@ int tfs_dw_f32_cols(const conv_geom *g, const float *in, const float *filt,
   return 0;
 }
 
-int tfs_dw_f32_band(const conv_geom *g, const float *in, int64_t lo,
-                    int64_t nrows, const float *filt, float *out,
-                    const tfs_dw_epilogue *ep, int64_t oy0, int64_t oy1) {
+int tfs_dw_f32_band_rows(const conv_geom *g, const float *in, int64_t lo,
+                         int64_t nrows, const float *filt, float *rows,
+                         const tfs_dw_epilogue *ep, int64_t oy0,
+                         int64_t oy1) {
   if (oy1 <= oy0 || g->ow == 0 || g->c * g->kn == 0) return 0;
-  /* the band as an image of its own: input row lo + t is row t, the
-   * padding above grows by lo rows, and rows the band does not hold lie
-   * outside the image (padding) */
+  /* the band as an image of its own whose output row 0 is row oy0: input
+   * row lo + t is row t, the padding above is what lies above row lo for
+   * output row oy0 (pt + lo - oy0 * sh >= 0, as lo is the first row oy0
+   * reads or 0), and rows the band does not hold lie outside the image
+   * (padding) */
   conv_geom band = *g;
   band.n = 1;
   band.h = nrows;
-  band.pt = g->pt + lo;
+  band.pt = g->pt + lo - oy0 * g->sh;
+  band.oh = oy1 - oy0;
   dw_units_job j;
   tfs_dw_block stack_blocks[64], *own;
-  if (dw_setup(&band, in, filt, out, ep, &j, stack_blocks, &own) < 0)
+  if (dw_setup(&band, in, filt, rows, ep, &j, stack_blocks, &own) < 0)
     return -1;
-  dw_units(&j, oy0, oy1);
+  dw_units(&j, 0, oy1 - oy0);
   free(own);
   return 0;
+}
+
+int tfs_dw_f32_band(const conv_geom *g, const float *in, int64_t lo,
+                    int64_t nrows, const float *filt, float *out,
+                    const tfs_dw_epilogue *ep, int64_t oy0, int64_t oy1) {
+  return tfs_dw_f32_band_rows(g, in, lo, nrows, filt,
+                              out + oy0 * g->ow * g->c * g->kn, ep, oy0, oy1);
 }
 
 /* bfloat16 NHWC: tfs_dw_bf16 with the float filter (widened at prepare

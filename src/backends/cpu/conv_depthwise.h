@@ -74,6 +74,14 @@ int tfs_dw_f32_band(const conv_geom *g, const float *in, int64_t lo,
                     int64_t nrows, const float *filt, float *out,
                     const tfs_dw_epilogue *ep, int64_t oy0, int64_t oy1);
 
+/* tfs_dw_f32_band with output row oy0 at `rows` (the band's rows one
+ * after the other, ow * oc floats each) instead of in the image's
+ * output: the same bits. */
+int tfs_dw_f32_band_rows(const conv_geom *g, const float *in, int64_t lo,
+                         int64_t nrows, const float *filt, float *rows,
+                         const tfs_dw_epilogue *ep, int64_t oy0,
+                         int64_t oy1);
+
 /* Called on a finished block of a bfloat16 depthwise convolution's
  * output before it is rounded: npix output pixels of oc channels each,
  * contiguous floats (the epilogue's bias and store activation already

@@ -1,6 +1,7 @@
 /*
- * backends/cpu/fused_conv_dw.h - the test hook of the
- * _TfsFusedConv2DDepthwise kernel (fused_conv_dw.c).
+ * backends/cpu/fused_conv_dw.h - the test hooks of the
+ * _TfsFusedConv2DDepthwise and _TfsFusedConv2DDepthwiseConv2D kernels
+ * (fused_conv_dw.c).
  */
 #ifndef TFS_BACKENDS_CPU_FUSED_CONV_DW_H
 #define TFS_BACKENDS_CPU_FUSED_CONV_DW_H
@@ -23,5 +24,12 @@ int64_t tfs_fused_conv_dw__cols_calls(void);
  * family, bands enough for the threads); the others run the two ops one
  * after the other. */
 int64_t tfs_fused_conv_dw__bf16_band_calls(void);
+
+/* Tests: how many _TfsFusedConv2DDepthwiseConv2D calls in this process
+ * ran the projection apart, over the depthwise output in scratch (no
+ * bands for the threads, a fed filter, a CPU without the indirect
+ * kernels); the others project each band's depthwise rows as the band
+ * finishes them. */
+int64_t tfs_fused_conv_dw__pw_apart_calls(void);
 
 #endif
