@@ -32,6 +32,12 @@ static inline TGT AI void nn_loop(const int m, const int nv, const int masked,
                                   __m256 acc[4][8]) {
   for (int64_t p = 0; p < k; p++) {
     const float *bp = b + p * ldb;
+    if (p + THIN_PF_ROWS < k) { /* see THIN_PF_ROWS: a line every 2 */
+#pragma GCC unroll 4
+      for (int v = 0; v < nv; v += 2)
+        _mm_prefetch((const char *)(bp + THIN_PF_ROWS * ldb + 8 * v),
+                     _MM_HINT_T0);
+    }
     if (m > nv) {
       __m256 bv[8];
 #pragma GCC unroll 8

@@ -37,6 +37,12 @@ static inline TGT AI void nn_block(const int m, const int nv, int64_t k,
     for (int v = 0; v < nv; v++) acc[i][v] = _mm512_setzero_ps();
   for (int64_t p = 0; p < k; p++) {
     const float *bp = b + p * ldb;
+    if (p + THIN_PF_ROWS < k) { /* see THIN_PF_ROWS */
+#pragma GCC unroll 8
+      for (int v = 0; v < nv; v++)
+        _mm_prefetch((const char *)(bp + THIN_PF_ROWS * ldb + 16 * v),
+                     _MM_HINT_T0);
+    }
     __m512 bv[8];
 #pragma GCC unroll 8
     for (int v = 0; v < nv; v++)
