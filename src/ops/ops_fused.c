@@ -16,6 +16,9 @@
  * only feeds a 1x1 stride-1 _FusedConv2D, the pointwise projection of an
  * inverted residual block: pw_fused_ops ["BiasAdd"] with num_pw_args 0,
  * or ["BiasAdd", "Add"] with the residual addend as its one pw_args),
+ * _TfsFusedDepthwiseConv2DConv2D (a _FusedDepthwiseConv2dNative whose
+ * output only feeds such a projection, the depthwise attributes with a
+ * dw_ prefix),
  * _TfsScaleShift (activation(x * scale + offset), scale and offset along
  * the last dimension, activation Identity, Relu or Relu6), _TfsMatMulSum
  * (MatMul(a, wa) + MatMul(b, wb), plus a bias along the last dimension
@@ -231,12 +234,10 @@ static int fused_conv_dw_shape(tfs_shape_ctx *c) {
   return rc;
 }
 
-/* _TfsFusedConv2DDepthwiseConv2D: _TfsFusedConv2DDepthwise's shape, then
- * a 1x1 convolution's with stride 1 by pw_filter [1, 1, depth, out]. */
-static int fused_conv_dw_pw_shape(tfs_shape_ctx *c) {
-  if (c->ninputs < 7) return tfs_shape_fn_unknown(c);
-  if (fused_conv_dw_shape(c)) return -1;
-  const tfs_shape *pf = &c->in_shapes[5];
+/* The depthwise output's shape in out_shapes[0] through a 1x1
+ * convolution with stride 1 by pw_filter (input i) [1, 1, depth, out]. */
+static int pw_shape(tfs_shape_ctx *c, int i) {
+  const tfs_shape *pf = &c->in_shapes[i];
   tfs_shape *s = &c->out_shapes[0];
   if (pf->rank < 0) {
     if (s->rank == 4) s->dims[3] = -1;
@@ -253,6 +254,31 @@ static int fused_conv_dw_pw_shape(tfs_shape_ctx *c) {
                         (long long)pf->dims[2], (long long)s->dims[3]);
   if (s->rank == 4) s->dims[3] = pf->dims[3];
   return 0;
+}
+
+/* _TfsFusedConv2DDepthwiseConv2D: _TfsFusedConv2DDepthwise's shape, then
+ * the projection's. */
+static int fused_conv_dw_pw_shape(tfs_shape_ctx *c) {
+  if (c->ninputs < 7) return tfs_shape_fn_unknown(c);
+  if (fused_conv_dw_shape(c)) return -1;
+  return pw_shape(c, 5);
+}
+
+/* _TfsFusedDepthwiseConv2DConv2D: DepthwiseConv2dNative's shape under the
+ * dw_ attributes, then the projection's. */
+static int fused_dw_pw_shape(tfs_shape_ctx *c) {
+  const tfs_op_def *dw = tfs_op_lookup("DepthwiseConv2dNative");
+  if (!dw || !dw->shape_fn || c->ninputs < 5) return tfs_shape_fn_unknown(c);
+  tfs_attrs da;
+  if (tfs_fused_conv_dw_attrs(c->attrs, &da))
+    return tfs_sc_error(c, "out of memory");
+  tfs_shape_ctx c2 = *c;
+  c2.op = dw;
+  c2.attrs = &da;
+  c2.ninputs = 2;
+  int rc = dw->shape_fn(&c2);
+  tfs_attrs_clear(&da);
+  return rc ? rc : pw_shape(c, 3);
 }
 
 static int fused_batch_matmul_shape(tfs_shape_ctx *c) {
@@ -359,6 +385,17 @@ const tfs_op_spec tfs_ops_fused[] = {
      "[]; dw_leakyrelu_alpha: float = 0.20000000298023224; pw_fused_ops: "
      "list(string) = []; num_pw_args: int >= 0 = 0",
      fused_conv_dw_pw_shape, 0},
+    {"_TfsFusedDepthwiseConv2DConv2D",
+     "input: T; dw_filter: T; dw_bias: T; pw_filter: T; pw_bias: T; "
+     "pw_args: num_pw_args * T",
+     "output: T",
+     "T: {float} = float; data_format: {'NHWC'} = 'NHWC'; dw_strides: "
+     "list(int); dw_padding: {'SAME', 'VALID', 'EXPLICIT'}; "
+     "dw_explicit_paddings: list(int) = []; dw_dilations: list(int) = [1, "
+     "1, 1, 1]; dw_fused_ops: list(string) = []; dw_leakyrelu_alpha: float "
+     "= 0.20000000298023224; pw_fused_ops: list(string) = []; num_pw_args: "
+     "int >= 0 = 0",
+     fused_dw_pw_shape, 0},
     {"_TfsMatMulSum", "a: T; b: T; wa: T; wb: T; bias: num_args * T",
      "product: T",
      "T: {float} = float; num_args: int >= 0 = 0; node_names: list(string) "

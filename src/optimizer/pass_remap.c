@@ -39,6 +39,8 @@
  *   _TfsFusedConv2DDepthwise (float) -> _FusedConv2D (bias [+ Add], a
  *   constant 1x1 filter, stride 1, NHWC)
  *                                   -> _TfsFusedConv2DDepthwiseConv2D
+ *   _FusedDepthwiseConv2dNative (float, bias [+ act], NHWC) -> the same
+ *   projection                      -> _TfsFusedDepthwiseConv2DConv2D
  *   BiasAdd (float32) of Cast(MatMul in bfloat16) [+ act]
  *                                           -> _TfsFusedMatMulFloatOut
  *   _TfsFusedMatMulFloatOut -> Cast to bfloat16
@@ -434,11 +436,36 @@ static int conv_depthwise(tfs_opt_ctx *c, int v, tfs_remap_stats *stats) {
 /* A float _FusedConv2D v, NHWC, with a constant 1x1 filter, strides and
  * dilations 1, no padding, and fused_ops ["BiasAdd"] or ["BiasAdd",
  * "Add"] (the residual sum), over the output of a
- * _TfsFusedConv2DDepthwise read by v alone: one op whose bands of
- * depthwise rows go through the projection while they are in cache
- * (MobileNetV2's inverted residual blocks: the expanded depthwise output
- * never goes to memory). */
+ * _TfsFusedConv2DDepthwise, or of a _FusedDepthwiseConv2dNative (NHWC,
+ * bias [+ act]), read by v alone: one op whose bands of depthwise rows go
+ * through the projection while they are in cache (MobileNetV2's inverted
+ * residual blocks, MobileNetV1's separable convolutions, MobileNetV3's
+ * first block: the depthwise output never goes to memory). */
 static int fused_bias_only(const tfs_ograph *g, int q);
+
+/* Node q's attributes for _TfsFusedDepthwiseConv2DConv2D: T and
+ * data_format as they are, the depthwise convolution's with a dw_ prefix.
+ * 0, or -1 when memory runs out (a cleared). */
+static int dw_prefixed_attrs(const tfs_ograph *g, int q, tfs_attrs *a) {
+  static const char *const kDw[] = {"strides", "padding", "explicit_paddings",
+                                    "dilations", "fused_ops",
+                                    "leakyrelu_alpha"};
+  static const char *const kSame[] = {"T", "data_format"};
+  tfs_attrs_init(a);
+  for (int k = 0; k < 8; k++) {
+    const char *name = k < 6 ? kDw[k] : kSame[k - 6];
+    const tfs_attr_value *x = tfs_attrs_find(g->n[q].attrs, name);
+    if (!x) continue;
+    char full[40];
+    snprintf(full, sizeof full, "%s%s", k < 6 ? "dw_" : "", name);
+    tfs_attr_value cp;
+    if (tfs_attr_value_copy(&cp, x) || tfs_attrs_set(a, full, &cp)) {
+      tfs_attrs_clear(a);
+      return -1;
+    }
+  }
+  return 0;
+}
 
 static int conv_depthwise_project(tfs_opt_ctx *c, int v,
                                   tfs_remap_stats *stats) {
@@ -458,8 +485,10 @@ static int conv_depthwise_project(tfs_opt_ctx *c, int v,
        !tfs_opt__attr_is(g, v, "filter_format", "HWIO")))
     return 0;
   int q = fusable_input(g, v, 0);
-  if (q < 0 || !tfs_og__is(g, q, "_TfsFusedConv2DDepthwise") ||
-      !is_float_node(g, q))
+  const int alone = q >= 0 && tfs_og__is(g, q, "_FusedDepthwiseConv2dNative");
+  if (q < 0 || !is_float_node(g, q) ||
+      (!alone && !tfs_og__is(g, q, "_TfsFusedConv2DDepthwise")) ||
+      (alone && !bias_fused_nhwc(g, q)))
     return 0;
   const tfs_tensor *f = tfs_og__const_value(g, g->n[v].in[1]);
   int n = 0, nd = 0;
@@ -472,24 +501,31 @@ static int conv_depthwise_project(tfs_opt_ctx *c, int v,
     if (st[i] != 1 || (dl && nd == 4 && dl[i] != 1)) return 0;
   tfs_attrs a;
   static const char *const kOps[2] = {"BiasAdd", "Add"};
-  if (tfs_opt__copy_attrs(g, q, &a) ||
-      tfs_opt__set_strings(&a, "pw_fused_ops", kOps, nops) ||
+  int rc = alone ? dw_prefixed_attrs(g, q, &a) : tfs_opt__copy_attrs(g, q, &a);
+  if (rc || tfs_opt__set_strings(&a, "pw_fused_ops", kOps, nops) ||
       tfs_opt__set_int(&a, "num_pw_args", nops - 1)) {
     tfs_attrs_clear(&a);
     TFS_OOM(c->st);
     return -1;
   }
+  /* the depthwise (or expansion + depthwise) inputs, then the
+   * projection's filter, bias [, addend] */
+  const int nq = alone ? 3 : 5;
   tfs_oref in[8];
-  memcpy(in, g->n[q].in, sizeof(tfs_oref) * 5);
-  in[5] = g->n[v].in[1];
-  in[6] = g->n[v].in[2];
-  if (nops == 2) in[7] = g->n[v].in[3];
-  int r = tfs_remap__replace_if_kernel(
-      c, v, "_TfsFusedConv2DDepthwiseConv2D", &a, 6 + nops, in, q, -1);
+  memcpy(in, g->n[q].in, sizeof(tfs_oref) * (size_t)nq);
+  in[nq] = g->n[v].in[1];
+  in[nq + 1] = g->n[v].in[2];
+  if (nops == 2) in[nq + 2] = g->n[v].in[3];
+  const char *op = alone ? "_TfsFusedDepthwiseConv2DConv2D"
+                         : "_TfsFusedConv2DDepthwiseConv2D";
+  int r = tfs_remap__replace_if_kernel(c, v, op, &a, nq + 1 + nops, in, q,
+                                       -1);
   if (r == -2) return 0;
   if (r < 0) return -1;
-  tfs_remap__count(stats, "_TfsFusedConv2DDepthwise+_FusedConv2D -> "
-                          "_TfsFusedConv2DDepthwiseConv2D");
+  tfs_remap__count(stats, alone ? "_FusedDepthwiseConv2dNative+_FusedConv2D "
+                                  "-> _TfsFusedDepthwiseConv2DConv2D"
+                                : "_TfsFusedConv2DDepthwise+_FusedConv2D -> "
+                                  "_TfsFusedConv2DDepthwiseConv2D");
   return 1;
 }
 

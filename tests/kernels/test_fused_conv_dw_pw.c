@@ -2,7 +2,8 @@
  * tests/kernels/test_fused_conv_dw_pw.c - _TfsFusedConv2DDepthwiseConv2D,
  * an inverted residual block in one op: the expansion convolution and
  * the depthwise convolution (_TfsFusedConv2DDepthwise) with the 1x1
- * projection after them, its bias [+ the residual sum].  The remapper
+ * projection after them, its bias [+ the residual sum]; and
+ * _TfsFusedDepthwiseConv2DConv2D, the same without the expansion.  The remapper
  * builds it from Keras-style ops; each band's depthwise rows go through
  * the projection while in cache, else (too few bands for the threads, no
  * indirect kernels, at most four pixels, an input without elements) the
@@ -19,8 +20,10 @@
 #include "conv_paths.h"
 #include "nn_test_util.h"
 #include "backends/cpu/fused_conv_dw.h"
+#include "backends/cpu/fused_pw.h"
 
 static const char kOp[] = "_TfsFusedConv2DDepthwiseConv2D";
+static const char kDwOp[] = "_TfsFusedDepthwiseConv2DConv2D";
 
 typedef struct pw_case {
   int n, h, w, c, kh, ce, sh; /* input, expansion kh x kh, its stride */
@@ -29,6 +32,7 @@ typedef struct pw_case {
   int co, residual;           /* projection depth; + the input */
   int apart2;  /* two threads, default tile: the projection apart */
   int apart;   /* always apart (at most 4 pixels, no input elements) */
+  int noexp;   /* no expansion: the depthwise convolution reads x */
 } pw_case;
 
 static const pw_case kCases[] = {
@@ -52,6 +56,17 @@ static const pw_case kCases[] = {
     {1, 2, 2, 16, 1, 64, 1, 3, 1, "Relu6", 16, 1, 0, 1},
     /* an input of depth 0: every expansion sum 0 */
     {1, 6, 6, 0, 1, 16, 1, 3, 1, "Relu6", 8, 0, 0, 1},
+    /* no expansion (ce = c): MobileNetV3's first block, residual (one
+     * band of the default tile, and two) */
+    {1, 40, 40, 16, 0, 16, 1, 3, 1, "Relu", 16, 1, 1, 0, 1},
+    {1, 64, 64, 16, 0, 16, 1, 3, 1, "Relu", 16, 1, 0, 0, 1},
+    /* MobileNetV1: strided, 5x5, an activation after the rows */
+    {1, 23, 21, 32, 0, 32, 1, 3, 2, "Relu6", 64, 0, 0, 0, 1},
+    {2, 9, 9, 24, 0, 24, 1, 5, 1, "Sigmoid", 40, 0, 0, 0, 1},
+    /* 7x7 at batch 1: one band, too little work for a second thread */
+    {1, 7, 7, 64, 0, 64, 1, 3, 1, "Relu6", 128, 0, 0, 0, 1},
+    /* four pixels */
+    {1, 2, 2, 16, 0, 16, 1, 3, 1, "Relu6", 16, 1, 0, 1, 1},
 };
 
 /* Conv2D(x, c[0]) + BiasAdd(c[1]) + Relu6 (into *mid),
@@ -63,8 +78,19 @@ static tfs_output ir_chain(tfs_graph *g, tfs_output x, const pw_case *k,
                            const char *act3, tfs_output *mid,
                            tfs_output *dw, tfs_status *st) {
   const tfs_output none = {NULL, 0};
-  *dw = nt_conv_dw_chain(g, x, c, k->sh, "Relu6", k->dsh, "SAME", 1,
-                         k->act2, mid, st);
+  if (k->noexp) {
+    nt_attr da[2] = {NT_LIST4("strides", 1, k->dsh, k->dsh, 1),
+                     NT_STR("padding", "SAME")};
+    *mid = x;
+    *dw = nt_node(g, "DepthwiseConv2dNative", "dw", x,
+                  tfs_op_const(g, "df", c[2], st), da, 2, st);
+    *dw = nt_node(g, "BiasAdd", "dbias", *dw, tfs_op_const(g, "db", c[3], st),
+                  NULL, 0, st);
+    if (k->act2) *dw = nt_node(g, k->act2, "act2", *dw, none, NULL, 0, st);
+  } else {
+    *dw = nt_conv_dw_chain(g, x, c, k->sh, "Relu6", k->dsh, "SAME", 1,
+                           k->act2, mid, st);
+  }
   nt_attr pa[2] = {NT_LIST4("strides", 1, pstride, pstride, 1),
                    NT_STR("padding", "SAME")};
   tfs_output y = nt_node(g, "Conv2D", "pw", *dw,
@@ -79,8 +105,9 @@ static tfs_output ir_chain(tfs_graph *g, tfs_output x, const pw_case *k,
 /* The six constants of case k, the projection pk x pk. */
 static void ir_consts(const pw_case *k, int pk, uint32_t seed,
                       tfs_tensor **c) {
-  c[0] = nt_random((int64_t[]){k->kh, k->kh, k->c ? k->c : 4, k->ce}, 4,
-                   seed);
+  c[0] = nt_random((int64_t[]){k->kh ? k->kh : 1, k->kh ? k->kh : 1,
+                               k->c ? k->c : 4, k->ce},
+                   4, seed);
   c[1] = nt_random((int64_t[]){k->ce}, 1, seed + 1);
   c[2] = nt_random((int64_t[]){k->dkh, k->dkh, k->ce, 1}, 4, seed + 2);
   c[3] = nt_random((int64_t[]){k->ce}, 1, seed + 3);
@@ -110,20 +137,22 @@ static void run_case(const pw_case *k, uint32_t seed) {
   TFS_ASSERT_OK(st);
   const int ind = indirect_now() && tfs_gemm_panel_rows() > 1;
   static const int kCaps[2] = {-1, TFS_CPU_ISA_BASELINE};
+  const char *op = k->noexp ? kDwOp : kOp;
   for (int v = 0; v < 8; v++) {
     int threads = v & 1 ? 2 : 1;
     tfs_cpu__set_max_isa(kCaps[(v >> 1) & 1]); /* the depthwise rows */
-    /* 16 KiB tiles: bands of one or two rows; the default: a few */
+    /* small tiles: bands of one or two rows; the default: a few */
     tfs_fused_conv_dw__set_tile_bytes(v & 4 ? 16 << 10 : 0);
+    tfs_fused_dw_pw__set_tile_bytes(v & 4 ? 4 << 10 : 0);
     int fused = 0, apart = 0;
     /* fetching the expansion's and the depthwise output too keeps the
-     * three ops apart */
+     * ops apart */
     tfs_output three[3] = {y, dw, mid};
-    tfs_tensor *want = nt_run_plan(g, x, xv, three, 3, threads, kOp, &apart,
-                                   st);
-    int64_t before = tfs_fused_conv_dw__pw_apart_calls();
-    tfs_tensor *got = nt_run_plan(g, x, xv, &y, 1, threads, kOp, &fused, st);
-    int by_itself = tfs_fused_conv_dw__pw_apart_calls() > before;
+    tfs_tensor *want = nt_run_plan(g, x, xv, three, k->noexp ? 2 : 3,
+                                   threads, op, &apart, st);
+    int64_t before = tfs_fused_pw__apart_calls();
+    tfs_tensor *got = nt_run_plan(g, x, xv, &y, 1, threads, op, &fused, st);
+    int by_itself = tfs_fused_pw__apart_calls() > before;
     int expect = !ind || k->apart ||
                  (threads == 2 && !(v & 4) && k->apart2);
     if (by_itself != expect)
@@ -149,6 +178,7 @@ static void run_case(const pw_case *k, uint32_t seed) {
   }
   tfs_cpu__set_max_isa(-1);
   tfs_fused_conv_dw__set_tile_bytes(0);
+  tfs_fused_dw_pw__set_tile_bytes(0);
   tfs_tensor_free(xv);
   for (int i = 0; i < 6; i++) tfs_tensor_free(cv[i]);
   tfs_graph_free(g);
@@ -320,9 +350,9 @@ static void test_fed_filter(void) {
   tfs_tensor *pf = nt_random((int64_t[]){1, 1, 3, 5}, 4, 20);
   tfs_tensor *pb = nt_random((int64_t[]){5}, 1, 21);
   tfs_tensor *z = nt_random((int64_t[]){1, 4, 4, 5}, 4, 22);
-  int64_t before = tfs_fused_conv_dw__pw_apart_calls();
+  int64_t before = tfs_fused_pw__apart_calls();
   tfs_tensor *got = hand_case(kAdd, 2, 1, pf, pb, z, TFS_OK, "");
-  CU_ASSERT_TRUE(tfs_fused_conv_dw__pw_apart_calls() > before);
+  CU_ASSERT_TRUE(tfs_fused_pw__apart_calls() > before);
   /* hand_case's constants, as separate ops */
   tfs_status *st = tfs_status_new();
   tfs_graph *g = tfs_graph_new();
@@ -365,11 +395,60 @@ static void test_fed_filter(void) {
   tfs_status_free(st);
 }
 
+/* _TfsFusedDepthwiseConv2DConv2D built by hand with a fed dw_bias of
+ * the wrong length: TensorFlow's message for a fused op's bias. */
+static void test_dw_errors(void) {
+  tfs_status *st = tfs_status_new();
+  tfs_graph *g = tfs_graph_new();
+  tfs_tensor *dv = nt_random((int64_t[]){3, 3, 4, 1}, 4, 30);
+  tfs_tensor *pf = nt_random((int64_t[]){1, 1, 4, 6}, 4, 31);
+  tfs_tensor *pb = nt_random((int64_t[]){6}, 1, 32);
+  tfs_tensor *in[2] = {nt_random((int64_t[]){1, 5, 5, 4}, 4, 33),
+                       nt_random((int64_t[]){3}, 1, 34)};
+  tfs_output x = tfs_op_placeholder(g, "x", TFS_FLOAT, NULL, -1, st);
+  tfs_output db = tfs_op_placeholder(g, "db", TFS_FLOAT, NULL, -1, st);
+  tfs_op_desc *d = tfs_op_desc_new(g, kDwOp, "node");
+  tfs_op_desc_add_input(d, x);
+  tfs_op_desc_add_input(d, tfs_op_const(g, "df", dv, st));
+  tfs_op_desc_add_input(d, db);
+  tfs_op_desc_add_input(d, tfs_op_const(g, "pf", pf, st));
+  tfs_op_desc_add_input(d, tfs_op_const(g, "pb", pb, st));
+  tfs_op_desc_add_input_list(d, NULL, 0);
+  const int64_t one[4] = {1, 1, 1, 1};
+  const void *bias[1] = {"BiasAdd"};
+  size_t blen[1] = {7};
+  tfs_op_desc_set_attr_int_list(d, "dw_strides", one, 4);
+  tfs_op_desc_set_attr_string(d, "dw_padding", "SAME", 4);
+  tfs_op_desc_set_attr_string_list(d, "dw_fused_ops", bias, blen, 1);
+  tfs_op_desc_set_attr_string_list(d, "pw_fused_ops", bias, blen, 1);
+  tfs_output y = {tfs_op_desc_finish(d, st), 0};
+  TFS_ASSERT_OK(st);
+  tfs_session *s = tfs_session_new(g, NULL, st);
+  TFS_ASSERT_OK(st);
+  tfs_output feeds[2] = {x, db};
+  tfs_tensor *out = NULL;
+  tfs_session_run(s, feeds, in, 2, &y, &out, 1, NULL, 0, st);
+  CU_ASSERT_EQUAL(tfs_status_code(st), TFS_INVALID_ARGUMENT);
+  const char *m = tfs_status_message(st);
+  if (!strstr(m, "dw_bias must be a 1-D float vector of 4 values, got 3"))
+    fprintf(stderr, "\n  got: %s", m);
+  CU_ASSERT_PTR_NOT_NULL(
+      strstr(m, "dw_bias must be a 1-D float vector of 4 values, got 3"));
+  CU_ASSERT_PTR_NOT_NULL(strstr(m, "{{node node}}"));
+  tfs_tensor *all[] = {out, dv, pf, pb, in[0], in[1]};
+  for (size_t i = 0; i < sizeof all / sizeof *all; i++)
+    tfs_tensor_free(all[i]);
+  tfs_session_free(s);
+  tfs_graph_free(g);
+  tfs_status_free(st);
+}
+
 static const tfs_test_case kTests[] = {
     {"paths", test_paths},
     {"not_fused", test_not_fused},
     {"fed_filter", test_fed_filter},
     {"errors", test_errors},
+    {"dw_errors", test_dw_errors},
     {NULL, NULL},
 };
 

@@ -32,6 +32,7 @@ const tfs_kernel_def *const tfs_cpu_kernel_tables[] = {
     tfs_cpu_kernels_scale_shift,
     tfs_cpu_kernels_fused_conv,
     tfs_cpu_kernels_fused_conv_dw,
+    tfs_cpu_kernels_fused_dw_pw,
     tfs_cpu_kernels_random, tfs_cpu_kernels_random_stateless,
     tfs_cpu_kernels_random_sampling, tfs_cpu_kernels_image_sample_bbox,
     tfs_cpu_kernels_string_format,

@@ -54,6 +54,7 @@ extern const tfs_kernel_def tfs_cpu_kernels_matmul_sum[];
 extern const tfs_kernel_def tfs_cpu_kernels_batch_matmul_perm[];
 extern const tfs_kernel_def tfs_cpu_kernels_fused_conv[];
 extern const tfs_kernel_def tfs_cpu_kernels_fused_conv_dw[];
+extern const tfs_kernel_def tfs_cpu_kernels_fused_dw_pw[];
 extern const tfs_kernel_def tfs_cpu_kernels_random[];
 extern const tfs_kernel_def tfs_cpu_kernels_random_stateless[];
 extern const tfs_kernel_def tfs_cpu_kernels_random_sampling[];

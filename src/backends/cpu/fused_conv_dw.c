@@ -40,6 +40,7 @@
 #include "backends/cpu/cpu_tables.h"
 #include "backends/cpu/fused_conv_dw.h"
 #include "backends/cpu/fused_epilogue.h"
+#include "backends/cpu/fused_pw.h"
 #include "backends/cpu/gemm.h"
 
 /* The tile's target size: about half of a Zen 3 or Skylake-SP core's L2
@@ -56,14 +57,6 @@ static atomic_llong g_cols_calls;
 
 int64_t tfs_fused_conv_dw__cols_calls(void) {
   return atomic_load_explicit(&g_cols_calls, memory_order_relaxed);
-}
-
-/* _TfsFusedConv2DDepthwiseConv2D calls that ran the projection apart
- * (tests). */
-static atomic_llong g_pw_apart_calls;
-
-int64_t tfs_fused_conv_dw__pw_apart_calls(void) {
-  return atomic_load_explicit(&g_pw_apart_calls, memory_order_relaxed);
 }
 
 /* bfloat16 calls that ran in bands on the bfloat16 GEMM (tests). */
@@ -85,12 +78,9 @@ typedef struct cdw_state {
   float *f32, *dwf32;
   int64_t f32_n, dwf32_n;
   /* _TfsFusedConv2DDepthwiseConv2D: the pointwise projection after the
-   * depthwise convolution (pw), its window (1x1, stride 1), whether it
-   * adds the residual addend (pw_fused_ops ["BiasAdd", "Add"]), and its
-   * constant filter packed once (NULL: fed) */
-  int pw, pw_add;
-  tfs_window w3;
-  tfs_gemm_packed *pw_packed;
+   * depthwise convolution */
+  int pw;
+  tfs_fused_pw_state pws;
 } cdw_state;
 
 static void cdw_release(void *p) {
@@ -98,7 +88,7 @@ static void cdw_release(void *p) {
   if (!s) return;
   tfs_conv_packed_clear(&s->packed);
   tfs_gemm_packed_bf16_free(s->packed_bf16);
-  tfs_gemm_packed_free(s->pw_packed);
+  tfs_fused_pw_clear(&s->pws);
   tfs_free(s->f32);
   tfs_free(s->dwf32);
   tfs_free(s);
@@ -123,55 +113,6 @@ static int cdw_prepare_dw(tfs_kernel_init *ki, cdw_state *s) {
   return rc;
 }
 
-/* The projection of _TfsFusedConv2DDepthwiseConv2D: pw_fused_ops
- * ["BiasAdd"] with num_pw_args 0, or ["BiasAdd", "Add"] with 1; its
- * window; its filter packed when constant. */
-static int cdw_prepare_pw(tfs_kernel_init *ki, cdw_state *s) {
-  const tfs_attr_value *v = tfs_attrs_find(ki->attrs, "pw_fused_ops");
-  int n = v && v->is_list && v->type == TFS_ATTR_STRING ? v->u.list.n : 0;
-  const tfs_bytes *ops = n ? (const tfs_bytes *)v->u.list.v : NULL;
-  int64_t nargs = 0;
-  tfs_attrs_get_int(ki->attrs, "num_pw_args", &nargs);
-  s->pw = 1;
-  s->pw_add = n == 2;
-  if (n < 1 || n > 2 || strcmp(ops[0].ptr, "BiasAdd") != 0 ||
-      (n == 2 && strcmp(ops[1].ptr, "Add") != 0) || nargs != n - 1 ||
-      ki->ninputs != 6 + n)
-    return tfs_ki_error(ki, TFS_UNIMPLEMENTED,
-                        "_TfsFusedConv2DDepthwiseConv2D's pw_fused_ops must "
-                        "be [BiasAdd] or [BiasAdd, Add] with as many "
-                        "pw_args (num_pw_args %lld)",
-                        (long long)nargs);
-  /* a 1x1 convolution with strides 1 and no padding */
-  tfs_attrs a;
-  tfs_attrs_init(&a);
-  tfs_attr_value st, dl, pad;
-  static const int64_t kOnes[4] = {1, 1, 1, 1};
-  int rc = tfs_attr_list(&st, TFS_ATTR_INT, 4, kOnes) ||
-           tfs_attrs_set(&a, "strides", &st) ||
-           tfs_attr_list(&dl, TFS_ATTR_INT, 4, kOnes) ||
-           tfs_attrs_set(&a, "dilations", &dl) ||
-           tfs_attr_string(&pad, "VALID", 5) ||
-           tfs_attrs_set(&a, "padding", &pad);
-  if (rc) {
-    tfs_attrs_clear(&a);
-    return tfs_ki_error(ki, TFS_RESOURCE_EXHAUSTED, "out of memory");
-  }
-  rc = tfs_window_parse(&a, TFS_WINDOW_CONV2D, "Conv2D", &s->w3, ki->st);
-  tfs_attrs_clear(&a);
-  if (rc)
-    return tfs_ki_error(ki, TFS_INVALID_ARGUMENT, "%s",
-                        tfs_status_message(ki->st));
-  const tfs_tensor *f = ki->in_consts ? ki->in_consts[5] : NULL;
-  if (f && f->dtype == TFS_FLOAT && f->shape.rank == 4 &&
-      f->shape.dims[0] == 1 && f->shape.dims[1] == 1 && f->nelems > 0 &&
-      !(s->pw_packed = tfs_gemm_pack_b_f32(0, f->shape.dims[2],
-                                           f->shape.dims[3], f->data,
-                                           f->shape.dims[3])))
-    return tfs_ki_error(ki, TFS_RESOURCE_EXHAUSTED, "out of memory");
-  return 0;
-}
-
 static int cdw_prepare(tfs_kernel_init *ki) {
   cdw_state *s = tfs_calloc(1, sizeof(*s));
   if (!s) return tfs_ki_error(ki, TFS_RESOURCE_EXHAUSTED, "out of memory");
@@ -190,7 +131,10 @@ static int cdw_prepare(tfs_kernel_init *ki) {
                         "_TfsFusedConv2DDepthwise supports NHWC only");
   if (tfs_conv_packed_prepare(ki, &s->w1, NULL, &s->packed))
     return tfs_ki_error(ki, TFS_RESOURCE_EXHAUSTED, "out of memory");
-  if (ki->kdata && cdw_prepare_pw(ki, s)) return -1;
+  if (ki->kdata) { /* the projection, pw_filter input 5 */
+    s->pw = 1;
+    if (tfs_fused_pw_prepare(ki, 5, &s->pws)) return -1;
+  }
   if (ki->in_types[1] == TFS_BFLOAT16) {
     if (ki->in_consts && ki->in_consts[1])
       s->packed_bf16 = tfs_conv_pack_filter_bf16(ki->in_consts[1]);
@@ -227,20 +171,8 @@ typedef struct cdw_job {
   int failed;                   /* atomic */
   /* _TfsFusedConv2DDepthwiseConv2D in bands: each band's depthwise rows
    * go through the projection (else NULL: the depthwise rows go to out) */
-  const struct cdw_pw *pw;
+  const tfs_fused_pw *pw;
 } cdw_job;
-
-/* _TfsFusedConv2DDepthwiseConv2D's projection: a 1x1 stride-1
- * convolution of the depthwise output with the bias [+ the residual
- * addend] added as the GEMM stores its tiles, as _FusedConv2D's 1x1 path
- * (tfs_conv_f32_gemm) adds them. */
-typedef struct cdw_pw {
-  const tfs_gemm_packed *b;      /* the filter, packed */
-  const float *filt;             /* the filter [1, 1, k, n] */
-  const float *bias, *add;       /* add: laid out as out, or NULL */
-  float *out;                    /* the op's output */
-  int64_t k, n;                  /* depth in, depth out */
-} cdw_pw;
 
 /* One task's band buffers: the job, and with a projection the band's
  * depthwise rows. */
@@ -311,24 +243,6 @@ static int cdw_conv_step(void *ctx, float *tile, int64_t b, int64_t lo,
   return cdw_conv_rows(((const cdw_band_ctx *)ctx)->j, tile, b, lo, from, hi);
 }
 
-/* Row r of the projection's A: the band's depthwise pixel r. */
-static void cdw_pw_a(void *arg, int64_t r0, int64_t mb, const float **out) {
-  const cdw_band_ctx *bc = arg;
-  for (int64_t i = 0; i < mb; i++) out[i] = bc->rows + (r0 + i) * bc->j->pw->k;
-}
-
-/* The projection of the band's npix depthwise pixels, the first of them
- * output pixel p0 (counted over the batch), on this thread. */
-static int cdw_project(const cdw_band_ctx *bc, int64_t p0, int64_t npix) {
-  const cdw_pw *pw = bc->j->pw;
-  static const int64_t seg0 = 0; /* one segment: a pixel's k channels */
-  tfs_gemm_indirect src = {cdw_pw_a, NULL, (void *)bc, &seg0, 1, pw->k,
-                           pw->bias, 0, pw->add ? pw->add + p0 * pw->n : NULL,
-                           bc->rows, pw->k};
-  return tfs_gemm_f32_indirect(npix, &src, pw->b, pw->out + p0 * pw->n, pw->n,
-                               NULL);
-}
-
 /* The depthwise rows straight into the output, the activation they
  * cannot apply after them; with a projection, into the band's rows and
  * through the projection. */
@@ -344,7 +258,9 @@ static int cdw_dw_step(void *ctx, const float *tile, int64_t b, int64_t lo,
                            oy1))
     return -1;
   if (j->later2) tfs_fused_apply(&j->s->e2, rows, npix, oc, oc, NULL, NULL);
-  return bc->rows ? cdw_project(bc, (b * g2->oh + oy0) * g2->ow, npix) : 0;
+  return bc->rows ? tfs_fused_pw_rows(j->pw, bc->rows,
+                                      (b * g2->oh + oy0) * g2->ow, npix)
+                  : 0;
 }
 
 /* parallel_for body: task t is stretch t % segs of image t / segs.  The
@@ -521,15 +437,6 @@ static int cdw_cut(const conv_geom *g1, const conv_geom *g2, int nt,
   if (bd->segs > bands) bd->segs = bands;
   if (bd->segs < 1) bd->segs = 1;
   return 1;
-}
-
-/* The activation the depthwise rows apply as they store (Relu, Relu6,
- * hard-swish), else none (applied after the rows). */
-static int cdw_dw_act(const tfs_fused_epilogue *e2) {
-  return e2->act == TFS_FA_RELU         ? TFS_DW_ACT_RELU
-         : e2->act == TFS_FA_RELU6      ? TFS_DW_ACT_RELU6
-         : e2->act == TFS_FA_HARD_SWISH ? TFS_DW_ACT_HARD_SWISH
-                                        : TFS_DW_ACT_NONE;
 }
 
 /* The checks of the two ops (the convolution's first, then the
@@ -810,7 +717,7 @@ static void cdw16_compute(tfs_kernel_ctx *c) {
   if (!(j.dwf = tfs_conv_filter_f32(c, s->dwf32, s->dwf32_n, c->inputs[3])) ||
       !(j.ep2.bias = cdw16_dw_bias(c, c->inputs[4])))
     return; /* c failed */
-  j.ep2.act = cdw_dw_act(&s->e2);
+  j.ep2.act = tfs_dw_store_act(&s->e2);
   j.later2 = s->e2.act != TFS_FA_NONE && j.ep2.act == TFS_DW_ACT_NONE;
   if (x->nelems != 0 && tfs_conv_check_groups(c, f, &g1)) return;
   j.packed = s->packed_bf16;
@@ -850,7 +757,8 @@ static float *cdw_dw_scratch(tfs_kernel_ctx *c, const conv_geom *g2) {
  * output goes to scratch (j->out) for the projection apart.  Returns 0,
  * or -1 when c failed. */
 static int cdw_run(tfs_kernel_ctx *c, cdw_job *j, const tfs_tensor *x,
-                   const tfs_tensor *f, const cdw_pw *pw, int *projected) {
+                   const tfs_tensor *f, const tfs_fused_pw *pw,
+                   int *projected) {
   const cdw_state *s = j->s;
   const conv_geom *g1 = j->g1, *g2 = j->g2;
   *projected = 0;
@@ -865,8 +773,7 @@ static int cdw_run(tfs_kernel_ctx *c, cdw_job *j, const tfs_tensor *x,
   int bands =
       full && tfs_gemm_panel_rows() > 1 && cdw_cut(g1, g2, nt, &j->bands);
   int cols = full && !bands && cdw_cols_plan(j, packed ? packed[0] : NULL, nt);
-  if (pw && bands && pw->b && tfs_gemm_indirect_ok(pw->b) &&
-      g2->n * g2->oh * g2->ow > 4) {
+  if (pw && bands && tfs_fused_pw_bands_ok(pw, g2->n * g2->oh * g2->ow)) {
     j->pw = pw;
     *projected = 1;
   } else if (pw && !(j->out = cdw_dw_scratch(c, g2))) {
@@ -900,56 +807,15 @@ static int cdw_run(tfs_kernel_ctx *c, cdw_job *j, const tfs_tensor *x,
 }
 
 /* _TfsFusedConv2DDepthwiseConv2D: cdw_check, then the projection's
- * checks as _FusedConv2D's (a 1x1 filter over the depthwise output's
- * channels, pw_bias, the addend of its output's shape), the output and
- * pw: NULL when c failed or the output has no elements. */
+ * checks, the output and pw (tfs_fused_pw_begin): NULL when c failed or
+ * the output has no elements. */
 static tfs_tensor *cdw_pw_begin(tfs_kernel_ctx *c, const cdw_state *s,
                                 conv_geom *g1, conv_geom *g2, conv_geom *g3,
-                                cdw_job *j, cdw_pw *pw) {
+                                cdw_job *j, tfs_fused_pw *pw) {
   if (cdw_check(c, s, g1, g2, &j->scale1, &j->shift1)) return NULL;
-  const tfs_tensor *pf = c->inputs[5], *pb = c->inputs[6];
-  tfs_shape mid, os;
+  tfs_shape mid;
   tfs_conv_shape(&s->w2, g2->n, g2->oh, g2->ow, g2->oc, &mid);
-  if (tfs_conv2d_check_filter(&pf->shape, c->st) ||
-      tfs_conv2d_check(&s->w3, 0, &mid, &pf->shape, g3, c->st)) {
-    tfs_kctx_fail_status(c, c->st);
-    return NULL;
-  }
-  if (g3->kh != 1 || g3->kw != 1 || g3->groups != 1) {
-    char got[TFS_SHAPE_STRLEN];
-    tfs_kctx_fail(c, TFS_INVALID_ARGUMENT,
-                  "pw_filter must be a 1x1 filter over the depthwise "
-                  "output's %lld channels, got %s",
-                  (long long)g2->oc,
-                  tfs_shape_str(&pf->shape, got, sizeof got));
-    return NULL;
-  }
-  if (tfs_fused_check_channels_of(c, pb, "pw_bias", g3->oc, 0)) return NULL;
-  tfs_conv_shape(&s->w3, g3->n, g3->oh, g3->ow, g3->oc, &os);
-  const tfs_tensor *a = s->pw_add ? c->inputs[7] : NULL;
-  if (a && (a->dtype != TFS_FLOAT || !tfs_shape_equal(&a->shape, &os))) {
-    char want[TFS_SHAPE_STRLEN], got[TFS_SHAPE_STRLEN];
-    tfs_kctx_fail(c, TFS_INVALID_ARGUMENT,
-                  "the addend of a fused Add must be a float tensor of the "
-                  "convolution's output shape %s, got %s %s",
-                  tfs_shape_str(&os, want, sizeof want),
-                  tfs_dtype_name(a->dtype),
-                  tfs_shape_str(&a->shape, got, sizeof got));
-    return NULL;
-  }
-  tfs_tensor *y = tfs_kctx_alloc_output(c, 0, &os);
-  if (!y || y->nelems == 0) return NULL;
-  const tfs_gemm_packed *b = s->pw_packed;
-  pw->b = b && tfs_gemm_packed_k(b) == g3->kc && tfs_gemm_packed_n(b) == g3->oc
-              ? b
-              : NULL;
-  pw->filt = pf->data;
-  pw->bias = pb->data;
-  pw->add = a ? a->data : NULL;
-  pw->out = y->data;
-  pw->k = g3->kc;
-  pw->n = g3->oc;
-  return y;
+  return tfs_fused_pw_begin(c, &s->pws, 5, &mid, g3, pw);
 }
 
 static void cdw_compute(tfs_kernel_ctx *c) {
@@ -961,7 +827,7 @@ static void cdw_compute(tfs_kernel_ctx *c) {
   }
   conv_geom g1, g2, g3;
   cdw_job j;
-  cdw_pw pw;
+  tfs_fused_pw pw;
   memset(&j, 0, sizeof j);
   memset(&pw, 0, sizeof pw);
   tfs_tensor *y = s->pw ? cdw_pw_begin(c, s, &g1, &g2, &g3, &j, &pw)
@@ -973,18 +839,14 @@ static void cdw_compute(tfs_kernel_ctx *c) {
   j.dwf = c->inputs[3]->data;
   j.out = s->pw ? NULL : y->data;
   j.ep2.bias = c->inputs[4]->data;
-  j.ep2.act = cdw_dw_act(&s->e2);
+  j.ep2.act = tfs_dw_store_act(&s->e2);
   j.later2 = s->e2.act != TFS_FA_NONE && j.ep2.act == TFS_DW_ACT_NONE;
   j.in_store = !j.scale1;
   int projected = 0;
   if (cdw_run(c, &j, x, f, s->pw ? &pw : NULL, &projected) || !s->pw ||
       projected)
     return;
-  /* the projection apart: _FusedConv2D's 1x1 path, the bias and the
-   * addend as the tiles are stored */
-  atomic_fetch_add_explicit(&g_pw_apart_calls, 1, memory_order_relaxed);
-  tfs_conv_f32_gemm(c, &g3, j.out, NULL, pw.b ? &s->pw_packed : NULL,
-                    pw.filt, pw.out, pw.bias, pw.add, 0, NULL, NULL);
+  tfs_fused_pw_apart(c, &s->pws, &g3, j.out, &pw);
 }
 
 /* The kernel data of the op with a projection. */

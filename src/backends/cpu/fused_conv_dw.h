@@ -25,11 +25,10 @@ int64_t tfs_fused_conv_dw__cols_calls(void);
  * after the other. */
 int64_t tfs_fused_conv_dw__bf16_band_calls(void);
 
-/* Tests: how many _TfsFusedConv2DDepthwiseConv2D calls in this process
- * ran the projection apart, over the depthwise output in scratch (no
- * bands for the threads, a fed filter, a CPU without the indirect
- * kernels); the others project each band's depthwise rows as the band
- * finishes them. */
-int64_t tfs_fused_conv_dw__pw_apart_calls(void);
+/* Tests: the tile of depthwise rows each band of
+ * _TfsFusedDepthwiseConv2DConv2D fills before its projection (bytes; 0
+ * or less: the default, 128 KiB).  Returns the previous size.
+ * Thread-safe; calls already running keep theirs. */
+int64_t tfs_fused_dw_pw__set_tile_bytes(int64_t bytes);
 
 #endif
