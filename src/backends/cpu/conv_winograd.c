@@ -390,17 +390,6 @@ typedef struct wino_job {
   struct tfs_threadpool *pool; /* nslots == 1: the pool for the phases */
 } wino_job;
 
-/* Rows of one V matrix for the indirect micro-kernels. */
-typedef struct vrows {
-  const float *a;
-  int64_t lda;
-} vrows;
-
-static void vrows_fn(void *arg, int64_t r0, int64_t mb, const float **out) {
-  const vrows *v = arg;
-  for (int64_t i = 0; i < mb; i++) out[i] = v->a + (r0 + i) * v->lda;
-}
-
 /* Tile t of the block starting at strip s0: its image and top-left
  * output pixel. */
 static void tile_at(const wino_job *j, int64_t s0, int64_t t, int64_t *img,
@@ -475,8 +464,8 @@ static void block_product(const wino_job *j, int64_t nt, int p,
   const tfs_gemm_packed *u = j->wf->u[p];
   const float *a = v + p * nt * c;
   float *mp = m + p * nt * kn;
-  vrows vr = {a, c};
-  tfs_gemm_indirect src = {vrows_fn, NULL, &vr, segoff, 1, c,
+  tfs_gemm_rowmajor vr = {a, c}; /* the rows of one V matrix */
+  tfs_gemm_indirect src = {tfs_gemm_rowmajor_rows, NULL, &vr, segoff, 1, c,
                            NULL,     0,    NULL, a,      c};
   if (!tfs_gemm_indirect_ok(u) ||
       tfs_gemm_f32_indirect(nt, &src, u, mp, kn, pool))

@@ -94,25 +94,6 @@ static void cdw_release(void *p) {
   tfs_free(s);
 }
 
-/* The depthwise half's window and epilogue, parsed from its dw_
- * attributes as _FusedDepthwiseConv2dNative's. */
-static int cdw_prepare_dw(tfs_kernel_init *ki, cdw_state *s) {
-  tfs_attrs da;
-  if (tfs_fused_conv_dw_attrs(ki->attrs, &da))
-    return tfs_ki_error(ki, TFS_RESOURCE_EXHAUSTED, "out of memory");
-  tfs_kernel_init k2 = *ki;
-  k2.attrs = &da;
-  int rc = 0;
-  if (tfs_window_parse(&da, TFS_WINDOW_DEPTHWISE, "DepthwiseConv2D", &s->w2,
-                       ki->st))
-    rc = tfs_ki_error(ki, TFS_INVALID_ARGUMENT, "%s",
-                      tfs_status_message(ki->st));
-  else
-    rc = tfs_fused_parse(&k2, 1u << TFS_FE_BIAS, &s->e2);
-  tfs_attrs_clear(&da);
-  return rc;
-}
-
 static int cdw_prepare(tfs_kernel_init *ki) {
   cdw_state *s = tfs_calloc(1, sizeof(*s));
   if (!s) return tfs_ki_error(ki, TFS_RESOURCE_EXHAUSTED, "out of memory");
@@ -123,7 +104,7 @@ static int cdw_prepare(tfs_kernel_init *ki) {
                         tfs_status_message(ki->st));
   if (tfs_conv_check_batch_depth(ki, &s->w1, TFS_UNIMPLEMENTED) ||
       tfs_fused_parse(ki, 1u << TFS_FE_BIAS, &s->e1) ||
-      cdw_prepare_dw(ki, s) ||
+      tfs_fused_dw_prepare(ki, &s->w2, &s->e2) ||
       tfs_conv_check_batch_depth(ki, &s->w2, TFS_UNIMPLEMENTED))
     return -1;
   if (s->w1.nchw || s->w2.nchw)

@@ -51,20 +51,8 @@ static int dpw_prepare(tfs_kernel_init *ki) {
   dpw_state *s = tfs_calloc(1, sizeof(*s));
   if (!s) return tfs_ki_error(ki, TFS_RESOURCE_EXHAUSTED, "out of memory");
   ki->state = s;
-  tfs_attrs da;
-  if (tfs_fused_conv_dw_attrs(ki->attrs, &da))
-    return tfs_ki_error(ki, TFS_RESOURCE_EXHAUSTED, "out of memory");
-  tfs_kernel_init k2 = *ki;
-  k2.attrs = &da;
-  int rc = 0;
-  if (tfs_window_parse(&da, TFS_WINDOW_DEPTHWISE, "DepthwiseConv2D", &s->w,
-                       ki->st))
-    rc = tfs_ki_error(ki, TFS_INVALID_ARGUMENT, "%s",
-                      tfs_status_message(ki->st));
-  else
-    rc = tfs_fused_parse(&k2, 1u << TFS_FE_BIAS, &s->e);
-  tfs_attrs_clear(&da);
-  if (rc || tfs_conv_check_batch_depth(ki, &s->w, TFS_UNIMPLEMENTED))
+  if (tfs_fused_dw_prepare(ki, &s->w, &s->e) ||
+      tfs_conv_check_batch_depth(ki, &s->w, TFS_UNIMPLEMENTED))
     return -1;
   if (s->w.nchw)
     return tfs_ki_error(ki, TFS_UNIMPLEMENTED,

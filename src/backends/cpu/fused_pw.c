@@ -7,6 +7,7 @@
 
 #include "core/alloc.h"
 #include "ops/conv2d_check.h"
+#include "ops/fused_conv_dw.h"
 #include "backends/cpu/fused_epilogue.h"
 #include "backends/cpu/fused_pw.h"
 
@@ -38,6 +39,24 @@ static int pw_window(tfs_kernel_init *ki, tfs_window *w) {
     return tfs_ki_error(ki, TFS_INVALID_ARGUMENT, "%s",
                         tfs_status_message(ki->st));
   return 0;
+}
+
+int tfs_fused_dw_prepare(tfs_kernel_init *ki, tfs_window *w,
+                         tfs_fused_epilogue *e) {
+  tfs_attrs da;
+  if (tfs_fused_conv_dw_attrs(ki->attrs, &da))
+    return tfs_ki_error(ki, TFS_RESOURCE_EXHAUSTED, "out of memory");
+  tfs_kernel_init k2 = *ki;
+  k2.attrs = &da;
+  int rc = 0;
+  if (tfs_window_parse(&da, TFS_WINDOW_DEPTHWISE, "DepthwiseConv2D", w,
+                       ki->st))
+    rc = tfs_ki_error(ki, TFS_INVALID_ARGUMENT, "%s",
+                      tfs_status_message(ki->st));
+  else
+    rc = tfs_fused_parse(&k2, 1u << TFS_FE_BIAS, e);
+  tfs_attrs_clear(&da);
+  return rc;
 }
 
 int tfs_fused_pw_prepare(tfs_kernel_init *ki, int filter_input,
@@ -123,22 +142,11 @@ int tfs_fused_pw_bands_ok(const tfs_fused_pw *pw, int64_t pixels) {
   return pw->b && tfs_gemm_indirect_ok(pw->b) && pixels > 4;
 }
 
-typedef struct pw_a {
-  const float *rows;
-  int64_t k;
-} pw_a;
-
-/* Row r of the projection's A: depthwise pixel r of the band. */
-static void pw_a_rows(void *arg, int64_t r0, int64_t mb, const float **out) {
-  const pw_a *a = arg;
-  for (int64_t i = 0; i < mb; i++) out[i] = a->rows + (r0 + i) * a->k;
-}
-
 int tfs_fused_pw_rows(const tfs_fused_pw *pw, const float *rows, int64_t p0,
                       int64_t npix) {
   static const int64_t seg0 = 0; /* one segment: a pixel's k channels */
-  pw_a a = {rows, pw->k};
-  tfs_gemm_indirect src = {pw_a_rows, NULL, &a, &seg0, 1, pw->k,
+  tfs_gemm_rowmajor a = {rows, pw->k}; /* depthwise pixel r of the band */
+  tfs_gemm_indirect src = {tfs_gemm_rowmajor_rows, NULL, &a, &seg0, 1, pw->k,
                            pw->bias, 0, pw->add ? pw->add + p0 * pw->n : NULL,
                            rows, pw->k};
   return tfs_gemm_f32_indirect(npix, &src, pw->b, pw->out + p0 * pw->n, pw->n,

@@ -72,6 +72,12 @@ int tfs_fused_pw_apart(tfs_kernel_ctx *c, const tfs_fused_pw_state *s,
                        const conv_geom *g, const float *mid,
                        const tfs_fused_pw *pw);
 
+/* The depthwise convolution of a fused op: its window and its epilogue
+ * (a bias [+ activation]) parsed from the op's dw_ attributes as
+ * _FusedDepthwiseConv2dNative's.  Returns 0, or -1 after failing ki. */
+int tfs_fused_dw_prepare(tfs_kernel_init *ki, tfs_window *w,
+                         tfs_fused_epilogue *e);
+
 /* The activation the depthwise rows apply as they store (Relu, Relu6,
  * hard-swish: TFS_DW_ACT_*), else TFS_DW_ACT_NONE (applied after the
  * rows). */

@@ -1144,6 +1144,12 @@ static void ind_range(void *arg, int64_t begin, int64_t end) {
   }
 }
 
+void tfs_gemm_rowmajor_rows(void *arg, int64_t r0, int64_t mb,
+                            const float **out) {
+  const tfs_gemm_rowmajor *a = arg;
+  for (int64_t i = 0; i < mb; i++) out[i] = a->a + (r0 + i) * a->lda;
+}
+
 static atomic_int g_no_indirect;
 
 void tfs_gemm__set_indirect(int on) { atomic_store(&g_no_indirect, !on); }

@@ -148,6 +148,16 @@ typedef struct tfs_gemm_indirect {
   int64_t row_stride;
 } tfs_gemm_indirect;
 
+/* A row-major A for tfs_gemm_indirect.rows: row r at a + r * lda. */
+typedef struct tfs_gemm_rowmajor {
+  const float *a;
+  int64_t lda;
+} tfs_gemm_rowmajor;
+
+/* tfs_gemm_indirect.rows for arg, a tfs_gemm_rowmajor. */
+void tfs_gemm_rowmajor_rows(void *arg, int64_t r0, int64_t mb,
+                            const float **out);
+
 /* Whether this CPU's kernels multiply an indirect A by b (else use
  * tfs_gemm_f32_packed_src). */
 int tfs_gemm_indirect_ok(const tfs_gemm_packed *b);
