@@ -74,6 +74,19 @@ int tfs_dw_f32_band(const conv_geom *g, const float *in, int64_t lo,
                     int64_t nrows, const float *filt, float *out,
                     const tfs_dw_epilogue *ep, int64_t oy0, int64_t oy1);
 
+/* The input rows [*lo, *hi) that output rows [oy0, oy1) of g read,
+ * within the image. */
+static inline void tfs_dw_band_input(const conv_geom *g, int64_t oy0,
+                                     int64_t oy1, int64_t *lo, int64_t *hi) {
+  int64_t l = oy0 * g->sh - g->pt;
+  int64_t h = (oy1 - 1) * g->sh - g->pt + (g->kh - 1) * g->dh + 1;
+  if (l < 0) l = 0;
+  if (h > g->h) h = g->h;
+  if (h < l) h = l;
+  *lo = l;
+  *hi = h;
+}
+
 /* tfs_dw_f32_band with output row oy0 at `rows` (the band's rows one
  * after the other, ow * oc floats each) instead of in the image's
  * output: the same bits. */

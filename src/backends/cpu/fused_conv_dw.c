@@ -198,11 +198,8 @@ static int cdw_walk(const conv_geom *g1, const conv_geom *g2,
   int64_t tlo = 0, thi = 0; /* the rows the tile holds */
   for (int64_t oy0 = ya; oy0 < yb; oy0 += bd->band) {
     int64_t oy1 = oy0 + bd->band < yb ? oy0 + bd->band : yb;
-    int64_t lo = oy0 * g2->sh - g2->pt;
-    int64_t hi = (oy1 - 1) * g2->sh - g2->pt + (g2->kh - 1) * g2->dh + 1;
-    if (lo < 0) lo = 0;
-    if (hi > g2->h) hi = g2->h;
-    if (hi < lo) hi = lo;
+    int64_t lo, hi;
+    tfs_dw_band_input(g2, oy0, oy1, &lo, &hi);
     int64_t from = lo;
     if (lo >= tlo && lo < thi) { /* rows the last band computed */
       int64_t keep = (thi < hi ? thi : hi) - lo;

@@ -80,11 +80,8 @@ static int dpw_walk(const dpw_job *j, float *tile, int64_t b, int64_t ya,
   const float *img = j->in + b * g->h * rowlen;
   for (int64_t oy0 = ya; oy0 < yb; oy0 += j->band) {
     int64_t oy1 = oy0 + j->band < yb ? oy0 + j->band : yb;
-    int64_t lo = oy0 * g->sh - g->pt;
-    int64_t hi = (oy1 - 1) * g->sh - g->pt + (g->kh - 1) * g->dh + 1;
-    if (lo < 0) lo = 0;
-    if (hi > g->h) hi = g->h;
-    if (hi < lo) hi = lo;
+    int64_t lo, hi;
+    tfs_dw_band_input(g, oy0, oy1, &lo, &hi);
     const int64_t npix = (oy1 - oy0) * g->ow;
     if (tfs_dw_f32_band_rows(g, img + lo * rowlen, lo, hi - lo, j->filt,
                              tile, &j->ep, oy0, oy1))
