@@ -84,13 +84,13 @@ static int is_activation(const tfs_ograph *g, int v) {
   return 0;
 }
 
-static int is_float_node(const tfs_ograph *g, int v) {
+int tfs_remap__is_float_node(const tfs_ograph *g, int v) {
   return g->n[v].nout >= 1 && g->n[v].out_types[0] == TFS_FLOAT;
 }
 
 /* Float, or bfloat16: auto mixed precision's contraction + BiasAdd [+
  * act] chains fuse too (match_mid allows no bfloat16 batch norm). */
-static int is_fusable_node(const tfs_ograph *g, int v) {
+int tfs_remap__is_fusable_node(const tfs_ograph *g, int v) {
   return g->n[v].nout >= 1 && (g->n[v].out_types[0] == TFS_FLOAT ||
                                g->n[v].out_types[0] == TFS_BFLOAT16);
 }
@@ -98,10 +98,10 @@ static int is_fusable_node(const tfs_ograph *g, int v) {
 /* Producer of input k of v for fusion: live, not fed, output port 0,
  * used only by v, removable, of v's type (float or bfloat16), on v's
  * device. */
-static int fusable_input(const tfs_ograph *g, int v, int k) {
+int tfs_remap__fusable_input(const tfs_ograph *g, int v, int k) {
   int p = tfs_og__producer(g, v, k);
   if (p < 0 || g->n[v].in[k].port != 0 || !tfs_opt__single_use(g, p) ||
-      !is_fusable_node(g, p) ||
+      !tfs_remap__is_fusable_node(g, p) ||
       g->n[p].out_types[0] != g->n[v].out_types[0] ||
       strcmp(g->n[p].device, g->n[v].device) != 0)
     return -1;
@@ -139,7 +139,7 @@ static int match_mid(tfs_opt_ctx *c, int mid, tfs_remap_match *m) {
     return 0;
   }
   m->mid = mid;
-  int q = fusable_input(g, mid, 0);
+  int q = tfs_remap__fusable_input(g, mid, 0);
   if (q < 0) return 0;
   m->contraction = q;
   if (tfs_og__is(g, q, "MatMul")) {
@@ -180,13 +180,13 @@ static int match_contraction(tfs_opt_ctx *c, int root, tfs_remap_match *m) {
     /* an activation below takes the whole chain */
     int below = g->n[root].fan[0].node;
     if (is_activation(g, below) && tfs_og__replaceable(g, below) &&
-        is_fusable_node(g, below))
+        tfs_remap__is_fusable_node(g, below))
       return 0;
   }
   if (is_activation(g, root)) {
     m->act = root;
     m->act_op = g->n[root].def->name;
-    mid = fusable_input(g, root, 0);
+    mid = tfs_remap__fusable_input(g, root, 0);
     if (mid < 0) return 0;
   }
   return match_mid(c, mid, m);
@@ -208,7 +208,7 @@ static int match_below_act(tfs_opt_ctx *c, const tfs_remap_act *a,
   if (a->x.port != 0 || (g->n[x].flags & TFS_ON_FED) ||
       !tfs_og__removable(g, x) || g->n[x].ncfan != 0 ||
       tfs_og__port_uses(g, x, 0) != a->x_uses || g->n[x].nfan != a->x_uses ||
-      !is_fusable_node(g, x) ||
+      !tfs_remap__is_fusable_node(g, x) ||
       g->n[x].out_types[0] != g->n[a->root].out_types[0] ||
       strcmp(g->n[x].device, g->n[a->root].device))
     return 0;
@@ -226,7 +226,7 @@ static int is_root_op(const tfs_ograph *g, int v) {
 
 /* A batch norm a convolution fuses with (so it is not decomposed). */
 static int after_convolution(const tfs_ograph *g, int bn) {
-  int q = fusable_input(g, bn, 0);
+  int q = tfs_remap__fusable_input(g, bn, 0);
   return q >= 0 && (tfs_og__is(g, q, "Conv2D") ||
                     tfs_og__is(g, q, "DepthwiseConv2dNative"));
 }
@@ -285,10 +285,10 @@ static int composite_act(tfs_opt_ctx *c, int v, tfs_remap_stats *stats) {
 static int bmm_scale(tfs_opt_ctx *c, int v, tfs_remap_stats *stats) {
   tfs_ograph *g = c->g;
   if (c->cfg->tf_compatible || !tfs_og__is(g, v, "Mul") ||
-      !is_float_node(g, v) || g->n[v].nin != 2)
+      !tfs_remap__is_float_node(g, v) || g->n[v].nin != 2)
     return 0;
   for (int k = 0; k < 2; k++) {
-    int b = fusable_input(g, v, k);
+    int b = tfs_remap__fusable_input(g, v, k);
     if (b < 0 || (!tfs_og__is(g, b, "BatchMatMulV2") &&
                   !tfs_og__is(g, b, "BatchMatMul")))
       continue;
@@ -324,10 +324,11 @@ static int conv_pool(tfs_opt_ctx *c, int v, tfs_remap_stats *stats) {
   tfs_ograph *g = c->g;
   if (c->cfg->tf_compatible || !tfs_og__live(g, v) ||
       !tfs_og__replaceable(g, v) || !tfs_og__is(g, v, "MaxPool") ||
-      !is_float_node(g, v) || tfs_opt__attr_is(g, v, "data_format", "NCHW") ||
+      !tfs_remap__is_float_node(g, v) ||
+      tfs_opt__attr_is(g, v, "data_format", "NCHW") ||
       !tfs_opt__attr_is(g, v, "padding", "VALID"))
     return 0;
-  int q = fusable_input(g, v, 0);
+  int q = tfs_remap__fusable_input(g, v, 0);
   if (q < 0 || !tfs_og__is(g, q, "_FusedConv2D") || g->n[q].nin != 3 ||
       tfs_opt__attr_is(g, q, "data_format", "NCHW"))
     return 0;
@@ -360,7 +361,7 @@ static int conv_pool(tfs_opt_ctx *c, int v, tfs_remap_stats *stats) {
 
 /* fused_ops of node i starts with BiasAdd and it has that one argument
  * (three inputs), NHWC, HWIO, no host arguments. */
-static int bias_fused_nhwc(const tfs_ograph *g, int i) {
+int tfs_remap__bias_fused_nhwc(const tfs_ograph *g, int i) {
   const tfs_attr_value *f = tfs_attrs_find(g->n[i].attrs, "fused_ops");
   int64_t nargs = -1, host = 0;
   tfs_attrs_get_int(g->n[i].attrs, "num_args", &nargs);
@@ -371,162 +372,6 @@ static int bias_fused_nhwc(const tfs_ograph *g, int i) {
          !tfs_opt__attr_is(g, i, "data_format", "NCHW") &&
          (!tfs_attrs_find(g->n[i].attrs, "filter_format") ||
           tfs_opt__attr_is(g, i, "filter_format", "HWIO"));
-}
-
-/* A _FusedDepthwiseConv2dNative over a _FusedConv2D's output, both with a
- * bias [+ activation], NHWC, the convolution's filter a constant that
- * Winograd would not take (1x1, or strided): one op computes the
- * convolution in bands of rows that the depthwise convolution reads from
- * cache (MobileNet's and EfficientNet's expansions). */
-static int conv_depthwise(tfs_opt_ctx *c, int v, tfs_remap_stats *stats) {
-  tfs_ograph *g = c->g;
-  if (c->cfg->tf_compatible || !tfs_og__live(g, v) ||
-      !tfs_og__replaceable(g, v) ||
-      !tfs_og__is(g, v, "_FusedDepthwiseConv2dNative") ||
-      !is_fusable_node(g, v) || !bias_fused_nhwc(g, v))
-    return 0;
-  int q = fusable_input(g, v, 0);
-  if (q < 0 || !tfs_og__is(g, q, "_FusedConv2D") || !bias_fused_nhwc(g, q) ||
-      tfs_remap__has_input_affine(g, q))
-    return 0;
-  const tfs_tensor *f = tfs_og__const_value(g, g->n[q].in[1]);
-  int n = 0;
-  const int64_t *st = tfs_attrs_get_int_list(g->n[q].attrs, "strides", &n);
-  if (!f || f->shape.rank != 4 || !st || n != 4 ||
-      ((f->shape.dims[0] != 1 || f->shape.dims[1] != 1) && st[1] == 1 &&
-       st[2] == 1))
-    return 0;
-  static const char *const kConv[] = {
-      "T", "strides", "padding", "explicit_paddings", "data_format",
-      "filter_format", "dilations", "fused_ops", "leakyrelu_alpha"};
-  static const char *const kDw[] = {"strides", "padding", "explicit_paddings",
-                                    "dilations", "fused_ops",
-                                    "leakyrelu_alpha"};
-  tfs_attrs a;
-  tfs_attrs_init(&a);
-  int rc = 0;
-  for (size_t i = 0; i < sizeof kConv / sizeof kConv[0] && !rc; i++) {
-    const tfs_attr_value *x = tfs_attrs_find(g->n[q].attrs, kConv[i]);
-    tfs_attr_value cp;
-    if (x) rc = tfs_attr_value_copy(&cp, x) || tfs_attrs_set(&a, kConv[i], &cp);
-  }
-  for (size_t i = 0; i < sizeof kDw / sizeof kDw[0] && !rc; i++) {
-    const tfs_attr_value *x = tfs_attrs_find(g->n[v].attrs, kDw[i]);
-    char name[40];
-    snprintf(name, sizeof name, "dw_%s", kDw[i]);
-    tfs_attr_value cp;
-    if (x) rc = tfs_attr_value_copy(&cp, x) || tfs_attrs_set(&a, name, &cp);
-  }
-  if (rc) {
-    tfs_attrs_clear(&a);
-    TFS_OOM(c->st);
-    return -1;
-  }
-  tfs_oref in[5] = {g->n[q].in[0], g->n[q].in[1], g->n[q].in[2],
-                    g->n[v].in[1], g->n[v].in[2]};
-  int r = tfs_remap__replace_if_kernel(c, v, "_TfsFusedConv2DDepthwise", &a,
-                                       5, in, q, -1);
-  if (r == -2) return 0;
-  if (r < 0) return -1;
-  tfs_remap__count(stats, "_FusedConv2D+_FusedDepthwiseConv2dNative -> "
-                          "_TfsFusedConv2DDepthwise");
-  return 1;
-}
-
-/* A float _FusedConv2D v, NHWC, with a constant 1x1 filter, strides and
- * dilations 1, no padding, and fused_ops ["BiasAdd"] or ["BiasAdd",
- * "Add"] (the residual sum), over the output of a
- * _TfsFusedConv2DDepthwise, or of a _FusedDepthwiseConv2dNative (NHWC,
- * bias [+ act]), read by v alone: one op whose bands of depthwise rows go
- * through the projection while they are in cache (MobileNetV2's inverted
- * residual blocks, MobileNetV1's separable convolutions, MobileNetV3's
- * first block: the depthwise output never goes to memory). */
-static int fused_bias_only(const tfs_ograph *g, int q);
-
-/* Node q's attributes for _TfsFusedDepthwiseConv2DConv2D: T and
- * data_format as they are, the depthwise convolution's with a dw_ prefix.
- * 0, or -1 when memory runs out (a cleared). */
-static int dw_prefixed_attrs(const tfs_ograph *g, int q, tfs_attrs *a) {
-  static const char *const kDw[] = {"strides", "padding", "explicit_paddings",
-                                    "dilations", "fused_ops",
-                                    "leakyrelu_alpha"};
-  static const char *const kSame[] = {"T", "data_format"};
-  tfs_attrs_init(a);
-  for (int k = 0; k < 8; k++) {
-    const char *name = k < 6 ? kDw[k] : kSame[k - 6];
-    const tfs_attr_value *x = tfs_attrs_find(g->n[q].attrs, name);
-    if (!x) continue;
-    char full[40];
-    snprintf(full, sizeof full, "%s%s", k < 6 ? "dw_" : "", name);
-    tfs_attr_value cp;
-    if (tfs_attr_value_copy(&cp, x) || tfs_attrs_set(a, full, &cp)) {
-      tfs_attrs_clear(a);
-      return -1;
-    }
-  }
-  return 0;
-}
-
-static int conv_depthwise_project(tfs_opt_ctx *c, int v,
-                                  tfs_remap_stats *stats) {
-  tfs_ograph *g = c->g;
-  if (c->cfg->tf_compatible || !tfs_og__live(g, v) ||
-      !tfs_og__replaceable(g, v) || !tfs_og__is(g, v, "_FusedConv2D") ||
-      !is_float_node(g, v) || tfs_remap__has_input_affine(g, v))
-    return 0;
-  const int nops = fused_bias_only(g, v);
-  int64_t nargs = -1, host = 0;
-  tfs_attrs_get_int(g->n[v].attrs, "num_args", &nargs);
-  tfs_attrs_get_int(g->n[v].attrs, "num_host_args", &host);
-  if (!nops || nargs != nops || host != 0 || g->n[v].nin != 2 + nops ||
-      tfs_opt__attr_is(g, v, "data_format", "NCHW") ||
-      tfs_opt__attr_is(g, v, "padding", "EXPLICIT") ||
-      (tfs_attrs_find(g->n[v].attrs, "filter_format") &&
-       !tfs_opt__attr_is(g, v, "filter_format", "HWIO")))
-    return 0;
-  int q = fusable_input(g, v, 0);
-  const int alone = q >= 0 && tfs_og__is(g, q, "_FusedDepthwiseConv2dNative");
-  if (q < 0 || !is_float_node(g, q) ||
-      (!alone && !tfs_og__is(g, q, "_TfsFusedConv2DDepthwise")) ||
-      (alone && !bias_fused_nhwc(g, q)))
-    return 0;
-  const tfs_tensor *f = tfs_og__const_value(g, g->n[v].in[1]);
-  int n = 0, nd = 0;
-  const int64_t *st = tfs_attrs_get_int_list(g->n[v].attrs, "strides", &n);
-  const int64_t *dl = tfs_attrs_get_int_list(g->n[v].attrs, "dilations", &nd);
-  if (!f || f->dtype != TFS_FLOAT || f->shape.rank != 4 ||
-      f->shape.dims[0] != 1 || f->shape.dims[1] != 1 || !st || n != 4)
-    return 0;
-  for (int i = 0; i < 4; i++)
-    if (st[i] != 1 || (dl && nd == 4 && dl[i] != 1)) return 0;
-  tfs_attrs a;
-  static const char *const kOps[2] = {"BiasAdd", "Add"};
-  int rc = alone ? dw_prefixed_attrs(g, q, &a) : tfs_opt__copy_attrs(g, q, &a);
-  if (rc || tfs_opt__set_strings(&a, "pw_fused_ops", kOps, nops) ||
-      tfs_opt__set_int(&a, "num_pw_args", nops - 1)) {
-    tfs_attrs_clear(&a);
-    TFS_OOM(c->st);
-    return -1;
-  }
-  /* the depthwise (or expansion + depthwise) inputs, then the
-   * projection's filter, bias [, addend] */
-  const int nq = alone ? 3 : 5;
-  tfs_oref in[8];
-  memcpy(in, g->n[q].in, sizeof(tfs_oref) * (size_t)nq);
-  in[nq] = g->n[v].in[1];
-  in[nq + 1] = g->n[v].in[2];
-  if (nops == 2) in[nq + 2] = g->n[v].in[3];
-  const char *op = alone ? "_TfsFusedDepthwiseConv2DConv2D"
-                         : "_TfsFusedConv2DDepthwiseConv2D";
-  int r = tfs_remap__replace_if_kernel(c, v, op, &a, nq + 1 + nops, in, q,
-                                       -1);
-  if (r == -2) return 0;
-  if (r < 0) return -1;
-  tfs_remap__count(stats, alone ? "_FusedDepthwiseConv2dNative+_FusedConv2D "
-                                  "-> _TfsFusedDepthwiseConv2DConv2D"
-                                : "_TfsFusedConv2DDepthwise+_FusedConv2D -> "
-                                  "_TfsFusedConv2DDepthwiseConv2D");
-  return 1;
 }
 
 /* fused_ops' name for activation node v after a fused contraction of
@@ -548,7 +393,7 @@ static const char *fused_act_name(const tfs_ograph *g, int v,
 
 /* fused_ops of node q is exactly ["BiasAdd"] (1), or ["BiasAdd", "Add"]
  * (2); else 0. */
-static int fused_bias_only(const tfs_ograph *g, int q) {
+int tfs_remap__fused_bias_only(const tfs_ograph *g, int q) {
   const tfs_attr_value *f = tfs_attrs_find(g->n[q].attrs, "fused_ops");
   if (!f || !f->is_list || f->type != TFS_ATTR_STRING || f->u.list.n < 1 ||
       f->u.list.n > 2)
@@ -577,15 +422,16 @@ static int same_known_shape(const tfs_shape *a, const tfs_shape *b) {
 static int conv_add(tfs_opt_ctx *c, int v, tfs_remap_stats *stats) {
   tfs_ograph *g = c->g;
   if (c->cfg->tf_compatible || !tfs_og__replaceable(g, v) ||
-      !is_fusable_node(g, v) || g->n[v].nin != 2 ||
+      !tfs_remap__is_fusable_node(g, v) || g->n[v].nin != 2 ||
       (!tfs_og__is(g, v, "AddV2") && !tfs_og__is(g, v, "Add")))
     return 0;
   const tfs_dtype t = g->n[v].out_types[0];
   for (int k = 0; k < 2; k++) {
-    int q = fusable_input(g, v, k);
+    int q = tfs_remap__fusable_input(g, v, k);
     tfs_oref z = g->n[v].in[1 - k];
     if (q < 0 || !tfs_og__is(g, q, "_FusedConv2D") ||
-        fused_bias_only(g, q) != 1 || !bias_fused_nhwc(g, q) ||
+        tfs_remap__fused_bias_only(g, q) != 1 ||
+        !tfs_remap__bias_fused_nhwc(g, q) ||
         tfs_og__dtype(g, z) != t ||
         !same_known_shape(&g->n[q].out_shapes[0], tfs_og__shape(g, z)) ||
         !same_known_shape(&g->n[q].out_shapes[0], &g->n[v].out_shapes[0]))
@@ -619,10 +465,11 @@ static int conv_add(tfs_opt_ctx *c, int v, tfs_remap_stats *stats) {
  * fused (Keras's Dense on 3-D inputs). */
 static int extend_fused(tfs_opt_ctx *c, int v, tfs_remap_stats *stats) {
   tfs_ograph *g = c->g;
-  if (!tfs_og__replaceable(g, v) || !is_fusable_node(g, v) ||
+  if (!tfs_og__replaceable(g, v) || !tfs_remap__is_fusable_node(g, v) ||
       g->n[v].nin != 1)
     return 0;
-  int q = fusable_input(g, v, 0), nops = q < 0 ? 0 : fused_bias_only(g, q);
+  int q = tfs_remap__fusable_input(g, v, 0);
+  int nops = q < 0 ? 0 : tfs_remap__fused_bias_only(g, q);
   if (!nops || g->n[q].nctrl) return 0;
   const char *qop = g->n[q].def->name;
   int mm = strcmp(qop, "_FusedMatMul") == 0 ||
@@ -682,7 +529,7 @@ static int chain_link(const tfs_ograph *g, int p, int v, const char *op,
 static int mixed_matmul(tfs_opt_ctx *c, int v, tfs_remap_stats *stats) {
   tfs_ograph *g = c->g;
   if (c->cfg->tf_compatible || !tfs_og__replaceable(g, v) ||
-      !tfs_og__is(g, v, "BiasAdd") || !is_float_node(g, v) ||
+      !tfs_og__is(g, v, "BiasAdd") || !tfs_remap__is_float_node(g, v) ||
       g->n[v].nin != 2 || g->n[v].in[0].port != 0 ||
       tfs_opt__attr_is(g, v, "data_format", "NCHW") ||
       tfs_og__dtype(g, g->n[v].in[1]) != TFS_FLOAT)
@@ -697,7 +544,7 @@ static int mixed_matmul(tfs_opt_ctx *c, int v, tfs_remap_stats *stats) {
   const char *act = NULL;
   if (tfs_opt__single_use(g, v) && g->n[v].fan[0].port == 0) {
     below = g->n[v].fan[0].node;
-    act = tfs_og__replaceable(g, below) && is_float_node(g, below) &&
+    act = tfs_og__replaceable(g, below) && tfs_remap__is_float_node(g, below) &&
                   g->n[below].nin == 1 &&
                   strcmp(g->n[below].device, g->n[v].device) == 0
               ? fused_act_name(g, below, 1)
@@ -797,10 +644,11 @@ int tfs_pass__remap(tfs_opt_ctx *c) {
   }
   for (int v = 0; v < n0; v++) {
     if (!tfs_og__live(g, v) || !tfs_og__replaceable(g, v)) continue;
-    if (!is_fusable_node(g, v) || !is_root_op(g, v)) continue;
+    if (!tfs_remap__is_fusable_node(g, v) || !is_root_op(g, v)) continue;
     int r = 0, cpu = on_cpu(g->n[v].device);
     tfs_remap_match m;
-    if (!is_float_node(g, v)) { /* bfloat16: contraction chains only */
+    /* bfloat16: contraction chains only */
+    if (!tfs_remap__is_float_node(g, v)) {
       if (cpu && match_contraction(c, v, &m))
         r = tfs_remap__fuse_contraction(c, &m, &stats);
       if (r < 0) return -1;
@@ -860,14 +708,14 @@ int tfs_pass__remap(tfs_opt_ctx *c) {
    * both have their activations */
   for (int v = 0; v < g->nn; v++) {
     if (!tfs_og__live(g, v) || !on_cpu(g->n[v].device)) continue;
-    int r = conv_depthwise(c, v, &stats);
+    int r = tfs_remap__conv_depthwise(c, v, &stats);
     if (r < 0) return -1;
     total += r;
   }
   /* ... and the pointwise projections that alone read those */
   for (int v = 0; v < g->nn; v++) {
     if (!tfs_og__live(g, v) || !on_cpu(g->n[v].device)) continue;
-    int r = conv_depthwise_project(c, v, &stats);
+    int r = tfs_remap__conv_depthwise_project(c, v, &stats);
     if (r < 0) return -1;
     total += r;
   }

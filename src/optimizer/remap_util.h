@@ -144,6 +144,27 @@ int tfs_remap__inner_binary(const tfs_ograph *g, int p, const char *device);
 int tfs_remap__inner_binary_of(const tfs_ograph *g, int p, const char *device,
                                tfs_dtype t);
 
+/* pass_remap.c's shared tests of a node: its output 0 is float; it is
+ * fusable (float or bfloat16); the producer of input k of v for fusion
+ * (live, not fed, port 0, read by v alone, of v's type, on v's device),
+ * else -1; fused_ops ["BiasAdd" ...] with one argument, NHWC, HWIO; its
+ * fused_ops exactly ["BiasAdd"] (1) or ["BiasAdd", "Add"] (2), else 0. */
+int tfs_remap__is_float_node(const tfs_ograph *g, int v);
+int tfs_remap__is_fusable_node(const tfs_ograph *g, int v);
+int tfs_remap__fusable_input(const tfs_ograph *g, int v, int k);
+int tfs_remap__bias_fused_nhwc(const tfs_ograph *g, int i);
+int tfs_remap__fused_bias_only(const tfs_ograph *g, int q);
+
+/* The depthwise blocks (remap_conv_dw.c): a _FusedDepthwiseConv2dNative v
+ * over a _FusedConv2D's output -> _TfsFusedConv2DDepthwise; a 1x1
+ * _FusedConv2D v over a _TfsFusedConv2DDepthwise or a
+ * _FusedDepthwiseConv2dNative -> _TfsFusedConv2DDepthwiseConv2D or
+ * _TfsFusedDepthwiseConv2DConv2D.  1 when rewritten, 0 when not
+ * applicable (or the output must load in TensorFlow), -1 on an error. */
+int tfs_remap__conv_depthwise(tfs_opt_ctx *c, int v, tfs_remap_stats *stats);
+int tfs_remap__conv_depthwise_project(tfs_opt_ctx *c, int v,
+                                      tfs_remap_stats *stats);
+
 /* Replaces `root` by a new node (root's name, device, and the control
  * inputs of root and of the inner nodes a and b, which may be -1), then
  * removes the inner nodes left unused.  attrs are consumed. */
