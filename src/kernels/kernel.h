@@ -254,8 +254,22 @@ struct tfs_threadpool *tfs_kctx_intra_pool(tfs_kernel_ctx *c);
  * after recording RESOURCE_EXHAUSTED. */
 void *tfs_kctx_scratch(tfs_kernel_ctx *c, size_t bytes);
 
+/* A buffer of at least `bytes` bytes (64-byte aligned) of the calling
+ * thread, kept for its next call with the same slot (0 to
+ * TFS_KCTX_TASK_SLOTS - 1): the per-task tiles of parallel_for bodies,
+ * which would otherwise go to the allocator every call (and, above its
+ * mmap threshold, cost a page fault for every 4 KiB of them: a lone
+ * MobileNet block ran at half speed).  Valid until this thread asks for
+ * the slot again or exits, so a body holding it must not run, on this
+ * thread, another body that asks for the same slot.  Filled with 0xff
+ * bytes under tfs_kctx__poison_scratch.  NULL when memory runs out (the
+ * caller reports it). */
+#define TFS_KCTX_TASK_SLOTS 2
+void *tfs_kctx_task_buf(int slot, size_t bytes);
+
 /* Test hook: with on != 0, every later tfs_kctx_scratch fills its memory
- * with 0xff bytes (float and double NaN) before returning it, so a kernel
+ * (and tfs_kctx_task_buf) with 0xff bytes (float and double NaN) before
+ * returning it, so a kernel
  * that reads scratch it did not write gives NaNs rather than what an
  * earlier call left there.  Returns the previous setting.  Thread-safe
  * (an atomic flag); off by default. */

@@ -214,6 +214,8 @@ typedef struct scratch_tls {
   scratch_chunk *cur;   /* NULL until first use */
   size_t used;
   scratch_chunk *retired;
+  void *task[TFS_KCTX_TASK_SLOTS]; /* tfs_kctx_task_buf's, kept */
+  size_t task_cap[TFS_KCTX_TASK_SLOTS];
 } scratch_tls;
 
 static pthread_key_t g_scratch_key;
@@ -231,6 +233,7 @@ static void scratch_destroy(void *p) {
   scratch_tls *s = p;
   free_chunks(s->retired);
   tfs_aligned_free(s->cur);
+  for (int i = 0; i < TFS_KCTX_TASK_SLOTS; i++) tfs_aligned_free(s->task[i]);
   free(s);
 }
 
@@ -292,6 +295,20 @@ oom:
   tfs_kctx_fail(c, TFS_RESOURCE_EXHAUSTED,
                 "OOM when allocating %zu bytes of scratch memory", bytes);
   return NULL;
+}
+
+void *tfs_kctx_task_buf(int slot, size_t bytes) {
+  scratch_tls *s = scratch_state();
+  if (!s || slot < 0 || slot >= TFS_KCTX_TASK_SLOTS) return NULL;
+  if (s->task_cap[slot] < bytes || !s->task[slot]) {
+    tfs_aligned_free(s->task[slot]);
+    s->task[slot] = tfs_aligned_alloc(bytes ? bytes : 1);
+    s->task_cap[slot] = s->task[slot] ? bytes : 0;
+    if (!s->task[slot]) return NULL;
+  }
+  if (atomic_load_explicit(&g_poison_scratch, memory_order_relaxed))
+    memset(s->task[slot], 0xff, bytes);
+  return s->task[slot];
 }
 
 tfs_resource_mgr *tfs_kctx_resources(tfs_kernel_ctx *c) {

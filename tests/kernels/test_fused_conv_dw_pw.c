@@ -14,6 +14,8 @@
  * rows, with the route each run takes asserted; the patterns the
  * remapper leaves alone; the kernel's errors.
  */
+#include <pthread.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -443,12 +445,53 @@ static void test_dw_errors(void) {
   tfs_status_free(st);
 }
 
+/* The per-thread task buffers the band walks use: kept for the next call
+ * on the same slot and thread (no allocation in steady state), grown on
+ * demand, 64-byte aligned, one a slot, one a thread, poisoned under the
+ * test hook; an unknown slot is NULL. */
+static void *other_thread_buf(void *arg) {
+  (void)arg;
+  return tfs_kctx_task_buf(0, 1000);
+}
+
+static void test_task_buf(void) {
+  char *p = tfs_kctx_task_buf(0, 1000);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(p);
+  CU_ASSERT_EQUAL((uintptr_t)p % 64, 0);
+  memset(p, 1, 1000);
+  CU_ASSERT_PTR_EQUAL(tfs_kctx_task_buf(0, 500), p);
+  CU_ASSERT_PTR_EQUAL(tfs_kctx_task_buf(0, 1000), p);
+  char *q = tfs_kctx_task_buf(1, 1000);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(q);
+  CU_ASSERT_PTR_NOT_EQUAL(q, p);
+  char *big = tfs_kctx_task_buf(0, 1 << 20);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(big);
+  memset(big, 2, 1 << 20); /* the whole size is usable */
+  CU_ASSERT_PTR_EQUAL(tfs_kctx_task_buf(0, 1 << 20), big);
+  CU_ASSERT_PTR_EQUAL(tfs_kctx_task_buf(1, 1000), q);
+  CU_ASSERT_PTR_NULL(tfs_kctx_task_buf(TFS_KCTX_TASK_SLOTS, 8));
+  CU_ASSERT_PTR_NULL(tfs_kctx_task_buf(-1, 8));
+  pthread_t t;
+  void *theirs = NULL;
+  CU_ASSERT_EQUAL_FATAL(pthread_create(&t, NULL, other_thread_buf, NULL), 0);
+  pthread_join(t, &theirs);
+  CU_ASSERT_PTR_NOT_NULL(theirs);
+  CU_ASSERT_PTR_NOT_EQUAL(theirs, big);
+  int was = tfs_kctx__poison_scratch(1);
+  unsigned char *z = tfs_kctx_task_buf(1, 64);
+  int all = 1;
+  for (int i = 0; i < 64; i++) all &= z[i] == 0xff;
+  CU_ASSERT_TRUE(all);
+  tfs_kctx__poison_scratch(was);
+}
+
 static const tfs_test_case kTests[] = {
     {"paths", test_paths},
     {"not_fused", test_not_fused},
     {"fed_filter", test_fed_filter},
     {"errors", test_errors},
     {"dw_errors", test_dw_errors},
+    {"task_buf", test_task_buf},
     {NULL, NULL},
 };
 

@@ -445,8 +445,8 @@ static void fcp_tiles(void *arg, int64_t t0, int64_t t1) {
   fcp_job *j = arg;
   const conv_geom *g = j->g;
   const int64_t kh = j->s->pkh, tpi = (j->poh + j->group - 1) / j->group;
-  float *tile = tfs_malloc(sizeof(float) *
-                           (size_t)(j->group * kh * g->ow * g->kn));
+  float *tile = tfs_kctx_task_buf(
+      0, sizeof(float) * (size_t)(j->group * kh * g->ow * g->kn));
   if (!tile) {
     __atomic_store_n(&j->failed, 1, __ATOMIC_RELAXED);
     return;
@@ -465,7 +465,6 @@ static void fcp_tiles(void *arg, int64_t t0, int64_t t1) {
                           j->s->pkw,
                           j->out + (b * j->poh + py) * j->pow * g->kn);
   }
-  tfs_free(tile);
 }
 
 /* When no grouping gives every thread the same tiles (fcp_share): the

@@ -258,8 +258,8 @@ static void cdw_tasks(void *arg, int64_t t0, int64_t t1) {
    * aligned) */
   const int64_t rows_n =
       j->pw ? (j->bands.band * j->g2->ow * j->g2->oc + 15) / 16 * 16 : 0;
-  char *mem = tfs_malloc(sizeof(float) * (size_t)(tile_n + rows_n) + 4096 +
-                         64);
+  char *mem = tfs_kctx_task_buf(
+      0, sizeof(float) * (size_t)(tile_n + rows_n) + 4096 + 64);
   if (!mem) {
     __atomic_store_n(&j->failed, 1, __ATOMIC_RELAXED);
     return;
@@ -279,7 +279,6 @@ static void cdw_tasks(void *arg, int64_t t0, int64_t t1) {
       break;
     }
   }
-  tfs_free(mem);
 }
 
 /* cdw_whole's epilogues: the convolution's on each finished tile, the
@@ -577,7 +576,7 @@ static void cdw16_tasks(void *arg, int64_t t0, int64_t t1) {
   const size_t block_b = sizeof(float) * (size_t)j->block_max;
   /* 64-byte aligned: the AMX tiles store whole lines of sums (a tile
    * on malloc's 16 bytes made AMP MobileNetV2 b1 4.0 -> 4.6 ms) */
-  char *mem = tfs_aligned_alloc(tile_b + col_b + block_b + 128);
+  char *mem = tfs_kctx_task_buf(0, tile_b + col_b + block_b + 128);
   if (!mem) {
     atomic_store_explicit(&j->failed, 1, memory_order_relaxed);
     return;
@@ -597,7 +596,6 @@ static void cdw16_tasks(void *arg, int64_t t0, int64_t t1) {
       break;
     }
   }
-  tfs_aligned_free(mem);
 }
 
 /* tfs_conv2d_bf16's epilogue: the convolution's, on each block's sums. */

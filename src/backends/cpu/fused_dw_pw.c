@@ -97,8 +97,8 @@ static int dpw_walk(const dpw_job *j, float *tile, int64_t b, int64_t ya,
 static void dpw_tasks(void *arg, int64_t t0, int64_t t1) {
   dpw_job *j = arg;
   const conv_geom *g = j->g;
-  float *tile = tfs_aligned_alloc(sizeof(float) *
-                                  (size_t)(j->band * g->ow * g->oc + 1));
+  float *tile = tfs_kctx_task_buf(
+      0, sizeof(float) * (size_t)(j->band * g->ow * g->oc + 1));
   if (!tile) {
     atomic_store(&j->failed, 1);
     return;
@@ -111,7 +111,6 @@ static void dpw_tasks(void *arg, int64_t t0, int64_t t1) {
       break;
     }
   }
-  tfs_aligned_free(tile);
 }
 
 /* Bands of output rows whose depthwise rows fill about a tile, and a
