@@ -74,8 +74,9 @@ static int dw16_rows(const dw16_job *j, float *band, float *block, int64_t b,
 
 static void dw16_tasks(void *arg, int64_t t0, int64_t t1) {
   dw16_job *j = arg;
-  float *band =
-      tfs_malloc(sizeof(float) * (size_t)(j->band_max + j->out_max + 1));
+  /* slot 1, apart from the fused depthwise bands' tiles in slot 0 */
+  float *band = tfs_kctx_task_buf(
+      1, sizeof(float) * (size_t)(j->band_max + j->out_max + 1));
   if (!band) {
     atomic_store_explicit(&j->failed, 1, memory_order_relaxed);
     return;
@@ -88,7 +89,6 @@ static void dw16_tasks(void *arg, int64_t t0, int64_t t1) {
       break;
     }
   }
-  tfs_free(band);
 }
 
 int tfs_dw_bf16(const conv_geom *g, const uint16_t *in, const float *filt,
