@@ -238,6 +238,17 @@ static void test_not_fused(void) {
   }
 }
 
+/* hand_case's constants: the expansion's filter [1, 1, 2, 3] and bias
+ * (also the depthwise bias), the depthwise filter [3, 3, 3, 1], and x
+ * [1, 4, 4, 2]; the caller frees them. */
+static void hand_consts(tfs_tensor **fv, tfs_tensor **bv, tfs_tensor **dv,
+                        tfs_tensor **xv) {
+  *fv = nt_random((int64_t[]){1, 1, 2, 3}, 4, 1);
+  *bv = nt_random((int64_t[]){3}, 1, 2);
+  *dv = nt_random((int64_t[]){3, 3, 3, 1}, 4, 3);
+  *xv = nt_random((int64_t[]){1, 4, 4, 2}, 4, 4);
+}
+
 /* The op built by hand over fed tensors: x [1, 4, 4, 2], the expansion
  * to 3 channels and its depthwise convolution (constants), the
  * projection's filter pf, bias pb and addend z (or NULL) fed.  Expects
@@ -248,10 +259,8 @@ static tfs_tensor *hand_case(const char *const *ops, int nops, int nargs,
                              tfs_code code, const char *needle) {
   tfs_status *st = tfs_status_new();
   tfs_graph *g = tfs_graph_new();
-  tfs_tensor *fv = nt_random((int64_t[]){1, 1, 2, 3}, 4, 1);
-  tfs_tensor *bv = nt_random((int64_t[]){3}, 1, 2);
-  tfs_tensor *dv = nt_random((int64_t[]){3, 3, 3, 1}, 4, 3);
-  tfs_tensor *xv = nt_random((int64_t[]){1, 4, 4, 2}, 4, 4);
+  tfs_tensor *fv, *bv, *dv, *xv;
+  hand_consts(&fv, &bv, &dv, &xv);
   tfs_output x = tfs_op_placeholder(g, "x", TFS_FLOAT, NULL, -1, st);
   tfs_output pfo = tfs_op_placeholder(g, "pf", TFS_FLOAT, NULL, -1, st);
   tfs_output pbo = tfs_op_placeholder(g, "pb", TFS_FLOAT, NULL, -1, st);
@@ -358,10 +367,8 @@ static void test_fed_filter(void) {
   /* hand_case's constants, as separate ops */
   tfs_status *st = tfs_status_new();
   tfs_graph *g = tfs_graph_new();
-  tfs_tensor *fv = nt_random((int64_t[]){1, 1, 2, 3}, 4, 1);
-  tfs_tensor *bv = nt_random((int64_t[]){3}, 1, 2);
-  tfs_tensor *dv = nt_random((int64_t[]){3, 3, 3, 1}, 4, 3);
-  tfs_tensor *xv = nt_random((int64_t[]){1, 4, 4, 2}, 4, 4);
+  tfs_tensor *fv, *bv, *dv, *xv;
+  hand_consts(&fv, &bv, &dv, &xv);
   tfs_output x = tfs_op_placeholder(g, "x", TFS_FLOAT, NULL, -1, st);
   nt_attr ca[2] = {NT_LIST4("strides", 1, 1, 1, 1),
                    NT_STR("padding", "SAME")};
