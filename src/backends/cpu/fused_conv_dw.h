@@ -1,7 +1,8 @@
 /*
  * backends/cpu/fused_conv_dw.h - the test hooks of the
  * _TfsFusedConv2DDepthwise and _TfsFusedConv2DDepthwiseConv2D kernels
- * (fused_conv_dw.c).
+ * (fused_conv_dw.c) and of _TfsFusedDepthwiseConv2DConv2D
+ * (fused_dw_pw.c).
  */
 #ifndef TFS_BACKENDS_CPU_FUSED_CONV_DW_H
 #define TFS_BACKENDS_CPU_FUSED_CONV_DW_H
