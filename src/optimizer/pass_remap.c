@@ -50,6 +50,8 @@
  *                                           -> _TfsScaleShift
  *   _FusedConv2D(x * s + t), scalar constants (Keras's Rescaling)
  *       -> _FusedConv2D(x) mapping its input as it reads it
+ *   MaxPool (NHWC, VALID) of a constant Pad / PadV2 of height and width
+ *       -> MaxPool (EXPLICIT, the padding read as the Pad's value)
  * act: Relu, Relu6, Elu, LeakyRelu, Tanh, Sigmoid.  float only, except
  * the contraction chains (MatMul / Conv2D / DepthwiseConv2dNative +
  * BiasAdd [+ act], the residual Add) and _TfsFusedConv2DDepthwise in
@@ -716,6 +718,13 @@ int tfs_pass__remap(tfs_opt_ctx *c) {
   for (int v = 0; v < g->nn; v++) {
     if (!tfs_og__live(g, v) || !on_cpu(g->n[v].device)) continue;
     int r = tfs_remap__conv_depthwise_project(c, v, &stats);
+    if (r < 0) return -1;
+    total += r;
+  }
+  /* constant paddings that only a max pool reads */
+  for (int v = 0; v < g->nn; v++) {
+    if (!tfs_og__live(g, v) || !on_cpu(g->n[v].device)) continue;
+    int r = tfs_remap__pad_maxpool(c, v, &stats);
     if (r < 0) return -1;
     total += r;
   }

@@ -165,6 +165,13 @@ int tfs_remap__conv_depthwise(tfs_opt_ctx *c, int v, tfs_remap_stats *stats);
 int tfs_remap__conv_depthwise_project(tfs_opt_ctx *c, int v,
                                       tfs_remap_stats *stats);
 
+/* A MaxPool v (float, NHWC, VALID) over a constant Pad / PadV2 of height
+ * and width that only it reads -> MaxPool with EXPLICIT padding read as
+ * the Pad's value (_tfs_pad_value; remap_pad_pool.c).  1 when rewritten,
+ * 0 when not applicable (or the output must load in TensorFlow), -1 on
+ * an error. */
+int tfs_remap__pad_maxpool(tfs_opt_ctx *c, int v, tfs_remap_stats *stats);
+
 /* Replaces `root` by a new node (root's name, device, and the control
  * inputs of root and of the inner nodes a and b, which may be -1), then
  * removes the inner nodes left unused.  attrs are consumed. */

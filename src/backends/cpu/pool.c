@@ -1,6 +1,7 @@
 /*
  * backends/cpu/pool.c - MaxPool and AvgPool: 2-D windows over H and W
- * (SAME, VALID and, for MaxPool, EXPLICIT padding), and MaxPool across
+ * (SAME, VALID and, for MaxPool, EXPLICIT padding, skipped or, with the
+ * tfsess-only _tfs_pad_value, read as a value), and MaxPool across
  * depth.  NHWC runs the inner loop over contiguous channels; NCHW is
  * supported too (TensorFlow's CPU kernels only take NHWC).  Semantics as
  * TensorFlow: MaxPool starts from the dtype's lowest value and never picks
@@ -27,6 +28,7 @@ typedef struct pool_geom {
   int64_t kh, kw, sh, sw;     /* window and strides */
   int64_t pt, pl;             /* padding before (top, left) */
   int64_t dwin;               /* depth window (depth pooling), else 1 */
+  float pv;                   /* the padding's value (maxpool_f32_pv) */
   /* element strides of H, W, C and of the batch, input and output */
   int64_t is_h, is_w, is_c, is_n, os_h, os_w, os_c, os_n;
 } pool_geom;
@@ -38,6 +40,7 @@ typedef void (*pool_fn)(const void *in, void *out, const pool_geom *g,
 typedef struct pool_state {
   tfs_window w;
   int is_max;
+  float pv; /* _tfs_pad_value: the padding reads as pv, not skipped */
   pool_fn spatial, depth;
 } pool_state;
 
@@ -124,6 +127,38 @@ MAX_PAIR(u16, uint16_t, 0, GT_NUM)
 MAX_PAIR(u32, uint32_t, 0, GT_NUM)
 MAX_PAIR(u64, uint64_t, 0, GT_NUM)
 
+/* float max pooling whose padding is the value g->pv (_tfs_pad_value: the
+ * remapper's fold of a Pad before a VALID MaxPool) where an EXPLICIT pool
+ * skips it: every window position is visited in the order a VALID pool
+ * over the padded image visits it (rows, then columns), a position
+ * outside the image reading pv, under the same rule (x > acc), so the
+ * same bits, down to which of +0 and -0 a window keeps. */
+static void maxpool_f32_pv(const void *IN, void *OUT, const pool_geom *g,
+                           int64_t r0, int64_t r1) {
+  const float *in = IN;
+  float *out = OUT;
+  for (int64_t r = r0; r < r1; r++) {
+    const int64_t b = r / g->oh, oy = r % g->oh, ys = oy * g->sh - g->pt;
+    for (int64_t ox = 0; ox < g->ow; ox++) {
+      const int64_t xs = ox * g->sw - g->pl;
+      float *o = out + b * g->os_n + oy * g->os_h + ox * g->os_w;
+      for (int64_t c = 0; c < g->c; c++) {
+        float acc = -FLT_MAX;
+        for (int64_t y = ys; y < ys + g->kh; y++)
+          for (int64_t x = xs; x < xs + g->kw; x++) {
+            const float v =
+                y < 0 || y >= g->h || x < 0 || x >= g->w
+                    ? g->pv
+                    : in[b * g->is_n + y * g->is_h + x * g->is_w +
+                         c * g->is_c];
+            if (v > acc) acc = v;
+          }
+        o[c * g->os_c] = acc;
+      }
+    }
+  }
+}
+
 /* float max pooling with AVX2 where channels are contiguous in both
  * input and output (NHWC): each output pixel's channels are reduced in
  * registers and stored once.  _mm256_max_ps(x, acc) is x > acc ? x : acc,
@@ -173,6 +208,50 @@ __attribute__((target("avx2"))) static void maxpool_f32_avx2(
             float v = base[y * g->is_h + x * g->is_w + c];
             if (v > acc) acc = v;
           }
+        o[c] = acc;
+      }
+    }
+  }
+}
+
+/* maxpool_f32_pv with AVX2 where channels are contiguous in both input
+ * and output (NHWC) and a window has at most PV_MAX_TAPS positions: each
+ * output pixel lists its window's positions in maxpool_f32_pv's order
+ * (NULL where one lies in the padding), then reduces 8 channels at a
+ * time over the list, _mm256_max_ps(x, acc) keeping acc unless x > acc as
+ * maxpool_f32_pv does. */
+#define PV_MAX_TAPS 64
+__attribute__((target("avx2"))) static void maxpool_f32_pv_avx2(
+    const void *IN, void *OUT, const pool_geom *g, int64_t r0, int64_t r1) {
+  const float *in = IN;
+  float *out = OUT;
+  const float *tap[PV_MAX_TAPS];
+  const int64_t C = g->c, nt = g->kh * g->kw;
+  const __m256 vpv = _mm256_set1_ps(g->pv), lo = _mm256_set1_ps(-FLT_MAX);
+  for (int64_t r = r0; r < r1; r++) {
+    const int64_t b = r / g->oh, oy = r % g->oh, ys = oy * g->sh - g->pt;
+    for (int64_t ox = 0; ox < g->ow; ox++) {
+      const int64_t xs = ox * g->sw - g->pl;
+      int64_t t = 0;
+      for (int64_t y = ys; y < ys + g->kh; y++)
+        for (int64_t x = xs; x < xs + g->kw; x++)
+          tap[t++] = y < 0 || y >= g->h || x < 0 || x >= g->w
+                         ? NULL
+                         : in + b * g->is_n + y * g->is_h + x * g->is_w;
+      float *o = out + b * g->os_n + oy * g->os_h + ox * g->os_w;
+      int64_t c = 0;
+      for (; c + 8 <= C; c += 8) {
+        __m256 acc = lo;
+        for (t = 0; t < nt; t++)
+          acc = _mm256_max_ps(tap[t] ? _mm256_loadu_ps(tap[t] + c) : vpv, acc);
+        _mm256_storeu_ps(o + c, acc);
+      }
+      for (; c < C; c++) {
+        float acc = -FLT_MAX;
+        for (t = 0; t < nt; t++) {
+          const float v = tap[t] ? tap[t][c] : g->pv;
+          if (v > acc) acc = v;
+        }
         o[c] = acc;
       }
     }
@@ -400,6 +479,31 @@ int tfs_pool_check_window(const tfs_window *w, int is_max, int v2,
   return 0;
 }
 
+/* _tfs_pad_value (tfsess-only, the remapper's Pad + MaxPool fold): the
+ * EXPLICIT padding reads as that value (maxpool_f32_pv) instead of being
+ * skipped.  Float spatial max pooling only. */
+static int pad_value_prepare(tfs_kernel_init *ki, pool_state *s) {
+  if (!tfs_attrs_find(ki->attrs, "_tfs_pad_value")) return 0;
+  const tfs_window *w = &s->w;
+  const int64_t kh = w->ksize[tfs_window_dim(w, 'H')],
+                kw = w->ksize[tfs_window_dim(w, 'W')];
+  if (!s->is_max || ki->in_types[0] != TFS_FLOAT ||
+      w->padding != TFS_PADDING_EXPLICIT ||
+      w->ksize[tfs_window_dim(w, 'C')] != 1 ||
+      tfs_attrs_get_float(ki->attrs, "_tfs_pad_value", &s->pv) != 0)
+    return tfs_ki_error(ki, TFS_INVALID_ARGUMENT,
+                        "_tfs_pad_value needs a float MaxPool over height "
+                        "and width with EXPLICIT padding and a float value");
+  s->spatial = maxpool_f32_pv;
+#ifdef HAVE_MAXPOOL_AVX2
+  if (!w->nchw && kh * kw <= PV_MAX_TAPS && tfs_cpu_has(TFS_CPU_ISA_AVX2))
+    s->spatial = maxpool_f32_pv_avx2;
+#else
+  (void)kh, (void)kw;
+#endif
+  return 0;
+}
+
 static int pool_prepare(tfs_kernel_init *ki) {
   pool_state *s = tfs_calloc(1, sizeof *s);
   if (!s) return tfs_ki_error(ki, TFS_RESOURCE_EXHAUSTED, "out of memory");
@@ -425,7 +529,7 @@ static int pool_prepare(tfs_kernel_init *ki) {
   if (tfs_pool_check_window(w, s->is_max, 0, ki->st))
     return tfs_ki_error(ki, tfs_status_code(ki->st), "%s",
                         tfs_status_message(ki->st));
-  return 0;
+  return pad_value_prepare(ki, s);
 }
 
 typedef struct {
@@ -487,6 +591,7 @@ static int pool_geometry(tfs_kernel_ctx *c, const pool_state *s,
   g->kh = w->ksize[hd], g->kw = w->ksize[wdd];
   g->sh = w->strides[hd], g->sw = w->strides[wdd];
   g->dwin = w->ksize[cd];
+  g->pv = s->pv;
   if (g->dwin != 1) {
     if (tfs_pool_check_depth(g->c, g->dwin, w->strides[cd], s->is_max,
                              c->st)) {
