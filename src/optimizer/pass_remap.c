@@ -595,6 +595,24 @@ static int on_cpu(const char *device) {
   return tfs_opt__device_is(device, "CPU");
 }
 
+/* A rewrite tried at one node v: 1 when it rewrote, 0 when it did not
+ * apply, -1 on an error. */
+typedef int (*remap_rule)(tfs_opt_ctx *c, int v, tfs_remap_stats *stats);
+
+/* `rule` at every live node placed on a CPU (or on no device), in node
+ * order; the rewrites added to *total.  0, or -1 on an error. */
+static int each_cpu_node(tfs_opt_ctx *c, remap_rule rule,
+                         tfs_remap_stats *stats, int *total) {
+  tfs_ograph *g = c->g;
+  for (int v = 0; v < g->nn; v++) {
+    if (!tfs_og__live(g, v) || !on_cpu(g->n[v].device)) continue;
+    int r = rule(c, v, stats);
+    if (r < 0) return -1;
+    *total += r;
+  }
+  return 0;
+}
+
 int tfs_pass__remap(tfs_opt_ctx *c) {
   tfs_ograph *g = c->g;
   tfs_remap_stats stats;
@@ -665,20 +683,11 @@ int tfs_pass__remap(tfs_opt_ctx *c) {
     if (r < 0) return -1;
     total += r;
   }
-  /* auto mixed precision's bfloat16 products with a float32 bias */
-  for (int v = 0; v < g->nn; v++) {
-    if (!tfs_og__live(g, v) || !on_cpu(g->n[v].device)) continue;
-    int r = mixed_matmul(c, v, &stats);
-    if (r < 0) return -1;
-    total += r;
-  }
-  /* residual sums after the convolutions fused above */
-  for (int v = 0; v < g->nn; v++) {
-    if (!tfs_og__live(g, v) || !on_cpu(g->n[v].device)) continue;
-    int r = conv_add(c, v, &stats);
-    if (r < 0) return -1;
-    total += r;
-  }
+  /* auto mixed precision's bfloat16 products with a float32 bias, then
+   * the residual sums after the convolutions fused above */
+  if (each_cpu_node(c, mixed_matmul, &stats, &total) ||
+      each_cpu_node(c, conv_add, &stats, &total))
+    return -1;
   /* activations that meet a fused contraction, pools over the
    * convolutions fused above, and the per-channel scale and shift left
    * outside contractions */
@@ -691,51 +700,26 @@ int tfs_pass__remap(tfs_opt_ctx *c) {
     if (r < 0) return -1;
     total += r;
   }
-  /* auto mixed precision's Casts after float32-out products, once these
-   * have their activations */
-  for (int v = 0; v < g->nn; v++) {
-    if (!tfs_og__live(g, v) || !on_cpu(g->n[v].device)) continue;
-    int r = tfs_remap__float_out_cast(c, v, &stats);
-    if (r < 0) return -1;
-    total += r;
-  }
-  /* attention's head transposes, once the scales joined the products */
-  for (int v = 0; v < g->nn; v++) {
-    if (!tfs_og__live(g, v) || !on_cpu(g->n[v].device)) continue;
-    int r = tfs_remap__bmm_perm(c, v, &stats);
-    if (r < 0) return -1;
-    total += r;
-  }
-  /* convolutions whose output only a depthwise convolution reads, once
-   * both have their activations */
-  for (int v = 0; v < g->nn; v++) {
-    if (!tfs_og__live(g, v) || !on_cpu(g->n[v].device)) continue;
-    int r = tfs_remap__conv_depthwise(c, v, &stats);
-    if (r < 0) return -1;
-    total += r;
-  }
-  /* ... and the pointwise projections that alone read those */
-  for (int v = 0; v < g->nn; v++) {
-    if (!tfs_og__live(g, v) || !on_cpu(g->n[v].device)) continue;
-    int r = tfs_remap__conv_depthwise_project(c, v, &stats);
-    if (r < 0) return -1;
-    total += r;
-  }
-  /* constant paddings that only a max pool reads */
-  for (int v = 0; v < g->nn; v++) {
-    if (!tfs_og__live(g, v) || !on_cpu(g->n[v].device)) continue;
-    int r = tfs_remap__pad_maxpool(c, v, &stats);
-    if (r < 0) return -1;
-    total += r;
-  }
-  /* scalar maps on a convolution's input (Keras's Rescaling), once the
-   * convolutions have their final ops */
-  for (int v = 0; v < g->nn; v++) {
-    if (!tfs_og__live(g, v) || !on_cpu(g->n[v].device)) continue;
-    int r = tfs_remap__input_affine(c, v, &stats);
-    if (r < 0) return -1;
-    total += r;
-  }
+  static const remap_rule kLater[] = {
+      /* auto mixed precision's Casts after float32-out products, once
+       * these have their activations */
+      tfs_remap__float_out_cast,
+      /* attention's head transposes, once the scales joined the
+       * products */
+      tfs_remap__bmm_perm,
+      /* convolutions whose output only a depthwise convolution reads,
+       * once both have their activations */
+      tfs_remap__conv_depthwise,
+      /* ... and the pointwise projections that alone read those */
+      tfs_remap__conv_depthwise_project,
+      /* constant paddings that only a max pool reads */
+      tfs_remap__pad_maxpool,
+      /* scalar maps on a convolution's input (Keras's Rescaling), once
+       * the convolutions have their final ops */
+      tfs_remap__input_affine,
+  };
+  for (size_t i = 0; i < sizeof kLater / sizeof kLater[0]; i++)
+    if (each_cpu_node(c, kLater[i], &stats, &total)) return -1;
   for (int i = 0; i < stats.n; i++)
     tfs_opt__note(c, "%s: %d", stats.what[i], stats.count[i]);
   c->changes += total;

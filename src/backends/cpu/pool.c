@@ -485,8 +485,6 @@ int tfs_pool_check_window(const tfs_window *w, int is_max, int v2,
 static int pad_value_prepare(tfs_kernel_init *ki, pool_state *s) {
   if (!tfs_attrs_find(ki->attrs, "_tfs_pad_value")) return 0;
   const tfs_window *w = &s->w;
-  const int64_t kh = w->ksize[tfs_window_dim(w, 'H')],
-                kw = w->ksize[tfs_window_dim(w, 'W')];
   if (!s->is_max || ki->in_types[0] != TFS_FLOAT ||
       w->padding != TFS_PADDING_EXPLICIT ||
       w->ksize[tfs_window_dim(w, 'C')] != 1 ||
@@ -496,10 +494,11 @@ static int pad_value_prepare(tfs_kernel_init *ki, pool_state *s) {
                         "and width with EXPLICIT padding and a float value");
   s->spatial = maxpool_f32_pv;
 #ifdef HAVE_MAXPOOL_AVX2
-  if (!w->nchw && kh * kw <= PV_MAX_TAPS && tfs_cpu_has(TFS_CPU_ISA_AVX2))
+  if (!w->nchw &&
+      w->ksize[tfs_window_dim(w, 'H')] * w->ksize[tfs_window_dim(w, 'W')] <=
+          PV_MAX_TAPS &&
+      tfs_cpu_has(TFS_CPU_ISA_AVX2))
     s->spatial = maxpool_f32_pv_avx2;
-#else
-  (void)kh, (void)kw;
 #endif
   return 0;
 }
