@@ -134,6 +134,14 @@ int tfs_og__import(tfs_ograph *g, tfs_graph *src, const uint8_t *keep,
  * Returns a new graph the caller frees, or NULL with an error. */
 tfs_graph *tfs_og__export(tfs_ograph *g, tfs_status *st);
 
+/* Infers the output shapes of the live nodes again, in a topological
+ * order, keeping what each shape function adds to a node's partial
+ * shapes (after a rewrite such as inlining, whose nodes' consumers were
+ * inferred from a call's unknown shapes); a shape function's error or a
+ * disagreement keeps the node's shapes, a graph with a cycle keeps all.
+ * Returns how many nodes gained, or -1 when memory runs out (in st). */
+int tfs_og__refresh_shapes(tfs_ograph *g, tfs_status *st);
+
 /* A topological order of the live nodes (data and control edges) into
  * order[] (room for g->nn); returns the count, or -1 on a cycle or OOM
  * with an error. */

@@ -408,6 +408,83 @@ done:
   return rc;
 }
 
+/* ---- refreshing shapes ---------------------------------------------------- */
+
+/* *old with the dims `fresh` knows where old does not, when the two
+ * agree on the rest (rank and known dims); 1 when that adds something. */
+static int refine(const tfs_shape *old, const tfs_shape *fresh,
+                  tfs_shape *out) {
+  if (fresh->rank < 0) return 0;
+  if (old->rank < 0) {
+    *out = *fresh;
+    return 1;
+  }
+  if (old->rank != fresh->rank) return 0;
+  int more = 0;
+  *out = *old;
+  for (int d = 0; d < old->rank; d++) {
+    if (old->dims[d] >= 0 && fresh->dims[d] >= 0 &&
+        old->dims[d] != fresh->dims[d])
+      return 0;
+    if (old->dims[d] < 0 && fresh->dims[d] >= 0) {
+      out->dims[d] = fresh->dims[d];
+      more = 1;
+    }
+  }
+  return more;
+}
+
+static int fully_known(const tfs_shape *s) {
+  if (s->rank < 0) return 0;
+  for (int d = 0; d < s->rank; d++)
+    if (s->dims[d] < 0) return 0;
+  return 1;
+}
+
+int tfs_og__refresh_shapes(tfs_ograph *g, tfs_status *st) {
+  int *order = tfs_malloc(sizeof(int) * (size_t)(g->nn + 1));
+  tfs_status *quiet = tfs_status_new();
+  int changed = 0, rc = 0;
+  if (!order || !quiet) goto oom;
+  /* a graph with a loop keeps its shapes */
+  int cnt = tfs_og__topo_order(g, order, quiet);
+  for (int i = 0; i < cnt; i++) {
+    tfs_onode *n = &g->n[order[i]];
+    int known = 1;
+    for (int k = 0; k < n->nout && known; k++)
+      known = fully_known(&n->out_shapes[k]);
+    if (known || !n->def->shape_fn || n->nout > 64) continue;
+    tfs_shape fresh[64], merged[64];
+    if (infer(g, n->name, n->def, n->attrs, n->nin, n->in, n->nout,
+              n->out_types, fresh, quiet)) {
+      if (tfs_status_code(quiet) == TFS_RESOURCE_EXHAUSTED) goto oom;
+      tfs_status_clear(quiet);
+      continue;
+    }
+    int more = 0;
+    for (int k = 0; k < n->nout; k++) {
+      merged[k] = n->out_shapes[k];
+      more |= refine(&n->out_shapes[k], &fresh[k], &merged[k]);
+    }
+    if (!more) continue;
+    tfs_shape *keep = tfs_oarena__alloc(g->arena, sizeof(tfs_shape) *
+                                                      (size_t)n->nout);
+    if (!keep || tfs_og__touch(g)) goto oom;
+    n = &g->n[order[i]]; /* the touch may have moved the nodes */
+    memcpy(keep, merged, sizeof(tfs_shape) * (size_t)n->nout);
+    n->out_shapes = keep;
+    changed++;
+  }
+  goto done;
+oom:
+  TFS_OOM(st);
+  rc = -1;
+done:
+  tfs_free(order);
+  tfs_status_free(quiet);
+  return rc ? -1 : changed;
+}
+
 /* ---- adding nodes
  * -------------------------------------------------------------- */
 

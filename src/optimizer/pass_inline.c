@@ -296,11 +296,18 @@ static int may_inline(tfs_opt_ctx *c, int i, const tfs_func_attr **f,
   }
   const Tensorflow__FunctionDef *fd = tfs_fnopt__fdef(c, (*f)->name);
   if (!fd) return 0; /* the run reports the missing function */
-  if (tfs_fnopt__xla_marked(n->attrs) || fdef_bool(fd, "_XlaMustCompile")) {
+  /* TensorFlow keeps a call marked for XLA and compiles it.  tfsess has
+   * no XLA: the body computes the same inlined, where the remapper can
+   * fuse it with its neighbours (Keras's grouped convolutions are such
+   * calls), so it is kept only for a graph TensorFlow will load, or for
+   * a TPU; the _noinline that jit_compile puts beside the mark goes
+   * with it. */
+  int xla = tfs_fnopt__xla_marked(n->attrs) || fdef_bool(fd, "_XlaMustCompile");
+  if (xla && (c->cfg->tf_compatible || attr_set(n->attrs, "_tpu_replicate"))) {
     tfs_opt__note(c, "kept '%s' (marked for XLA)", n->name);
     return 0;
   }
-  if (fdef_bool(fd, "_noinline") && c->cfg->function_level < 2) {
+  if (!xla && fdef_bool(fd, "_noinline") && c->cfg->function_level < 2) {
     tfs_opt__note(c, "kept '%s' (function '%s' is _noinline)", n->name,
                   (*f)->name);
     return 0;
@@ -456,6 +463,10 @@ int tfs_pass__function(tfs_opt_ctx *c) {
     if (r < 0) return -1;
   }
   if (inlined) tfs_opt__note(c, "inlined %lld calls", (long long)inlined);
+  /* the calls' consumers were inferred from unknown shapes: the bodies
+   * know them now, and later passes match on them */
+  if ((inlined || lowered) && tfs_og__refresh_shapes(c->g, c->st) < 0)
+    return -1;
   if (lowered)
     tfs_opt__note(c, "lowered %lld functional control-flow ops",
                   (long long)lowered);

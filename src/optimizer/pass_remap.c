@@ -617,7 +617,12 @@ int tfs_pass__remap(tfs_opt_ctx *c) {
   tfs_ograph *g = c->g;
   tfs_remap_stats stats;
   memset(&stats, 0, sizeof stats);
-  int n0 = g->nn, total = 0;
+  int total = 0;
+  /* grouped convolutions that are depthwise ones, before the depthwise
+   * fusions see them */
+  if (each_cpu_node(c, tfs_remap__grouped_depthwise, &stats, &total))
+    return -1;
+  const int n0 = g->nn;
   for (int v = 0; v < n0; v++) {
     int r = tfs_remap__lstm_loop(c, v);
     if (r < 0) return -1;

@@ -197,6 +197,13 @@ int tfs_remap__drop_inner(tfs_opt_ctx *c, int r, const int *inner, int n);
 int tfs_remap__bn_constant(const tfs_ograph *g, const tfs_remap_match *m);
 
 /* Rewrites a matched chain; returns 1, or -1 on error. */
+/* Conv2D v with one input channel a group (filter [kh, kw, 1, C * m] on
+ * C channels) -> DepthwiseConv2dNative with the filter as [kh, kw, C, m]
+ * (remap_grouped.c); 1 when rewritten, 0 when v is not one (or the
+ * depthwise op has no kernel for it on its device), -1 on an error. */
+int tfs_remap__grouped_depthwise(tfs_opt_ctx *c, int v,
+                                 tfs_remap_stats *stats);
+
 int tfs_remap__fuse_contraction(tfs_opt_ctx *c, const tfs_remap_match *m,
                                 tfs_remap_stats *stats);
 

@@ -229,6 +229,60 @@ static void test_lower_functional__noinline_kept(void) {
   CU_ASSERT_EQUAL(run_case("functions/call_noinline", 1), 0);
 }
 
+/* g optimized by the default pipeline for a graph that must load in
+ * TensorFlow (tfs_optimizer_options_set_tf_compatible). */
+static tfs_graph *optimize_tf_compatible(tfs_graph *g, const char *feed,
+                                         const char *fetch) {
+  tfs_status *st = tfs_status_new();
+  tfs_output x = tfs_graph_output_by_name(g, feed, st);
+  tfs_output y = tfs_graph_output_by_name(g, fetch, st);
+  TFS_ASSERT_OK(st);
+  tfs_optimizer_options *o = tfs_optimizer_options_new();
+  tfs_optimizer_options_set_tf_compatible(o, 1);
+  tfs_graph *og = tfs_graph_optimize(g, &x, 1, &y, 1, NULL, 0, o, NULL, st);
+  TFS_ASSERT_OK(st);
+  tfs_optimizer_options_free(o);
+  tfs_status_free(st);
+  return og;
+}
+
+/* A call marked for XLA (tf.function(jit_compile=True), which also puts
+ * _noinline on the function): inlined, since tfsess has no XLA; kept for
+ * a graph that must load in TensorFlow, as TensorFlow keeps it. */
+static void test_lower_functional__xla_call_inlined(void) {
+  tfs_graph *g = load("functions/call_xla");
+  CU_ASSERT_EQUAL(count_functional(g), 1);
+  opt_req r = {.fetches = {"y:0"}, .feeds = {"x:0"}};
+  tfs_graph *og = optimize(g, &r);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(og);
+  CU_ASSERT_EQUAL(count_functional(og), 0);
+  tfs_graph_free(og);
+  og = optimize_tf_compatible(g, "x:0", "y:0");
+  CU_ASSERT_TRUE(!og || count_functional(og) == 1);
+  tfs_graph_free(og);
+  tfs_graph_free(g);
+  CU_ASSERT_EQUAL(run_case("functions/call_xla", 1), 0);
+  CU_ASSERT_EQUAL(run_case("functions/call_xla", 0), 0);
+}
+
+/* Keras's Conv2D(groups=channels), each in a jit_compile function: the
+ * calls inlined, the grouped convolutions run as depthwise ones with
+ * their bias (and Relu) fused; TensorFlow's values. */
+static void test_lower_functional__keras_depthwise_groups(void) {
+  tfs_graph *g = load("recurrent/keras_depthwise_groups");
+  CU_ASSERT_EQUAL(count_functional(g), 2);
+  opt_req r = {.fetches = {"Identity:0"}, .feeds = {"x:0"}};
+  tfs_graph *og = optimize(g, &r);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(og);
+  CU_ASSERT_EQUAL(count_functional(og), 0);
+  CU_ASSERT_EQUAL(count(og, "Conv2D"), 0);
+  CU_ASSERT_EQUAL(count(og, "_FusedDepthwiseConv2dNative"), 2);
+  tfs_graph_free(og);
+  tfs_graph_free(g);
+  CU_ASSERT_EQUAL(run_case("recurrent/keras_depthwise_groups", 1), 0);
+  CU_ASSERT_EQUAL(run_case("recurrent/keras_depthwise_groups", 0), 0);
+}
+
 static void test_lower_functional__fetched_call(void) {
   tfs_graph *g = load("functions/call_fetched");
   opt_req r = {.fetches = {"PartitionedCall:1", "a:0"}, .feeds = {"x:0"},
@@ -733,6 +787,8 @@ static const tfs_test_case inline_cases[] = {
     {"function_named_op", test_lower_functional__function_named_op},
     {"inline_stateless", test_lower_functional__inline_stateless},
     {"noinline_kept", test_lower_functional__noinline_kept},
+    {"xla_call_inlined", test_lower_functional__xla_call_inlined},
+    {"keras_depthwise_groups", test_lower_functional__keras_depthwise_groups},
     {"fetched_call", test_lower_functional__fetched_call},
     {"fed_call_kept", test_lower_functional__fed_call_kept},
     {"control_deps_stateful", test_lower_functional__control_deps_stateful},

@@ -581,6 +581,7 @@ extern const tfs_test_case tfs_optimizer_remap_add_cases[];
 extern const tfs_test_case tfs_optimizer_remap_amp_cases[];
 extern const tfs_test_case tfs_optimizer_remap_affine_cases[];
 extern const tfs_test_case tfs_optimizer_remap_pad_pool_cases[];
+extern const tfs_test_case tfs_optimizer_remap_grouped_cases[];
 
 const tfs_test_suite tfs_test_suites[] = {
     {"optimizer_passes", kPasses},
@@ -591,5 +592,6 @@ const tfs_test_suite tfs_test_suites[] = {
     {"optimizer_remap_amp", tfs_optimizer_remap_amp_cases},
     {"optimizer_remap_affine", tfs_optimizer_remap_affine_cases},
     {"optimizer_remap_pad_pool", tfs_optimizer_remap_pad_pool_cases},
+    {"optimizer_remap_grouped", tfs_optimizer_remap_grouped_cases},
     {NULL, NULL},
 };
