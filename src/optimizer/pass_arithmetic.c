@@ -32,6 +32,7 @@
 #include "core/half.h"
 #include "core/status.h"
 #include "core/util.h"
+#include "optimizer/arith_dense.h"
 #include "optimizer/arith_weights.h"
 #include "optimizer/opt_util.h"
 
@@ -46,6 +47,8 @@ enum {
   S_POW,
   S_WEIGHTS,
   S_AFFINE,
+  S_DENSE,
+  S_SPLIT_BIAS,
   S_SINK,
   S_PAD,
   S_COUNT
@@ -62,6 +65,8 @@ static const char *const kStageNames[S_COUNT] = {
     "Pow with a constant exponent simplified",
     "Mul/Div folded into weights",
     "constant scale/shift folded into weights and BiasAdd",
+    "BatchMatMul by a constant matrix -> MatMul",
+    "bias of split heads -> BiasAdd before the Reshape",
     "BiasAdd, activation or Cast moved before a Reshape",
     "zero Pad folded into a convolution's padding"};
 
@@ -729,7 +734,7 @@ static const char *const kOps[] = {
     "Pow",        "BiasAdd",    "Relu",    "Relu6",
     "Elu",        "Selu",       "LeakyRelu", "Tanh",
     "Sigmoid",    "_TfsGelu",   "_TfsSwish", "_TfsHardSwish",
-    "Cast"};
+    "Cast",       "BatchMatMulV2", "BatchMatMul"};
 static const tfs_op_def *g_defs[sizeof(kOps) / sizeof(kOps[0])];
 static pthread_once_t g_once = PTHREAD_ONCE_INIT;
 
@@ -755,6 +760,8 @@ int tfs_pass__arithmetic(tfs_opt_ctx *c) {
                                             convert_pow,
                                             tfs_arith__fold_weights,
                                             tfs_arith__fold_affine,
+                                            tfs_arith__bmm_dense,
+                                            tfs_arith__bias_split,
                                             sink_reshape,
                                             fold_pad};
   tfs_ograph *g = c->g;

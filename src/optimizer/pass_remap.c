@@ -619,9 +619,11 @@ int tfs_pass__remap(tfs_opt_ctx *c) {
   memset(&stats, 0, sizeof stats);
   int total = 0;
   /* grouped convolutions that are depthwise ones, before the depthwise
-   * fusions see them */
+   * fusions see them; */
   if (each_cpu_node(c, tfs_remap__grouped_depthwise, &stats, &total))
     return -1;
+  /* Einsums that are batched products, before their scales join them */
+  if (each_cpu_node(c, tfs_remap__einsum_bmm, &stats, &total)) return -1;
   const int n0 = g->nn;
   for (int v = 0; v < n0; v++) {
     int r = tfs_remap__lstm_loop(c, v);

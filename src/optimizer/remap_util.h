@@ -204,6 +204,13 @@ int tfs_remap__bn_constant(const tfs_ograph *g, const tfs_remap_match *m);
 int tfs_remap__grouped_depthwise(tfs_opt_ctx *c, int v,
                                  tfs_remap_stats *stats);
 
+/* A float two-operand Einsum v that is a batched matrix product up to a
+ * permutation of each side -> BatchMatMulV2 with Transposes that
+ * remap_bmm_perm.c then reads in place (remap_einsum.c); 1 when
+ * rewritten, 0 when v is not one (or the output must load in
+ * TensorFlow), -1 on an error. */
+int tfs_remap__einsum_bmm(tfs_opt_ctx *c, int v, tfs_remap_stats *stats);
+
 int tfs_remap__fuse_contraction(tfs_opt_ctx *c, const tfs_remap_match *m,
                                 tfs_remap_stats *stats);
 

@@ -582,6 +582,7 @@ extern const tfs_test_case tfs_optimizer_remap_amp_cases[];
 extern const tfs_test_case tfs_optimizer_remap_affine_cases[];
 extern const tfs_test_case tfs_optimizer_remap_pad_pool_cases[];
 extern const tfs_test_case tfs_optimizer_remap_grouped_cases[];
+extern const tfs_test_case tfs_optimizer_arith_dense_cases[];
 
 const tfs_test_suite tfs_test_suites[] = {
     {"optimizer_passes", kPasses},
@@ -593,5 +594,6 @@ const tfs_test_suite tfs_test_suites[] = {
     {"optimizer_remap_affine", tfs_optimizer_remap_affine_cases},
     {"optimizer_remap_pad_pool", tfs_optimizer_remap_pad_pool_cases},
     {"optimizer_remap_grouped", tfs_optimizer_remap_grouped_cases},
+    {"optimizer_arith_dense", tfs_optimizer_arith_dense_cases},
     {NULL, NULL},
 };
