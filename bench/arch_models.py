@@ -95,6 +95,31 @@ def lstm(seq=32, features=64, units=128, classes=10):
     return keras.Model(x, L.Dense(classes, name="head")(h), name="lstm")
 
 
+def vit(size=224, patch=16, layers=4, d=256, heads=4, ff=1024):
+    """A small vision transformer as Keras users write one: patches by a
+    strided Conv2D, a learned position embedding, `layers` pre-norm
+    blocks of keras.layers.MultiHeadAttention (EinsumDense projections)
+    and an exact-GELU MLP, then the mean of the tokens and a classifier."""
+    import keras
+    from keras import layers as L, ops
+
+    x = keras.Input((size, size, 3), name="x")
+    n = (size // patch) ** 2
+    h = L.Conv2D(d, patch, strides=patch, name="patches")(x)
+    h = L.Reshape((n, d))(h)
+    h = L.Embedding(n, d, name="pos_emb")(ops.arange(n, dtype="int32")) + h
+    for i in range(layers):
+        a = L.LayerNormalization(epsilon=1e-6, name="l%d_ln1" % i)(h)
+        a = L.MultiHeadAttention(heads, d // heads, name="l%d_mha" % i)(a, a)
+        h = h + a
+        f = L.LayerNormalization(epsilon=1e-6, name="l%d_ln2" % i)(h)
+        f = L.Dense(ff, activation="gelu", name="l%d_ff1" % i)(f)
+        h = h + L.Dense(d, name="l%d_ff2" % i)(f)
+    h = L.LayerNormalization(epsilon=1e-6, name="ln")(h)
+    h = L.GlobalAveragePooling1D()(h)
+    return keras.Model(x, L.Dense(1000, name="head")(h), name="vit")
+
+
 # name: (build, input kind, per-example input shape); the row labels are
 # in workloads.py.  Input kinds: "image": uniform in [-1, 1]; "image255":
 # in [0, 255] (the model has its own preprocessing layers); "ids": token
@@ -110,6 +135,15 @@ ARCHS = {
     "inception_v3": (_app("InceptionV3", 299), "image", (299, 299, 3)),
     "bert_encoder": (bert_encoder, "ids", (128,)),
     "lstm": (lstm, "seq", (32, 64)),
+    "xception": (_app("Xception", 299), "image", (299, 299, 3)),
+    "resnet50_v2": (_app("ResNet50V2", 224), "image", (224, 224, 3)),
+    "efficientnet_v2_b0": (_app("EfficientNetV2B0", 224), "image255",
+                           (224, 224, 3)),
+    "convnext_tiny": (_app("ConvNeXtTiny", 224), "image255", (224, 224, 3)),
+    "mobilenet_v3_small": (_app("MobileNetV3Small", 224), "image255",
+                           (224, 224, 3)),
+    "nasnet_mobile": (_app("NASNetMobile", 224), "image", (224, 224, 3)),
+    "vit": (vit, "image", (224, 224, 3)),
 }
 
 

@@ -12,7 +12,10 @@ also run OpenVINO (its default precision, and f32) and LiteRT; every
 engine's output is checked against TensorFlow's (max abs difference over
 the output's max abs value <= 1e-3, else the cell says "mismatch"), and
 the table has "tfsess / best peer" (the best peer's time over tfsess's:
-> 1, tfsess is faster) and the best peer's name.  The SavedModel rows
+> 1, tfsess is faster) and the best peer's name.  --models more runs a
+second set the same way (MobileNetV3Small, EfficientNetV2B0, ResNet50V2,
+Xception, NASNetMobile, ConvNeXtTiny, a Keras ViT with
+MultiHeadAttention).  The SavedModel rows
 (--models savedmodel; saved_models.py builds a Keras 3 export and a TF1
 SavedModelBuilder export of a 25.2M-parameter MLP, 100 MB of float32
 weights) time loading: each round starts, per SavedModel, one fresh
@@ -30,7 +33,8 @@ Started by bench/run; only the standard library is needed here (the
 engines run under --python).
 
   python3 bench/harness.py --build BUILD --python PY [--out DIR]
-      [--models basic|arch|savedmodel|all] [--rounds 3] [--seconds 1.5]
+      [--models basic|arch|more|savedmodel|all] [--rounds 3]
+      [--seconds 1.5]
       [--only SUBSTRING] [--batch 1,8] [--intra 1,2] [--markdown FILE]
       [--engines tfsess,tensorflow,onnxruntime,openvino,openvino-f32,litert]
       [--base-build BASE] [--json FILE] [--timeout S]
@@ -60,7 +64,8 @@ import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
-from workloads import ARCH_WORKLOADS, SM_WORKLOADS, WORKLOADS  # noqa: E402
+from workloads import (ARCH_MORE_WORKLOADS, ARCH_WORKLOADS,  # noqa: E402
+                       SM_WORKLOADS, WORKLOADS)
 
 ENGINES = ("tfsess", "tensorflow", "onnxruntime")   # the basic rows
 ARCH_ENGINES = ENGINES + ("openvino", "openvino-f32", "litert")
@@ -711,6 +716,9 @@ def select(args):
     if args.models in ("arch", "all"):
         rows += [w for w in ARCH_WORKLOADS
                  if w["batch"] in args.batch and w["intra"] in args.intra]
+    if args.models in ("more", "all"):
+        rows += [w for w in ARCH_MORE_WORKLOADS
+                 if w["batch"] in args.batch and w["intra"] in args.intra]
     if args.models in ("savedmodel", "all"):
         rows += SM_WORKLOADS
     return [w for w in rows if args.only in w["name"]]
@@ -738,7 +746,8 @@ def main():
     p.add_argument("--python", required=True)
     p.add_argument("--out")
     p.add_argument("--models", default="basic",
-                   choices=("basic", "arch", "savedmodel", "all"))
+                   choices=("basic", "arch", "more", "savedmodel",
+                            "all"))
     p.add_argument("--rounds", type=int, default=3)
     p.add_argument("--seconds", type=float, default=1.5)
     p.add_argument("--only", default="")

@@ -33,8 +33,12 @@ def main():
                     help="leave out layers under this many us")
     opt = ap.parse_args()
     core = ov.Core()
+    try:
+        model = core.read_model(opt.prefix + ".onnx")
+    except RuntimeError:    # as ov_bench.py: the GraphDef when tf2onnx failed
+        model = ov.convert_model(opt.prefix + ".pb")
     compiled = core.compile_model(
-        core.read_model(opt.prefix + ".onnx"), "CPU",
+        model, "CPU",
         {"INFERENCE_PRECISION_HINT": "f32",
          "INFERENCE_NUM_THREADS": opt.threads, "PERF_COUNT": "YES",
          "NUM_STREAMS": "1", "PERFORMANCE_HINT": "LATENCY"})

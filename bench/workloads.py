@@ -98,10 +98,31 @@ ARCHS = [
 ARCH_BATCHES = (1, 8)
 ARCH_THREADS = (1, 2)
 
-ARCH_WORKLOADS = [
-    dict(name="%s, batch %d, %d thread%s" % (label, b, t, "s" * (t > 1)),
-         model="%s_b%d" % (arch, b), group="arch", batch=b, intra=t)
-    for arch, label in ARCHS for b in ARCH_BATCHES for t in ARCH_THREADS]
+
+
+def _arch_rows(archs):
+    return [dict(name="%s, batch %d, %d thread%s" % (label, b, t,
+                                                     "s" * (t > 1)),
+                 model="%s_b%d" % (arch, b), group="arch", batch=b, intra=t)
+            for arch, label in archs for b in ARCH_BATCHES
+            for t in ARCH_THREADS]
+
+
+ARCH_WORKLOADS = _arch_rows(ARCHS)
+
+# a second set (--models more): other Keras applications and a vision
+# transformer written with keras.layers.MultiHeadAttention, the graphs
+# users bring beyond the first set's
+ARCHS_MORE = [
+    ("mobilenet_v3_small", "MobileNetV3Small 224"),
+    ("efficientnet_v2_b0", "EfficientNetV2B0 224"),
+    ("resnet50_v2", "ResNet50V2 224"),
+    ("xception", "Xception 299"),
+    ("nasnet_mobile", "NASNetMobile 224"),
+    ("convnext_tiny", "ConvNeXtTiny 224"),
+    ("vit", "ViT 4x256, patch 16, 224"),
+]
+ARCH_MORE_WORKLOADS = _arch_rows(ARCHS_MORE)
 
 # SavedModel load time, first call and peak RSS (saved_models.py)
 SM_WORKLOADS = [
