@@ -555,7 +555,23 @@ static const char *const kSinkOps[] = {"BiasAdd",  "Relu",      "Relu6",
                                        "Tanh",     "Sigmoid",   "_TfsGelu",
                                        "_TfsSwish", "_TfsHardSwish"};
 
+/* Mul v by a constant of one value per channel of the last dimension as
+ * its second input ([n], or [1, ..., 1, n] of at most `rank` dims):
+ * Keras's LayerScale (ConvNeXt) after a Dense; n in *n. */
+static int channel_scale(const tfs_ograph *g, int v, int rank, int64_t *n) {
+  if (!is_op(g, v, "Mul") || g->n[v].nin != 2) return 0;
+  const tfs_tensor *t = tfs_og__const_value(g, g->n[v].in[1]);
+  if (!t || t->shape.rank < 1 || t->shape.rank > rank ||
+      t->dtype != g->n[v].out_types[0])
+    return 0;
+  for (int d = 0; d + 1 < t->shape.rank; d++)
+    if (t->shape.dims[d] != 1) return 0;
+  *n = t->shape.dims[t->shape.rank - 1];
+  return 1;
+}
+
 static int sinkable(const tfs_ograph *g, int v) {
+  if (is_op(g, v, "Mul")) return 1; /* checked by channel_scale */
   for (size_t i = 0; i < sizeof(kSinkOps) / sizeof(kSinkOps[0]); i++)
     if (is_op(g, v, kSinkOps[i])) return 1;
   /* a Cast from a 16-bit float to float32 (auto mixed precision's, after
@@ -590,14 +606,15 @@ static int64_t reshape_last_dim(const tfs_ograph *g, int p) {
 
 /* op(Reshape(y, s)[, b]) -> Reshape(op(y[, b]), s) when the Reshape has
  * no other consumer: element-wise ops commute with it, and a BiasAdd
- * (NHWC) does when y's last dimension is the Reshape's, both known
- * (reshape_last_dim).  The
+ * (NHWC) or a Mul by one value per channel (channel_scale) does when y's
+ * last dimension is the Reshape's, both known (reshape_last_dim).  The
  * Reshape that results takes the node's name. */
 static int sink_reshape(tfs_opt_ctx *c, int v) {
   tfs_ograph *g = c->g;
   tfs_onode *n = &g->n[v];
   if (!sinkable(g, v) || n->nout != 1 || n->in[0].port != 0) return 0;
-  int bias = is_op(g, v, "BiasAdd");
+  /* bias: BiasAdd, or a Mul by one value per channel (its second input) */
+  int bias = is_op(g, v, "BiasAdd") || is_op(g, v, "Mul");
   if (n->nin != (bias ? 2 : 1)) return 0;
   int p = tfs_og__producer(g, v, 0);
   if (!is_op(g, p, "Reshape") || !tfs_opt__single_use(g, p) ||
@@ -607,6 +624,10 @@ static int sink_reshape(tfs_opt_ctx *c, int v) {
   tfs_oref y = g->n[p].in[0];
   const tfs_shape *ys = tfs_og__shape(g, y);
   if (bias) {
+    int64_t ch = -1;
+    if (is_op(g, v, "Mul") && (!channel_scale(g, v, ys->rank, &ch) ||
+                               ch != ys->dims[ys->rank - 1]))
+      return 0;
     if (tfs_opt__attr_is(g, v, "data_format", "NCHW") || ys->rank < 2 ||
         ys->dims[ys->rank - 1] < 0 ||
         ys->dims[ys->rank - 1] != reshape_last_dim(g, p))
@@ -672,10 +693,33 @@ static int zero_pad_amounts(const tfs_ograph *g, int p, int nchw,
   return 0;
 }
 
+/* Whether node v reads its input 0 as a Conv2D or DepthwiseConv2dNative
+ * with VALID or EXPLICIT padding (what fold_pad rewrites). */
+static int pad_foldable_conv(const tfs_ograph *g, int v) {
+  const char *op = g->n[v].def->name;
+  return (strcmp(op, "Conv2D") == 0 ||
+          strcmp(op, "DepthwiseConv2dNative") == 0) &&
+         g->n[v].nin == 2 &&
+         (tfs_opt__attr_is(g, v, "padding", "EXPLICIT") ||
+          tfs_opt__attr_is(g, v, "padding", "VALID"));
+}
+
+/* Pad p may go into its consumers: removable, no control consumers, and
+ * every data consumer such a convolution reading it as its input 0
+ * (NASNet pads once for the two depthwise convolutions of a cell). */
+static int pad_folds_away(const tfs_ograph *g, int p) {
+  const tfs_onode *n = &g->n[p];
+  if (n->ncfan || !tfs_og__removable(g, p)) return 0;
+  for (int j = 0; j < n->nfan; j++)
+    if (n->fan[j].port != 0 || !pad_foldable_conv(g, n->fan[j].node))
+      return 0;
+  return 1;
+}
+
 /* conv(Pad(x, zeros in the spatial dims), f) with VALID or EXPLICIT
  * padding -> conv(x, f) with EXPLICIT padding that adds the Pad's, when
- * the Pad has no other consumer and the convolution's kernel on its
- * device accepts the result.  The values are the same: the padded
+ * every consumer of the Pad is such a convolution (pad_folds_away) and
+ * the convolution's kernel on its device accepts the result.  The values are the same: the padded
  * elements are the zeros the convolution's padding stands for. */
 static int fold_pad(tfs_opt_ctx *c, int v) {
   tfs_ograph *g = c->g;
@@ -688,7 +732,7 @@ static int fold_pad(tfs_opt_ctx *c, int v) {
   if (!explicit_pad && !tfs_opt__attr_is(g, v, "padding", "VALID")) return 0;
   int p = tfs_og__producer(g, v, 0);
   int64_t pads[8];
-  if (p < 0 || !tfs_opt__single_use(g, p) || g->n[p].nctrl ||
+  if (p < 0 || !pad_folds_away(g, p) || g->n[p].nctrl ||
       strcmp(g->n[p].device, n->device) != 0 ||
       tfs_og__shape(g, g->n[p].in[0])->rank != 4 ||
       zero_pad_amounts(g, p, tfs_opt__attr_is(g, v, "data_format", "NCHW"),

@@ -5,7 +5,8 @@
  * becomes a MatMul between Reshapes, a constant bias added after the
  * heads are split becomes a BiasAdd before the split, and with the
  * remapper the two fuse into one _FusedMatMul; the values are the
- * unfused graph's.  A computed matrix, adj_x, a batch of matrices, a bias
+ * unfused graph's.  A per-channel scale after such a layer (ConvNeXt's
+ * LayerScale) folds into its weights.  A computed matrix, adj_x, a batch of matrices, a bias
  * that does not split the last dimension and a split also read elsewhere
  * stay.
  */
@@ -109,8 +110,45 @@ static void test_arith_dense_kept(void) {
   ot_teardown();
 }
 
+/* Keras's Dense on a 3-D input (Reshape, MatMul, Reshape, BiasAdd)
+ * followed by ConvNeXt's LayerScale, a Mul by one value per channel ([8],
+ * or [1, 8]): the Mul moves before the Reshape with the BiasAdd and
+ * folds into the weights and the bias, one MatMul and one BiasAdd left;
+ * the values.  A scale that is not per channel ([5, 8]), or that is the
+ * Mul's first input, stays. */
+static void test_arith_dense_layer_scale(void) {
+  for (int c = 0; c < 4; c++) {
+    ot_setup();
+    tfs_output x = tfs_op_placeholder(g, "x", TFS_FLOAT, kX, 3, st);
+    const int32_t rows[2] = {-1, 12}, back[3] = {2, 5, 8};
+    const int64_t wd[2] = {12, 8}, b[1] = {8}, s1[2] = {1, 8},
+                  s2[2] = {5, 8};
+    tfs_output mm = tfs_op_matmul(g, "mm", ot_reshape("rows", x, rows, 2),
+                                  ot_const_shape("w", wd, 2), 0, 0, st);
+    tfs_output y = ot_reshape("back", mm, back, 3);
+    tfs_op_desc *d = tfs_op_desc_new(g, "BiasAdd", "bias");
+    tfs_op_desc_add_input(d, y);
+    tfs_op_desc_add_input(d, ot_const_shape("b", b, 1));
+    y = (tfs_output){tfs_op_desc_finish(d, st), 0};
+    tfs_output gamma = ot_const_shape("gamma", c == 1 ? s1 : c == 2 ? s2 : b,
+                                      c == 1 || c == 2 ? 2 : 1);
+    y = c == 3 ? tfs_op_mul(g, "scale", gamma, y, st)
+               : tfs_op_mul(g, "scale", y, gamma, st);
+    TFS_ASSERT_OK(st);
+    tfs_graph *og = ot_optimize(&x, 1, &y, 1, "arithmetic");
+    CU_ASSERT_EQUAL(ot_count(og, "MatMul"), 1);
+    CU_ASSERT_EQUAL(ot_count(og, "BiasAdd"), 1);
+    CU_ASSERT_EQUAL(ot_count(og, "Mul"), c >= 2);
+    CU_ASSERT_STRING_EQUAL(ot_type(og, "scale"), c >= 2 ? "Mul" : "Reshape");
+    ot_check_same(og, &x, 1, &y, 1, 1);
+    tfs_graph_free(og);
+    ot_teardown();
+  }
+}
+
 const tfs_test_case tfs_optimizer_arith_dense_cases[] = {
     {"arith_dense_heads", test_arith_dense_heads},
     {"arith_dense_kept", test_arith_dense_kept},
+    {"arith_dense_layer_scale", test_arith_dense_layer_scale},
     {NULL, NULL},
 };

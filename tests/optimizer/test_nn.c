@@ -333,6 +333,33 @@ static void test_optimizer_arith__pad_into_conv(void) {
   ot_teardown();
 }
 
+/* One Pad read by two convolutions (NASNet pads once for a cell's two
+ * depthwise convolutions, of different windows): each takes the Pad as
+ * its explicit padding and the Pad goes; a Pad read by a convolution and
+ * a Relu stays for both. */
+static void test_optimizer_arith__pad_shared(void) {
+  static const int32_t corr[8] = {0, 0, 1, 2, 2, 1, 0, 0};
+  ot_setup();
+  tfs_output x = ot_placeholder("x", 4);
+  tfs_output p = pad_of("zp", x, corr, 0, 0);
+  tfs_output a = conv_pad("DepthwiseConv2dNative", "a", p, "VALID", NULL, 2);
+  tfs_output b = conv_pad("Conv2D", "b", p, "VALID", NULL, 1);
+  tfs_output q = pad_of("zq", x, corr, 0, 0);
+  tfs_output c = conv_pad("Conv2D", "c", q, "VALID", NULL, 2);
+  tfs_output r = tfs_op_unary(g, "Relu", "r", q, st);
+  TFS_ASSERT_OK(st);
+  tfs_output fetches[4] = {a, b, c, r};
+  tfs_graph *og = ot_optimize(&x, 1, fetches, 4, "arithmetic");
+  CU_ASSERT_STRING_EQUAL(ot_type(og, "zp"), "(missing)");
+  CU_ASSERT_STRING_EQUAL(explicit_pads(og, "a"), "0 0 1 2 2 1 0 0");
+  CU_ASSERT_STRING_EQUAL(explicit_pads(og, "b"), "0 0 1 2 2 1 0 0");
+  CU_ASSERT_STRING_EQUAL(ot_type(og, "zq"), "Pad");
+  CU_ASSERT_STRING_EQUAL(explicit_pads(og, "c"), "");
+  ot_check_same(og, &x, 1, fetches, 4, 0);
+  tfs_graph_free(og);
+  ot_teardown();
+}
+
 /* What keeps the Pad: another consumer (fetched too), padding of the
  * channels, a nonzero PadV2 constant, a SAME convolution. */
 static void test_optimizer_arith__pad_kept(void) {
@@ -1384,6 +1411,7 @@ const tfs_test_case tfs_optimizer_nn_cases[] = {
     {"remap_conv_bias_and_depthwise",
      test_optimizer_remap__conv_bias_and_depthwise},
     {"arith_pad_into_conv", test_optimizer_arith__pad_into_conv},
+    {"arith_pad_shared", test_optimizer_arith__pad_shared},
     {"arith_pad_kept", test_optimizer_arith__pad_kept},
     {"remap_hard_swish", test_optimizer_remap__hard_swish},
     {"remap_dense_3d", test_optimizer_remap__dense_3d},
