@@ -86,10 +86,6 @@ int tfs_arith__bmm_dense(tfs_opt_ctx *c, int v) {
     if (out_dims[i] < 0) out_dims[i] = -1;
   }
   const char *device = n->device;
-  const int64_t rows[2] = {-1, k};
-  int r = add_reshape(c, n->in[0], rows, 2, "ArithmeticOptimizer/Dense_rows",
-                      device);
-  if (r < 0) return -1;
   tfs_attrs a;
   tfs_attrs_init(&a);
   if (tfs_opt__set_type(&a, "T", t) ||
@@ -97,6 +93,17 @@ int tfs_arith__bmm_dense(tfs_opt_ctx *c, int v) {
       tfs_opt__set_bool(&a, "transpose_b", adj_y)) {
     tfs_attrs_clear(&a);
     TFS_OOM(c->st);
+    return -1;
+  }
+  if (!tfs_opt__has_kernel(device, tfs_op_lookup("MatMul"), &a, n->name)) {
+    tfs_attrs_clear(&a);
+    return 0;
+  }
+  const int64_t rows[2] = {-1, k};
+  int r = add_reshape(c, n->in[0], rows, 2, "ArithmeticOptimizer/Dense_rows",
+                      device);
+  if (r < 0) {
+    tfs_attrs_clear(&a);
     return -1;
   }
   tfs_oref in[2] = {{r, 0}, n->in[1]};
@@ -164,19 +171,30 @@ int tfs_arith__bias_split(tfs_opt_ctx *c, int v) {
      * major), so the dims before are t's rows in any grouping */
     if (!ok || prod != last || !tfs_shape_equal(rs, &n->out_shapes[0]))
       continue;
-    tfs_shape fs = {.rank = 1, .dims = {last}};
-    tfs_tensor *flat = tfs_opt__tensor(t, &fs, c->st);
-    if (!flat) return -1;
-    memcpy(flat->data, cv->data, cv->nbytes);
-    int b = tfs_opt__const(c, flat, "ArithmeticOptimizer/SplitBias_bias",
-                           n->device);
-    tfs_tensor_free(flat);
-    if (b < 0) return -1;
     tfs_attrs a;
     tfs_attrs_init(&a);
     if (tfs_opt__set_type(&a, "T", t)) {
       tfs_attrs_clear(&a);
       TFS_OOM(c->st);
+      return -1;
+    }
+    if (!tfs_opt__has_kernel(n->device, tfs_op_lookup("BiasAdd"), &a,
+                             n->name)) {
+      tfs_attrs_clear(&a);
+      return 0;
+    }
+    tfs_shape fs = {.rank = 1, .dims = {last}};
+    tfs_tensor *flat = tfs_opt__tensor(t, &fs, c->st);
+    if (!flat) {
+      tfs_attrs_clear(&a);
+      return -1;
+    }
+    memcpy(flat->data, cv->data, cv->nbytes);
+    int b = tfs_opt__const(c, flat, "ArithmeticOptimizer/SplitBias_bias",
+                           n->device);
+    tfs_tensor_free(flat);
+    if (b < 0) {
+      tfs_attrs_clear(&a);
       return -1;
     }
     tfs_oref in[2] = {g->n[p].in[0], {b, 0}};

@@ -453,8 +453,9 @@ int tfs_og__refresh_shapes(tfs_ograph *g, tfs_status *st) {
     int known = 1;
     for (int k = 0; k < n->nout && known; k++)
       known = fully_known(&n->out_shapes[k]);
-    if (known || !n->def->shape_fn || n->nout > 64) continue;
-    tfs_shape fresh[64], merged[64];
+    /* (ops of many outputs, IdentityN and the like, keep theirs) */
+    if (known || !n->def->shape_fn || n->nout > 16) continue;
+    tfs_shape fresh[16], merged[16];
     if (infer(g, n->name, n->def, n->attrs, n->nin, n->in, n->nout,
               n->out_types, fresh, quiet)) {
       if (tfs_status_code(quiet) == TFS_RESOURCE_EXHAUSTED) goto oom;

@@ -619,7 +619,7 @@ int tfs_pass__remap(tfs_opt_ctx *c) {
   memset(&stats, 0, sizeof stats);
   int total = 0;
   /* grouped convolutions that are depthwise ones, before the depthwise
-   * fusions see them; */
+   * fusions see them */
   if (each_cpu_node(c, tfs_remap__grouped_depthwise, &stats, &total))
     return -1;
   /* Einsums that are batched products, before their scales join them */
