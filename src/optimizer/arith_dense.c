@@ -25,22 +25,10 @@
 #include "optimizer/arith_dense.h"
 #include "optimizer/opt_util.h"
 
-/* A rank-1 int32 constant of dims (n of them) on device. */
-static int shape_const(tfs_opt_ctx *c, const int64_t *dims, int n,
-                       const char *base, const char *device) {
-  tfs_shape s = {.rank = 1, .dims = {n}};
-  tfs_tensor *t = tfs_opt__tensor(TFS_INT32, &s, c->st);
-  if (!t) return -1;
-  for (int i = 0; i < n; i++) ((int32_t *)t->data)[i] = (int32_t)dims[i];
-  int k = tfs_opt__const(c, t, base, device);
-  tfs_tensor_free(t);
-  return k;
-}
-
 /* Reshape of x to the constant shape dims (n), named from base. */
 static int add_reshape(tfs_opt_ctx *c, tfs_oref x, const int64_t *dims, int n,
                        const char *base, const char *device) {
-  int k = shape_const(c, dims, n, base, device);
+  int k = tfs_opt__int32_const(c, dims, n, base, device);
   if (k < 0) return -1;
   tfs_attrs a;
   tfs_attrs_init(&a);
@@ -112,8 +100,8 @@ int tfs_arith__bmm_dense(tfs_opt_ctx *c, int v) {
                          .nin = 2, .in = in};
   int m = tfs_og__add(g, &spec, c->st);
   if (m < 0) return -1;
-  int k2 = shape_const(c, out_dims, xs->rank, "ArithmeticOptimizer/Dense_shape",
-                       device);
+  int k2 = tfs_opt__int32_const(c, out_dims, xs->rank,
+                                "ArithmeticOptimizer/Dense_shape", device);
   tfs_attrs ra;
   tfs_attrs_init(&ra);
   if (k2 < 0 || tfs_opt__set_type(&ra, "T", t) ||

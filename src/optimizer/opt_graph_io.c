@@ -408,7 +408,7 @@ done:
   return rc;
 }
 
-/* ---- refreshing shapes ---------------------------------------------------- */
+/* ---- refreshing shapes ------------------------------------------------- */
 
 /* *old with the dims `fresh` knows where old does not, when the two
  * agree on the rest (rank and known dims); 1 when that adds something. */

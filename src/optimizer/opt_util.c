@@ -111,6 +111,17 @@ int tfs_opt__scalar_const(tfs_opt_ctx *c, tfs_dtype dtype, double v,
   return r;
 }
 
+int tfs_opt__int32_const(tfs_opt_ctx *c, const int64_t *v, int n,
+                         const char *base, const char *device) {
+  tfs_shape s = {.rank = 1, .dims = {n}};
+  tfs_tensor *t = tfs_opt__tensor(TFS_INT32, &s, c->st);
+  if (!t) return -1;
+  for (int i = 0; i < n; i++) ((int32_t *)t->data)[i] = (int32_t)v[i];
+  int k = tfs_opt__const(c, t, base, device);
+  tfs_tensor_free(t);
+  return k;
+}
+
 int tfs_opt__single_use(const tfs_ograph *g, int i) {
   const tfs_onode *n = &g->n[i];
   return n->nfan == 1 && n->ncfan == 0 && tfs_og__removable(g, i);

@@ -32,6 +32,10 @@ int tfs_opt__rebuild(tfs_opt_ctx *c, int old, const char *op, tfs_attrs *attrs,
 int tfs_opt__scalar_const(tfs_opt_ctx *c, tfs_dtype dtype, double v,
                           const char *base, const char *device);
 
+/* A rank-1 int32 Const of the n values v (a shape or a permutation). */
+int tfs_opt__int32_const(tfs_opt_ctx *c, const int64_t *v, int n,
+                         const char *base, const char *device);
+
 /* A Const from a tensor (new reference taken). */
 int tfs_opt__const(tfs_opt_ctx *c, tfs_tensor *t, const char *base,
                    const char *device);

@@ -719,8 +719,9 @@ static int pad_folds_away(const tfs_ograph *g, int p) {
 /* conv(Pad(x, zeros in the spatial dims), f) with VALID or EXPLICIT
  * padding -> conv(x, f) with EXPLICIT padding that adds the Pad's, when
  * every consumer of the Pad is such a convolution (pad_folds_away) and
- * the convolution's kernel on its device accepts the result.  The values are the same: the padded
- * elements are the zeros the convolution's padding stands for. */
+ * the convolution's kernel on its device accepts the result.  The
+ * values are the same: the padded elements are the zeros the
+ * convolution's padding stands for. */
 static int fold_pad(tfs_opt_ctx *c, int v) {
   tfs_ograph *g = c->g;
   tfs_onode *n = &g->n[v];

@@ -110,22 +110,11 @@ static int plan_of(const tfs_einsum_spec *s, ein_plan *p) {
   return p->perm[2][rank - 1] == rank - 1;
 }
 
-/* An int32 constant of perm (rank n) on device; its index, or -1. */
-static int perm_const(tfs_opt_ctx *c, const int64_t *perm, int n,
-                      const char *device) {
-  tfs_shape s = {.rank = 1, .dims = {n}};
-  tfs_tensor *t = tfs_opt__tensor(TFS_INT32, &s, c->st);
-  if (!t) return -1;
-  for (int i = 0; i < n; i++) ((int32_t *)t->data)[i] = (int32_t)perm[i];
-  int k = tfs_opt__const(c, t, "Remapper/einsum_perm", device);
-  tfs_tensor_free(t);
-  return k;
-}
-
 /* Transpose attrs for a tensor of type t into *a; 0, or -1 (OOM). */
 static int transpose_attrs(tfs_opt_ctx *c, tfs_dtype t, tfs_attrs *a) {
   tfs_attrs_init(a);
-  if (tfs_opt__set_type(a, "T", t) || tfs_opt__set_type(a, "Tperm", TFS_INT32)) {
+  if (tfs_opt__set_type(a, "T", t) ||
+      tfs_opt__set_type(a, "Tperm", TFS_INT32)) {
     tfs_attrs_clear(a);
     TFS_OOM(c->st);
     return -1;
@@ -137,7 +126,7 @@ static int transpose_attrs(tfs_opt_ctx *c, tfs_dtype t, tfs_attrs *a) {
  * index, or -1 with an error. */
 static int transpose(tfs_opt_ctx *c, tfs_oref x, const int64_t *perm, int n,
                      const char *base, const char *device) {
-  int k = perm_const(c, perm, n, device);
+  int k = tfs_opt__int32_const(c, perm, n, "Remapper/einsum_perm", device);
   tfs_attrs a;
   if (k < 0 || transpose_attrs(c, tfs_og__dtype(c->g, x), &a)) return -1;
   tfs_oref in[2] = {x, {k, 0}};
@@ -224,14 +213,16 @@ int tfs_remap__einsum_bmm(tfs_opt_ctx *c, int v, tfs_remap_stats *stats) {
     int b = tfs_og__add(g, &spec, c->st);
     if (b < 0) return -1;
     /* the output Transpose takes the Einsum's place and name */
-    int k = perm_const(c, p.perm[2], p.rank, device);
+    int k = tfs_opt__int32_const(c, p.perm[2], p.rank,
+                                 "Remapper/einsum_perm", device);
     tfs_attrs ta;
     if (k < 0 || transpose_attrs(c, TFS_FLOAT, &ta)) return -1;
     tfs_oref tin[2] = {{b, 0}, {k, 0}};
     if (tfs_opt__rebuild(c, v, "Transpose", &ta, 2, tin) < 0) return -1;
   }
   for (int w = 0; w < 2; w++)
-    if (gone[w] >= 0 && tfs_og__live(g, gone[w])) tfs_og__kill_unused(g, gone[w]);
+    if (gone[w] >= 0 && tfs_og__live(g, gone[w]))
+      tfs_og__kill_unused(g, gone[w]);
   tfs_remap__count(stats, "Einsum -> BatchMatMulV2 (+ Transposes)");
   return 1;
 }

@@ -41,12 +41,8 @@ static int reshaped_filter(tfs_opt_ctx *c, int v, const int64_t dims[4]) {
     tfs_tensor_free(t);
     return k;
   }
-  tfs_shape s1 = {.rank = 1, .dims = {4}};
-  tfs_tensor *shape = tfs_opt__tensor(TFS_INT32, &s1, c->st);
-  if (!shape) return -1;
-  for (int i = 0; i < 4; i++) ((int32_t *)shape->data)[i] = (int32_t)dims[i];
-  int k = tfs_opt__const(c, shape, "Remapper/depthwise_filter_shape", device);
-  tfs_tensor_free(shape);
+  int k = tfs_opt__int32_const(c, dims, 4, "Remapper/depthwise_filter_shape",
+                               device);
   if (k < 0) return -1;
   tfs_attrs a;
   tfs_attrs_init(&a);
@@ -91,7 +87,8 @@ int tfs_remap__grouped_depthwise(tfs_opt_ctx *c, int v,
   for (size_t i = 0; i < sizeof kKeep / sizeof kKeep[0]; i++) {
     const tfs_attr_value *x = tfs_attrs_find(g->n[v].attrs, kKeep[i]);
     tfs_attr_value cp;
-    if (x && (tfs_attr_value_copy(&cp, x) || tfs_attrs_set(&a, kKeep[i], &cp))) {
+    if (x &&
+        (tfs_attr_value_copy(&cp, x) || tfs_attrs_set(&a, kKeep[i], &cp))) {
       tfs_attrs_clear(&a);
       TFS_OOM(c->st);
       return -1;

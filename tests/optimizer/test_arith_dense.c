@@ -6,9 +6,9 @@
  * heads are split becomes a BiasAdd before the split, and with the
  * remapper the two fuse into one _FusedMatMul; the values are the
  * unfused graph's.  A per-channel scale after such a layer (ConvNeXt's
- * LayerScale) folds into its weights.  A computed matrix, adj_x, a batch of matrices, a bias
- * that does not split the last dimension and a split also read elsewhere
- * stay.
+ * LayerScale) folds into its weights.  A computed matrix, adj_x, a batch
+ * of matrices, a bias that does not split the last dimension and a split
+ * also read elsewhere stay.
  */
 #include <stdio.h>
 #include <string.h>
@@ -46,7 +46,8 @@ static void test_arith_dense_heads(void) {
     tfs_output split = ot_reshape("split", q, heads, 4);
     const int64_t bd[3] = {1, 2, 4};
     tfs_output y =
-        add("add", split, ot_const_shape("b", lead ? bd : bd + 1, lead ? 3 : 2));
+        add("add", split,
+            ot_const_shape("b", lead ? bd : bd + 1, lead ? 3 : 2));
     TFS_ASSERT_OK(st);
     tfs_graph *og = ot_optimize(&x, 1, &y, 1, "arithmetic");
     CU_ASSERT_EQUAL(ot_count(og, "BatchMatMulV2"), 0);
