@@ -73,7 +73,9 @@ int tfs_arith__bmm_dense(tfs_opt_ctx *c, int v) {
     if (out_dims[i] < 0 && i > 0) return 0; /* one unknown dim: the first */
     if (out_dims[i] < 0) out_dims[i] = -1;
   }
-  const char *device = n->device;
+  /* n moves when nodes are added: what is used after, in locals */
+  const char *device = n->device, *name = n->name;
+  const tfs_oref x = n->in[0], w = n->in[1];
   tfs_attrs a;
   tfs_attrs_init(&a);
   if (tfs_opt__set_type(&a, "T", t) ||
@@ -83,18 +85,18 @@ int tfs_arith__bmm_dense(tfs_opt_ctx *c, int v) {
     TFS_OOM(c->st);
     return -1;
   }
-  if (!tfs_opt__has_kernel(device, tfs_op_lookup("MatMul"), &a, n->name)) {
+  if (!tfs_opt__has_kernel(device, tfs_op_lookup("MatMul"), &a, name)) {
     tfs_attrs_clear(&a);
     return 0;
   }
   const int64_t rows[2] = {-1, k};
-  int r = add_reshape(c, n->in[0], rows, 2, "ArithmeticOptimizer/Dense_rows",
+  int r = add_reshape(c, x, rows, 2, "ArithmeticOptimizer/Dense_rows",
                       device);
   if (r < 0) {
     tfs_attrs_clear(&a);
     return -1;
   }
-  tfs_oref in[2] = {{r, 0}, n->in[1]};
+  tfs_oref in[2] = {{r, 0}, w};
   tfs_onode_spec spec = {.base = "ArithmeticOptimizer/Dense_matmul",
                          .op = "MatMul", .device = device, .attrs = &a,
                          .nin = 2, .in = in};
@@ -159,6 +161,10 @@ int tfs_arith__bias_split(tfs_opt_ctx *c, int v) {
      * major), so the dims before are t's rows in any grouping */
     if (!ok || prod != last || !tfs_shape_equal(rs, &n->out_shapes[0]))
       continue;
+    /* n and g->n[p] move when nodes are added: what is used after, in
+     * locals */
+    const char *device = n->device, *name = n->name;
+    const tfs_oref y = g->n[p].in[0], shape = g->n[p].in[1];
     tfs_attrs a;
     tfs_attrs_init(&a);
     if (tfs_opt__set_type(&a, "T", t)) {
@@ -166,8 +172,7 @@ int tfs_arith__bias_split(tfs_opt_ctx *c, int v) {
       TFS_OOM(c->st);
       return -1;
     }
-    if (!tfs_opt__has_kernel(n->device, tfs_op_lookup("BiasAdd"), &a,
-                             n->name)) {
+    if (!tfs_opt__has_kernel(device, tfs_op_lookup("BiasAdd"), &a, name)) {
       tfs_attrs_clear(&a);
       return 0;
     }
@@ -179,15 +184,15 @@ int tfs_arith__bias_split(tfs_opt_ctx *c, int v) {
     }
     memcpy(flat->data, cv->data, cv->nbytes);
     int b = tfs_opt__const(c, flat, "ArithmeticOptimizer/SplitBias_bias",
-                           n->device);
+                           device);
     tfs_tensor_free(flat);
     if (b < 0) {
       tfs_attrs_clear(&a);
       return -1;
     }
-    tfs_oref in[2] = {g->n[p].in[0], {b, 0}};
+    tfs_oref in[2] = {y, {b, 0}};
     tfs_onode_spec spec = {.base = "ArithmeticOptimizer/SplitBias",
-                           .op = "BiasAdd", .device = n->device,
+                           .op = "BiasAdd", .device = device,
                            .attrs = &a, .nin = 2, .in = in};
     int k = tfs_og__add(g, &spec, c->st);
     if (k < 0) return -1;
@@ -196,7 +201,7 @@ int tfs_arith__bias_split(tfs_opt_ctx *c, int v) {
       TFS_OOM(c->st);
       return -1;
     }
-    tfs_oref rin[2] = {{k, 0}, g->n[p].in[1]};
+    tfs_oref rin[2] = {{k, 0}, shape};
     if (tfs_opt__rebuild(c, v, "Reshape", &ra, 2, rin) < 0) return -1;
     if (tfs_og__live(g, p)) tfs_og__kill_unused(g, p);
     return 1;
