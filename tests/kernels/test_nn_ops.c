@@ -384,13 +384,15 @@ static void pool_case(int64_t n, int64_t h, int64_t w, int64_t c, int k,
   free(want);
 }
 
-/* MaxPool's two CPU paths in turn, whatever this CPU would choose: the
- * AVX2 loop (8 channels at a time, 2x2 windows unrolled) and the scalar
- * loop with the CPU capped below AVX2. */
+/* MaxPool's CPU paths in turn, whatever this CPU would choose: the
+ * AVX-512 loop (64 channels at a time, the last vector masked), the AVX2
+ * loop (8 channels at a time, 2x2 windows unrolled) and the scalar loop
+ * with the CPU capped below AVX2. */
 static void test_max_pool_cpu_paths(void) {
-  static const int caps[] = {TFS_CPU_ISA_AVX2, TFS_CPU_ISA_SSE42};
-  static const char *const names[] = {"avx2", "scalar"};
-  for (int p = 0; p < 2; p++) {
+  static const int caps[] = {TFS_CPU_ISA_AVX512, TFS_CPU_ISA_AVX2,
+                             TFS_CPU_ISA_SSE42};
+  static const char *const names[] = {"avx512", "avx2", "scalar"};
+  for (int p = 0; p < 3; p++) {
     const char *why = tu_isa_unavailable(caps[p]);
     tu_cpu_path("maxpool", names[p], why);
     if (why) continue;
@@ -401,25 +403,40 @@ static void test_max_pool_cpu_paths(void) {
     pool_case(1, 9, 9, 8, 3, 2, "SAME", 13);
     pool_case(2, 6, 5, 3, 3, 1, "VALID", 14);
     pool_case(1, 5, 5, 24, 3, 3, "SAME", 15);
+    /* NASNet's channel counts: partial vectors after 64-channel blocks */
+    pool_case(1, 9, 9, 11, 3, 2, "SAME", 16);
+    pool_case(2, 6, 7, 44, 3, 1, "SAME", 17);
+    pool_case(1, 5, 6, 88, 3, 2, "VALID", 18);
+    pool_case(1, 4, 4, 143, 2, 1, "SAME", 19);
     tfs_cpu__set_max_isa(-1);
   }
 }
 
-/* AvgPool's two float CPU paths give the same bits: the AVX2 loop (32,
- * then 8 channels at a time, then single ones) against the portable loop
- * with the CPU capped below AVX2, SAME windows cut by the edges (their
- * counts differ), strides 1 and 2, channel counts around the vector
- * widths; and against sums in double within float rounding. */
+/* AvgPool's float CPU paths give the same bits: the AVX-512 loop (64
+ * channels at a time, the last vector masked) and the AVX2 loop (32, then
+ * 8 channels at a time, then single ones), each with the CPU capped at
+ * its level, against the portable loop with the CPU capped below AVX2;
+ * SAME windows cut by the edges (their counts differ), strides 1 and 2,
+ * channel counts around the vector widths and NASNet's; and against sums
+ * in double within float rounding. */
 static void test_avg_pool_cpu_paths(void) {
   static const struct {
     int64_t n, h, w, c;
     int k, s;
     const char *pad;
-  } kCases[] = {{2, 7, 6, 72, 3, 1, "SAME"},  {1, 9, 8, 13, 3, 2, "SAME"},
-                {1, 5, 5, 40, 2, 2, "VALID"}, {2, 6, 7, 3, 3, 1, "VALID"},
-                {1, 4, 4, 288, 3, 1, "SAME"}, {1, 8, 8, 33, 5, 3, "SAME"}};
-  const char *why = tu_isa_unavailable(TFS_CPU_ISA_AVX2);
-  tu_cpu_path("avgpool", "avx2", why);
+  } kCases[] = {{2, 7, 6, 72, 3, 1, "SAME"},   {1, 9, 8, 13, 3, 2, "SAME"},
+                {1, 5, 5, 40, 2, 2, "VALID"},  {2, 6, 7, 3, 3, 1, "VALID"},
+                {1, 4, 4, 288, 3, 1, "SAME"},  {1, 8, 8, 33, 5, 3, "SAME"},
+                {2, 9, 9, 11, 3, 2, "VALID"},  {1, 7, 7, 44, 3, 1, "SAME"},
+                {1, 6, 5, 88, 3, 1, "SAME"},   {1, 5, 5, 22, 1, 2, "VALID"},
+                {1, 3, 4, 175, 3, 1, "SAME"}};
+  static const int caps[] = {TFS_CPU_ISA_AVX512, TFS_CPU_ISA_AVX2};
+  static const char *const names[] = {"avx512", "avx2"};
+  const char *why[2];
+  for (int p = 0; p < 2; p++) {
+    why[p] = tu_isa_unavailable(caps[p]);
+    tu_cpu_path("avgpool", names[p], why[p]);
+  }
   tu_cpu_path("avgpool", "scalar", NULL);
   for (size_t i = 0; i < sizeof kCases / sizeof kCases[0]; i++) {
     int64_t d[4] = {kCases[i].n, kCases[i].h, kCases[i].w, kCases[i].c};
@@ -428,8 +445,9 @@ static void test_avg_pool_cpu_paths(void) {
                               kCases[i].s, kCases[i].pad);
     tfs_cpu__set_max_isa(TFS_CPU_ISA_SSE42);
     tfs_tensor *y0 = nt_run1("AvgPool", &x, 1, a, 3);
-    tfs_cpu__set_max_isa(-1);
-    if (!why) {
+    for (int p = 0; p < 2; p++) {
+      if (why[p]) continue;
+      tfs_cpu__set_max_isa(caps[p]);
       tfs_tensor *y1 = nt_run1("AvgPool", &x, 1, a, 3);
       CU_ASSERT_EQUAL_FATAL(tfs_tensor_num_elements(y0),
                             tfs_tensor_num_elements(y1));
@@ -437,6 +455,7 @@ static void test_avg_pool_cpu_paths(void) {
                        tfs_tensor_byte_size(y0)) == 0);
       tfs_tensor_free(y1);
     }
+    tfs_cpu__set_max_isa(-1);
     /* the values: the window's mean in double */
     const float *xv = tfs_tensor_data(x), *yv = tfs_tensor_data(y0);
     int64_t oh = tfs_tensor_dim(y0, 1), ow = tfs_tensor_dim(y0, 2), c = d[3];

@@ -313,6 +313,117 @@ __attribute__((target("avx2"))) static void avgpool_f32_avx2(
     }
   }
 }
+
+/* Float max and average pooling with AVX-512 (NHWC): up to 64 channels
+ * (four zmm accumulators) of one output pixel, or of four neighbouring
+ * pixels whose windows lie inside the image horizontally (independent
+ * sums: a 3x3 window's nine adds are a chain of dependent instructions),
+ * over the in-bounds window in the AVX2 and portable loops' order; the
+ * last vector of a block is masked, so channel counts that are not a
+ * multiple of 16 (NASNet's 11, 22, 44 and 88) run no scalar tail.  The
+ * max is _mm512_max_ps(x, acc) from -FLT_MAX and the mean (sum from +0)
+ * * (float)(1 / count): the same bits as the other loops.  IS_MAX, NPX
+ * and NV are constants after inlining. */
+#define HAVE_POOL_AVX512 1
+static inline __attribute__((target("avx512f"), always_inline)) void
+pool_px512(const int is_max, const int npx, const int nv, const float *p0,
+           int64_t ny, int64_t nx, const pool_geom *g, float *o,
+           __mmask16 last, __m512 scale) {
+  __m512 a[16];
+  const int64_t ps = g->sw * g->is_w;
+  const __m512 init = is_max ? _mm512_set1_ps(-FLT_MAX) : _mm512_setzero_ps();
+#pragma GCC unroll 16
+  for (int k = 0; k < npx * nv; k++) a[k] = init;
+  for (int64_t y = 0; y < ny; y++)
+    for (int64_t x = 0; x < nx; x++) {
+      const float *p = p0 + y * g->is_h + x * g->is_w;
+#pragma GCC unroll 4
+      for (int q = 0; q < npx; q++)
+#pragma GCC unroll 4
+        for (int v = 0; v < nv; v++) {
+          __m512 xv = _mm512_maskz_loadu_ps(v == nv - 1 ? last : 0xFFFF,
+                                            p + q * ps + 16 * v);
+          a[q * nv + v] = is_max ? _mm512_max_ps(xv, a[q * nv + v])
+                                 : _mm512_add_ps(a[q * nv + v], xv);
+        }
+    }
+#pragma GCC unroll 4
+  for (int q = 0; q < npx; q++)
+#pragma GCC unroll 4
+    for (int v = 0; v < nv; v++)
+      _mm512_mask_storeu_ps(
+          o + q * g->os_w + 16 * v, v == nv - 1 ? last : 0xFFFF,
+          is_max ? a[q * nv + v] : _mm512_mul_ps(a[q * nv + v], scale));
+}
+
+/* The channels of NPX pixels from p (input) and o (output). */
+static inline __attribute__((target("avx512f"), always_inline)) void
+pool_pxs512(const int is_max, const int npx, const float *p, int64_t ny,
+            int64_t nx, const pool_geom *g, float *o, __m512 scale) {
+  const int64_t C = g->c, rem = C % 64, nrem = (rem + 15) / 16;
+  const __mmask16 last =
+      rem ? (__mmask16)((1u << (rem - 16 * (nrem - 1))) - 1u) : 0xFFFF;
+  int64_t c = 0;
+  for (; c + 64 <= C; c += 64)
+    pool_px512(is_max, npx, 4, p + c, ny, nx, g, o + c, 0xFFFF, scale);
+  switch (nrem) {
+    case 1:
+      pool_px512(is_max, npx, 1, p + c, ny, nx, g, o + c, last, scale);
+      break;
+    case 2:
+      pool_px512(is_max, npx, 2, p + c, ny, nx, g, o + c, last, scale);
+      break;
+    case 3:
+      pool_px512(is_max, npx, 3, p + c, ny, nx, g, o + c, last, scale);
+      break;
+    case 4:
+      pool_px512(is_max, npx, 4, p + c, ny, nx, g, o + c, last, scale);
+      break;
+    default: break;
+  }
+}
+
+static inline __attribute__((target("avx512f"), always_inline)) void
+pool_rows512(const int is_max, const void *IN, void *OUT, const pool_geom *g,
+             int64_t r0, int64_t r1) {
+  const float *in = IN;
+  float *out = OUT;
+  /* pixels [lo, hi) have their whole window inside horizontally */
+  int64_t lo = (g->pl + g->sw - 1) / g->sw;
+  int64_t room = g->w - g->kw + g->pl;
+  int64_t hi = room < 0 ? 0 : room / g->sw + 1;
+  if (hi > g->ow) hi = g->ow;
+  for (int64_t r = r0; r < r1; r++) {
+    int64_t b = r / g->oh, oy = r % g->oh, y0, y1;
+    window(oy, g->sh, g->pt, g->kh, g->h, &y0, &y1);
+    for (int64_t ox = 0; ox < g->ow;) {
+      int64_t x0, x1;
+      window(ox, g->sw, g->pl, g->kw, g->w, &x0, &x1);
+      float *o = out + b * g->os_n + oy * g->os_h + ox * g->os_w;
+      const float *p = in + b * g->is_n + y0 * g->is_h + x0 * g->is_w;
+      const int64_t ny = y1 - y0, nx = x1 - x0;
+      const __m512 scale = _mm512_set1_ps(
+          is_max ? 1.0f : (float)(1.0 / (double)(ny * nx)));
+      if (ox >= lo && ox + 4 <= hi) {
+        pool_pxs512(is_max, 4, p, ny, nx, g, o, scale);
+        ox += 4;
+      } else {
+        pool_pxs512(is_max, 1, p, ny, nx, g, o, scale);
+        ox++;
+      }
+    }
+  }
+}
+
+__attribute__((target("avx512f"))) static void maxpool_f32_avx512(
+    const void *IN, void *OUT, const pool_geom *g, int64_t r0, int64_t r1) {
+  pool_rows512(1, IN, OUT, g, r0, r1);
+}
+
+__attribute__((target("avx512f"))) static void avgpool_f32_avx512(
+    const void *IN, void *OUT, const pool_geom *g, int64_t r0, int64_t r1) {
+  pool_rows512(0, IN, OUT, g, r0, r1);
+}
 #endif
 
 void tfs_maxpool_f32_valid(const float *in, int64_t h, int64_t w, int64_t c,
@@ -326,6 +437,12 @@ void tfs_maxpool_f32_valid(const float *in, int64_t h, int64_t w, int64_t c,
   g.oh = (h - kh) / sh + 1, g.ow = (w - kw) / sw + 1;
   g.is_c = 1, g.is_w = c, g.is_h = w * c, g.is_n = h * w * c;
   g.os_c = 1, g.os_w = c, g.os_h = g.ow * c, g.os_n = g.oh * g.ow * c;
+#ifdef HAVE_POOL_AVX512
+  if (tfs_cpu_has(TFS_CPU_ISA_AVX512)) {
+    maxpool_f32_avx512(in, out, &g, 0, g.oh);
+    return;
+  }
+#endif
 #ifdef HAVE_MAXPOOL_AVX2
   if (tfs_cpu_has(TFS_CPU_ISA_AVX2)) {
     maxpool_f32_avx2(in, out, &g, 0, g.oh);
@@ -520,6 +637,11 @@ static int pool_prepare(tfs_kernel_init *ki) {
   if (ki->in_types[0] == TFS_FLOAT && !w->nchw &&
       tfs_cpu_has(TFS_CPU_ISA_AVX2))
     s->spatial = s->is_max ? maxpool_f32_avx2 : avgpool_f32_avx2;
+#endif
+#ifdef HAVE_POOL_AVX512
+  if (ki->in_types[0] == TFS_FLOAT && !w->nchw &&
+      tfs_cpu_has(TFS_CPU_ISA_AVX512))
+    s->spatial = s->is_max ? maxpool_f32_avx512 : avgpool_f32_avx512;
 #endif
   if (w->vect_c)
     return tfs_ki_error(ki, TFS_INVALID_ARGUMENT,
