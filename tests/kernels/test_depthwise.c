@@ -226,8 +226,9 @@ static void test_depthwise_channels(void) {
   tfs_cpu__set_max_isa(-1);
 }
 
-/* The MobileNet shapes whose interior has its own pieces (3x3 and 5x5,
- * stride 1 and 2, no dilation or multiplier), every channel count 1..41,
+/* The MobileNet, NASNet and ConvNeXt shapes whose rows run in pieces
+ * (3x3, 5x5 and 7x7, stride 1 and 2, no dilation or multiplier), every
+ * channel count 1..41,
  * rows wide enough for pieces of 8 and 4 pixels, SAME and the EXPLICIT
  * padding a folded Pad gives, each with every epilogue; and the same
  * with a multiplier or a dilation (the general pieces). */
@@ -242,6 +243,9 @@ static void test_depthwise_mobilenet(void) {
       {1, 4, 18, 0, 1, 3, 3, 1, 1, 1, 1, 'E', {4, 0, 0, 0}},
       {1, 5, 21, 0, 2, 3, 3, 2, 2, 1, 1, 'S', {0}},
       {1, 5, 25, 0, 1, 3, 3, 1, 1, 1, 2, 'S', {0}},
+      {1, 9, 28, 0, 1, 7, 7, 1, 1, 1, 1, 'S', {0}},
+      {1, 8, 31, 0, 1, 7, 7, 2, 2, 1, 1, 'E', {3, 3, 3, 3}},
+      {1, 7, 14, 0, 1, 7, 7, 1, 1, 1, 1, 'V', {0}},
   };
   for (size_t p = 0; p < TFS_ARRAY_LEN(kPaths); p++) {
     if (!use_path(p)) continue;
@@ -258,14 +262,15 @@ static void test_depthwise_mobilenet(void) {
   tfs_cpu__set_max_isa(-1);
 }
 
-/* Rows of the MobileNet shapes whose windows reach past the left and
- * right edges run their end pixels in the interior's pieces, skipping
- * the columns outside the image: the same bits as the same image padded
- * with explicit zero columns and convolved VALID (where those columns
- * are taps of zero, which leave every sum as it was), on each vector
- * path, for rows from 4 to 17 pixels (those under 12 run the edge
- * pieces), every stride and filter of the pieces, channel counts with
- * and without a partial vector. */
+/* Rows of the shapes of the pieces whose windows reach past the left and
+ * right edges run their end pixels in pieces that skip the columns
+ * outside the image, and what is left of the interior after pieces of 8
+ * and 4 in a piece overlapping them: the same bits as the same image
+ * padded with explicit zero columns and convolved VALID (where those
+ * columns are taps of zero, which leave every sum as it was, and every
+ * pixel is in an interior piece), on each vector path, for rows from 4
+ * to 28 pixels, every stride and filter of the pieces, channel counts
+ * with and without a partial vector, under and over four vectors. */
 static int edge_case(int kh, int s, int w, int c, uint32_t seed) {
   dw_case k = {1, 6, w, c, 1, kh, kh, s, s, 1, 1, 'S', {0}};
   conv_geom g, gp;
@@ -301,12 +306,12 @@ static int edge_case(int kh, int s, int w, int c, uint32_t seed) {
 }
 
 static void test_depthwise_edges(void) {
-  static const int widths[] = {4, 5, 7, 8, 9, 12, 14, 17};
-  static const int chans[] = {8, 13, 16};
+  static const int widths[] = {4, 5, 7, 8, 9, 12, 14, 17, 22, 28};
+  static const int chans[] = {8, 13, 16, 44, 72};
   for (size_t p = 0; p < 2; p++) { /* the vector paths */
     if (!use_path(p)) continue;
     int bad = 0;
-    for (int kh = 3; kh <= 5; kh += 2)
+    for (int kh = 3; kh <= 7; kh += 2)
       for (int s = 1; s <= 2; s++)
         for (size_t wi = 0; wi < TFS_ARRAY_LEN(widths); wi++)
           for (size_t ci = 0; ci < TFS_ARRAY_LEN(chans); ci++)

@@ -34,15 +34,15 @@
  * Relu6 / hard-swish of the plan are applied to the accumulators before
  * the store.
  *
- * The interior of the common MobileNet shapes (3x3 and 5x5 filters,
- * stride 1 or 2, no dilation, no multiplier) runs dw_pxs instead: the
- * filter row's vectors stay in registers and each input column is loaded
- * once for every pixel that reads it (10 loads for the 24 FMAs of 8
- * pixels of a 3x3 row at stride 1, rather than 27).  Each accumulator
- * sees its taps in the same order on both kinds of piece, so the sums
- * are the same.  Rows narrower than 12 pixels run their two ends in such
- * pieces too, skipping the input columns outside the image (a 7x7 map
- * with a 5x5 filter has no interior piece at all otherwise).
+ * Rows of the common MobileNet, NASNet and ConvNeXt shapes (3x3, 5x5 and
+ * 7x7 filters, stride 1 or 2, no dilation, no multiplier) run dw_pxs
+ * instead, the whole row in pieces of 8 and 4 pixels (dw_row_pieces):
+ * the filter row's vectors stay in registers and each input column is
+ * loaded once for every pixel that reads it (10 loads for the 24 FMAs of
+ * 8 pixels of a 3x3 row at stride 1, rather than 27); the pieces at the
+ * row's ends skip the input columns outside the image.  Each accumulator
+ * sees its taps in the same order on every kind of piece, so the sums
+ * are the same.
  */
 
 #define DW_MAXPX 8
@@ -148,8 +148,8 @@ static inline DW_TGT __attribute__((always_inline)) void dw_pxs(
   const float *irow = a->in, *frow = a->f;
   const int64_t cs = a->kstep;
   for (int64_t ky = 0; ky < a->nky; ky++) {
-    DW_V f[5];
-#pragma GCC unroll 5
+    DW_V f[7];
+#pragma GCC unroll 7
     for (int kx = 0; kx < KW; kx++)
       f[kx] = tail ? DW_LOADM(frow + kx * a->oc, om)
                    : DW_LOAD(frow + kx * a->oc);
@@ -272,7 +272,7 @@ static DW_TGT void dw_piece(const dw_row_ctx *r, int64_t ox, int nx,
 /* 1 when the interior of g runs dw_pxs. */
 static inline int dw_fixed_shape(const conv_geom *g) {
   return g->kn == 1 && g->dw == 1 && (g->sw == 1 || g->sw == 2) &&
-         (g->kw == 3 || g->kw == 5);
+         (g->kw == 3 || g->kw == 5 || g->kw == 7);
 }
 
 static DW_TGT void dw_border(const dw_row_ctx *r, int64_t ox);
@@ -289,7 +289,7 @@ static DW_TGT void dw_piece_fixed(const dw_row_ctx *r, int64_t ox, int nx) {
   const int64_t oc = g->c;
   int64_t ix = ox * g->sw - g->pl;
   const int64_t last = ix + g->sw * (nx - 1) + g->kw - 1;
-  /* a piece spans at most 7 * 2 + 5 columns: larger counts skip all */
+  /* a piece spans at most 7 * 2 + 7 columns: larger counts skip all */
   const int skip_lo = ix < 0 ? (int)(-ix < 32 ? -ix : 32) : 0;
   const int64_t over = last - (g->w - 1);
   const int skip_hi = over > 0 ? (int)(over < 32 ? over : 32) : 0;
@@ -310,7 +310,7 @@ static DW_TGT void dw_piece_fixed(const dw_row_ctx *r, int64_t ox, int nx) {
   a.act = r->p->act;
   a.skip_lo = skip_lo;
   a.skip_hi = skip_hi;
-  const int sel = (g->sw == 2) * 2 + (g->kw == 5);
+  const int sel = (g->sw == 2) * 3 + (g->kw == 5) + 2 * (g->kw == 7);
   DW_MASK om = DW_MASKN(DW_VL);
   for (int64_t o0 = r->c0; o0 < r->c1; o0 += DW_VL) {
     const int tail = o0 + DW_VL > oc;
@@ -322,8 +322,10 @@ static DW_TGT void dw_piece_fixed(const dw_row_ctx *r, int64_t ox, int nx) {
     switch (sel) {
       case 0: DW_PXS_CASES(1, 3) break;
       case 1: DW_PXS_CASES(1, 5) break;
-      case 2: DW_PXS_CASES(2, 3) break;
-      default: DW_PXS_CASES(2, 5) break;
+      case 2: DW_PXS_CASES(1, 7) break;
+      case 3: DW_PXS_CASES(2, 3) break;
+      case 4: DW_PXS_CASES(2, 5) break;
+      default: DW_PXS_CASES(2, 7) break;
     }
   }
 }
@@ -349,6 +351,37 @@ static DW_TGT void dw_border(const dw_row_ctx *r, int64_t ox) {
   if (kx1 > g->kw) kx1 = g->kw;
   if (kx0 > kx1) kx0 = kx1;
   dw_piece(r, ox, 1, kx0, kx1);
+}
+
+/* A dw_fixed_shape row (dw_edges_fit, at least 4 pixels) in pieces only:
+ * the left border in the piece [0, 4) over the edge, the interior [lo,
+ * hi) in pieces of 8 then 4, what is left of it in a piece of 4 that
+ * ends at hi (overlapping pixels done before), the right border in the
+ * piece [ow - 4, ow) over the edge.  Pixels computed twice get the same
+ * taps in the same order, so the same values.  No pixel is a single, one
+ * dependent chain of FMAs for each vector of channels (a 14x14 map with
+ * a 5x5 filter had 6 in each row of 14).  One thread of this Xeon, 1x1
+ * images: 14x14x672 5x5 96 -> 75 us, 56x56x96 7x7 425 -> 281 us (7x7 had
+ * no pieces before), 56x56x144 3x3 162 -> 151 us; batch 8 of NASNet's
+ * 56x56x11 7x7 860 -> 435 us.  (On Zen 3, 7x7x960 5x5 84 -> 45 us.) */
+static DW_TGT void dw_row_pieces(const dw_row_ctx *r, int64_t lo,
+                                 int64_t hi) {
+  const int64_t ow = r->p->g->ow;
+  const int64_t rs = hi < ow ? ow - 4 : ow; /* the right edge piece */
+  int64_t ox = 0;
+  if (lo > 0) {
+    dw_piece_fixed(r, 0, 4);
+    ox = 4;
+  }
+  for (; ox + 8 <= hi; ox += 8) dw_piece_fixed(r, ox, 8);
+  for (; ox + 4 <= hi; ox += 4) dw_piece_fixed(r, ox, 4);
+  if (ox < hi && ox < rs) {
+    if (hi - 4 >= lo)
+      dw_piece_fixed(r, hi - 4, 4);
+    else /* an interior under 4 pixels: singles up to the right piece */
+      for (; ox < hi && ox < rs; ox++) dw_border(r, ox);
+  }
+  if (rs < ow) dw_piece_fixed(r, rs, 4);
 }
 
 DW_TGT void DW_ROW(const tfs_dw_plan *p, int64_t row, int64_t c0,
@@ -380,21 +413,8 @@ DW_TGT void DW_ROW(const tfs_dw_plan *p, int64_t row, int64_t c0,
   if (hi > g->ow) hi = g->ow;
   if (hi < lo) hi = lo;
   int64_t ox = 0;
-  if (dw_fixed_shape(g) && g->ow >= 4 && g->ow < 12 && dw_edges_fit(g)) {
-    /* a narrow row (a 7x7 map: with a 5x5 filter every pixel was a
-     * border pixel or a leftover single): its ends in pieces over the
-     * edges, [0, 4) and [ow - 4, ow) (on rows of 5-7 pixels the two
-     * overlap: those pixels are computed twice, the same values), the
-     * pixels between (rows of 9-11) one at a time.  7x7x960, 5x5, one
-     * Zen 3 thread: 84 -> 45 us.  Wider rows keep the border singles:
-     * the edge pieces' skipped columns cost more there (14x14x672, 3x3:
-     * 52 -> 56 us). */
-    const int64_t rs = g->ow - 4;
-    dw_piece_fixed(&r, 0, 4);
-    if (rs > 0) {
-      for (ox = 4; ox < rs; ox++) dw_border(&r, ox);
-      dw_piece_fixed(&r, rs, 4);
-    }
+  if (dw_fixed_shape(g) && g->ow >= 4 && dw_edges_fit(g)) {
+    dw_row_pieces(&r, lo, hi);
     return;
   }
   for (; ox < lo; ox++) dw_border(&r, ox);
