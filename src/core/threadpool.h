@@ -77,8 +77,10 @@ void tfs_threadpool_parallel_for(tfs_threadpool *p, int64_t n,
                                  int64_t cost_per_unit, tfs_range_fn fn,
                                  void *arg);
 
-/* The least work, in nanoseconds, worth handing to one more thread. */
-#define TFS_PARALLEL_MIN_NS 20000
+/* The least work, in nanoseconds, worth handing to one more thread
+ * (NASNetMobile's depthwise convolutions of 15-30 us at batch 1 now take
+ * two threads: 9.7 -> 8.5 ms on two; 5 us made the LSTM 30% slower). */
+#define TFS_PARALLEL_MIN_NS 10000
 /* Work per block handed out by parallel_for in long loops. */
 #define TFS_PARALLEL_BLOCK_NS 50000
 

@@ -232,7 +232,7 @@ void tfs_kctx_fail_status(tfs_kernel_ctx *c, const tfs_status *st);
 
 /* Runs fn over [0, n) in chunks on the intra-op pool when the total cost
  * (n * cost_per_unit, in rough nanoseconds of one core) makes it
- * worthwhile (each thread gets >= TFS_PARALLEL_MIN_NS, 20 us, of work);
+ * worthwhile (each thread gets >= TFS_PARALLEL_MIN_NS, 10 us, of work);
  * else inline on this thread with no synchronisation.  Returns when every
  * chunk is done.  fn must accept any split of [0, n) into contiguous
  * ranges and may run on several threads at once; it must not call back

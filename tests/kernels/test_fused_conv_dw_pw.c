@@ -46,8 +46,10 @@ static const pw_case kCases[] = {
     {1, 21, 19, 16, 1, 96, 1, 3, 2, "Relu6", 24, 0, 1, 0},
     /* a map of several bands of the default tile on two threads */
     {1, 56, 40, 16, 1, 64, 1, 3, 1, "Relu6", 16, 1, 0, 0},
-    /* the stem: a strided 3x3 expansion over a padded 3-channel image */
-    {1, 30, 30, 3, 3, 32, 2, 3, 1, "Relu6", 16, 0, 0, 0},
+    /* the stem: a strided 3x3 expansion over a padded 3-channel image
+     * (one band of the default tile: on two threads the ops over the
+     * pool) */
+    {1, 46, 46, 3, 3, 32, 2, 3, 1, "Relu6", 16, 0, 1, 0},
     /* a batch, 5x5 depthwise, an activation after the rows (Sigmoid),
      * projection depth not a multiple of 16 */
     {2, 9, 11, 40, 1, 72, 1, 5, 1, "Sigmoid", 40, 1, 0, 0},
@@ -63,10 +65,10 @@ static const pw_case kCases[] = {
     {1, 40, 40, 16, 0, 16, 1, 3, 1, "Relu", 16, 1, 1, 0, 1},
     {1, 64, 64, 16, 0, 16, 1, 3, 1, "Relu", 16, 1, 0, 0, 1},
     /* MobileNetV1: strided, 5x5, an activation after the rows */
-    {1, 23, 21, 32, 0, 32, 1, 3, 2, "Relu6", 64, 0, 0, 0, 1},
+    {1, 17, 15, 32, 0, 32, 1, 3, 2, "Relu6", 64, 0, 0, 0, 1},
     {2, 9, 9, 24, 0, 24, 1, 5, 1, "Sigmoid", 40, 0, 0, 0, 1},
-    /* 7x7 at batch 1: one band, too little work for a second thread */
-    {1, 7, 7, 64, 0, 64, 1, 3, 1, "Relu6", 128, 0, 0, 0, 1},
+    /* 5x5 at batch 1: one band, too little work for a second thread */
+    {1, 5, 5, 64, 0, 64, 1, 3, 1, "Relu6", 128, 0, 0, 0, 1},
     /* four pixels */
     {1, 2, 2, 16, 0, 16, 1, 3, 1, "Relu6", 16, 1, 0, 1, 1},
 };
