@@ -306,7 +306,9 @@ static void test_strided_slice_masks(void) {
 
 /* Pad and PadV2 against a reference built here: rank 4 with padding on
  * every dimension (none on some), int32 with a constant, float with
- * zeros, an empty dimension, and a last dimension padded alone. */
+ * zeros, an empty dimension, a last dimension padded alone, and padding
+ * on only the first or the second dimension or on none (the dimensions
+ * after the last padded one are copied as one row). */
 static void pad_case(tfs_dtype dt, const int64_t *dims, const int64_t *pads,
                      int32_t value) {
   int64_t odims[4], n = 1, on = 1;
@@ -359,6 +361,10 @@ static void test_pad_rank4(void) {
   pad_case(TFS_INT32, D(2, 0, 4, 5), I64(0, 1, 1, 1, 0, 0, 2, 0), 5);
   pad_case(TFS_FLOAT, D(3, 2, 2, 7), I64(0, 0, 0, 0, 0, 0, 5, 3), 0);
   pad_case(TFS_FLOAT, D(1, 40, 40, 16), I64(0, 0, 1, 1, 1, 1, 0, 0), 0);
+  pad_case(TFS_INT32, D(2, 3, 4, 5), I64(0, 0, 0, 0, 0, 0, 0, 0), 7);
+  pad_case(TFS_FLOAT, D(2, 3, 4, 5), I64(1, 2, 0, 0, 0, 0, 0, 0), 0);
+  pad_case(TFS_INT32, D(3, 4, 2, 3), I64(0, 0, 2, 1, 0, 0, 0, 0), -4);
+  pad_case(TFS_FLOAT, D(1, 11, 11, 6), I64(0, 0, 0, 1, 0, 1, 0, 0), 0);
 }
 
 static void test_pad(void) {

@@ -248,8 +248,23 @@ static void pad_compute(tfs_kernel_ctx *c) {
   if (!o || o->nelems == 0) return;
   tfs_elem e = tfs_elem_of(x->dtype);
   if (!e.is_string && !e.is_variant && r >= 1) {
-    pad_rows_job pj = {e, r, pad, &x->shape, &out, x->data, o->data, value};
-    int64_t olast = out.dims[r - 1];
+    /* the dimensions after the last padded one are copied whole: a row
+     * of the job is that dimension times their product (NASNet's
+     * 111x111x32 map padded on H and W: 112 rows of 112 x 32 floats,
+     * not 12544 of 32, each with its own coordinates and calls) */
+    int k = r - 1;
+    while (k > 0 && pad[2 * k] == 0 && pad[2 * k + 1] == 0) k--;
+    tfs_shape cin = x->shape, cout = out;
+    int64_t inner = 1, cpad[2 * TFS_MAX_RANK];
+    for (int i = k + 1; i < r; i++) inner *= x->shape.dims[i];
+    memcpy(cpad, pad, sizeof(int64_t) * 2 * (size_t)(k + 1));
+    cin.rank = cout.rank = k + 1;
+    cin.dims[k] *= inner;
+    cout.dims[k] *= inner;
+    cpad[2 * k] *= inner;
+    cpad[2 * k + 1] *= inner;
+    pad_rows_job pj = {e, k + 1, cpad, &cin, &cout, x->data, o->data, value};
+    int64_t olast = cout.dims[k];
     tfs_kctx_parallel_for(c, o->nelems / olast,
                           olast * (int64_t)e.size / 16 + 1, pad_rows_range,
                           &pj);
