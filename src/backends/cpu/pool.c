@@ -426,32 +426,6 @@ __attribute__((target("avx512f"))) static void avgpool_f32_avx512(
 }
 #endif
 
-void tfs_maxpool_f32_valid(const float *in, int64_t h, int64_t w, int64_t c,
-                           int64_t kh, int64_t kw, int64_t sh, int64_t sw,
-                           float *out) {
-  if (h < kh || w < kw) return;
-  pool_geom g;
-  memset(&g, 0, sizeof g);
-  g.n = 1, g.h = h, g.w = w, g.c = c, g.oc = c, g.dwin = 1;
-  g.kh = kh, g.kw = kw, g.sh = sh, g.sw = sw;
-  g.oh = (h - kh) / sh + 1, g.ow = (w - kw) / sw + 1;
-  g.is_c = 1, g.is_w = c, g.is_h = w * c, g.is_n = h * w * c;
-  g.os_c = 1, g.os_w = c, g.os_h = g.ow * c, g.os_n = g.oh * g.ow * c;
-#ifdef HAVE_POOL_AVX512
-  if (tfs_cpu_has(TFS_CPU_ISA_AVX512)) {
-    maxpool_f32_avx512(in, out, &g, 0, g.oh);
-    return;
-  }
-#endif
-#ifdef HAVE_MAXPOOL_AVX2
-  if (tfs_cpu_has(TFS_CPU_ISA_AVX2)) {
-    maxpool_f32_avx2(in, out, &g, 0, g.oh);
-    return;
-  }
-#endif
-  maxpool_f32(in, out, &g, 0, g.oh);
-}
-
 /* Average pooling: ACC-typed sums over in-bounds elements, divided by
  * their count.  The output row doubles as the accumulator when ACC is
  * the element type (float, double); 16-bit floats use a float row. */
@@ -513,6 +487,34 @@ static void avgpool_f64(const void *IN, void *OUT, const pool_geom *g,
       for (int64_t c = 0; c < g->c; c++) o[c * g->os_c] /= cnt;
     }
   }
+}
+
+/* The widest float NHWC spatial loop this CPU runs: AVX-512, AVX2 or the
+ * portable one. */
+static pool_fn nhwc_f32_spatial(int is_max) {
+#ifdef HAVE_POOL_AVX512
+  if (tfs_cpu_has(TFS_CPU_ISA_AVX512))
+    return is_max ? maxpool_f32_avx512 : avgpool_f32_avx512;
+#endif
+#ifdef HAVE_MAXPOOL_AVX2
+  if (tfs_cpu_has(TFS_CPU_ISA_AVX2))
+    return is_max ? maxpool_f32_avx2 : avgpool_f32_avx2;
+#endif
+  return is_max ? maxpool_f32 : avgpool_f32;
+}
+
+void tfs_maxpool_f32_valid(const float *in, int64_t h, int64_t w, int64_t c,
+                           int64_t kh, int64_t kw, int64_t sh, int64_t sw,
+                           float *out) {
+  if (h < kh || w < kw) return;
+  pool_geom g;
+  memset(&g, 0, sizeof g);
+  g.n = 1, g.h = h, g.w = w, g.c = c, g.oc = c, g.dwin = 1;
+  g.kh = kh, g.kw = kw, g.sh = sh, g.sw = sw;
+  g.oh = (h - kh) / sh + 1, g.ow = (w - kw) / sw + 1;
+  g.is_c = 1, g.is_w = c, g.is_h = w * c, g.is_n = h * w * c;
+  g.os_c = 1, g.os_w = c, g.os_h = g.ow * c, g.os_n = g.oh * g.ow * c;
+  nhwc_f32_spatial(1)(in, out, &g, 0, g.oh);
 }
 
 static int pick_fns(pool_state *s, tfs_dtype dt) {
@@ -633,16 +635,8 @@ static int pool_prepare(tfs_kernel_init *ki) {
     return tfs_ki_error(ki, TFS_UNIMPLEMENTED, "%s is not implemented for %s",
                         op, tfs_dtype_name(ki->in_types[0]));
   const tfs_window *w = &s->w;
-#ifdef HAVE_MAXPOOL_AVX2
-  if (ki->in_types[0] == TFS_FLOAT && !w->nchw &&
-      tfs_cpu_has(TFS_CPU_ISA_AVX2))
-    s->spatial = s->is_max ? maxpool_f32_avx2 : avgpool_f32_avx2;
-#endif
-#ifdef HAVE_POOL_AVX512
-  if (ki->in_types[0] == TFS_FLOAT && !w->nchw &&
-      tfs_cpu_has(TFS_CPU_ISA_AVX512))
-    s->spatial = s->is_max ? maxpool_f32_avx512 : avgpool_f32_avx512;
-#endif
+  if (ki->in_types[0] == TFS_FLOAT && !w->nchw)
+    s->spatial = nhwc_f32_spatial(s->is_max);
   if (w->vect_c)
     return tfs_ki_error(ki, TFS_INVALID_ARGUMENT,
                         "Default MaxPoolingOp only supports NHWC on device "
